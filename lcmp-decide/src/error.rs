@@ -1,0 +1,138 @@
+//! The crate's one error type.
+
+use core::fmt;
+
+/// Everything that can go wrong in `lcmp-decide`. Each variant is a
+/// configuration or input problem detected at the edge (table install, a
+/// sample for an unknown port); the per-packet path has no error path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Error {
+    /// A right shift of 32 or more was configured (named by [`Setting`]).
+    ShiftTooLarge(Setting),
+    /// A weight so large that the weighted sum of 8-bit scores could exceed
+    /// `u32` (named by [`Setting`]).
+    WeightOverflow(Setting),
+    /// A water mark, cut or other setting outside its valid range.
+    InvalidSetting(Setting),
+    /// The level-score table is empty, longer than
+    /// [`crate::MAX_LEVELS`], or not strictly increasing.
+    InvalidLevels,
+    /// The capacity thresholds do not have one entry per level, or are not
+    /// strictly increasing.
+    InvalidCapacityThresholds,
+    /// A port id is not below the decider's compile-time port count.
+    PortOutOfRange(u8),
+    /// A port id appears twice in the port list.
+    DuplicatePort(u8),
+    /// A port has zero link rate or zero buffer.
+    ZeroPortCapacity(u8),
+    /// A group names a port that is not in the port list.
+    UnknownPort {
+        /// The group.
+        group: u16,
+        /// The port it names.
+        port: u8,
+    },
+    /// A group id appears twice.
+    DuplicateGroup(u16),
+    /// A group has no candidate.
+    EmptyGroup(u16),
+    /// A port appears twice in one group.
+    DuplicateCandidate {
+        /// The group.
+        group: u16,
+        /// The repeated port.
+        port: u8,
+    },
+    /// A candidate has zero capacity.
+    ZeroCapacity {
+        /// The group.
+        group: u16,
+        /// The candidate's port.
+        port: u8,
+    },
+}
+
+/// Names a configuration setting in an [`Error`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Setting {
+    /// `S_path` (Eq. 2).
+    PathShift,
+    /// `S_cong` (Eq. 5).
+    CongestionShift,
+    /// `S_total` (Eq. 1).
+    TotalShift,
+    /// `w_dl` and `w_lc` together (Eq. 2).
+    PathWeights,
+    /// `w_ql`, `w_tl` and `w_dp` together (Eq. 4).
+    CongestionWeights,
+    /// `alpha` and `beta` together (Eq. 1).
+    FusionWeights,
+    /// The delay saturation shift of Alg. 1.
+    DelayShift,
+    /// The trend EWMA shift `K` of Eq. 3.
+    TrendShift,
+    /// The high/low water marks of the duration penalty.
+    WaterMarks,
+    /// The tick rate.
+    TicksPerSecond,
+}
+
+impl fmt::Display for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Setting::PathShift => "S_path",
+            Setting::CongestionShift => "S_cong",
+            Setting::TotalShift => "S_total",
+            Setting::PathWeights => "w_dl + w_lc",
+            Setting::CongestionWeights => "w_ql + w_tl + w_dp",
+            Setting::FusionWeights => "alpha + beta",
+            Setting::DelayShift => "delay saturation shift",
+            Setting::TrendShift => "trend shift K",
+            Setting::WaterMarks => "water marks (low must not exceed high)",
+            Setting::TicksPerSecond => "ticks per second (must be non-zero)",
+        })
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::ShiftTooLarge(s) => write!(f, "{s} must be below 32"),
+            Error::WeightOverflow(s) => {
+                write!(f, "{s} too large: 255 * (sum of weights) must fit in u32")
+            }
+            Error::InvalidSetting(s) => write!(f, "invalid setting: {s}"),
+            Error::InvalidLevels => f.write_str(
+                "level scores must be 1 to 16 strictly increasing values",
+            ),
+            Error::InvalidCapacityThresholds => f.write_str(
+                "capacity thresholds must be strictly increasing, one per level",
+            ),
+            Error::PortOutOfRange(p) => {
+                write!(f, "port {p} is beyond the decider's port capacity")
+            }
+            Error::DuplicatePort(p) => write!(f, "port {p} is listed twice"),
+            Error::ZeroPortCapacity(p) => {
+                write!(f, "port {p} has zero link rate or zero buffer")
+            }
+            Error::UnknownPort { group, port } => {
+                write!(f, "group {group} names unknown port {port}")
+            }
+            Error::DuplicateGroup(g) => write!(f, "group {g} is listed twice"),
+            Error::EmptyGroup(g) => write!(f, "group {g} has no candidate"),
+            Error::DuplicateCandidate { group, port } => {
+                write!(f, "group {group} lists port {port} twice")
+            }
+            Error::ZeroCapacity { group, port } => {
+                write!(f, "group {group}: candidate port {port} has zero capacity")
+            }
+        }
+    }
+}
+
+impl core::error::Error for Error {}

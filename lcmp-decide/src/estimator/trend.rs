@@ -1,0 +1,152 @@
+//! Short-term queue trend `T`: the shift-based EWMA of Eq. 3 and its
+//! normalisation into a trend level (§3.3).
+//!
+//! `T ← T - (T >> K) + (Δ >> K)` with arithmetic (flooring) shifts and
+//! saturating 64-bit arithmetic, `Δ` the signed change in queue bytes since
+//! the previous sample. The level is the highest `i` with
+//! `T >= (rate_bps / 8) * ((i + 1) / N) * interval`, i.e. the trend compared
+//! with the fraction of the line rate that could have drained during the
+//! *observed* sampling interval. The comparison is evaluated exactly by
+//! cross-multiplying in `u128`:
+//! `T * N * ticks_per_s * 8 >= rate_bps * (i + 1) * interval_ticks`.
+
+use super::{highest_level, LevelCode};
+
+/// One step of Eq. 3: `T - (T >> k) + (delta >> k)`, saturating.
+///
+/// ```
+/// # use lcmp_decide::estimator::trend::ewma_step;
+/// assert_eq!(ewma_step(0, 800, 3), 100);
+/// assert_eq!(ewma_step(100, 0, 3), 88);   // 100 - 12
+/// assert_eq!(ewma_step(0, -1, 3), -1);    // floor(-1 / 8)
+/// ```
+pub const fn ewma_step(trend: i64, delta: i64, k: u8) -> i64 {
+    // k is validated below 64; clamp anyway so the shift cannot panic.
+    let k = if k > 63 { 63 } else { k };
+    trend
+        .saturating_sub(trend >> k)
+        .saturating_add(delta >> k)
+}
+
+/// The signed change from `prev` to `now` bytes, saturated to `i64`.
+pub const fn queue_delta(prev: u64, now: u64) -> i64 {
+    // Two u64s differ by less than 2^64: no i128 overflow.
+    let d = (now as i128).saturating_sub(prev as i128);
+    if d > i64::MAX as i128 {
+        i64::MAX
+    } else if d < i64::MIN as i128 {
+        i64::MIN
+    } else {
+        d as i64
+    }
+}
+
+/// Whether `trend` reaches level `i` of `n`:
+/// `T * n * ticks_per_s * 8 >= rate_bps * (i + 1) * interval_ticks`.
+pub const fn reaches_trend_level(
+    trend: i64,
+    i: usize,
+    n: usize,
+    rate_bps: u64,
+    ticks_per_s: u32,
+    interval_ticks: u32,
+) -> bool {
+    if trend <= 0 {
+        return false;
+    }
+    // Widths: T < 2^63, n <= 2^4, ticks_per_s < 2^32, 8 = 2^3: < 2^102.
+    // rate < 2^64, i + 1 <= 2^4, interval < 2^32: < 2^100. No overflow.
+    // (The saturating forms only satisfy the no-overflow lint.)
+    let lhs = (trend as u128)
+        .saturating_mul(n as u128)
+        .saturating_mul(ticks_per_s as u128)
+        .saturating_mul(8);
+    let rhs = (rate_bps as u128)
+        .saturating_mul((i as u128).saturating_add(1))
+        .saturating_mul(interval_ticks as u128);
+    lhs >= rhs
+}
+
+/// The trend level code: [`LevelCode::NONE`] for `T <= 0`, else the highest
+/// level reached (see [`reaches_trend_level`]). `interval_ticks` is raised
+/// to at least one tick.
+///
+/// ```
+/// # use lcmp_decide::estimator::{trend::trend_level, LevelCode};
+/// // 100 Gbps for 1 ms drains 12.5 MB; 10 % of that is 1.25 MB.
+/// let lvl = |t| trend_level(t, 10, 100_000_000_000, 1_000_000, 1000);
+/// assert_eq!(lvl(-5), LevelCode::NONE);
+/// assert_eq!(lvl(1_249_999), LevelCode::NONE);
+/// assert_eq!(lvl(1_250_000), LevelCode::level(0));
+/// assert_eq!(lvl(12_500_000), LevelCode::level(9));
+/// ```
+pub fn trend_level(
+    trend: i64,
+    n: usize,
+    rate_bps: u64,
+    ticks_per_s: u32,
+    interval_ticks: u32,
+) -> LevelCode {
+    let interval = interval_ticks.max(1);
+    highest_level(n, |i| {
+        reaches_trend_level(trend, i, n, rate_bps, ticks_per_s, interval)
+    })
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use crate::tables::DEFAULT_LEVELS;
+    use quickcheck::quickcheck;
+
+    #[test]
+    fn ewma_golden() {
+        // K = 3 by hand: a step of +8000 bytes per sample.
+        let mut t = 0;
+        let want = [1000, 1875, 2641, 3311, 3898];
+        for w in want {
+            t = ewma_step(t, 8000, 3);
+            assert_eq!(t, w);
+        }
+        // Negative deltas floor (arithmetic shift): -9 >> 3 = -2.
+        assert_eq!(ewma_step(0, -9, 3), -2);
+        // Saturation instead of wrap.
+        assert_eq!(ewma_step(i64::MAX, i64::MAX, 0), i64::MAX);
+        assert_eq!(ewma_step(i64::MIN, i64::MIN, 0), i64::MIN);
+        assert_eq!(queue_delta(0, u64::MAX), i64::MAX);
+        assert_eq!(queue_delta(u64::MAX, 0), i64::MIN);
+    }
+
+    #[test]
+    fn trend_level_golden_25g_and_200g() {
+        // Fig. 3: at 25 Gbps the per-level steps are 2.5 Gbps, i.e. for a
+        // 1 ms interval 312 500 bytes a level.
+        let lvl = |t, rate| trend_level(t, 10, rate, 1_000_000, 1000).score(&DEFAULT_LEVELS);
+        assert_eq!(lvl(312_499, 25_000_000_000), 0);
+        assert_eq!(lvl(312_500, 25_000_000_000), 25);
+        assert_eq!(lvl(625_000, 25_000_000_000), 51);
+        assert_eq!(lvl(3_125_000, 25_000_000_000), 255);
+        // 200 Gbps: 2.5 MB a level for 1 ms.
+        assert_eq!(lvl(2_499_999, 200_000_000_000), 0);
+        assert_eq!(lvl(2_500_000, 200_000_000_000), 25);
+        // The observed interval scales the thresholds: 2 ms doubles them.
+        assert_eq!(trend_level(312_500, 10, 25_000_000_000, 1_000_000, 2000), LevelCode::NONE);
+        assert_eq!(trend_level(625_000, 10, 25_000_000_000, 1_000_000, 2000), LevelCode::level(0));
+        // A zero interval counts as one tick.
+        assert_eq!(trend_level(1, 10, 8, 1, 0), LevelCode::level(9));
+    }
+
+    quickcheck! {
+        fn trend_level_monotone_in_trend(a: i64, b: i64, rate: u64, interval: u32) -> bool {
+            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+            trend_level(lo, 10, rate, 1_000_000, interval) <= trend_level(hi, 10, rate, 1_000_000, interval)
+        }
+
+        fn ewma_matches_i128_reference(t: i32, d: i32) -> bool {
+            // Within i32 inputs nothing saturates: compare with exact math.
+            let (t, d) = (i64::from(t), i64::from(d));
+            let exact = i128::from(t) - (i128::from(t) >> 3) + (i128::from(d) >> 3);
+            i128::from(ewma_step(t, d, 3)) == exact
+        }
+    }
+}

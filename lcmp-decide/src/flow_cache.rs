@@ -1,0 +1,334 @@
+//! The bounded flow cache (`flow2output`, §3.1 step 4, §4).
+//!
+//! Open addressing over `N` slots (`N` a power of two, checked at compile
+//! time). A flow's home slot is the low bits of its 64-bit fingerprint; it
+//! may live in any of the [`PROBE_WINDOW`] slots from there (wrapping), so
+//! every lookup, insert and refresh touches at most that many slots. A slot
+//! is 12 bytes: the fingerprint's low 56 bits (matched exactly), the egress
+//! port, and the last-seen tick.
+//!
+//! Idle entries (`now - last_seen > idle_timeout`) count as absent on
+//! lookup, are reused on insert, and are cleared by the incremental
+//! [`FlowCache::gc`], which visits a bounded number of slots per call. An
+//! entry that is not idle is never evicted: when all slots of a flow's
+//! window hold active flows, the insert fails and the caller routes the flow
+//! statelessly (see [`crate::Decider::on_packet`]).
+//!
+//! Tick wrap-around: ages are taken modulo 2^32, so an entry older than
+//! `2^32 - idle_timeout` ticks could look fresh again; a caller that runs
+//! `gc` so that it sweeps the whole table at least once per 2^31 ticks (35
+//! minutes at 1 µs a tick) never sees that.
+
+use crate::tables::PortId;
+use crate::time::Instant;
+
+/// How many consecutive slots a flow may occupy from its home slot.
+pub const PROBE_WINDOW: usize = 8;
+
+/// Marks an empty slot in the port byte (valid ports are below 255).
+const EMPTY_PORT: u32 = 0xFF;
+
+/// One slot: 12 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+struct Slot {
+    /// Fingerprint bits 0..32.
+    tag_lo: u32,
+    /// Fingerprint bits 32..56 (bits 8..32 here) and the port (bits 0..8).
+    tag_hi_port: u32,
+    /// Last packet, in ticks.
+    last_seen: u32,
+}
+
+impl Slot {
+    const EMPTY: Slot = Slot { tag_lo: 0, tag_hi_port: EMPTY_PORT, last_seen: 0 };
+
+    const fn tags(fingerprint: u64) -> (u32, u32) {
+        // 56 bits are kept; the top 8 make room for the port byte.
+        (fingerprint as u32, (((fingerprint >> 32) as u32) & 0x00FF_FFFF) << 8)
+    }
+
+    const fn is_empty(&self) -> bool {
+        self.tag_hi_port & 0xFF == EMPTY_PORT
+    }
+
+    const fn port(&self) -> PortId {
+        PortId((self.tag_hi_port & 0xFF) as u8)
+    }
+
+    const fn matches(&self, tags: (u32, u32)) -> bool {
+        !self.is_empty() && self.tag_lo == tags.0 && self.tag_hi_port & !0xFF == tags.1
+    }
+
+    const fn is_idle(&self, now: Instant, idle_timeout: u32) -> bool {
+        now.ticks_since(Instant::from_ticks(self.last_seen)) > idle_timeout
+    }
+}
+
+/// The result of a lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Pinned {
+    /// Slot index (for [`FlowCache::refresh`] and [`FlowCache::repin`]).
+    pub slot: usize,
+    /// The pinned egress port.
+    pub port: PortId,
+}
+
+/// A bounded flow → egress cache of `N` slots, no heap.
+///
+/// ```
+/// # use lcmp_decide::{FlowCache, Instant, PortId};
+/// let mut cache: FlowCache<1024> = FlowCache::new();
+/// let now = Instant::from_ticks(10);
+/// assert!(cache.insert(0xABCD, PortId(3), now, 2_000_000).is_ok());
+/// assert_eq!(cache.lookup(0xABCD, now, 2_000_000).map(|p| p.port), Some(PortId(3)));
+/// ```
+#[derive(Clone, Debug)]
+pub struct FlowCache<const N: usize> {
+    slots: [Slot; N],
+    len: usize,
+    gc_cursor: usize,
+}
+
+/// Returned by [`FlowCache::insert`] when every slot of the flow's probe
+/// window holds an active flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CacheFull;
+
+impl<const N: usize> FlowCache<N> {
+    const CHECK: () = assert!(
+        N.is_power_of_two() && N >= PROBE_WINDOW,
+        "FlowCache size must be a power of two of at least PROBE_WINDOW slots"
+    );
+
+    /// `N - 1`: slot indices are hashes masked with it.
+    const MASK: usize = N.wrapping_sub(1);
+
+    /// An empty cache (usable in a `static`).
+    pub const fn new() -> Self {
+        let () = Self::CHECK;
+        FlowCache { slots: [Slot::EMPTY; N], len: 0, gc_cursor: 0 }
+    }
+
+    /// The number of slots.
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+
+    /// Occupied slots (including idle ones that GC has not reached yet).
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no slot is occupied.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes a slot takes.
+    pub const SLOT_BYTES: usize = size_of::<Slot>();
+
+    fn window(fingerprint: u64) -> impl Iterator<Item = usize> {
+        let home = (fingerprint as usize) & Self::MASK;
+        (0..PROBE_WINDOW).map(move |i| home.wrapping_add(i) & Self::MASK)
+    }
+
+    /// The live (not idle) entry for `fingerprint`, if any.
+    pub fn lookup(&self, fingerprint: u64, now: Instant, idle_timeout: u32) -> Option<Pinned> {
+        let tags = Slot::tags(fingerprint);
+        Self::window(fingerprint).find_map(|i| {
+            let s = self.slots.get(i)?;
+            (s.matches(tags) && !s.is_idle(now, idle_timeout))
+                .then_some(Pinned { slot: i, port: s.port() })
+        })
+    }
+
+    /// Marks a pinned entry as seen at `now`.
+    pub fn refresh(&mut self, slot: usize, now: Instant) {
+        if let Some(s) = self.slots.get_mut(slot) {
+            s.last_seen = now.ticks();
+        }
+    }
+
+    /// Points an existing entry at a new port (fast failover) and refreshes it.
+    pub fn repin(&mut self, slot: usize, port: PortId, now: Instant) {
+        if let Some(s) = self.slots.get_mut(slot) {
+            if !s.is_empty() {
+                s.tag_hi_port = (s.tag_hi_port & !0xFF) | u32::from(port.0);
+                s.last_seen = now.ticks();
+            }
+        }
+    }
+
+    /// Removes the entry in `slot`.
+    pub fn remove(&mut self, slot: usize) {
+        if let Some(s) = self.slots.get_mut(slot) {
+            if !s.is_empty() {
+                *s = Slot::EMPTY;
+                self.len = self.len.saturating_sub(1);
+            }
+        }
+    }
+
+    /// Pins `fingerprint` to `port`. An existing entry for the same
+    /// fingerprint (even an idle one) is overwritten; otherwise the first
+    /// empty or idle slot of the window is used. Port 255 is reserved.
+    pub fn insert(
+        &mut self,
+        fingerprint: u64,
+        port: PortId,
+        now: Instant,
+        idle_timeout: u32,
+    ) -> Result<usize, CacheFull> {
+        if u32::from(port.0) == EMPTY_PORT {
+            return Err(CacheFull);
+        }
+        let tags = Slot::tags(fingerprint);
+        let mut free = None;
+        for i in Self::window(fingerprint) {
+            let Some(s) = self.slots.get(i) else { continue };
+            if s.matches(tags) {
+                free = Some(i);
+                break;
+            }
+            if free.is_none() && (s.is_empty() || s.is_idle(now, idle_timeout)) {
+                free = Some(i);
+            }
+        }
+        let i = free.ok_or(CacheFull)?;
+        let slot = self.slots.get_mut(i).ok_or(CacheFull)?;
+        if slot.is_empty() {
+            self.len = self.len.saturating_add(1);
+        }
+        *slot = Slot { tag_lo: tags.0, tag_hi_port: tags.1 | u32::from(port.0), last_seen: now.ticks() };
+        Ok(i)
+    }
+
+    /// Incremental garbage collection: visits the next `budget` slots
+    /// (round robin, at most `N`), clears the idle ones, and returns how many
+    /// it cleared. Calling it more often than needed is harmless.
+    pub fn gc(&mut self, now: Instant, budget: usize, idle_timeout: u32) -> usize {
+        let mut evicted = 0usize;
+        for _ in 0..budget.min(N) {
+            let i = self.gc_cursor & Self::MASK;
+            self.gc_cursor = i.wrapping_add(1) & Self::MASK;
+            if let Some(s) = self.slots.get_mut(i) {
+                if !s.is_empty() && s.is_idle(now, idle_timeout) {
+                    *s = Slot::EMPTY;
+                    self.len = self.len.saturating_sub(1);
+                    evicted = evicted.saturating_add(1);
+                }
+            }
+        }
+        evicted
+    }
+
+    /// Forgets every entry.
+    pub fn clear(&mut self) {
+        self.slots = [Slot::EMPTY; N];
+        self.len = 0;
+        self.gc_cursor = 0;
+    }
+}
+
+impl<const N: usize> Default for FlowCache<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use std::vec::Vec;
+    use quickcheck::quickcheck;
+
+    const IDLE: u32 = 2_000_000;
+
+    #[test]
+    fn slot_is_12_bytes() {
+        assert_eq!(FlowCache::<8>::SLOT_BYTES, 12);
+        assert_eq!(size_of::<FlowCache<1024>>(), 1024 * 12 + 2 * size_of::<usize>());
+    }
+
+    #[test]
+    fn full_window_refuses_and_never_evicts_active() {
+        let mut c: FlowCache<8> = FlowCache::new();
+        let now = Instant::from_ticks(0);
+        // Eight fingerprints with the same home slot fill the table.
+        for i in 0..8u64 {
+            assert!(c.insert(i << 8, PortId(i as u8), now, IDLE).is_ok());
+        }
+        assert_eq!(c.insert(9 << 8, PortId(1), now, IDLE), Err(CacheFull));
+        for i in 0..8u64 {
+            assert_eq!(c.lookup(i << 8, now, IDLE).map(|p| p.port), Some(PortId(i as u8)));
+        }
+        // Once idle, a slot is reused by an insert.
+        let later = Instant::from_ticks(IDLE + 1);
+        assert!(c.insert(9 << 8, PortId(1), later, IDLE).is_ok());
+        assert_eq!(c.len(), 8);
+    }
+
+    #[test]
+    fn idle_entries_expire_and_gc_collects_them() {
+        let mut c: FlowCache<16> = FlowCache::new();
+        let t0 = Instant::from_ticks(u32::MAX - 10); // across the wrap
+        assert!(c.insert(1, PortId(1), t0, IDLE).is_ok());
+        assert!(c.insert(2, PortId(2), t0, IDLE).is_ok());
+        let t1 = Instant::from_ticks(IDLE - 11); // exactly IDLE ticks later
+        assert!(c.lookup(1, t1, IDLE).is_some());
+        assert_eq!(c.gc(t1, 16, IDLE), 0);
+        let t2 = Instant::from_ticks(IDLE - 10);
+        assert!(c.lookup(1, t2, IDLE).is_none());
+        // Budget is respected: 1 slot visited per call.
+        let mut evicted = 0;
+        for _ in 0..16 {
+            evicted += c.gc(t2, 1, IDLE);
+        }
+        assert_eq!(evicted, 2);
+        assert!(c.is_empty());
+    }
+
+    #[test]
+    fn repin_and_remove() {
+        let mut c: FlowCache<16> = FlowCache::new();
+        let now = Instant::from_ticks(5);
+        let slot = c.insert(77, PortId(1), now, IDLE).unwrap_or(usize::MAX);
+        c.repin(slot, PortId(4), now);
+        assert_eq!(c.lookup(77, now, IDLE).map(|p| p.port), Some(PortId(4)));
+        c.remove(slot);
+        assert!(c.lookup(77, now, IDLE).is_none());
+        assert_eq!(c.len(), 0);
+        assert_eq!(c.insert(1, PortId(255), now, IDLE), Err(CacheFull));
+    }
+
+    quickcheck! {
+        fn gc_never_evicts_recent(flows: Vec<(u64, u32)>, budget: usize) -> bool {
+            let mut c: FlowCache<64> = FlowCache::new();
+            let now = Instant::from_ticks(3_000_000);
+            // Time only moves forward: insert the oldest first.
+            let mut flows: Vec<(u64, u32)> =
+                flows.into_iter().map(|(fp, age)| (fp, age % (2 * IDLE))).collect();
+            flows.sort_by_key(|&(_, age)| core::cmp::Reverse(age));
+            let mut recent = Vec::new();
+            for &(fp, age) in &flows {
+                let seen = Instant::from_ticks(now.ticks().wrapping_sub(age));
+                if c.insert(fp, PortId(1), seen, IDLE).is_ok() && age <= IDLE {
+                    recent.push(fp);
+                }
+            }
+            c.gc(now, budget % 200, IDLE);
+            recent.iter().all(|fp| c.lookup(*fp, now, IDLE).is_some())
+        }
+
+        fn len_never_exceeds_capacity(fps: Vec<u64>) -> bool {
+            let mut c: FlowCache<16> = FlowCache::new();
+            for (i, fp) in fps.iter().enumerate() {
+                let _ = c.insert(*fp, PortId(0), Instant::from_ticks(i as u32), IDLE);
+            }
+            c.len() <= 16
+        }
+    }
+}

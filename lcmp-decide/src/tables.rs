@@ -1,0 +1,449 @@
+//! The tables a control plane installs (§3.1 "Bootstrap", Fig. 3): level
+//! scores, capacity thresholds, per-port link rate and buffer, route groups
+//! with per-candidate path attributes, weights and selection settings.
+//!
+//! [`Tables`] is the plain, serialisable description; [`Tables::compile`]
+//! validates it once and precomputes every per-candidate score, so the
+//! per-packet path never re-checks anything (validate at the edge).
+
+use heapless::Vec;
+
+use crate::cost::{delay_score, link_cap_score, path_cost, Weights};
+use crate::error::{Error, Setting};
+
+/// Most levels in a level-score, capacity-threshold or queue-threshold
+/// vector (`N <= 16`).
+pub const MAX_LEVELS: usize = 16;
+/// Most candidates (next hops) in one route group.
+pub const MAX_CANDIDATES: usize = 16;
+/// Most route groups (destinations) in one table set.
+pub const MAX_GROUPS: usize = 64;
+/// Most ports in one table set (port ids are `0..MAX_PORTS`).
+pub const MAX_PORTS: usize = 64;
+
+/// The paper's level scores `255 * (i + 1) / N` for `N = 10` (Fig. 3).
+pub const DEFAULT_LEVELS: [u8; 10] = default_levels::<10>();
+
+/// `level[i] = 255 * (i + 1) / N`.
+///
+/// ```
+/// # use lcmp_decide::tables::default_levels;
+/// assert_eq!(default_levels::<4>(), [63, 127, 191, 255]);
+/// ```
+// Evaluated at compile time for `DEFAULT_LEVELS`; `i < N` bounds the index
+// and `255 * (i + 1) / N <= 255`.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+pub const fn default_levels<const N: usize>() -> [u8; N] {
+    let mut out = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        // (i + 1) <= N, so the quotient is at most 255.
+        out[i] = (255 * (i + 1) / N) as u8;
+        i += 1;
+    }
+    out
+}
+
+/// `thr[i] = max_cap * (i + 1) / N` (§3.1, Alg. 2's default thresholds),
+/// exact in `u128`, for `n <= MAX_LEVELS` (longer requests are truncated).
+///
+/// ```
+/// # use lcmp_decide::tables::default_capacity_thresholds;
+/// let thr = default_capacity_thresholds(400, 10);
+/// assert_eq!(&thr[..], &[40, 80, 120, 160, 200, 240, 280, 320, 360, 400]);
+/// ```
+pub fn default_capacity_thresholds(max_cap: u64, n: usize) -> Vec<u64, MAX_LEVELS> {
+    let n = n.min(MAX_LEVELS);
+    (0..n)
+        .map(|i| {
+            let scaled = u128::from(max_cap).saturating_mul((i as u128).saturating_add(1));
+            // i + 1 <= n, so the quotient is at most max_cap.
+            scaled.checked_div(n as u128).unwrap_or(0) as u64
+        })
+        .collect()
+}
+
+/// A port id (`0..MAX_PORTS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", serde(transparent))]
+pub struct PortId(pub u8);
+
+/// A route-group id: the destination (for example a DC number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", serde(transparent))]
+pub struct GroupId(pub u16);
+
+/// How the final port is picked inside the kept set (§3.4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Pick {
+    /// `hash % kept.len()`: the paper's ECMP inside the reduced set.
+    #[default]
+    Hash,
+    /// Capacity-weighted (WCMP inside LCMP's reduced set): the hash falls
+    /// into the kept candidates' capacity shares. An extension, off by
+    /// default; see `docs/simulator.md`.
+    CapacityWeighted,
+}
+
+/// Scalar settings of the estimators and the selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Params {
+    /// Weights and shifts of Eq. 1, 2, 4-5.
+    pub weights: Weights,
+    /// Alg. 1 saturation shift `s` (delays of `1 << s` units score 255).
+    pub delay_shift: u8,
+    /// `K` of Eq. 3.
+    pub trend_shift: u8,
+    /// Queue score at or above which the duration counter rises (80 %).
+    pub high_water: u8,
+    /// Queue score at or below which the duration counter decays (40 %).
+    pub low_water: u8,
+    /// Candidates whose fused cost is at or above this are cut (§3.4).
+    pub cut: u8,
+    /// Ticks in one second, for the trend normalisation.
+    pub ticks_per_second: u32,
+    /// A flow idle for longer than this many ticks is forgotten.
+    pub idle_timeout_ticks: u32,
+    /// How the final port is picked in the kept set.
+    pub pick: Pick,
+}
+
+impl Params {
+    /// The paper's defaults, with 1 µs ticks and a 2 s idle timeout.
+    pub const PAPER: Params = Params {
+        weights: Weights::PAPER,
+        delay_shift: 5,
+        trend_shift: 3,
+        high_water: 204,
+        low_water: 102,
+        cut: 204,
+        ticks_per_second: 1_000_000,
+        idle_timeout_ticks: 2_000_000,
+        pick: Pick::Hash,
+    };
+
+    /// Checks shifts, weights, water marks and the tick rate.
+    pub const fn validate(&self) -> Result<(), Error> {
+        if let Err(e) = self.weights.validate() {
+            return Err(e);
+        }
+        if self.delay_shift >= 32 {
+            return Err(Error::ShiftTooLarge(Setting::DelayShift));
+        }
+        if self.trend_shift >= 64 {
+            return Err(Error::ShiftTooLarge(Setting::TrendShift));
+        }
+        if self.low_water > self.high_water {
+            return Err(Error::InvalidSetting(Setting::WaterMarks));
+        }
+        if self.ticks_per_second == 0 {
+            return Err(Error::InvalidSetting(Setting::TicksPerSecond));
+        }
+        Ok(())
+    }
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params::PAPER
+    }
+}
+
+/// A DCI egress port: its line rate and buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PortConfig {
+    /// The port.
+    pub id: PortId,
+    /// Line rate, bits per second (normalises the trend).
+    pub rate_bps: u64,
+    /// Egress buffer, bytes (sets the queue thresholds).
+    pub buffer_bytes: u64,
+}
+
+/// One candidate next hop of a route group and its path attributes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Candidate {
+    /// Egress port.
+    pub port: PortId,
+    /// One-way delay in the control plane's delay unit (default 1 ms).
+    pub delay_units: u32,
+    /// Path capacity, bits per second (the bottleneck for the `path` metric).
+    pub capacity_bps: u64,
+}
+
+/// A route group: the candidate next hops towards one destination.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Group {
+    /// The group's id (the destination).
+    pub id: GroupId,
+    /// Candidates, in installation order (the ECMP order).
+    pub candidates: Vec<Candidate, MAX_CANDIDATES>,
+}
+
+/// Everything a control plane installs into a decider.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Tables {
+    /// Scalar settings.
+    pub params: Params,
+    /// Level-score table `level[0..N]`, strictly increasing.
+    pub levels: Vec<u8, MAX_LEVELS>,
+    /// Capacity thresholds `thr[0..N]` (bits per second), strictly increasing.
+    pub capacity_thresholds_bps: Vec<u64, MAX_LEVELS>,
+    /// The ports the groups use.
+    pub ports: Vec<PortConfig, MAX_PORTS>,
+    /// Route groups.
+    pub groups: Vec<Group, MAX_GROUPS>,
+}
+
+impl Tables {
+    /// Tables with the paper's defaults (`N = 10`, 400 Gbps top class) and
+    /// no ports or groups yet.
+    ///
+    /// ```
+    /// # use lcmp_decide::Tables;
+    /// let t = Tables::paper_defaults();
+    /// assert_eq!(&t.levels[..], &[25, 51, 76, 102, 127, 153, 178, 204, 229, 255]);
+    /// ```
+    pub fn paper_defaults() -> Self {
+        Tables {
+            params: Params::PAPER,
+            levels: DEFAULT_LEVELS.iter().copied().collect(),
+            capacity_thresholds_bps: default_capacity_thresholds(400_000_000_000, 10),
+            ports: Vec::new(),
+            groups: Vec::new(),
+        }
+    }
+
+    /// Validates the tables for a decider with `port_capacity` ports and
+    /// precomputes every candidate's `delayScore`, `linkCapScore` and
+    /// `C_path`.
+    pub fn compile(&self, port_capacity: usize) -> Result<CompiledTables, Error> {
+        self.params.validate()?;
+        if self.levels.is_empty() || !strictly_increasing(&self.levels) {
+            return Err(Error::InvalidLevels);
+        }
+        if self.capacity_thresholds_bps.len() != self.levels.len()
+            || !strictly_increasing(&self.capacity_thresholds_bps)
+        {
+            return Err(Error::InvalidCapacityThresholds);
+        }
+        let mut ports: Vec<PortConfig, MAX_PORTS> = Vec::new();
+        for p in &self.ports {
+            if usize::from(p.id.0) >= port_capacity.min(MAX_PORTS) {
+                return Err(Error::PortOutOfRange(p.id.0));
+            }
+            if ports.iter().any(|q| q.id == p.id) {
+                return Err(Error::DuplicatePort(p.id.0));
+            }
+            if p.rate_bps == 0 || p.buffer_bytes == 0 {
+                return Err(Error::ZeroPortCapacity(p.id.0));
+            }
+            ports.push(*p).map_err(|_| Error::PortOutOfRange(p.id.0))?;
+        }
+        let mut groups: Vec<CompiledGroup, MAX_GROUPS> = Vec::new();
+        for g in &self.groups {
+            if groups.iter().any(|h| h.id == g.id) {
+                return Err(Error::DuplicateGroup(g.id.0));
+            }
+            if g.candidates.is_empty() {
+                return Err(Error::EmptyGroup(g.id.0));
+            }
+            let mut cands: Vec<CompiledCandidate, MAX_CANDIDATES> = Vec::new();
+            for c in &g.candidates {
+                let (group, port) = (g.id.0, c.port.0);
+                if !ports.iter().any(|p| p.id == c.port) {
+                    return Err(Error::UnknownPort { group, port });
+                }
+                if cands.iter().any(|k| k.port == c.port) {
+                    return Err(Error::DuplicateCandidate { group, port });
+                }
+                if c.capacity_bps == 0 {
+                    return Err(Error::ZeroCapacity { group, port });
+                }
+                let ds = delay_score(c.delay_units, self.params.delay_shift);
+                let cs = link_cap_score(
+                    c.capacity_bps,
+                    &self.capacity_thresholds_bps,
+                    &self.levels,
+                );
+                let compiled = CompiledCandidate {
+                    port: c.port,
+                    delay_score: ds,
+                    cap_score: cs,
+                    c_path: path_cost(ds, cs, &self.params.weights),
+                    capacity_bps: c.capacity_bps,
+                };
+                // Capacity equals the source's, so this cannot fail.
+                cands.push(compiled).map_err(|_| Error::EmptyGroup(group))?;
+            }
+            groups
+                .push(CompiledGroup { id: g.id, candidates: cands })
+                .map_err(|_| Error::DuplicateGroup(g.id.0))?;
+        }
+        groups.sort_unstable_by_key(|g| g.id);
+        Ok(CompiledTables { params: self.params, levels: self.levels.clone(), ports, groups })
+    }
+}
+
+fn strictly_increasing<T: PartialOrd>(v: &[T]) -> bool {
+    v.windows(2).all(|w| matches!(w, [a, b] if a < b))
+}
+
+/// A candidate with its precomputed path scores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CompiledCandidate {
+    /// Egress port.
+    pub port: PortId,
+    /// Alg. 1 score.
+    pub delay_score: u8,
+    /// Alg. 2 score.
+    pub cap_score: u8,
+    /// Eq. 2 score.
+    pub c_path: u8,
+    /// Path capacity, bits per second (UCMP and the weighted pick use it).
+    pub capacity_bps: u64,
+}
+
+/// A validated route group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CompiledGroup {
+    /// The group's id.
+    pub id: GroupId,
+    /// Candidates in installation order.
+    pub candidates: Vec<CompiledCandidate, MAX_CANDIDATES>,
+}
+
+/// Validated tables with precomputed path scores: what a decider runs on.
+/// Built only by [`Tables::compile`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CompiledTables {
+    params: Params,
+    levels: Vec<u8, MAX_LEVELS>,
+    ports: Vec<PortConfig, MAX_PORTS>,
+    groups: Vec<CompiledGroup, MAX_GROUPS>,
+}
+
+impl CompiledTables {
+    /// Scalar settings.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Level scores.
+    pub fn levels(&self) -> &[u8] {
+        &self.levels
+    }
+
+    /// A port's configuration, if the tables list it.
+    pub fn port(&self, port: PortId) -> Option<&PortConfig> {
+        self.ports.iter().find(|p| p.id == port)
+    }
+
+    /// A group by id (binary search: groups are sorted at compile time).
+    pub fn group(&self, id: GroupId) -> Option<&CompiledGroup> {
+        self.groups
+            .binary_search_by_key(&id, |g| g.id)
+            .ok()
+            .and_then(|i| self.groups.get(i))
+    }
+
+    /// All groups, sorted by id.
+    pub fn groups(&self) -> &[CompiledGroup] {
+        &self.groups
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    fn tables() -> Tables {
+        let mut t = Tables::paper_defaults();
+        for i in 0..3 {
+            let _ = t.ports.push(PortConfig { id: PortId(i), rate_bps: 100_000_000_000, buffer_bytes: 1 << 30 });
+        }
+        let mut g = Group { id: GroupId(8), candidates: Vec::new() };
+        let _ = g.candidates.push(Candidate { port: PortId(0), delay_units: 5, capacity_bps: 25_000_000_000 });
+        let _ = g.candidates.push(Candidate { port: PortId(1), delay_units: 10, capacity_bps: 100_000_000_000 });
+        let _ = t.groups.push(g);
+        t
+    }
+
+    #[test]
+    fn compiles_paper_scores() {
+        let c = tables().compile(8).expect("valid");
+        let g = c.group(GroupId(8)).expect("group");
+        let got: std::vec::Vec<_> = g.candidates.iter().map(|c| (c.delay_score, c.cap_score, c.c_path)).collect();
+        assert_eq!(got, [(39, 255, 93), (79, 204, 110)]);
+        assert!(c.group(GroupId(1)).is_none());
+    }
+
+    #[test]
+    fn rejects_each_invalid_table() {
+        let mut t = tables();
+        t.groups[0].candidates[0].port = PortId(7);
+        assert_eq!(t.compile(8), Err(Error::UnknownPort { group: 8, port: 7 }));
+
+        let mut t = tables();
+        t.groups[0].candidates[1].port = PortId(0);
+        assert_eq!(t.compile(8), Err(Error::DuplicateCandidate { group: 8, port: 0 }));
+
+        let mut t = tables();
+        let g = t.groups[0].clone();
+        let _ = t.groups.push(g);
+        assert_eq!(t.compile(8), Err(Error::DuplicateGroup(8)));
+
+        let mut t = tables();
+        t.groups[0].candidates.clear();
+        assert_eq!(t.compile(8), Err(Error::EmptyGroup(8)));
+
+        let mut t = tables();
+        t.groups[0].candidates[0].capacity_bps = 0;
+        assert_eq!(t.compile(8), Err(Error::ZeroCapacity { group: 8, port: 0 }));
+
+        let mut t = tables();
+        t.ports[1].id = PortId(0);
+        assert_eq!(t.compile(8), Err(Error::DuplicatePort(0)));
+
+        let mut t = tables();
+        t.ports[2].rate_bps = 0;
+        assert_eq!(t.compile(8), Err(Error::ZeroPortCapacity(2)));
+
+        assert_eq!(tables().compile(2), Err(Error::PortOutOfRange(2)));
+
+        let mut t = tables();
+        t.levels[3] = t.levels[2];
+        assert_eq!(t.compile(8), Err(Error::InvalidLevels));
+
+        let mut t = tables();
+        t.capacity_thresholds_bps.pop();
+        assert_eq!(t.compile(8), Err(Error::InvalidCapacityThresholds));
+
+        let mut t = tables();
+        t.params.weights.s_cong = 40;
+        assert_eq!(t.compile(8), Err(Error::ShiftTooLarge(Setting::CongestionShift)));
+
+        let mut t = tables();
+        t.params.low_water = 250;
+        assert_eq!(t.compile(8), Err(Error::InvalidSetting(Setting::WaterMarks)));
+    }
+}
