@@ -1,0 +1,2 @@
+//! The `lcmp` command-line tool (placeholder).
+fn main() {}

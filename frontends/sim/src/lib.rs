@@ -1,0 +1,1 @@
+//! Flow-level simulator (placeholder, filled in by the simulator issue).

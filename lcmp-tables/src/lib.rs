@@ -1,0 +1,3 @@
+//! LCMP control plane (placeholder, filled in by the tables issue).
+#![no_std]
+#![forbid(unsafe_code)]

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Formatting, clippy (warnings are errors) and rustdoc (warnings are errors).
+set -euo pipefail
+source scripts/lib.sh
+ensure_component rustfmt
+ensure_component clippy
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The project's one test command (README: "Test"). Installs what the tests
+# need (idempotent, pinned versions), then runs every part in
+# scripts/test.d/ in name order. Each part is a bash script that exits
+# non-zero on failure. Set LCMP_TEST_ONLY=NN to run only parts whose
+# name starts with NN (for example LCMP_TEST_ONLY=10).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+failed=()
+for part in scripts/test.d/*.sh; do
+  name=$(basename "$part")
+  if [ -n "${LCMP_TEST_ONLY:-}" ] && [[ "$name" != "$LCMP_TEST_ONLY"* ]]; then
+    continue
+  fi
+  echo "=== $name"
+  start=$(date +%s)
+  if bash "$part"; then
+    echo "=== $name: ok ($(( $(date +%s) - start )) s)"
+  else
+    echo "=== $name: FAILED ($(( $(date +%s) - start )) s)"
+    failed+=("$name")
+  fi
+done
+if [ "${#failed[@]}" -ne 0 ]; then
+  echo "failed parts: ${failed[*]}"
+  exit 1
+fi
+echo "all test parts passed"
