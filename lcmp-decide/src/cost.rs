@@ -260,7 +260,11 @@ mod test {
             (u64::MAX, 0),
         ];
         for (cap, want) in cases {
-            assert_eq!(link_cap_score(cap, &thr, &DEFAULT_LEVELS), want, "cap {cap}");
+            assert_eq!(
+                link_cap_score(cap, &thr, &DEFAULT_LEVELS),
+                want,
+                "cap {cap}"
+            );
         }
     }
 
@@ -307,13 +311,28 @@ mod test {
             Err(Error::ShiftTooLarge(Setting::TotalShift))
         );
         let big = u32::MAX / 255;
-        assert!(Weights { alpha: big, beta: 0, ..w }.validate().is_ok());
+        assert!(Weights {
+            alpha: big,
+            beta: 0,
+            ..w
+        }
+        .validate()
+        .is_ok());
         assert_eq!(
-            Weights { alpha: big, beta: 1, ..w }.validate(),
+            Weights {
+                alpha: big,
+                beta: 1,
+                ..w
+            }
+            .validate(),
             Err(Error::WeightOverflow(Setting::FusionWeights))
         );
         assert_eq!(
-            Weights { w_dp: u32::MAX, ..w }.validate(),
+            Weights {
+                w_dp: u32::MAX,
+                ..w
+            }
+            .validate(),
             Err(Error::WeightOverflow(Setting::CongestionWeights))
         );
         assert_eq!(

@@ -284,13 +284,21 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
             self.cache.repin(pin.slot, port, now);
             bump(&mut self.counters.failovers);
             self.count_reason(explanation.reason);
-            return Decision::New { port, reason: explanation.reason, failover: true };
+            return Decision::New {
+                port,
+                reason: explanation.reason,
+                failover: true,
+            };
         }
         match self.cache.insert(fingerprint, port, now, idle) {
             Ok(_) => {
                 bump(&mut self.counters.new_flows);
                 self.count_reason(explanation.reason);
-                Decision::New { port, reason: explanation.reason, failover: false }
+                Decision::New {
+                    port,
+                    reason: explanation.reason,
+                    failover: false,
+                }
             }
             Err(_) => {
                 bump(&mut self.counters.unpinned);

@@ -107,12 +107,12 @@ impl fmt::Display for Error {
                 write!(f, "{s} too large: 255 * (sum of weights) must fit in u32")
             }
             Error::InvalidSetting(s) => write!(f, "invalid setting: {s}"),
-            Error::InvalidLevels => f.write_str(
-                "level scores must be 1 to 16 strictly increasing values",
-            ),
-            Error::InvalidCapacityThresholds => f.write_str(
-                "capacity thresholds must be strictly increasing, one per level",
-            ),
+            Error::InvalidLevels => {
+                f.write_str("level scores must be 1 to 16 strictly increasing values")
+            }
+            Error::InvalidCapacityThresholds => {
+                f.write_str("capacity thresholds must be strictly increasing, one per level")
+            }
             Error::PortOutOfRange(p) => {
                 write!(f, "port {p} is beyond the decider's port capacity")
             }

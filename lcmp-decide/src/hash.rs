@@ -94,7 +94,10 @@ impl core::ops::Deref for KeyBytes {
 
 impl KeyBytes {
     fn new() -> Self {
-        KeyBytes { buf: [0; MAX_KEY_BYTES], len: 0 }
+        KeyBytes {
+            buf: [0; MAX_KEY_BYTES],
+            len: 0,
+        }
     }
 
     fn push(&mut self, bytes: &[u8]) {
@@ -120,7 +123,10 @@ impl FlowKey {
         proto: u8,
     ) -> Self {
         FlowKey {
-            addrs: Addresses::V4 { src: src.to_bits(), dst: dst.to_bits() },
+            addrs: Addresses::V4 {
+                src: src.to_bits(),
+                dst: dst.to_bits(),
+            },
             sport,
             dport,
             proto,
@@ -136,7 +142,10 @@ impl FlowKey {
         proto: u8,
     ) -> Self {
         FlowKey {
-            addrs: Addresses::V6 { src: src.to_bits(), dst: dst.to_bits() },
+            addrs: Addresses::V6 {
+                src: src.to_bits(),
+                dst: dst.to_bits(),
+            },
             sport,
             dport,
             proto,
@@ -253,9 +262,9 @@ const fn fmix32(mut h: u32) -> u32 {
 #[cfg(test)]
 mod test {
     use super::*;
-    use std::vec::Vec;
     use core::net::Ipv4Addr;
     use quickcheck::quickcheck;
+    use std::vec::Vec;
 
     #[test]
     fn murmur3_published_vectors() {
@@ -277,16 +286,30 @@ mod test {
             (&[0, 0], 0, 0x30F4_C306),
             (&[0], 0, 0x514E_28B7),
             (b"Hello, world!", 1234, 0xFAF6_CDB3),
-            (b"The quick brown fox jumps over the lazy dog", 0x9747_b28c, 0x2FA8_26CD),
+            (
+                b"The quick brown fox jumps over the lazy dog",
+                0x9747_b28c,
+                0x2FA8_26CD,
+            ),
         ];
         for (data, seed, want) in cases {
-            assert_eq!(murmur3_x86_32(data, *seed), *want, "{data:?} seed {seed:#x}");
+            assert_eq!(
+                murmur3_x86_32(data, *seed),
+                *want,
+                "{data:?} seed {seed:#x}"
+            );
         }
     }
 
     #[test]
     fn ecmp_key_layout_v4() {
-        let k = FlowKey::v4(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 7, 2), 0x1234, 0xABCD, 17);
+        let k = FlowKey::v4(
+            Ipv4Addr::new(10, 0, 0, 1),
+            Ipv4Addr::new(10, 0, 7, 2),
+            0x1234,
+            0xABCD,
+            17,
+        );
         assert_eq!(
             &*k.ecmp_bytes(),
             &[0x01, 0, 0, 0x0A, 0x02, 0x07, 0, 0x0A, 0x34, 0x12, 0xCD, 0xAB]
@@ -296,7 +319,9 @@ mod test {
 
     #[test]
     fn ecmp_key_layout_v6() {
-        let src: core::net::Ipv6Addr = "fd00::1".parse().unwrap_or(core::net::Ipv6Addr::UNSPECIFIED);
+        let src: core::net::Ipv6Addr = "fd00::1"
+            .parse()
+            .unwrap_or(core::net::Ipv6Addr::UNSPECIFIED);
         let k = FlowKey::v6(src, core::net::Ipv6Addr::LOCALHOST, 1, 2, 17);
         let b = k.ecmp_bytes();
         assert_eq!(b.len(), 36);

@@ -110,7 +110,13 @@ impl PortState {
             Some((params, levels, port)) => {
                 let n = levels.len();
                 let q = queue_level(queue_bytes, port.buffer_bytes, n);
-                let t = trend_level(self.trend, n, port.rate_bps, params.ticks_per_second, interval);
+                let t = trend_level(
+                    self.trend,
+                    n,
+                    port.rate_bps,
+                    params.ticks_per_second,
+                    interval,
+                );
                 self.duration = duration_step(
                     self.duration,
                     q.score(levels),
@@ -143,7 +149,11 @@ mod test {
     #[test]
     fn sample_sequence_golden() {
         let params = Params::PAPER;
-        let port = PortConfig { id: PortId(0), rate_bps: 100_000_000_000, buffer_bytes: 5_000_000_000 };
+        let port = PortConfig {
+            id: PortId(0),
+            rate_bps: 100_000_000_000,
+            buffer_bytes: 5_000_000_000,
+        };
         let cfg = Some((&params, &DEFAULT_LEVELS[..], &port));
         let mut s = PortState::NEW;
         // First sample at t = 1 ms: delta 100 MB from 0, interval 1000 ticks.
@@ -152,7 +162,7 @@ mod test {
         // 12.5 MB >= 12.5 MB * (i + 1) / 10 for i = 9: top trend level.
         assert_eq!(s.trend_code(), LevelCode::level(9));
         assert_eq!(s.queue_code(), LevelCode::level(0)); // 2 % of 5 GB
-        // Second sample 2 ms later, unchanged depth: trend decays by 1/8.
+                                                         // Second sample 2 ms later, unchanged depth: trend decays by 1/8.
         s.on_sample(Instant::from_ticks(3000), 100_000_000, cfg);
         assert_eq!(s.trend(), 12_500_000 - 1_562_500);
         // Threshold per level for 2 ms: 2.5 MB; 10.9375 MB reaches index 3.

@@ -179,8 +179,12 @@ pub(crate) fn evaluate<const PORTS: usize>(
         chosen: None,
         reason: Reason::UnknownGroup,
     };
-    let Some(tables) = inputs.tables else { return out };
-    let Some(group) = tables.group(group_id) else { return out };
+    let Some(tables) = inputs.tables else {
+        return out;
+    };
+    let Some(group) = tables.group(group_id) else {
+        return out;
+    };
     score(tables, group, inputs.ports, &mut out.candidates);
     let live = out.candidates.iter().filter(|c| c.up).count();
     if live == 0 {
@@ -209,7 +213,10 @@ fn score<const PORTS: usize>(
     let levels = tables.levels();
     let w = &params.weights;
     for c in &group.candidates {
-        let state = ports.get(usize::from(c.port.0)).copied().unwrap_or_default();
+        let state = ports
+            .get(usize::from(c.port.0))
+            .copied()
+            .unwrap_or_default();
         let q = state.queue_code().score(levels);
         let t = state.trend_code().score(levels);
         let d = state.duration_penalty();
@@ -337,5 +344,9 @@ fn ucmp(cands: &mut [CandidateExplanation], group: &CompiledGroup, hash: u32) ->
         }
     }
     let n = cands.iter().filter(|c| c.kept).count();
-    cands.iter().filter(|c| c.kept).nth(bucket(hash, n)).map(|c| c.port)
+    cands
+        .iter()
+        .filter(|c| c.kept)
+        .nth(bucket(hash, n))
+        .map(|c| c.port)
 }

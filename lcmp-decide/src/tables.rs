@@ -277,11 +277,8 @@ impl Tables {
                     return Err(Error::ZeroCapacity { group, port });
                 }
                 let ds = delay_score(c.delay_units, self.params.delay_shift);
-                let cs = link_cap_score(
-                    c.capacity_bps,
-                    &self.capacity_thresholds_bps,
-                    &self.levels,
-                );
+                let cs =
+                    link_cap_score(c.capacity_bps, &self.capacity_thresholds_bps, &self.levels);
                 let compiled = CompiledCandidate {
                     port: c.port,
                     delay_score: ds,
@@ -293,11 +290,19 @@ impl Tables {
                 cands.push(compiled).map_err(|_| Error::EmptyGroup(group))?;
             }
             groups
-                .push(CompiledGroup { id: g.id, candidates: cands })
+                .push(CompiledGroup {
+                    id: g.id,
+                    candidates: cands,
+                })
                 .map_err(|_| Error::DuplicateGroup(g.id.0))?;
         }
         groups.sort_unstable_by_key(|g| g.id);
-        Ok(CompiledTables { params: self.params, levels: self.levels.clone(), ports, groups })
+        Ok(CompiledTables {
+            params: self.params,
+            levels: self.levels.clone(),
+            ports,
+            groups,
+        })
     }
 }
 
@@ -379,11 +384,26 @@ mod test {
     fn tables() -> Tables {
         let mut t = Tables::paper_defaults();
         for i in 0..3 {
-            let _ = t.ports.push(PortConfig { id: PortId(i), rate_bps: 100_000_000_000, buffer_bytes: 1 << 30 });
+            let _ = t.ports.push(PortConfig {
+                id: PortId(i),
+                rate_bps: 100_000_000_000,
+                buffer_bytes: 1 << 30,
+            });
         }
-        let mut g = Group { id: GroupId(8), candidates: Vec::new() };
-        let _ = g.candidates.push(Candidate { port: PortId(0), delay_units: 5, capacity_bps: 25_000_000_000 });
-        let _ = g.candidates.push(Candidate { port: PortId(1), delay_units: 10, capacity_bps: 100_000_000_000 });
+        let mut g = Group {
+            id: GroupId(8),
+            candidates: Vec::new(),
+        };
+        let _ = g.candidates.push(Candidate {
+            port: PortId(0),
+            delay_units: 5,
+            capacity_bps: 25_000_000_000,
+        });
+        let _ = g.candidates.push(Candidate {
+            port: PortId(1),
+            delay_units: 10,
+            capacity_bps: 100_000_000_000,
+        });
         let _ = t.groups.push(g);
         t
     }
@@ -392,7 +412,11 @@ mod test {
     fn compiles_paper_scores() {
         let c = tables().compile(8).expect("valid");
         let g = c.group(GroupId(8)).expect("group");
-        let got: std::vec::Vec<_> = g.candidates.iter().map(|c| (c.delay_score, c.cap_score, c.c_path)).collect();
+        let got: std::vec::Vec<_> = g
+            .candidates
+            .iter()
+            .map(|c| (c.delay_score, c.cap_score, c.c_path))
+            .collect();
         assert_eq!(got, [(39, 255, 93), (79, 204, 110)]);
         assert!(c.group(GroupId(1)).is_none());
     }
@@ -405,7 +429,10 @@ mod test {
 
         let mut t = tables();
         t.groups[0].candidates[1].port = PortId(0);
-        assert_eq!(t.compile(8), Err(Error::DuplicateCandidate { group: 8, port: 0 }));
+        assert_eq!(
+            t.compile(8),
+            Err(Error::DuplicateCandidate { group: 8, port: 0 })
+        );
 
         let mut t = tables();
         let g = t.groups[0].clone();
@@ -440,10 +467,16 @@ mod test {
 
         let mut t = tables();
         t.params.weights.s_cong = 40;
-        assert_eq!(t.compile(8), Err(Error::ShiftTooLarge(Setting::CongestionShift)));
+        assert_eq!(
+            t.compile(8),
+            Err(Error::ShiftTooLarge(Setting::CongestionShift))
+        );
 
         let mut t = tables();
         t.params.low_water = 250;
-        assert_eq!(t.compile(8), Err(Error::InvalidSetting(Setting::WaterMarks)));
+        assert_eq!(
+            t.compile(8),
+            Err(Error::InvalidSetting(Setting::WaterMarks))
+        );
     }
 }

@@ -25,7 +25,11 @@ impl LevelCode {
     /// The code of level index `i`.
     pub const fn level(i: usize) -> LevelCode {
         // Levels are at most 16 (validated), so i + 1 fits.
-        LevelCode(if i >= 255 { 255 } else { (i as u8).wrapping_add(1) })
+        LevelCode(if i >= 255 {
+            255
+        } else {
+            (i as u8).wrapping_add(1)
+        })
     }
 
     /// The 0-255 score of this code under `levels` (0 for

@@ -20,7 +20,10 @@ pub const fn queue_threshold(buffer_bytes: u64, i: usize, n: usize) -> u64 {
     // buffer * i / n <= buffer when i <= n, so the result fits in u64;
     // larger i are clamped to n.
     let i = if i > n { n } else { i };
-    match (buffer_bytes as u128).saturating_mul(i as u128).checked_div(n as u128) {
+    match (buffer_bytes as u128)
+        .saturating_mul(i as u128)
+        .checked_div(n as u128)
+    {
         Some(q) => q as u64,
         None => 0,
     }
@@ -72,7 +75,10 @@ mod test {
         assert_eq!(queue_threshold(1001, 3, 10), 300);
         assert_eq!(queue_level(300, 1001, 10), LevelCode::level(3));
         assert_eq!(queue_level(299, 1001, 10), LevelCode::level(2));
-        assert_eq!(queue_threshold(u64::MAX, 9, 10), (u128::from(u64::MAX) * 9 / 10) as u64);
+        assert_eq!(
+            queue_threshold(u64::MAX, 9, 10),
+            (u128::from(u64::MAX) * 9 / 10) as u64
+        );
     }
 
     quickcheck! {

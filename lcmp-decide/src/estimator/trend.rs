@@ -23,9 +23,7 @@ use super::{highest_level, LevelCode};
 pub const fn ewma_step(trend: i64, delta: i64, k: u8) -> i64 {
     // k is validated below 64; clamp anyway so the shift cannot panic.
     let k = if k > 63 { 63 } else { k };
-    trend
-        .saturating_sub(trend >> k)
-        .saturating_add(delta >> k)
+    trend.saturating_sub(trend >> k).saturating_add(delta >> k)
 }
 
 /// The signed change from `prev` to `now` bytes, saturated to `i64`.
@@ -130,8 +128,14 @@ mod test {
         assert_eq!(lvl(2_499_999, 200_000_000_000), 0);
         assert_eq!(lvl(2_500_000, 200_000_000_000), 25);
         // The observed interval scales the thresholds: 2 ms doubles them.
-        assert_eq!(trend_level(312_500, 10, 25_000_000_000, 1_000_000, 2000), LevelCode::NONE);
-        assert_eq!(trend_level(625_000, 10, 25_000_000_000, 1_000_000, 2000), LevelCode::level(0));
+        assert_eq!(
+            trend_level(312_500, 10, 25_000_000_000, 1_000_000, 2000),
+            LevelCode::NONE
+        );
+        assert_eq!(
+            trend_level(625_000, 10, 25_000_000_000, 1_000_000, 2000),
+            LevelCode::level(0)
+        );
         // A zero interval counts as one tick.
         assert_eq!(trend_level(1, 10, 8, 1, 0), LevelCode::level(9));
     }

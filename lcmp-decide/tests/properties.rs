@@ -1,0 +1,174 @@
+//! Quickcheck properties of the decider over random tables, congestion,
+//! liveness and flows.
+
+mod common;
+
+use common::*;
+use lcmp_decide::*;
+use quickcheck::{quickcheck, Arbitrary, Gen};
+
+/// A random single-group table set plus inputs.
+#[derive(Clone, Debug)]
+struct World {
+    /// (delay units, capacity Gbps 1..=400) per candidate; 1..=8 candidates.
+    cands: Vec<(u32, u64)>,
+    weights: Weights,
+    /// (port, queue bytes, tick step) samples.
+    samples: Vec<(u8, u64, u32)>,
+    down: Vec<bool>,
+    flows: Vec<u32>,
+    scheme: Scheme,
+    pick: Pick,
+}
+
+impl Arbitrary for World {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let n = usize::arbitrary(g) % 8 + 1;
+        let cands = (0..n)
+            .map(|_| (u32::arbitrary(g) % 300, u64::arbitrary(g) % 400 + 1))
+            .collect();
+        let small = |g: &mut Gen| u32::arbitrary(g) % 5;
+        let weights = Weights {
+            alpha: small(g),
+            beta: small(g),
+            w_dl: small(g),
+            w_lc: small(g),
+            w_ql: small(g),
+            w_tl: small(g),
+            w_dp: small(g),
+            s_path: u8::arbitrary(g) % 4,
+            s_cong: u8::arbitrary(g) % 5,
+            s_total: u8::arbitrary(g) % 4,
+        };
+        let samples = Vec::<(u8, u64, u32)>::arbitrary(g)
+            .into_iter()
+            .map(|(p, q, dt)| (p % 8, q % 6_000_000_000, dt % 10_000))
+            .collect();
+        let down = (0..n).map(|_| u8::arbitrary(g) % 4 == 0).collect();
+        let scheme = *g
+            .choose(&[Scheme::Lcmp, Scheme::Ecmp, Scheme::Ucmp])
+            .unwrap_or(&Scheme::Lcmp);
+        let pick = *g
+            .choose(&[Pick::Hash, Pick::CapacityWeighted])
+            .unwrap_or(&Pick::Hash);
+        World {
+            cands,
+            weights,
+            samples,
+            down,
+            flows: Vec::arbitrary(g),
+            scheme,
+            pick,
+        }
+    }
+}
+
+impl World {
+    fn tables(&self) -> Tables {
+        let mut t = Tables::paper_defaults();
+        t.params.weights = self.weights;
+        t.params.pick = self.pick;
+        let mut g = Group {
+            id: DC8,
+            candidates: heapless::Vec::new(),
+        };
+        for (i, (delay, gbps)) in self.cands.iter().enumerate() {
+            let id = PortId(i as u8);
+            let _ = t.ports.push(PortConfig {
+                id,
+                rate_bps: gbps * GBPS,
+                buffer_bytes: BUFFER,
+            });
+            let _ = g.candidates.push(Candidate {
+                port: id,
+                delay_units: *delay,
+                capacity_bps: gbps * GBPS,
+            });
+        }
+        let _ = t.groups.push(g);
+        t
+    }
+
+    /// Builds a decider and applies samples and liveness; returns it and the
+    /// time reached.
+    fn decider(&self) -> (Decider<8, 256>, u32) {
+        let mut d = Decider::new(DeciderConfig {
+            scheme: self.scheme,
+            seed: 42,
+            hash: HashAlgorithm::Murmur3,
+        });
+        d.install(&self.tables())
+            .expect("generated tables are valid");
+        let mut now = 0u32;
+        for (p, q, dt) in &self.samples {
+            now = now.wrapping_add(*dt);
+            d.sample(t(now), PortId(*p), *q).expect("ports below 8");
+        }
+        for (i, down) in self.down.iter().enumerate() {
+            d.set_port_up(PortId(i as u8), !down)
+                .expect("ports below 8");
+        }
+        (d, now)
+    }
+
+    fn live(&self) -> Vec<PortId> {
+        (0..self.cands.len())
+            .filter(|i| !self.down[*i])
+            .map(|i| PortId(i as u8))
+            .collect()
+    }
+}
+
+quickcheck! {
+    fn chosen_port_is_always_a_live_candidate(w: World) -> bool {
+        let (mut d, now) = w.decider();
+        let live = w.live();
+        w.flows.iter().all(|f| match d.on_packet(t(now), &flow(*f), DC8) {
+            Decision::NoRoute(Reason::NoLiveCandidate) => live.is_empty(),
+            other => other.port().is_some_and(|p| live.contains(&p)),
+        })
+    }
+
+    fn explain_agrees_with_on_packet_and_has_no_side_effects(w: World) -> bool {
+        let (mut d, now) = w.decider();
+        w.flows.iter().all(|f| {
+            let before = d.explain(&flow(*f), DC8, t(now));
+            let again = d.explain(&flow(*f), DC8, t(now));
+            let decided = d.on_packet(t(now), &flow(*f), DC8);
+            before == again && (before.chosen == decided.port() || before.reason == Reason::Pinned)
+        })
+    }
+
+    fn a_hit_never_changes_port_while_up(w: World, later: Vec<(u8, u64)>) -> bool {
+        let (mut d, mut now) = w.decider();
+        let first: Vec<Option<PortId>> =
+            w.flows.iter().map(|f| d.on_packet(t(now), &flow(*f), DC8).port()).collect();
+        // Congestion changes a lot; pins must not move.
+        for (p, q) in later {
+            now = now.wrapping_add(1000);
+            d.sample(t(now), PortId(p % 8), q).expect("ports below 8");
+        }
+        w.flows.iter().zip(&first).all(|(f, p)| match p {
+            Some(port) => d.on_packet(t(now), &flow(*f), DC8) == Decision::Hit(*port),
+            None => true,
+        })
+    }
+
+    fn decisions_are_a_pure_function_of_inputs(w: World) -> bool {
+        let (mut a, now) = w.decider();
+        let (mut b, _) = w.decider();
+        let da: Vec<Decision> = w.flows.iter().map(|f| a.on_packet(t(now), &flow(*f), DC8)).collect();
+        let db: Vec<Decision> = w.flows.iter().map(|f| b.on_packet(t(now), &flow(*f), DC8)).collect();
+        da == db && a.counters() == b.counters()
+    }
+
+    fn counters_add_up(w: World) -> bool {
+        let (mut d, now) = w.decider();
+        for f in &w.flows {
+            let _ = d.on_packet(t(now), &flow(*f), DC8);
+        }
+        let c = d.counters();
+        c.packets == w.flows.len() as u64
+            && c.packets == c.hits + c.new_flows + c.failovers + c.unpinned + c.no_route
+    }
+}
