@@ -1,3 +1,88 @@
-//! LCMP control plane (placeholder, filled in by the tables issue).
+//! # lcmp-tables
+//!
+//! The control plane of LCMP (Yu et al., EuroSys '26), §3.1 "Bootstrap" and
+//! §3.2: everything slow-path that feeds the `lcmp-decide` core.
+//!
+//! ## Architecture, by layer
+//!
+//! * [`topology`] (`alloc`): the inter-DC topology model, the embedded
+//!   topologies `testbed8` and `bso13`, port numbering, minimum-hop next
+//!   hops and path delays.
+//! * [`build`] (`alloc`): [`build_tables`], one switch's [`lcmp_decide::Tables`]
+//!   from a topology (route groups, `C_path` inputs, thresholds, levels).
+//! * [`fraction`]: human fractions (`0.8`, `80%`) parsed with `fixed` and
+//!   turned into integer scores and thresholds exactly.
+//! * [`blob`]: the versioned, CRC-protected postcard blob a running core
+//!   installs; decoding never panics and re-encodes to identical bytes.
+//! * [`derived`]: queue thresholds and per-rate trend tables for people and
+//!   for data planes without wide multipliers, computed with the core's own
+//!   functions.
+//! * [`replay`]: trace events, their compact encoding (`no_std`), the CSV
+//!   parser (`alloc`), the decision [`replay::Digest`] and the one
+//!   [`replay::replay`] driver every frontend uses.
+//! * [`scenario`] (`alloc`): the `lcmp explain` scenario file.
+//!
+//! ## What this crate does not do
+//!
+//! It makes no per-packet decisions (that is `lcmp-decide`), reads no files
+//! or clocks (the `lcmp` tool does), and does not measure a network: the
+//! topology is given. The blob is integrity-checked (CRC), not
+//! authenticated.
+//!
+//! ## Features
+//!
+//! * default: `no_std` without allocation: blobs, fractions, derived tables,
+//!   encoded traces, digest and replay.
+//! * `alloc`: topologies, [`build_tables`], the CSV trace parser, JSON,
+//!   scenarios and `Vec` helpers.
+//! * `std`: `alloc` plus `std` for `serde_json`.
+//! * `serde`: accepted for compatibility; serde and postcard are always on.
+//!
+//! ## MSRV
+//!
+//! Rust 1.93 (the workspace's `rust-version`).
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+#[cfg(any(feature = "alloc", test))]
+extern crate alloc;
+#[cfg(any(feature = "std", test))]
+extern crate std;
+
+pub mod error;
+pub mod fraction;
+
+#[cfg(feature = "alloc")]
+pub mod build;
+#[cfg(feature = "alloc")]
+pub mod topology;
+
+pub use error::{Count, TablesError, TraceFault};
+pub use fraction::Fraction;
+
+#[cfg(feature = "alloc")]
+pub use build::{build_tables, BuildOptions, PathMetric, Saturation};
+#[cfg(feature = "alloc")]
+pub use topology::{Dc, Link, SwitchPort, Topology, MAX_DCS, MAX_LINKS};
+
+/// Most distinct port rates (trend tables) one table set may have.
+pub const MAX_RATE_BUCKETS: usize = 16;
+
+/// Maps a `serde_json` error to the crate's error (position only).
+#[cfg(feature = "alloc")]
+pub(crate) fn json_error(e: &serde_json::Error) -> TablesError {
+    TablesError::Json {
+        line: e.line(),
+        column: e.column(),
+    }
+}

@@ -1,0 +1,476 @@
+//! Bootstrap (§3.1, §3.2): a switch's [`Tables`] from a [`Topology`].
+//!
+//! One route group per reachable destination DC (`GroupId(dst id)`), whose
+//! candidates are the neighbours on minimum-hop paths, in port order. Each
+//! candidate's path attributes come from the chosen [`PathMetric`]:
+//!
+//! * [`PathMetric::FirstHop`] (default, as the paper's artifact): the egress
+//!   link's one-way delay in whole delay units, rounded down, and its
+//!   capacity.
+//! * [`PathMetric::Path`]: the delay summed along the best minimum-hop path
+//!   through that neighbour (least delay, then largest bottleneck), rounded
+//!   down to whole units, and that path's bottleneck capacity.
+//!
+//! Ports are the switch's links ([`Topology::ports`]): link rate = link
+//! capacity, buffer = the topology's buffer. Level scores are
+//! `255 * (i + 1) / N`; capacity thresholds are `top * (i + 1) / N` or the
+//! given fractions of `top` (default 400 Gbps, the paper's top class).
+
+use alloc::vec::Vec;
+
+use lcmp_decide::tables::{
+    default_capacity_thresholds, Candidate, Group, GroupId, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS,
+    MAX_PORTS,
+};
+use lcmp_decide::{Params, PortConfig, Tables};
+
+use crate::error::{Count, TablesError};
+use crate::fraction::Fraction;
+use crate::topology::Topology;
+use crate::MAX_RATE_BUCKETS;
+
+/// How a candidate's delay and capacity are derived.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PathMetric {
+    /// The egress link only (the paper's artifact).
+    #[default]
+    FirstHop,
+    /// The best minimum-hop path through the candidate neighbour.
+    Path,
+}
+
+/// The Alg. 1 saturation shift.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Saturation {
+    /// A fixed shift: delays of `1 << s` units or more score 255.
+    Shift(u8),
+    /// The smallest shift whose saturation point lies above the topology's
+    /// largest candidate delay (over every switch and destination, under
+    /// the chosen metric), so no candidate saturates: the same shift on
+    /// every switch of a topology.
+    Auto,
+}
+
+impl Default for Saturation {
+    /// Shift 5: 32 delay units (32 ms at the default 1 ms unit).
+    fn default() -> Self {
+        Saturation::Shift(5)
+    }
+}
+
+/// Knobs of [`build_tables`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// Path metric (default first hop).
+    pub metric: PathMetric,
+    /// Delay saturation (default shift 5).
+    pub saturation: Saturation,
+    /// The delay unit, microseconds (default 1000: 1 ms).
+    pub delay_unit_us: u64,
+    /// Scalar settings (default the paper's); `delay_shift` is overwritten
+    /// from `saturation`.
+    pub params: Params,
+    /// Number of levels `N` (default 10).
+    pub levels: usize,
+    /// The top capacity class, bits per second (default 400 Gbps).
+    pub top_capacity_bps: u64,
+    /// Capacity thresholds as fractions of `top_capacity_bps`, one per
+    /// level; `None`: `(i + 1) / N`.
+    pub capacity_fractions: Option<Vec<Fraction>>,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            metric: PathMetric::FirstHop,
+            saturation: Saturation::default(),
+            delay_unit_us: 1000,
+            params: Params::PAPER,
+            levels: 10,
+            top_capacity_bps: 400_000_000_000,
+            capacity_fractions: None,
+        }
+    }
+}
+
+/// The tables of DCI switch `switch` (a DC id).
+///
+/// ```
+/// # use lcmp_tables::{build_tables, BuildOptions, Topology};
+/// # use lcmp_decide::GroupId;
+/// let topo = Topology::embedded("testbed8").unwrap();
+/// let t = build_tables(&topo, 1, &BuildOptions::default()).unwrap();
+/// let g = t.groups.iter().find(|g| g.id == GroupId(8)).unwrap();
+/// assert_eq!(g.candidates.len(), 6);
+/// assert_eq!(g.candidates[4].delay_units, 5); // via DC6: 5 ms
+/// ```
+pub fn build_tables(
+    topo: &Topology,
+    switch: u16,
+    opts: &BuildOptions,
+) -> Result<Tables, TablesError> {
+    topo.validate()?;
+    if topo.dc(switch).is_none() {
+        return Err(TablesError::UnknownDc(switch));
+    }
+    if opts.delay_unit_us == 0 {
+        return Err(TablesError::ZeroDelayUnit);
+    }
+    let n = opts.levels;
+    if n == 0 || n > MAX_LEVELS {
+        return Err(TablesError::InvalidLevelCount(n));
+    }
+    let mut params = opts.params;
+    params.delay_shift = match opts.saturation {
+        Saturation::Shift(s) => s,
+        Saturation::Auto => auto_shift(topo, opts),
+    };
+    let mut tables = Tables::paper_defaults();
+    tables.params = params;
+    tables.levels = (0..n)
+        .map(|i| {
+            // (i + 1) <= n <= 16: the quotient is at most 255.
+            (255usize.saturating_mul(i.saturating_add(1)) / n) as u8
+        })
+        .collect();
+    tables.capacity_thresholds_bps = match &opts.capacity_fractions {
+        None => default_capacity_thresholds(opts.top_capacity_bps, n),
+        Some(fr) => {
+            if fr.len() != n {
+                return Err(TablesError::InvalidThresholdFractions);
+            }
+            let thr: heapless::Vec<u64, MAX_LEVELS> =
+                fr.iter().map(|f| f.of(opts.top_capacity_bps)).collect();
+            if thr.windows(2).any(|w| matches!(w, [a, b] if a >= b)) {
+                return Err(TablesError::InvalidThresholdFractions);
+            }
+            thr
+        }
+    };
+    let ports = topo.ports(switch);
+    for p in &ports {
+        let rate = topo.links.get(p.link).map_or(0, |l| l.capacity_bps);
+        let cfg = PortConfig {
+            id: p.port,
+            rate_bps: rate,
+            buffer_bytes: topo.buffer_bytes,
+        };
+        tables
+            .ports
+            .push(cfg)
+            .map_err(|_| TablesError::TooManyPorts {
+                switch,
+                count: ports.len(),
+            })?;
+    }
+    let rates = distinct_rates(&tables.ports);
+    if rates > MAX_RATE_BUCKETS {
+        return Err(TablesError::TooMany {
+            what: Count::RateBuckets,
+            count: rates as u64,
+        });
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    let mut dsts: Vec<u16> = topo
+        .dcs
+        .iter()
+        .map(|d| d.id)
+        .filter(|&d| d != switch)
+        .collect();
+    dsts.sort_unstable();
+    for dst in dsts {
+        let cands = candidates(topo, switch, dst, opts);
+        if cands.is_empty() {
+            continue; // unreachable: no group, packets get `UnknownGroup`
+        }
+        if cands.len() > MAX_CANDIDATES {
+            return Err(TablesError::OversizeGroup {
+                group: dst,
+                count: cands.len(),
+            });
+        }
+        let mut g = Group {
+            id: GroupId(dst),
+            candidates: heapless::Vec::new(),
+        };
+        for c in cands {
+            g.candidates
+                .push(c)
+                .map_err(|_| TablesError::OversizeGroup {
+                    group: dst,
+                    count: MAX_CANDIDATES,
+                })?;
+        }
+        groups.push(g);
+    }
+    if groups.len() > MAX_GROUPS {
+        return Err(TablesError::TooMany {
+            what: Count::Groups,
+            count: groups.len() as u64,
+        });
+    }
+    for g in groups {
+        tables.groups.push(g).map_err(|_| TablesError::TooMany {
+            what: Count::Groups,
+            count: MAX_GROUPS as u64,
+        })?;
+    }
+    tables.compile(MAX_PORTS)?;
+    Ok(tables)
+}
+
+/// Distinct port rates (each needs its own trend table).
+pub(crate) fn distinct_rates(ports: &[PortConfig]) -> usize {
+    let mut rates: Vec<u64> = ports.iter().map(|p| p.rate_bps).collect();
+    rates.sort_unstable();
+    rates.dedup();
+    rates.len()
+}
+
+/// `(port, delay_us, capacity_bps)` of each candidate of `switch` towards
+/// `dst` under the metric, in port order.
+fn raw_candidates(
+    topo: &Topology,
+    switch: u16,
+    dst: u16,
+    metric: PathMetric,
+) -> Vec<(lcmp_decide::PortId, u64, u64)> {
+    let ports = topo.ports(switch);
+    topo.next_hops(switch, dst)
+        .into_iter()
+        .filter_map(|n| {
+            let p = ports.iter().find(|p| p.neighbor == n)?;
+            let link = topo.links.get(p.link)?;
+            match metric {
+                PathMetric::FirstHop => Some((p.port, link.delay_us, link.capacity_bps)),
+                PathMetric::Path => {
+                    let (d, c) = topo.best_min_hop_path(n, dst)?;
+                    Some((
+                        p.port,
+                        link.delay_us.saturating_add(d),
+                        link.capacity_bps.min(c),
+                    ))
+                }
+            }
+        })
+        .collect()
+}
+
+fn units(delay_us: u64, unit_us: u64) -> u32 {
+    u32::try_from(delay_us.checked_div(unit_us).unwrap_or(u64::MAX)).unwrap_or(u32::MAX)
+}
+
+fn candidates(topo: &Topology, switch: u16, dst: u16, opts: &BuildOptions) -> Vec<Candidate> {
+    raw_candidates(topo, switch, dst, opts.metric)
+        .into_iter()
+        .map(|(port, d, c)| Candidate {
+            port,
+            delay_units: units(d, opts.delay_unit_us),
+            capacity_bps: c,
+        })
+        .collect()
+}
+
+/// The smallest shift `s <= 31` with `max_delay_units < 1 << s`.
+fn auto_shift(topo: &Topology, opts: &BuildOptions) -> u8 {
+    let mut max = 0u32;
+    for s in &topo.dcs {
+        for d in &topo.dcs {
+            if s.id == d.id {
+                continue;
+            }
+            for c in candidates(topo, s.id, d.id, opts) {
+                max = max.max(c.delay_units);
+            }
+        }
+    }
+    let mut shift = 0u8;
+    while shift < 31 && u64::from(max) >= (1u64 << shift) {
+        shift = shift.saturating_add(1);
+    }
+    shift
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use lcmp_decide::PortId;
+
+    fn testbed() -> Topology {
+        Topology::embedded("testbed8").expect("embedded")
+    }
+
+    #[test]
+    fn testbed8_dc1_first_hop() {
+        let t = build_tables(&testbed(), 1, &BuildOptions::default()).expect("build");
+        // One group per other DC, sorted by id.
+        let ids: Vec<u16> = t.groups.iter().map(|g| g.id.0).collect();
+        assert_eq!(ids, [2, 3, 4, 5, 6, 7, 8]);
+        let g8 = t
+            .groups
+            .iter()
+            .find(|g| g.id == GroupId(8))
+            .expect("group 8");
+        let got: Vec<(u8, u32, u64)> = g8
+            .candidates
+            .iter()
+            .map(|c| (c.port.0, c.delay_units, c.capacity_bps / 1_000_000_000))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, 25, 200),
+                (1, 250, 200),
+                (2, 10, 100),
+                (3, 100, 100),
+                (4, 5, 25),
+                (5, 50, 25)
+            ]
+        );
+        assert_eq!(t.params.delay_shift, 5);
+        assert_eq!(t.ports.len(), 6);
+        assert_eq!(
+            t.ports[4],
+            PortConfig {
+                id: PortId(4),
+                rate_bps: 25_000_000_000,
+                buffer_bytes: 5_000_000_000
+            }
+        );
+        // DC1 -> DC3: the direct link only.
+        let g3 = t
+            .groups
+            .iter()
+            .find(|g| g.id == GroupId(3))
+            .expect("group 3");
+        assert_eq!(g3.candidates.len(), 1);
+        assert_eq!(g3.candidates[0].port, PortId(1));
+    }
+
+    #[test]
+    fn path_metric_and_auto_saturation() {
+        let opts = BuildOptions {
+            metric: PathMetric::Path,
+            saturation: Saturation::Auto,
+            ..BuildOptions::default()
+        };
+        let t = build_tables(&testbed(), 1, &opts).expect("build");
+        let g8 = t
+            .groups
+            .iter()
+            .find(|g| g.id == GroupId(8))
+            .expect("group 8");
+        let delays: Vec<u32> = g8.candidates.iter().map(|c| c.delay_units).collect();
+        assert_eq!(delays, [50, 500, 20, 200, 10, 100]);
+        // Largest candidate delay in testbed8 under `path`: DC2 -> DC3 via
+        // DC1 or DC8 = 25 + 250 = 275 ms... but DC1 -> DC8 via DC3 is 500 ms,
+        // so 512 = 1 << 9 is the first power above it.
+        assert_eq!(t.params.delay_shift, 9);
+    }
+
+    #[test]
+    fn bso13_dc3_groups() {
+        let topo = Topology::embedded("bso13").expect("embedded");
+        let t = build_tables(&topo, 3, &BuildOptions::default()).expect("build");
+        assert_eq!(t.groups.len(), 12);
+        let g12 = t
+            .groups
+            .iter()
+            .find(|g| g.id == GroupId(12))
+            .expect("group 12");
+        // Neighbours 2, 5, 6, 7 are ports 1, 3, 4, 5.
+        let ports: Vec<u8> = g12.candidates.iter().map(|c| c.port.0).collect();
+        assert_eq!(ports, [1, 3, 4, 5]);
+    }
+
+    #[test]
+    fn option_errors() {
+        let topo = testbed();
+        let o = BuildOptions {
+            levels: 17,
+            ..BuildOptions::default()
+        };
+        assert_eq!(
+            build_tables(&topo, 1, &o),
+            Err(TablesError::InvalidLevelCount(17))
+        );
+        let o = BuildOptions {
+            delay_unit_us: 0,
+            ..BuildOptions::default()
+        };
+        assert_eq!(build_tables(&topo, 1, &o), Err(TablesError::ZeroDelayUnit));
+        assert_eq!(
+            build_tables(&topo, 42, &BuildOptions::default()),
+            Err(TablesError::UnknownDc(42))
+        );
+        let f = |s: &str| Fraction::parse(s).expect("fraction");
+        let o = BuildOptions {
+            levels: 2,
+            capacity_fractions: Some(alloc::vec![f("0.5"), f("0.5")]),
+            ..BuildOptions::default()
+        };
+        assert_eq!(
+            build_tables(&topo, 1, &o),
+            Err(TablesError::InvalidThresholdFractions)
+        );
+        let o = BuildOptions {
+            levels: 2,
+            capacity_fractions: Some(alloc::vec![f("0.25"), f("100%")]),
+            ..BuildOptions::default()
+        };
+        let t = build_tables(&topo, 1, &o).expect("build");
+        assert_eq!(
+            &t.capacity_thresholds_bps[..],
+            &[100_000_000_000, 400_000_000_000]
+        );
+        assert_eq!(&t.levels[..], &[127, 255]);
+        let mut p = Params::PAPER;
+        p.low_water = 250;
+        let o = BuildOptions {
+            params: p,
+            ..BuildOptions::default()
+        };
+        assert!(matches!(
+            build_tables(&topo, 1, &o),
+            Err(TablesError::Core(_))
+        ));
+    }
+
+    #[test]
+    fn oversize_group() {
+        // 17 parallel two-hop paths from DC0 to DC1.
+        let mut topo = Topology {
+            name: "fan".into(),
+            dcs: Vec::new(),
+            links: Vec::new(),
+            buffer_bytes: 1,
+        };
+        for id in 0..19u16 {
+            topo.dcs.push(crate::topology::Dc {
+                id,
+                name: alloc::format!("D{id}"),
+            });
+        }
+        for via in 2..19u16 {
+            topo.links.push(crate::topology::Link {
+                a: 0,
+                b: via,
+                capacity_bps: 1,
+                delay_us: 1,
+            });
+            topo.links.push(crate::topology::Link {
+                a: via,
+                b: 1,
+                capacity_bps: 1,
+                delay_us: 1,
+            });
+        }
+        assert_eq!(
+            build_tables(&topo, 0, &BuildOptions::default()),
+            Err(TablesError::OversizeGroup {
+                group: 1,
+                count: 17
+            })
+        );
+    }
+}

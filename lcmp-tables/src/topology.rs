@@ -1,0 +1,638 @@
+//! The inter-DC topology model and the embedded evaluation topologies.
+//!
+//! A [`Topology`] is a set of data centres (one DCI switch each) joined by
+//! undirected inter-DC links with a capacity and a one-way propagation
+//! delay, plus the egress buffer of every DCI port. Intra-DC fabrics are not
+//! modelled: the inter-DC links are the only bottlenecks (paper §6).
+//!
+//! **Port numbering.** A switch's ports are its links sorted by neighbour
+//! DC id (ties, which validation rejects, would fall back to link index),
+//! numbered `0, 1, …` in that order ([`Topology::ports`]). Every frontend
+//! (simulator, firmware, `lcmp replay`) uses this rule, so a port number in
+//! a trace means the same link everywhere.
+//!
+//! **Candidates.** The candidates of a switch towards a destination DC are
+//! its neighbours on minimum-hop paths (what ECMP would use,
+//! [`Topology::next_hops`]), in port order.
+//!
+//! The embedded topologies ([`Topology::embedded`]):
+//!
+//! * `testbed8`: the paper's 8-DC testbed (Fig. 1a / 4a). DC1 reaches DC8 by
+//!   six two-hop paths via DC2..DC7, both links of a path alike:
+//!   200 Gbps/25 ms, 200 Gbps/250 ms, 100 Gbps/10 ms, 100 Gbps/100 ms,
+//!   25 Gbps/5 ms, 25 Gbps/50 ms. The low class is 25 Gbps, as the paper's
+//!   artifact configures it (the text says 40 Gbps). DCI buffers 5 GB.
+//! * `bso13`: the 13-DC BSONetworkSolutions topology (Fig. 4b), 20 links,
+//!   DCI buffers 6 GB.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use lcmp_decide::tables::MAX_PORTS;
+use lcmp_decide::PortId;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Count, TablesError};
+
+/// Most DCs a topology may have.
+pub const MAX_DCS: usize = 1024;
+/// Most links a topology may have.
+pub const MAX_LINKS: usize = 8192;
+/// Longest topology JSON accepted, bytes.
+pub const MAX_TOPOLOGY_JSON: usize = 4 << 20;
+
+const GBPS: u64 = 1_000_000_000;
+const MS: u64 = 1000;
+
+/// A data centre (its DCI switch).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dc {
+    /// Its id: the route-group id of traffic towards it.
+    pub id: u16,
+    /// Its name, e.g. `DC1`.
+    pub name: String,
+}
+
+/// An undirected inter-DC link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    /// One end (DC id).
+    pub a: u16,
+    /// The other end (DC id).
+    pub b: u16,
+    /// Capacity, bits per second, each direction.
+    pub capacity_bps: u64,
+    /// One-way propagation delay, microseconds.
+    pub delay_us: u64,
+}
+
+impl Link {
+    /// The other end of the link seen from `dc`, if `dc` is an end.
+    pub fn other(&self, dc: u16) -> Option<u16> {
+        if self.a == dc {
+            Some(self.b)
+        } else if self.b == dc {
+            Some(self.a)
+        } else {
+            None
+        }
+    }
+}
+
+/// A switch port: the link it drives and the neighbour at the other end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SwitchPort {
+    /// The port number (see the module docs for the numbering rule).
+    pub port: PortId,
+    /// The neighbour DC id.
+    pub neighbor: u16,
+    /// Index of the link in [`Topology::links`].
+    pub link: usize,
+}
+
+/// DCs, inter-DC links and the DCI port buffer size.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// A name for people.
+    pub name: String,
+    /// The data centres.
+    pub dcs: Vec<Dc>,
+    /// The inter-DC links.
+    pub links: Vec<Link>,
+    /// Egress buffer of every DCI port, bytes.
+    pub buffer_bytes: u64,
+}
+
+/// Names of the embedded topologies.
+pub const EMBEDDED: [&str; 2] = ["testbed8", "bso13"];
+
+impl Topology {
+    /// An embedded topology by name (`testbed8`, `bso13`).
+    ///
+    /// ```
+    /// # use lcmp_tables::Topology;
+    /// let t = Topology::embedded("testbed8").unwrap();
+    /// assert_eq!(t.dcs.len(), 8);
+    /// assert_eq!(t.buffer_bytes, 5_000_000_000);
+    /// assert!(Topology::embedded("nope").is_none());
+    /// ```
+    pub fn embedded(name: &str) -> Option<Topology> {
+        match name {
+            "testbed8" => Some(testbed8()),
+            "bso13" => Some(bso13()),
+            _ => None,
+        }
+    }
+
+    /// Parses and validates a topology from JSON (the serde form of
+    /// [`Topology`]; see `docs/tables.md`). At most
+    /// [`MAX_TOPOLOGY_JSON`] bytes, [`MAX_DCS`] DCs and [`MAX_LINKS`] links.
+    ///
+    /// ```
+    /// # use lcmp_tables::Topology;
+    /// let t = Topology::from_json(r#"{"name":"two","buffer_bytes":1000,
+    ///   "dcs":[{"id":1,"name":"A"},{"id":2,"name":"B"}],
+    ///   "links":[{"a":1,"b":2,"capacity_bps":100,"delay_us":5}]}"#).unwrap();
+    /// assert_eq!(t.dc_id("B"), Some(2));
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn from_json(text: &str) -> Result<Topology, TablesError> {
+        if text.len() > MAX_TOPOLOGY_JSON {
+            return Err(TablesError::InputTooLarge {
+                len: text.len(),
+                max: MAX_TOPOLOGY_JSON,
+            });
+        }
+        let topo: Topology = serde_json::from_str(text).map_err(|e| crate::json_error(&e))?;
+        topo.validate()?;
+        Ok(topo)
+    }
+
+    /// Checks ids, names, links, capacities, sizes and per-switch port
+    /// counts.
+    pub fn validate(&self) -> Result<(), TablesError> {
+        if self.dcs.len() > MAX_DCS {
+            return Err(TablesError::TooMany {
+                what: Count::Dcs,
+                count: self.dcs.len() as u64,
+            });
+        }
+        if self.links.len() > MAX_LINKS {
+            return Err(TablesError::TooMany {
+                what: Count::Links,
+                count: self.links.len() as u64,
+            });
+        }
+        if self.buffer_bytes == 0 {
+            return Err(TablesError::ZeroBuffer);
+        }
+        for (i, dc) in self.dcs.iter().enumerate() {
+            if dc.name.is_empty() {
+                return Err(TablesError::EmptyDcName(dc.id));
+            }
+            let earlier = self.dcs.get(..i).unwrap_or(&[]);
+            if earlier.iter().any(|d| d.id == dc.id) {
+                return Err(TablesError::DuplicateDcId(dc.id));
+            }
+            if earlier
+                .iter()
+                .any(|d| d.name.eq_ignore_ascii_case(&dc.name))
+            {
+                return Err(TablesError::DuplicateDcName(dc.id));
+            }
+        }
+        let mut pairs: Vec<(u16, u16)> = Vec::with_capacity(self.links.len());
+        for l in &self.links {
+            for end in [l.a, l.b] {
+                if !self.dcs.iter().any(|d| d.id == end) {
+                    return Err(TablesError::UnknownDc(end));
+                }
+            }
+            if l.a == l.b {
+                return Err(TablesError::SelfLink(l.a));
+            }
+            if l.capacity_bps == 0 {
+                return Err(TablesError::ZeroLinkCapacity { a: l.a, b: l.b });
+            }
+            pairs.push((l.a.min(l.b), l.a.max(l.b)));
+        }
+        pairs.sort_unstable();
+        if let Some(w) = pairs.windows(2).find(|w| w.first() == w.get(1)) {
+            let (a, b) = w.first().copied().unwrap_or_default();
+            return Err(TablesError::DuplicateLink { a, b });
+        }
+        for dc in &self.dcs {
+            let count = self
+                .links
+                .iter()
+                .filter(|l| l.other(dc.id).is_some())
+                .count();
+            if count > MAX_PORTS {
+                return Err(TablesError::TooManyPorts {
+                    switch: dc.id,
+                    count,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The id of the DC called `name` (ASCII case-insensitive), or whose id
+    /// is `name` written as a number.
+    ///
+    /// ```
+    /// # use lcmp_tables::Topology;
+    /// let t = Topology::embedded("bso13").unwrap();
+    /// assert_eq!(t.dc_id("DC13"), Some(13));
+    /// assert_eq!(t.dc_id("dc2"), Some(2));
+    /// assert_eq!(t.dc_id("7"), Some(7));
+    /// assert_eq!(t.dc_id("DC14"), None);
+    /// ```
+    pub fn dc_id(&self, name: &str) -> Option<u16> {
+        if let Some(dc) = self.dcs.iter().find(|d| d.name.eq_ignore_ascii_case(name)) {
+            return Some(dc.id);
+        }
+        let id: u16 = name.parse().ok()?;
+        self.dcs.iter().any(|d| d.id == id).then_some(id)
+    }
+
+    /// The DC with id `id`.
+    pub fn dc(&self, id: u16) -> Option<&Dc> {
+        self.dcs.iter().find(|d| d.id == id)
+    }
+
+    /// The ports of `switch`: its links sorted by neighbour id, numbered
+    /// from 0. Empty for an unknown DC.
+    ///
+    /// ```
+    /// # use lcmp_tables::Topology;
+    /// let t = Topology::embedded("testbed8").unwrap();
+    /// let ports = t.ports(1);
+    /// let neighbors: Vec<u16> = ports.iter().map(|p| p.neighbor).collect();
+    /// assert_eq!(neighbors, [2, 3, 4, 5, 6, 7]);
+    /// assert_eq!(ports[4].port.0, 4); // port 4 leads to DC6
+    /// ```
+    pub fn ports(&self, switch: u16) -> Vec<SwitchPort> {
+        let mut links: Vec<(u16, usize)> = self
+            .links
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| l.other(switch).map(|n| (n, i)))
+            .collect();
+        links.sort_unstable();
+        links
+            .into_iter()
+            .take(MAX_PORTS)
+            .enumerate()
+            .map(|(p, (neighbor, link))| SwitchPort {
+                port: PortId(p as u8),
+                neighbor,
+                link,
+            })
+            .collect()
+    }
+
+    /// The link between two DCs, if any.
+    pub fn link_between(&self, a: u16, b: u16) -> Option<&Link> {
+        self.links.iter().find(|l| l.other(a) == Some(b))
+    }
+
+    /// Hop distance from every DC (indexed like [`Topology::dcs`]) to `dst`,
+    /// `None` where unreachable (breadth-first search).
+    fn hops_to(&self, dst: u16) -> Vec<Option<u32>> {
+        let mut dist: Vec<Option<u32>> = alloc::vec![None; self.dcs.len()];
+        let Some(start) = self.index(dst) else {
+            return dist;
+        };
+        if let Some(d) = dist.get_mut(start) {
+            *d = Some(0);
+        }
+        let mut queue = alloc::collections::VecDeque::from([start]);
+        while let Some(i) = queue.pop_front() {
+            let (Some(dc), Some(Some(h))) = (self.dcs.get(i), dist.get(i).copied()) else {
+                continue;
+            };
+            for n in self.links.iter().filter_map(|l| l.other(dc.id)) {
+                if let Some(j) = self.index(n) {
+                    if let Some(slot @ None) = dist.get_mut(j) {
+                        *slot = Some(h.saturating_add(1));
+                        queue.push_back(j);
+                    }
+                }
+            }
+        }
+        dist
+    }
+
+    fn index(&self, id: u16) -> Option<usize> {
+        self.dcs.iter().position(|d| d.id == id)
+    }
+
+    /// Minimum hop count from `a` to `b`, `None` if unreachable.
+    pub fn hops(&self, a: u16, b: u16) -> Option<u32> {
+        let i = self.index(a)?;
+        self.hops_to(b).get(i).copied().flatten()
+    }
+
+    /// The neighbours of `switch` that lie on a minimum-hop path to `dst`,
+    /// in port order (ascending id). Empty if `switch == dst`, either is
+    /// unknown, or `dst` is unreachable.
+    ///
+    /// ```
+    /// # use lcmp_tables::Topology;
+    /// let t = Topology::embedded("testbed8").unwrap();
+    /// assert_eq!(t.next_hops(1, 8), [2, 3, 4, 5, 6, 7]);
+    /// assert_eq!(t.next_hops(1, 3), [3]);
+    /// ```
+    pub fn next_hops(&self, switch: u16, dst: u16) -> Vec<u16> {
+        let dist = self.hops_to(dst);
+        let hop = |id: u16| self.index(id).and_then(|i| dist.get(i).copied().flatten());
+        let Some(own) = hop(switch) else {
+            return Vec::new();
+        };
+        if own == 0 {
+            return Vec::new();
+        }
+        self.ports(switch)
+            .iter()
+            .map(|p| p.neighbor)
+            .filter(|&n| hop(n) == Some(own.saturating_sub(1)))
+            .collect()
+    }
+
+    /// The best minimum-hop path from `from` to `dst`: the least summed
+    /// delay (microseconds) among minimum-hop paths, ties broken by the
+    /// larger bottleneck capacity, hop by hop. Returns
+    /// `(delay_us, bottleneck_bps)`; `(0, u64::MAX)` when `from == dst`.
+    pub fn best_min_hop_path(&self, from: u16, dst: u16) -> Option<(u64, u64)> {
+        let dist = self.hops_to(dst);
+        let hop = |id: u16| self.index(id).and_then(|i| dist.get(i).copied().flatten());
+        let target = hop(from)?;
+        // best[i]: (delay, bottleneck) of DC i, filled layer by layer.
+        let mut best: Vec<Option<(u64, u64)>> = alloc::vec![None; self.dcs.len()];
+        if let Some(i) = self.index(dst) {
+            if let Some(b) = best.get_mut(i) {
+                *b = Some((0, u64::MAX));
+            }
+        }
+        for layer in 1..=target {
+            for (i, dc) in self.dcs.iter().enumerate() {
+                if dist.get(i).copied().flatten() != Some(layer) {
+                    continue;
+                }
+                let mut pick: Option<(u64, u64)> = None;
+                for l in &self.links {
+                    let Some(n) = l.other(dc.id) else { continue };
+                    if hop(n) != Some(layer.saturating_sub(1)) {
+                        continue;
+                    }
+                    let Some(Some((d, c))) = self.index(n).and_then(|j| best.get(j).copied())
+                    else {
+                        continue;
+                    };
+                    let cand = (d.saturating_add(l.delay_us), c.min(l.capacity_bps));
+                    pick = match pick {
+                        Some(p) if (p.0, u64::MAX - p.1) <= (cand.0, u64::MAX - cand.1) => Some(p),
+                        _ => Some(cand),
+                    };
+                }
+                if let Some(b) = best.get_mut(i) {
+                    *b = pick;
+                }
+            }
+        }
+        self.index(from)
+            .and_then(|i| best.get(i).copied().flatten())
+    }
+
+    /// The least one-way delay from `a` to `b` over any path (Dijkstra),
+    /// microseconds; `None` if unreachable or unknown.
+    ///
+    /// ```
+    /// # use lcmp_tables::Topology;
+    /// let t = Topology::embedded("testbed8").unwrap();
+    /// assert_eq!(t.shortest_delay_us(1, 8), Some(10_000)); // via DC6, 2 x 5 ms
+    /// ```
+    pub fn shortest_delay_us(&self, a: u16, b: u16) -> Option<u64> {
+        let start = self.index(a)?;
+        let goal = self.index(b)?;
+        let mut dist: Vec<Option<u64>> = alloc::vec![None; self.dcs.len()];
+        let mut done: Vec<bool> = alloc::vec![false; self.dcs.len()];
+        let mut heap = alloc::collections::BinaryHeap::new();
+        if let Some(d) = dist.get_mut(start) {
+            *d = Some(0);
+        }
+        heap.push(core::cmp::Reverse((0u64, start)));
+        while let Some(core::cmp::Reverse((d, i))) = heap.pop() {
+            match done.get_mut(i) {
+                Some(true) | None => continue,
+                Some(flag) => *flag = true,
+            }
+            if i == goal {
+                return Some(d);
+            }
+            let Some(dc) = self.dcs.get(i) else { continue };
+            for l in &self.links {
+                let Some(j) = l.other(dc.id).and_then(|n| self.index(n)) else {
+                    continue;
+                };
+                let nd = d.saturating_add(l.delay_us);
+                if let Some(slot) = dist.get_mut(j) {
+                    if slot.is_none_or(|old| nd < old) {
+                        *slot = Some(nd);
+                        heap.push(core::cmp::Reverse((nd, j)));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+fn dcs(n: u16) -> Vec<Dc> {
+    (1..=n)
+        .map(|id| Dc {
+            id,
+            name: alloc::format!("DC{id}"),
+        })
+        .collect()
+}
+
+fn link(a: u16, b: u16, gbps: u64, ms: u64) -> Link {
+    Link {
+        a,
+        b,
+        capacity_bps: gbps * GBPS,
+        delay_us: ms * MS,
+    }
+}
+
+/// The paper's 8-DC testbed (25 Gbps low class, as the artifact).
+fn testbed8() -> Topology {
+    let via = [
+        (2, 200, 25),
+        (3, 200, 250),
+        (4, 100, 10),
+        (5, 100, 100),
+        (6, 25, 5),
+        (7, 25, 50),
+    ];
+    let mut links = Vec::new();
+    for (dc, gbps, ms) in via {
+        links.push(link(1, dc, gbps, ms));
+        links.push(link(dc, 8, gbps, ms));
+    }
+    Topology {
+        name: "testbed8".into(),
+        dcs: dcs(8),
+        links,
+        buffer_bytes: 5_000_000_000,
+    }
+}
+
+/// BSONetworkSolutions, 13 DCs (paper Fig. 4b).
+fn bso13() -> Topology {
+    let table = [
+        (1, 3, 200, 1),
+        (2, 3, 40, 1),
+        (2, 6, 40, 1),
+        (2, 8, 40, 1),
+        (3, 4, 40, 1),
+        (3, 5, 200, 5),
+        (3, 6, 100, 1),
+        (3, 7, 200, 10),
+        (4, 5, 40, 1),
+        (4, 7, 40, 1),
+        (5, 7, 100, 5),
+        (5, 11, 200, 5),
+        (6, 9, 100, 5),
+        (6, 10, 100, 1),
+        (7, 11, 200, 10),
+        (8, 12, 40, 1),
+        (9, 12, 100, 5),
+        (10, 12, 100, 1),
+        (11, 12, 200, 5),
+        (12, 13, 200, 1),
+    ];
+    let links = table.iter().map(|&(a, b, g, d)| link(a, b, g, d)).collect();
+    Topology {
+        name: "bso13".into(),
+        dcs: dcs(13),
+        links,
+        buffer_bytes: 6_000_000_000,
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn embedded_are_valid() {
+        for name in EMBEDDED {
+            let t = Topology::embedded(name).expect("embedded");
+            assert_eq!(t.validate(), Ok(()), "{name}");
+            assert_eq!(t.name, name);
+        }
+        assert_eq!(
+            Topology::embedded("testbed8").map(|t| t.links.len()),
+            Some(12)
+        );
+        assert_eq!(Topology::embedded("bso13").map(|t| t.links.len()), Some(20));
+    }
+
+    #[test]
+    fn testbed8_paths() {
+        let t = testbed8();
+        assert_eq!(t.next_hops(1, 8), vec![2, 3, 4, 5, 6, 7]);
+        assert_eq!(t.next_hops(8, 1), vec![2, 3, 4, 5, 6, 7]);
+        assert_eq!(t.next_hops(2, 8), vec![8]);
+        assert_eq!(t.next_hops(1, 1), Vec::<u16>::new());
+        // DC2 -> DC3 goes back through DC1 or DC8 (two hops each).
+        assert_eq!(t.next_hops(2, 3), vec![1, 8]);
+        assert_eq!(t.hops(1, 8), Some(2));
+        // Via DC4 the best min-hop path is 2 x 10 ms at 100 G.
+        assert_eq!(t.best_min_hop_path(4, 8), Some((10_000, 100 * GBPS)));
+        assert_eq!(t.best_min_hop_path(1, 8), Some((10_000, 25 * GBPS)));
+        assert_eq!(t.shortest_delay_us(2, 3), Some(275_000));
+    }
+
+    #[test]
+    fn bso13_paths() {
+        let t = bso13();
+        // DC1's only link is to DC3.
+        assert_eq!(t.ports(1).len(), 1);
+        assert_eq!(t.next_hops(1, 13), vec![3]);
+        // DC3 -> DC12: 3 hops via DC2 (2-8-12), DC5 (5-11-12), DC6 (6-9-12,
+        // 6-10-12), DC7 (7-11-12).
+        assert_eq!(t.hops(3, 12), Some(3));
+        assert_eq!(t.next_hops(3, 12), vec![2, 5, 6, 7]);
+        // Via DC6: 6-10-12 is 1 + 1 ms at 100 G, better than 6-9-12.
+        assert_eq!(t.best_min_hop_path(6, 12), Some((2_000, 100 * GBPS)));
+        // DC1 -> DC13 least delay: 1-3-6-10-12-13 = 1+1+1+1+1 ms.
+        assert_eq!(t.shortest_delay_us(1, 13), Some(5_000));
+        // Port order of DC3: neighbours 1, 2, 4, 5, 6, 7.
+        let n: Vec<u16> = t.ports(3).iter().map(|p| p.neighbor).collect();
+        assert_eq!(n, vec![1, 2, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn validation_errors() {
+        let base = testbed8();
+        let mut t = base.clone();
+        t.buffer_bytes = 0;
+        assert_eq!(t.validate(), Err(TablesError::ZeroBuffer));
+        let mut t = base.clone();
+        t.dcs.push(Dc {
+            id: 3,
+            name: "X".into(),
+        });
+        assert_eq!(t.validate(), Err(TablesError::DuplicateDcId(3)));
+        let mut t = base.clone();
+        t.dcs.push(Dc {
+            id: 9,
+            name: "dc3".into(),
+        });
+        assert_eq!(t.validate(), Err(TablesError::DuplicateDcName(9)));
+        let mut t = base.clone();
+        t.links.push(link(8, 2, 1, 1));
+        assert_eq!(t.validate(), Err(TablesError::DuplicateLink { a: 2, b: 8 }));
+        let mut t = base.clone();
+        t.links.push(link(3, 3, 1, 1));
+        assert_eq!(t.validate(), Err(TablesError::SelfLink(3)));
+        let mut t = base.clone();
+        t.links.push(link(3, 30, 1, 1));
+        assert_eq!(t.validate(), Err(TablesError::UnknownDc(30)));
+        let mut t = base.clone();
+        t.links.push(link(1, 8, 0, 1));
+        assert_eq!(
+            t.validate(),
+            Err(TablesError::ZeroLinkCapacity { a: 1, b: 8 })
+        );
+        let mut t = base;
+        t.dcs.push(Dc {
+            id: 9,
+            name: String::new(),
+        });
+        assert_eq!(t.validate(), Err(TablesError::EmptyDcName(9)));
+    }
+
+    #[test]
+    fn too_many_ports() {
+        let mut t = Topology {
+            name: "star".into(),
+            dcs: dcs(70),
+            links: Vec::new(),
+            buffer_bytes: 1,
+        };
+        for b in 2..=70 {
+            t.links.push(link(1, b, 1, 1));
+        }
+        assert_eq!(
+            t.validate(),
+            Err(TablesError::TooManyPorts {
+                switch: 1,
+                count: 69
+            })
+        );
+    }
+
+    #[test]
+    fn json_round_trip_and_errors() {
+        let t = bso13();
+        let text = serde_json::to_string(&t).expect("serialise");
+        assert_eq!(Topology::from_json(&text), Ok(t));
+        assert!(matches!(
+            Topology::from_json(r#"{"name":"x","dcs":[],"links":[],"buffer_bytes":1,"extra":1}"#),
+            Err(TablesError::Json { line: 1, .. })
+        ));
+        assert!(matches!(
+            Topology::from_json("{"),
+            Err(TablesError::Json { .. })
+        ));
+    }
+}
