@@ -61,6 +61,7 @@ extern crate std;
 
 pub mod error;
 pub mod fraction;
+pub mod replay;
 
 #[cfg(feature = "alloc")]
 pub mod build;
