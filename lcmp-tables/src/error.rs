@@ -94,6 +94,12 @@ pub enum TablesError {
     UnknownDcName,
     /// No DC has this id.
     UnknownDc(u16),
+    /// No embedded topology has this name.
+    UnknownTopology,
+    /// The switch has no port with this number.
+    NoSuchPort(u8),
+    /// A flow's source and destination addresses differ in family.
+    MixedAddressFamilies,
     /// Two DCs share an id.
     DuplicateDcId(u16),
     /// Two DCs share a name (the id is the second one's).
@@ -231,6 +237,13 @@ impl fmt::Display for TablesError {
             TablesError::Core(e) => write!(f, "invalid tables: {e}"),
             TablesError::UnknownDcName => f.write_str("unknown DC name"),
             TablesError::UnknownDc(id) => write!(f, "unknown DC id {id}"),
+            TablesError::UnknownTopology => {
+                f.write_str("unknown topology (embedded: testbed8, bso13; or a JSON file)")
+            }
+            TablesError::NoSuchPort(p) => write!(f, "the switch has no port {p}"),
+            TablesError::MixedAddressFamilies => {
+                f.write_str("source and destination addresses must both be IPv4 or both IPv6")
+            }
             TablesError::DuplicateDcId(id) => write!(f, "DC id {id} is listed twice"),
             TablesError::DuplicateDcName(id) => {
                 write!(f, "DC {id} has the same name as an earlier DC")

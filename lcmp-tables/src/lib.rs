@@ -59,12 +59,19 @@ extern crate alloc;
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
+pub mod blob;
 pub mod error;
 pub mod fraction;
 pub mod replay;
 
+pub mod derived;
+
 #[cfg(feature = "alloc")]
 pub mod build;
+#[cfg(feature = "alloc")]
+pub mod report;
+#[cfg(feature = "alloc")]
+pub mod scenario;
 #[cfg(feature = "alloc")]
 pub mod topology;
 

@@ -1,0 +1,467 @@
+//! The versioned table blob a running core installs atomically.
+//!
+//! Layout (all integers little-endian; see `docs/tables.md`):
+//!
+//! | offset | size | field |
+//! | --- | --- | --- |
+//! | 0 | 4 | magic `LCMT` |
+//! | 4 | 2 | format version ([`BLOB_VERSION`]) |
+//! | 6 | 2 | reserved, 0 |
+//! | 8 | 8 | generation number |
+//! | 16 | 4 | payload length `L` (at most [`MAX_BLOB_PAYLOAD`]) |
+//! | 20 | 4 | CRC-32/ISCSI of bytes 0..20 followed by the payload |
+//! | 24 | `L` | payload: [`lcmp_decide::Tables`] in postcard |
+//!
+//! [`decode_blob`] returns `Ok` or one typed error for every byte string,
+//! never panics, reads counts before filling anything (an oversize count is
+//! [`TablesError::TooMany`], not a panic or a silent truncation), validates
+//! the tables as the core would install them, and accepts only the
+//! canonical encoding, so a decoded blob re-encodes to identical bytes.
+
+use lcmp_decide::tables::{
+    Candidate, Group, GroupId, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS, MAX_PORTS,
+};
+use lcmp_decide::{Params, PortConfig, Tables};
+use serde::Deserialize;
+
+use crate::error::{Count, TablesError};
+
+/// Magic bytes of a table blob.
+pub const BLOB_MAGIC: [u8; 4] = *b"LCMT";
+/// The format version this build writes and reads.
+pub const BLOB_VERSION: u16 = 1;
+/// Header length, bytes.
+pub const BLOB_HEADER_LEN: usize = 24;
+/// Largest payload accepted: above the worst-case encoding of a full
+/// [`Tables`] (64 groups of 16 candidates, 64 ports, 16 levels).
+pub const MAX_BLOB_PAYLOAD: usize = 80 * 1024;
+/// Largest blob: header plus [`MAX_BLOB_PAYLOAD`].
+pub const MAX_BLOB_LEN: usize = BLOB_HEADER_LEN + MAX_BLOB_PAYLOAD;
+
+const CRC32C: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
+
+/// A decoded blob.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blob {
+    /// The generation number: installers may refuse to go backwards.
+    pub generation: u64,
+    /// The validated tables.
+    pub tables: Tables,
+}
+
+fn blob_crc(header_prefix: &[u8], payload: &[u8]) -> u32 {
+    let mut d = CRC32C.digest();
+    d.update(header_prefix);
+    d.update(payload);
+    d.finalize()
+}
+
+/// Validates `tables` and writes the blob into `out`; returns its length.
+///
+/// ```
+/// # use lcmp_tables::blob::{decode_blob, encode_blob, MAX_BLOB_LEN};
+/// let tables = lcmp_decide::Tables::paper_defaults();
+/// let mut buf = vec![0u8; MAX_BLOB_LEN];
+/// let n = encode_blob(&tables, 7, &mut buf).unwrap();
+/// let blob = decode_blob(&buf[..n]).unwrap();
+/// assert_eq!((blob.generation, blob.tables), (7, tables));
+/// ```
+pub fn encode_blob(tables: &Tables, generation: u64, out: &mut [u8]) -> Result<usize, TablesError> {
+    tables.compile(MAX_PORTS)?;
+    let (header, body) = out
+        .split_at_mut_checked(BLOB_HEADER_LEN)
+        .ok_or(TablesError::BufferTooSmall)?;
+    let len = postcard::to_slice(tables, body)
+        .map_err(|_| TablesError::BufferTooSmall)?
+        .len();
+    if len > MAX_BLOB_PAYLOAD {
+        return Err(TablesError::InputTooLarge {
+            len,
+            max: MAX_BLOB_PAYLOAD,
+        });
+    }
+    let mut h = [0u8; BLOB_HEADER_LEN];
+    h[..4].copy_from_slice(&BLOB_MAGIC);
+    h[4..6].copy_from_slice(&BLOB_VERSION.to_le_bytes());
+    h[8..16].copy_from_slice(&generation.to_le_bytes());
+    // len <= MAX_BLOB_PAYLOAD < 2^32.
+    h[16..20].copy_from_slice(&(len as u32).to_le_bytes());
+    let crc = blob_crc(&h[..20], body.get(..len).unwrap_or(&[]));
+    h[20..24].copy_from_slice(&crc.to_le_bytes());
+    header.copy_from_slice(&h);
+    Ok(BLOB_HEADER_LEN.saturating_add(len))
+}
+
+/// [`encode_blob`] into a `Vec`.
+#[cfg(feature = "alloc")]
+pub fn encode_blob_vec(
+    tables: &Tables,
+    generation: u64,
+) -> Result<alloc::vec::Vec<u8>, TablesError> {
+    let mut buf = alloc::vec![0u8; MAX_BLOB_LEN];
+    let n = encode_blob(tables, generation, &mut buf)?;
+    buf.truncate(n);
+    Ok(buf)
+}
+
+fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+    let mut a = [0u8; N];
+    if let Some(s) = b.get(at..at.saturating_add(N)) {
+        a.copy_from_slice(s);
+    }
+    a
+}
+
+/// Decodes and validates a blob. Every byte string gives `Ok` or exactly
+/// one error, checked in this order: [`TablesError::Truncated`] (shorter
+/// than the header), [`TablesError::BadMagic`],
+/// [`TablesError::UnsupportedVersion`], [`TablesError::ReservedBits`],
+/// [`TablesError::InputTooLarge`] (declared payload over the limit),
+/// [`TablesError::Truncated`] (fewer payload bytes than declared),
+/// [`TablesError::LengthMismatch`] (more), [`TablesError::CrcMismatch`],
+/// then in the payload [`TablesError::TooMany`] (a count over its capacity),
+/// [`TablesError::MalformedPayload`], [`TablesError::TrailingBytes`],
+/// [`TablesError::NonCanonical`], and [`TablesError::Core`] (tables the
+/// core would reject).
+pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
+    let (header, body) = bytes
+        .split_at_checked(BLOB_HEADER_LEN)
+        .ok_or(TablesError::Truncated {
+            len: bytes.len(),
+            need: BLOB_HEADER_LEN,
+        })?;
+    if array::<4>(header, 0) != BLOB_MAGIC {
+        return Err(TablesError::BadMagic);
+    }
+    let version = u16::from_le_bytes(array(header, 4));
+    if version != BLOB_VERSION {
+        return Err(TablesError::UnsupportedVersion(version));
+    }
+    if u16::from_le_bytes(array(header, 6)) != 0 {
+        return Err(TablesError::ReservedBits);
+    }
+    let generation = u64::from_le_bytes(array(header, 8));
+    let declared = u32::from_le_bytes(array(header, 16));
+    let declared_len = usize::try_from(declared).unwrap_or(usize::MAX);
+    if declared_len > MAX_BLOB_PAYLOAD {
+        return Err(TablesError::InputTooLarge {
+            len: declared_len,
+            max: MAX_BLOB_PAYLOAD,
+        });
+    }
+    if body.len() < declared_len {
+        return Err(TablesError::Truncated {
+            len: bytes.len(),
+            need: BLOB_HEADER_LEN.saturating_add(declared_len),
+        });
+    }
+    if body.len() > declared_len {
+        return Err(TablesError::LengthMismatch {
+            declared: u64::from(declared),
+            actual: body.len() as u64,
+        });
+    }
+    let stored = u32::from_le_bytes(array(header, 20));
+    let computed = blob_crc(header.get(..20).unwrap_or(&[]), body);
+    if stored != computed {
+        return Err(TablesError::CrcMismatch { stored, computed });
+    }
+    let tables = decode_payload(body)?;
+    // Canonical form: the decoded value must re-encode to the same bytes
+    // (compared byte by byte as they are produced, without a buffer).
+    let same = postcard::serialize_with_flavor(
+        &tables,
+        Compare {
+            expected: body,
+            pos: 0,
+        },
+    )
+    .unwrap_or(false);
+    if !same {
+        return Err(TablesError::NonCanonical);
+    }
+    tables.compile(MAX_PORTS)?;
+    Ok(Blob { generation, tables })
+}
+
+/// A postcard flavor that checks the serialised bytes against `expected`.
+struct Compare<'a> {
+    expected: &'a [u8],
+    pos: usize,
+}
+
+impl postcard::ser_flavors::Flavor for Compare<'_> {
+    type Output = bool;
+
+    fn try_push(&mut self, data: u8) -> postcard::Result<()> {
+        if self.expected.get(self.pos) == Some(&data) {
+            self.pos = self.pos.saturating_add(1);
+            Ok(())
+        } else {
+            Err(postcard::Error::SerializeBufferFull)
+        }
+    }
+
+    fn finalize(self) -> postcard::Result<bool> {
+        Ok(self.pos == self.expected.len())
+    }
+}
+
+/// Reads one postcard value.
+fn take<'a, T: Deserialize<'a>>(b: &mut &'a [u8]) -> Result<T, TablesError> {
+    let (v, rest) = postcard::take_from_bytes(b).map_err(|_| TablesError::MalformedPayload)?;
+    *b = rest;
+    Ok(v)
+}
+
+/// Reads a sequence length and checks it against its capacity.
+fn take_len(b: &mut &[u8], what: Count, max: usize) -> Result<usize, TablesError> {
+    let n: u64 = take(b)?;
+    match usize::try_from(n) {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(TablesError::TooMany { what, count: n }),
+    }
+}
+
+/// Decodes the payload field by field, in the serde order of [`Tables`],
+/// so that every count is checked before anything is filled.
+fn decode_payload(mut b: &[u8]) -> Result<Tables, TablesError> {
+    let b = &mut b;
+    let params: Params = take(b)?;
+    let mut t = Tables {
+        params,
+        ..Tables::paper_defaults()
+    };
+    t.levels.clear();
+    t.capacity_thresholds_bps.clear();
+    let over = |what| TablesError::TooMany {
+        what,
+        count: u64::MAX,
+    };
+    for _ in 0..take_len(b, Count::Levels, MAX_LEVELS)? {
+        t.levels.push(take(b)?).map_err(|_| over(Count::Levels))?;
+    }
+    for _ in 0..take_len(b, Count::CapacityThresholds, MAX_LEVELS)? {
+        t.capacity_thresholds_bps
+            .push(take(b)?)
+            .map_err(|_| over(Count::CapacityThresholds))?;
+    }
+    for _ in 0..take_len(b, Count::Ports, MAX_PORTS)? {
+        let p: PortConfig = take(b)?;
+        t.ports.push(p).map_err(|_| over(Count::Ports))?;
+    }
+    for _ in 0..take_len(b, Count::Groups, MAX_GROUPS)? {
+        let id: GroupId = take(b)?;
+        let mut g = Group {
+            id,
+            candidates: heapless::Vec::new(),
+        };
+        for _ in 0..take_len(b, Count::Candidates, MAX_CANDIDATES)? {
+            let c: Candidate = take(b)?;
+            g.candidates.push(c).map_err(|_| over(Count::Candidates))?;
+        }
+        t.groups.push(g).map_err(|_| over(Count::Groups))?;
+    }
+    if !b.is_empty() {
+        return Err(TablesError::TrailingBytes);
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use crate::{build_tables, BuildOptions, Topology};
+    use alloc::vec::Vec;
+    use quickcheck::quickcheck;
+
+    fn dc1() -> Tables {
+        let topo = Topology::embedded("testbed8").expect("embedded");
+        build_tables(&topo, 1, &BuildOptions::default()).expect("build")
+    }
+
+    fn blob(t: &Tables, generation: u64) -> Vec<u8> {
+        encode_blob_vec(t, generation).expect("encode")
+    }
+
+    /// Wraps an arbitrary payload in a correct header.
+    fn wrap(payload: &[u8]) -> Vec<u8> {
+        let mut h = Vec::new();
+        h.extend_from_slice(&BLOB_MAGIC);
+        h.extend_from_slice(&BLOB_VERSION.to_le_bytes());
+        h.extend_from_slice(&[0, 0]);
+        h.extend_from_slice(&3u64.to_le_bytes());
+        h.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        let crc = blob_crc(&h, payload);
+        h.extend_from_slice(&crc.to_le_bytes());
+        h.extend_from_slice(payload);
+        h
+    }
+
+    #[test]
+    fn manual_decoder_matches_serde() {
+        // Guards against field drift in lcmp-decide's Tables.
+        let t = dc1();
+        let payload = postcard::to_allocvec(&t).expect("postcard");
+        assert_eq!(decode_payload(&payload), Ok(t.clone()));
+        let bso = Topology::embedded("bso13").expect("embedded");
+        for s in 1..=13 {
+            let t = build_tables(&bso, s, &BuildOptions::default()).expect("build");
+            let b = blob(&t, u64::from(s));
+            let back = decode_blob(&b).expect("decode");
+            assert_eq!(back.tables, t);
+            assert_eq!(blob(&back.tables, back.generation), b);
+        }
+    }
+
+    #[test]
+    fn worst_case_fits() {
+        let mut t = Tables::paper_defaults();
+        for i in 0..MAX_PORTS as u8 {
+            let _ = t.ports.push(PortConfig {
+                id: lcmp_decide::PortId(i),
+                rate_bps: u64::MAX,
+                buffer_bytes: u64::MAX,
+            });
+        }
+        for g in 0..MAX_GROUPS as u16 {
+            let mut grp = Group {
+                id: GroupId(u16::MAX - g),
+                candidates: heapless::Vec::new(),
+            };
+            for c in 0..MAX_CANDIDATES as u8 {
+                let _ = grp.candidates.push(Candidate {
+                    port: lcmp_decide::PortId(c),
+                    delay_units: u32::MAX,
+                    capacity_bps: u64::MAX,
+                });
+            }
+            let _ = t.groups.push(grp);
+        }
+        t.params.ticks_per_second = u32::MAX;
+        t.params.idle_timeout_ticks = u32::MAX;
+        let payload = postcard::to_allocvec(&t).expect("postcard");
+        assert!(payload.len() <= MAX_BLOB_PAYLOAD, "{}", payload.len());
+        assert_eq!(decode_blob(&blob(&t, 1)).map(|b| b.tables), Ok(t));
+    }
+
+    #[test]
+    fn every_single_bit_flip_is_rejected() {
+        let b = blob(&dc1(), 9);
+        for bit in 0..b.len() * 8 {
+            let mut bad = b.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            let err = decode_blob(&bad).expect_err("flip accepted");
+            let byte = bit / 8;
+            let ok = match byte {
+                0..4 => err == TablesError::BadMagic,
+                4..6 => matches!(err, TablesError::UnsupportedVersion(_)),
+                6..8 => err == TablesError::ReservedBits,
+                16..20 => matches!(
+                    err,
+                    TablesError::Truncated { .. }
+                        | TablesError::LengthMismatch { .. }
+                        | TablesError::InputTooLarge { .. }
+                ),
+                _ => matches!(err, TablesError::CrcMismatch { .. }),
+            };
+            assert!(ok, "bit {bit}: {err:?}");
+        }
+    }
+
+    #[test]
+    fn payload_errors() {
+        let payload = postcard::to_allocvec(&dc1()).expect("postcard");
+        // Trailing byte after a valid payload.
+        let mut p = payload.clone();
+        p.push(0);
+        assert_eq!(decode_blob(&wrap(&p)), Err(TablesError::TrailingBytes));
+        // Cut short inside the payload (header length adjusted, CRC valid).
+        assert_eq!(
+            decode_blob(&wrap(&payload[..payload.len() - 3])),
+            Err(TablesError::MalformedPayload)
+        );
+        // Non-canonical varint: ticks_per_second's last varint byte gets
+        // an over-long encoding. Build it by hand: the group id 2 (1 byte)
+        // written as 0x82 0x00.
+        let params_len = postcard::to_allocvec(&dc1().params)
+            .expect("postcard")
+            .len();
+        let mut levels_at = params_len;
+        // levels: count + 10 bytes; thresholds: count + 10 varints.
+        assert_eq!(payload[levels_at], 10);
+        levels_at += 1 + 10;
+        let mut noncanon = payload[..levels_at].to_vec();
+        noncanon.extend_from_slice(&[0x8A, 0x00]); // 10, over-long
+        noncanon.extend_from_slice(&payload[levels_at + 1..]);
+        assert_eq!(
+            decode_blob(&wrap(&noncanon)),
+            Err(TablesError::NonCanonical)
+        );
+        // Oversize counts: 17 levels, 65 groups.
+        let mut lv = payload[..params_len].to_vec();
+        lv.push(17);
+        lv.extend_from_slice(&[1; 17]);
+        assert_eq!(
+            decode_blob(&wrap(&lv)),
+            Err(TablesError::TooMany {
+                what: Count::Levels,
+                count: 17
+            })
+        );
+        let mut t = Tables::paper_defaults();
+        t.groups.clear();
+        let empty = postcard::to_allocvec(&t).expect("postcard");
+        let mut g = empty[..empty.len() - 1].to_vec();
+        g.push(65);
+        assert_eq!(
+            decode_blob(&wrap(&g)),
+            Err(TablesError::TooMany {
+                what: Count::Groups,
+                count: 65
+            })
+        );
+        // Valid encoding of invalid tables: the core's error.
+        let mut bad = dc1();
+        bad.groups[0].candidates[0].port = lcmp_decide::PortId(50);
+        let p = postcard::to_allocvec(&bad).expect("postcard");
+        assert!(matches!(
+            decode_blob(&wrap(&p)),
+            Err(TablesError::Core(lcmp_decide::Error::UnknownPort { .. }))
+        ));
+        assert!(matches!(
+            encode_blob_vec(&bad, 1),
+            Err(TablesError::Core(_))
+        ));
+        assert_eq!(
+            encode_blob(&dc1(), 1, &mut [0u8; 30]),
+            Err(TablesError::BufferTooSmall)
+        );
+    }
+
+    quickcheck! {
+        fn decode_never_panics_and_round_trips(bytes: Vec<u8>) -> bool {
+            for input in [bytes.clone(), wrap(&bytes)] {
+                if let Ok(b) = decode_blob(&input) {
+                    if encode_blob_vec(&b.tables, b.generation).ok() != Some(input) {
+                        return false;
+                    }
+                }
+            }
+            true
+        }
+
+        fn mutated_payloads_never_panic(edits: Vec<(u16, u8)>) -> bool {
+            let mut p = postcard::to_allocvec(&dc1()).unwrap_or_default();
+            for (at, v) in edits {
+                let n = p.len().max(1);
+                if let Some(b) = p.get_mut(usize::from(at) % n) { *b = v; }
+            }
+            let input = wrap(&p);
+            match decode_blob(&input) {
+                Ok(b) => encode_blob_vec(&b.tables, b.generation).ok() == Some(input),
+                Err(_) => true,
+            }
+        }
+    }
+}

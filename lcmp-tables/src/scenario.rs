@@ -1,0 +1,414 @@
+//! The `lcmp explain` scenario: a topology, a switch, congestion state and
+//! one flow, turned into the core's [`lcmp_decide::Explanation`] of the
+//! decision it would make (schema in `docs/cli.md`).
+//!
+//! The scenario builds the switch's tables with [`crate::build_tables`]
+//! (first-hop metric unless `metric` says `path`, weights patched), installs
+//! them into a [`crate::replay::ReplayDecider`] with the given seed and
+//! scheme, applies the samples in order (each at its own `t_us`), marks the
+//! `down` ports down and asks [`lcmp_decide::Decider::explain`] at `now_us`.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::net::IpAddr;
+
+use lcmp_decide::tables::MAX_PORTS;
+use lcmp_decide::{CutReason, DeciderConfig, GroupId, Instant, PortId, Reason, Scheme, Weights};
+use serde::{Deserialize, Serialize};
+
+use crate::build::{build_tables, BuildOptions, PathMetric};
+use crate::error::TablesError;
+use crate::replay::{flow_key, ReplayDecider};
+use crate::topology::Topology;
+
+/// Longest scenario file accepted, bytes.
+pub const MAX_SCENARIO_JSON: usize = 4 << 20;
+/// Most samples a scenario may list.
+pub const MAX_SCENARIO_SAMPLES: usize = 1 << 20;
+
+/// A topology given by embedded name or inline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TopologyRef {
+    /// `"testbed8"` or `"bso13"`.
+    Embedded(String),
+    /// A full topology object.
+    Inline(Topology),
+}
+
+impl TopologyRef {
+    /// Resolves and validates the topology.
+    pub fn resolve(&self) -> Result<Topology, TablesError> {
+        let t = match self {
+            TopologyRef::Embedded(name) => {
+                Topology::embedded(name).ok_or(TablesError::UnknownTopology)?
+            }
+            TopologyRef::Inline(t) => t.clone(),
+        };
+        t.validate()?;
+        Ok(t)
+    }
+}
+
+/// A DC given by name (`"DC8"`) or id (`8`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DcRef {
+    /// By id.
+    Id(u16),
+    /// By name (or id written as a string).
+    Name(String),
+}
+
+impl DcRef {
+    /// The DC id in `topo`.
+    pub fn resolve(&self, topo: &Topology) -> Result<u16, TablesError> {
+        match self {
+            DcRef::Id(id) => topo
+                .dc(*id)
+                .map(|d| d.id)
+                .ok_or(TablesError::UnknownDc(*id)),
+            DcRef::Name(name) => topo.dc_id(name).ok_or(TablesError::UnknownDcName),
+        }
+    }
+}
+
+/// Weights to override; a field left out keeps the paper's default, and 0
+/// is a valid weight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeightsPatch {
+    /// `α` of Eq. 1.
+    pub alpha: Option<u32>,
+    /// `β` of Eq. 1.
+    pub beta: Option<u32>,
+    /// `w_dl` of Eq. 2.
+    pub w_dl: Option<u32>,
+    /// `w_lc` of Eq. 2.
+    pub w_lc: Option<u32>,
+    /// `w_ql` of Eq. 4.
+    pub w_ql: Option<u32>,
+    /// `w_tl` of Eq. 4.
+    pub w_tl: Option<u32>,
+    /// `w_dp` of Eq. 4.
+    pub w_dp: Option<u32>,
+    /// `S_path` of Eq. 2.
+    pub s_path: Option<u8>,
+    /// `S_cong` of Eq. 5.
+    pub s_cong: Option<u8>,
+    /// `S_total` of Eq. 1.
+    pub s_total: Option<u8>,
+}
+
+impl WeightsPatch {
+    /// `base` with the given fields replaced.
+    pub fn apply(&self, base: Weights) -> Weights {
+        Weights {
+            alpha: self.alpha.unwrap_or(base.alpha),
+            beta: self.beta.unwrap_or(base.beta),
+            w_dl: self.w_dl.unwrap_or(base.w_dl),
+            w_lc: self.w_lc.unwrap_or(base.w_lc),
+            w_ql: self.w_ql.unwrap_or(base.w_ql),
+            w_tl: self.w_tl.unwrap_or(base.w_tl),
+            w_dp: self.w_dp.unwrap_or(base.w_dp),
+            s_path: self.s_path.unwrap_or(base.s_path),
+            s_cong: self.s_cong.unwrap_or(base.s_cong),
+            s_total: self.s_total.unwrap_or(base.s_total),
+        }
+    }
+}
+
+/// One queue sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSample {
+    /// Time, microseconds.
+    pub t_us: u64,
+    /// Port.
+    pub port: u8,
+    /// Queue depth, bytes.
+    pub queue_bytes: u64,
+}
+
+/// The flow to explain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFlow {
+    /// Source address (IPv4 or IPv6).
+    pub src: IpAddr,
+    /// Destination address (same family).
+    pub dst: IpAddr,
+    /// Source port.
+    pub sport: u16,
+    /// Destination port.
+    pub dport: u16,
+    /// IP protocol number.
+    pub proto: u8,
+}
+
+/// The path metric, as written in a scenario.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MetricName {
+    /// `first-hop`.
+    #[default]
+    FirstHop,
+    /// `path`.
+    Path,
+}
+
+/// A scenario file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// The topology.
+    pub topology: TopologyRef,
+    /// The deciding switch.
+    pub switch: DcRef,
+    /// Weight overrides.
+    #[serde(default)]
+    pub weights: WeightsPatch,
+    /// ECMP hash seed (default 0).
+    #[serde(default)]
+    pub seed: u32,
+    /// Scheme (default `lcmp`; the command line's `--scheme` wins).
+    #[serde(default)]
+    pub scheme: Option<Scheme>,
+    /// Path metric (default `first-hop`).
+    #[serde(default)]
+    pub metric: MetricName,
+    /// Queue samples, applied in order.
+    #[serde(default)]
+    pub samples: Vec<ScenarioSample>,
+    /// Ports that are down.
+    #[serde(default)]
+    pub down: Vec<u8>,
+    /// The flow.
+    pub flow: ScenarioFlow,
+    /// Its destination DC (route group).
+    pub dst_dc: DcRef,
+    /// When the decision is explained, microseconds.
+    #[serde(default)]
+    pub now_us: u64,
+}
+
+/// One candidate in the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CandidateOut {
+    /// Egress port.
+    pub port: u8,
+    /// Neighbour DC id.
+    pub neighbor: Option<u16>,
+    /// Whether the port is up.
+    pub up: bool,
+    /// Alg. 1.
+    pub delay_score: u8,
+    /// Alg. 2.
+    pub cap_score: u8,
+    /// Eq. 2.
+    pub c_path: u8,
+    /// Queue level score.
+    pub q: u8,
+    /// Trend level score.
+    pub t: u8,
+    /// Duration penalty.
+    pub d: u8,
+    /// Eq. 4-5.
+    pub c_cong: u8,
+    /// Eq. 1.
+    pub cost: u8,
+    /// Rank among live candidates by `(cost, port)`.
+    pub rank: Option<u8>,
+    /// In the kept set.
+    pub kept: bool,
+    /// Why not kept.
+    pub cut_reason: Option<CutReason>,
+}
+
+/// What `lcmp explain` prints.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExplainOutput {
+    /// The scheme that decided.
+    pub scheme: Scheme,
+    /// The switch (DC id).
+    pub switch: u16,
+    /// The destination DC id (= group id).
+    pub dst_dc: u16,
+    /// Every candidate of the group, in installation (port) order.
+    pub candidates: Vec<CandidateOut>,
+    /// The flow's ECMP hash.
+    pub hash: u32,
+    /// The port the flow is pinned to, if any (always null here: the
+    /// scenario has no earlier packets).
+    pub pinned_port: Option<u8>,
+    /// The chosen port, null when there is no route.
+    pub chosen_port: Option<u8>,
+    /// The neighbour behind the chosen port.
+    pub chosen_neighbor: Option<u16>,
+    /// Why.
+    pub reason: Reason,
+    /// Why, in words.
+    pub reason_text: &'static str,
+}
+
+impl Scenario {
+    /// Parses a scenario (at most [`MAX_SCENARIO_JSON`] bytes).
+    pub fn from_json(text: &str) -> Result<Scenario, TablesError> {
+        if text.len() > MAX_SCENARIO_JSON {
+            return Err(TablesError::InputTooLarge {
+                len: text.len(),
+                max: MAX_SCENARIO_JSON,
+            });
+        }
+        let s: Scenario = serde_json::from_str(text).map_err(|e| crate::json_error(&e))?;
+        if s.samples.len() > MAX_SCENARIO_SAMPLES {
+            return Err(TablesError::TooMany {
+                what: crate::Count::Events,
+                count: s.samples.len() as u64,
+            });
+        }
+        Ok(s)
+    }
+
+    /// Runs the scenario; `scheme` overrides the file's.
+    pub fn explain(&self, scheme: Option<Scheme>) -> Result<ExplainOutput, TablesError> {
+        let topo = self.topology.resolve()?;
+        let switch = self.switch.resolve(&topo)?;
+        let dst = self.dst_dc.resolve(&topo)?;
+        let mut opts = BuildOptions::default();
+        opts.params.weights = self.weights.apply(opts.params.weights);
+        opts.metric = match self.metric {
+            MetricName::FirstHop => PathMetric::FirstHop,
+            MetricName::Path => PathMetric::Path,
+        };
+        let tables = build_tables(&topo, switch, &opts)?;
+        let scheme = scheme.or(self.scheme).unwrap_or_default();
+        let config = DeciderConfig {
+            scheme,
+            seed: self.seed,
+            ..DeciderConfig::default()
+        };
+        let mut decider = alloc::boxed::Box::new(ReplayDecider::new(config));
+        decider.install(&tables)?;
+        let ports = topo.ports(switch);
+        let known = |p: u8| {
+            if ports.iter().any(|sp| sp.port.0 == p) {
+                Ok(PortId(p))
+            } else {
+                Err(TablesError::NoSuchPort(p))
+            }
+        };
+        for s in &self.samples {
+            decider.sample(
+                Instant::from_ticks(s.t_us as u32),
+                known(s.port)?,
+                s.queue_bytes,
+            )?;
+        }
+        for &p in &self.down {
+            decider.set_port_up(known(p)?, false)?;
+        }
+        let f = &self.flow;
+        let key = flow_key(f.src, f.dst, f.sport, f.dport, f.proto)
+            .ok_or(TablesError::MixedAddressFamilies)?;
+        let now = Instant::from_ticks(self.now_us as u32);
+        let e = decider.explain(&key, GroupId(dst), now);
+        let neighbor = |p: PortId| ports.iter().find(|sp| sp.port == p).map(|sp| sp.neighbor);
+        debug_assert!(ports.len() <= MAX_PORTS);
+        Ok(ExplainOutput {
+            scheme: e.scheme,
+            switch,
+            dst_dc: dst,
+            candidates: e
+                .candidates
+                .iter()
+                .map(|c| CandidateOut {
+                    port: c.port.0,
+                    neighbor: neighbor(c.port),
+                    up: c.up,
+                    delay_score: c.delay_score,
+                    cap_score: c.cap_score,
+                    c_path: c.c_path,
+                    q: c.q,
+                    t: c.t,
+                    d: c.d,
+                    c_cong: c.c_cong,
+                    cost: c.cost,
+                    rank: c.rank,
+                    kept: c.kept,
+                    cut_reason: c.cut_reason,
+                })
+                .collect(),
+            hash: e.hash,
+            pinned_port: e.pinned.map(|p| p.0),
+            chosen_port: e.chosen.map(|p| p.0),
+            chosen_neighbor: e.chosen.and_then(neighbor),
+            reason: e.reason,
+            reason_text: e.reason.describe(),
+        })
+    }
+}
+
+impl ExplainOutput {
+    /// Pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    const BASE: &str = r#"{"topology":"testbed8","switch":"DC1",
+        "flow":{"src":"10.0.0.1","dst":"10.0.7.1","sport":1000,"dport":4791,"proto":17},
+        "dst_dc":"DC8"}"#;
+
+    #[test]
+    fn parses_minimal_and_runs() {
+        let s = Scenario::from_json(BASE).expect("parse");
+        assert_eq!(s.seed, 0);
+        let out = s.explain(None).expect("explain");
+        assert_eq!(out.candidates.len(), 6);
+        assert_eq!(out.switch, 1);
+        assert_eq!(out.dst_dc, 8);
+        assert!(out.chosen_port.is_some());
+    }
+
+    #[test]
+    fn errors() {
+        let bad = BASE.replace("\"DC1\"", "\"DC99\"");
+        assert_eq!(
+            Scenario::from_json(&bad).and_then(|s| s.explain(None)),
+            Err(TablesError::UnknownDcName)
+        );
+        let bad = BASE.replace("\"testbed8\"", "\"nowhere\"");
+        assert_eq!(
+            Scenario::from_json(&bad).and_then(|s| s.explain(None)),
+            Err(TablesError::UnknownTopology)
+        );
+        let bad = BASE.replace("10.0.7.1", "fd00::1");
+        assert_eq!(
+            Scenario::from_json(&bad).and_then(|s| s.explain(None)),
+            Err(TablesError::MixedAddressFamilies)
+        );
+        let bad = BASE.replace("\"dst_dc\"", "\"down\":[9],\"dst_dc\"");
+        assert_eq!(
+            Scenario::from_json(&bad).and_then(|s| s.explain(None)),
+            Err(TablesError::NoSuchPort(9))
+        );
+        let bad = BASE.replace(
+            "\"dst_dc\"",
+            "\"weights\":{\"alpha\":4294967295},\"dst_dc\"",
+        );
+        assert!(matches!(
+            Scenario::from_json(&bad).and_then(|s| s.explain(None)),
+            Err(TablesError::Core(lcmp_decide::Error::WeightOverflow(_)))
+        ));
+        let bad = BASE.replace("\"dst_dc\"", "\"colour\":1,\"dst_dc\"");
+        assert!(matches!(
+            Scenario::from_json(&bad),
+            Err(TablesError::Json { .. })
+        ));
+    }
+}
