@@ -1,0 +1,27 @@
+//! The committed C header `include/lcmp.h` is exactly what cbindgen
+//! generates from the crate today. Set `LCMP_BLESS=1` to rewrite it.
+
+use std::path::PathBuf;
+
+#[test]
+fn header_is_current() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let config = cbindgen::Config::from_file(dir.join("cbindgen.toml")).expect("cbindgen.toml");
+    let mut generated = Vec::new();
+    cbindgen::Builder::new()
+        .with_crate(&dir)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen parses the crate")
+        .write(&mut generated);
+    let path = dir.join("include/lcmp.h");
+    if std::env::var_os("LCMP_BLESS").is_some() {
+        std::fs::write(&path, &generated).expect("write include/lcmp.h");
+        return;
+    }
+    let committed = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "include/lcmp.h is stale: regenerate with `LCMP_BLESS=1 cargo test -p lcmp-ffi --test header`"
+    );
+}
