@@ -1,0 +1,1 @@
+//! `lcmp tofino ...`: clap arguments and `run` (placeholder).

@@ -1,0 +1,97 @@
+//! The crate's one error type.
+
+use core::fmt;
+
+/// Everything that can go wrong while building or writing a Tofino export.
+/// Each variant names a configuration the ASIC cannot run, an input that the
+/// core rejected, or an I/O failure of the command-line entry points.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The configuration hashes with MurmurHash3: Tofino has no murmur3 hash
+    /// unit, so the export needs `HashAlgorithm::Crc32` (`--hash crc32`).
+    Murmur3NotSupported,
+    /// The tables ask for the capacity-weighted pick, which a
+    /// `(group, hash % k)` selection table cannot express.
+    WeightedPickNotSupported,
+    /// The decision core rejected the tables.
+    Core(lcmp_decide::Error),
+    /// A group id does not fit the default address plan (`10.<group>.0.0/16`
+    /// needs a group id of at most 255).
+    GroupNotAddressable(u16),
+    /// A value does not fit the width of the key field or action parameter it
+    /// is written to (a bug in the model if it ever shows).
+    ValueTooWide {
+        /// Table, action or register.
+        object: &'static str,
+        /// Field or parameter.
+        field: &'static str,
+        /// Its width in bits.
+        bits: u32,
+    },
+    /// An entry names a table, action or register the schema lacks, or has
+    /// the wrong number of matches or parameters (a bug in the model).
+    Schema(&'static str),
+    /// The congestion-state file is not valid JSON of the documented shape.
+    State(serde_json::Error),
+    /// The state names a port beyond the tables' port range.
+    StatePort(u8),
+    /// Reading or writing a file failed.
+    Io {
+        /// The path.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The topology could not be loaded or the switch is unknown.
+    Topology(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Murmur3NotSupported => f.write_str(
+                "the Tofino export needs the CRC-32 ECMP hash (Tofino has no murmur3 unit): \
+                 configure HashAlgorithm::Crc32 (--hash crc32)",
+            ),
+            Error::WeightedPickNotSupported => f.write_str(
+                "the capacity-weighted pick cannot be expressed as a (group, hash % k) \
+                 selection table; use Pick::Hash",
+            ),
+            Error::Core(e) => write!(f, "invalid tables: {e}"),
+            Error::GroupNotAddressable(g) => write!(
+                f,
+                "group {g} does not fit the address plan 10.<group>.0.0/16 (at most 255)"
+            ),
+            Error::ValueTooWide {
+                object,
+                field,
+                bits,
+            } => {
+                write!(f, "{object}.{field}: value does not fit in {bits} bits")
+            }
+            Error::Schema(name) => write!(f, "internal: {name} does not fit the P4 schema"),
+            Error::State(e) => write!(f, "invalid congestion state: {e}"),
+            Error::StatePort(p) => write!(f, "congestion state names port {p}, out of range"),
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Topology(msg) => write!(f, "topology: {msg}"),
+        }
+    }
+}
+
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Error::Core(e) => Some(e),
+            Error::State(e) => Some(e),
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl From<lcmp_decide::Error> for Error {
+    fn from(e: lcmp_decide::Error) -> Self {
+        Error::Core(e)
+    }
+}

@@ -1,0 +1,47 @@
+//! # lcmp-tofino
+//!
+//! LCMP on a Tofino DCI switch: a generated P4_16 TNA program (`lcmp.p4`)
+//! and the table entries that a switch-CPU agent writes into it, rendered
+//! from one internal model as `bfrt_python`, BF-Runtime JSON and P4Runtime
+//! text (P4Info + `WriteRequest`), with an interpreter that proves the
+//! entries pick the same port as `lcmp-decide`.
+//!
+//! ## Architecture, by layer
+//!
+//! * [`schema`]: every table, key, action and register of `lcmp.p4`, with
+//!   widths and sizes; all renderers and the interpreter read it.
+//! * [`hash`]: the ECMP hash as the ASIC computes it (field list and CRC
+//!   polynomial), with a bitwise reference CRC.
+//! * [`model`]: [`Agent`], the decision core fed with polled queue samples
+//!   and port events, and [`EntrySet`], the entries it installs. The module
+//!   docs prove the `(group, hash mod k)` selection equal to the core's
+//!   hash-in-kept-set.
+//! * [`render`]: `lcmp.p4`, `bfrt_python`, BF-Runtime JSON, P4Info and
+//!   `WriteRequest` text.
+//! * [`interp`]: evaluates an [`EntrySet`] with Tofino match semantics.
+//! * [`cli`]: `lcmp tofino p4|entries` as clap arguments and `run`.
+//!
+//! ## What this crate does not do
+//!
+//! It does not compile P4 (that needs Intel's `bf-p4c`), talk to a switch,
+//! or run the agent's polling loop: it renders files and evaluates them.
+//! The data plane parses IPv4 only.
+//!
+//! ## MSRV
+//!
+//! Rust 1.93 (the workspace's `rust-version`).
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod cli;
+mod error;
+pub mod hash;
+pub mod interp;
+pub mod model;
+pub mod render;
+pub mod schema;
+mod state;
+
+pub use error::Error;
+pub use model::{Agent, EntrySet, ExportOptions, Program};
+pub use state::{CongestionState, Sample};

@@ -1,0 +1,60 @@
+//! The congestion state an export is rendered for (`--state SAMPLES.json`):
+//! queue samples applied in order, then the ports that are down. The field
+//! names are those of the `lcmp explain` scenario (`samples`, `down`).
+//!
+//! ```json
+//! { "samples": [ { "t_us": 1000, "port": 3, "queue_bytes": 4500000000 } ],
+//!   "down": [5] }
+//! ```
+
+use lcmp_decide::{Instant, PortId};
+
+use crate::error::Error;
+use crate::model::Agent;
+
+/// One queue sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+pub struct Sample {
+    /// When, microseconds (one tick).
+    pub t_us: u32,
+    /// The port.
+    pub port: u8,
+    /// Queue depth, bytes.
+    pub queue_bytes: u64,
+}
+
+/// Samples and down ports.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CongestionState {
+    /// Queue samples, applied in order.
+    #[serde(default)]
+    pub samples: Vec<Sample>,
+    /// Ports that are down.
+    #[serde(default)]
+    pub down: Vec<u8>,
+}
+
+impl CongestionState {
+    /// Parses the JSON form.
+    ///
+    /// ```
+    /// let s = lcmp_tofino::CongestionState::from_json(r#"{"down":[2]}"#).unwrap();
+    /// assert_eq!(s.down, [2]);
+    /// assert!(lcmp_tofino::CongestionState::from_json("{").is_err());
+    /// ```
+    pub fn from_json(text: &str) -> Result<Self, Error> {
+        serde_json::from_str(text).map_err(Error::State)
+    }
+
+    /// Feeds the samples, then the down ports, into `agent`.
+    pub fn apply(&self, agent: &mut Agent) -> Result<(), Error> {
+        for s in &self.samples {
+            agent.sample(Instant::from_ticks(s.t_us), PortId(s.port), s.queue_bytes)?;
+        }
+        for &p in &self.down {
+            agent.set_port_up(PortId(p), false)?;
+        }
+        Ok(())
+    }
+}

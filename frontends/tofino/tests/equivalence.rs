@@ -1,0 +1,346 @@
+//! Equivalence of the exported entries with the decision core: over random
+//! tables, weights, queue states, down ports, schemes and flows, the
+//! interpreter's port for a new flow is `Decider::on_packet`'s port (CRC
+//! mode), in every case.
+
+use core::net::Ipv4Addr;
+
+use lcmp_decide::tables::{default_capacity_thresholds, MAX_PORTS};
+use lcmp_decide::{
+    Candidate, Decider, DeciderConfig, Decision, FlowKey, Group, GroupId, HashAlgorithm, Instant,
+    PortConfig, PortId, Scheme, Tables, Weights,
+};
+use lcmp_tofino::hash::Headers;
+use lcmp_tofino::interp::Interpreter;
+use lcmp_tofino::model::{q_ranges, CELL_BYTES};
+use lcmp_tofino::{Agent, Error, ExportOptions};
+use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
+
+fn below(g: &mut Gen, n: usize) -> usize {
+    usize::arbitrary(g) % n.max(1)
+}
+
+/// A random configuration, congestion state and set of flows.
+#[derive(Clone, Debug)]
+struct Scenario {
+    tables: Tables,
+    config: DeciderConfig,
+    samples: Vec<(u32, u8, u64)>,
+    down: Vec<u8>,
+    flows: Vec<(FlowKey, GroupId)>,
+}
+
+impl Arbitrary for Scenario {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let mut t = Tables::paper_defaults();
+        // Levels: the paper's ten, or 1..=16 random strictly increasing.
+        if bool::arbitrary(g) {
+            let n = 1 + below(g, 16);
+            let mut lv: Vec<u8> = (0..n).map(|_| 1 + (u8::arbitrary(g) % 255)).collect();
+            lv.sort_unstable();
+            lv.dedup();
+            t.levels = lv.iter().copied().collect();
+            t.capacity_thresholds_bps = default_capacity_thresholds(400_000_000_000, lv.len());
+        }
+        let w = &mut t.params.weights;
+        *w = Weights {
+            alpha: u32::arbitrary(g) % 8,
+            beta: u32::arbitrary(g) % 8,
+            w_dl: u32::arbitrary(g) % 8,
+            w_lc: u32::arbitrary(g) % 8,
+            w_ql: u32::arbitrary(g) % 8,
+            w_tl: u32::arbitrary(g) % 8,
+            w_dp: u32::arbitrary(g) % 8,
+            s_path: (u8::arbitrary(g) % 5),
+            s_cong: (u8::arbitrary(g) % 5),
+            s_total: (u8::arbitrary(g) % 5),
+        };
+        t.params.cut = u8::arbitrary(g);
+        let a = u8::arbitrary(g);
+        let b = u8::arbitrary(g);
+        t.params.high_water = a.max(b);
+        t.params.low_water = a.min(b);
+        // Ports: 1..=12 distinct ids below 64.
+        let nports = 1 + below(g, 12);
+        let mut ids: Vec<u8> = Vec::new();
+        while ids.len() < nports {
+            let id = (u8::arbitrary(g) as usize % MAX_PORTS) as u8;
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        let rates = [25u64, 40, 100, 200, 400];
+        for &id in &ids {
+            let rate = rates[below(g, rates.len())] * 1_000_000_000;
+            let buffer = [1u64 << 20, 22_000_000, 5_000_000_000][below(g, 3)];
+            let _ = t.ports.push(PortConfig {
+                id: PortId(id),
+                rate_bps: rate,
+                buffer_bytes: buffer,
+            });
+        }
+        // Groups: 1..=5 with ids 1..=255, each 1..=min(16, ports) candidates.
+        let ngroups = 1 + below(g, 5);
+        let mut gids: Vec<u16> = Vec::new();
+        while gids.len() < ngroups {
+            let id = 1 + (u16::arbitrary(g) % 255);
+            if !gids.contains(&id) {
+                gids.push(id);
+            }
+        }
+        for &gid in &gids {
+            let mut group = Group {
+                id: GroupId(gid),
+                candidates: heapless::Vec::new(),
+            };
+            let n = 1 + below(g, ids.len().min(16));
+            let mut pool = ids.clone();
+            for _ in 0..n {
+                let port = pool.swap_remove(below(g, pool.len()));
+                let cap = rates[below(g, rates.len())] * 1_000_000_000;
+                let _ = group.candidates.push(Candidate {
+                    port: PortId(port),
+                    delay_units: u32::arbitrary(g) % 300,
+                    capacity_bps: cap,
+                });
+            }
+            let _ = t.groups.push(group);
+        }
+        let scheme = [Scheme::Lcmp, Scheme::Lcmp, Scheme::Ecmp, Scheme::Ucmp][below(g, 4)];
+        let config = DeciderConfig {
+            scheme,
+            seed: u32::arbitrary(g),
+            hash: HashAlgorithm::Crc32,
+        };
+        // Queue samples: mostly on LCMP ports, depths across the buffer.
+        let mut samples = Vec::new();
+        let mut now = 0u32;
+        for _ in 0..below(g, 40) {
+            now = now.wrapping_add(1 + u32::arbitrary(g) % 5000);
+            let port = ids[below(g, ids.len())];
+            let depth = match below(g, 4) {
+                0 => 0,
+                1 => u64::arbitrary(g) % 30_000_000,
+                2 => u64::arbitrary(g) % 6_000_000_000,
+                _ => u64::arbitrary(g),
+            };
+            samples.push((now, port, depth));
+        }
+        let down: Vec<u8> = ids.iter().copied().filter(|_| below(g, 4) == 0).collect();
+        let flows = (0..1 + below(g, 24))
+            .map(|i| {
+                let gid = gids[below(g, gids.len())];
+                let key = FlowKey::v4(
+                    Ipv4Addr::from_bits(u32::arbitrary(g)),
+                    Ipv4Addr::from_bits(
+                        (10 << 24) | (u32::from(gid) << 16) | (u32::arbitrary(g) & 0xFFFF),
+                    ),
+                    u16::arbitrary(g) ^ (i as u16),
+                    u16::arbitrary(g),
+                    if bool::arbitrary(g) { 17 } else { 6 },
+                );
+                (key, GroupId(gid))
+            })
+            .collect();
+        Scenario {
+            tables: t,
+            config,
+            samples,
+            down,
+            flows,
+        }
+    }
+}
+
+fn headers(k: &FlowKey) -> Headers {
+    match k.addrs {
+        lcmp_decide::Addresses::V4 { src, dst } => Headers {
+            src,
+            dst,
+            sport: k.sport,
+            dport: k.dport,
+            proto: k.proto,
+        },
+        lcmp_decide::Addresses::V6 { .. } => Headers {
+            src: 0,
+            dst: 0,
+            sport: 0,
+            dport: 0,
+            proto: 0,
+        },
+    }
+}
+
+fn check(s: &Scenario) -> Result<usize, String> {
+    let mut agent = match Agent::new(&s.tables, s.config, ExportOptions::default()) {
+        Ok(a) => a,
+        Err(Error::Core(_)) => return Ok(0), // tables the core rejects
+        Err(e) => return Err(format!("agent: {e}")),
+    };
+    let mut core: Decider<MAX_PORTS, 1024> = Decider::new(s.config);
+    core.install(&s.tables)
+        .map_err(|e| format!("install: {e}"))?;
+    for &(t, port, depth) in &s.samples {
+        agent
+            .sample(Instant::from_ticks(t), PortId(port), depth)
+            .map_err(|e| e.to_string())?;
+        core.sample(Instant::from_ticks(t), PortId(port), depth)
+            .map_err(|e| e.to_string())?;
+    }
+    for &p in &s.down {
+        agent
+            .set_port_up(PortId(p), false)
+            .map_err(|e| e.to_string())?;
+        core.set_port_up(PortId(p), false)
+            .map_err(|e| e.to_string())?;
+    }
+    let program = agent.program();
+    let entries = agent.entries().map_err(|e| format!("entries: {e}"))?;
+    let interp = Interpreter::new(&program, &entries);
+    let mut compared = 0;
+    let now = Instant::from_ticks(s.samples.last().map_or(1, |x| x.0));
+    for (key, group) in &s.flows {
+        let want = match core.on_packet(now, key, *group) {
+            Decision::New { port, .. } => Some(u64::from(port.0)),
+            Decision::NoRoute(_) => None,
+            Decision::Hit(_) => continue, // a repeated random flow
+            other => return Err(format!("unexpected core decision {other:?}")),
+        };
+        let tr = interp.ingress(&headers(key)).map_err(|e| e.to_string())?;
+        if tr.port != want {
+            return Err(format!(
+                "flow {key:?} group {group:?}: interpreter {tr:?}, core {want:?}, pick list {:?}",
+                agent.pick_list(*group)
+            ));
+        }
+        compared += 1;
+    }
+    Ok(compared)
+}
+
+#[test]
+fn interpreter_port_equals_core_port_for_new_flows() {
+    fn prop(s: Scenario) -> TestResult {
+        match check(&s) {
+            Ok(_) => TestResult::passed(),
+            Err(msg) => TestResult::error(msg),
+        }
+    }
+    QuickCheck::new()
+        .tests(400)
+        .quickcheck(prop as fn(Scenario) -> TestResult);
+}
+
+/// `lcmp_mod_*` compute `hash mod k` for every k up to 16 and many hashes,
+/// including the extremes.
+#[test]
+fn modulo_tables_are_exact() {
+    let mut t = Tables::paper_defaults();
+    let mut group = Group {
+        id: GroupId(1),
+        candidates: heapless::Vec::new(),
+    };
+    for id in 0..16u8 {
+        let _ = t.ports.push(PortConfig {
+            id: PortId(id),
+            rate_bps: 100_000_000_000,
+            buffer_bytes: 1 << 24,
+        });
+        let _ = group.candidates.push(Candidate {
+            port: PortId(id),
+            delay_units: 1,
+            capacity_bps: 100_000_000_000,
+        });
+    }
+    let _ = t.groups.push(group);
+    let cfg = DeciderConfig {
+        scheme: Scheme::Ecmp,
+        seed: 0,
+        hash: HashAlgorithm::Crc32,
+    };
+    let agent = Agent::new(&t, cfg, ExportOptions::default()).expect("agent");
+    let program = agent.program();
+    assert_eq!(program.sizes.max_k, 16);
+    let entries = agent.entries().expect("entries");
+    let interp = Interpreter::new(&program, &entries);
+    let mut hashes: Vec<u32> = vec![
+        0,
+        1,
+        15,
+        16,
+        255,
+        256,
+        65_535,
+        65_536,
+        u32::MAX,
+        u32::MAX - 1,
+    ];
+    let mut x: u32 = 0x1234_5678;
+    for _ in 0..2000 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        hashes.push(x);
+    }
+    for k in 1..=16u64 {
+        for &h in &hashes {
+            let mut rsum = 0u64;
+            for (i, table) in lcmp_tofino::schema::names::MOD_N.iter().enumerate() {
+                let nib = u64::from(h >> (4 * i)) & 0xF;
+                let e = interp
+                    .lookup(table, &[k, nib])
+                    .expect("lookup")
+                    .expect("residue entry");
+                rsum += e.params[0];
+            }
+            assert!(rsum < 128, "rsum fits bit<8> without wrapping");
+            let e = interp
+                .lookup(lcmp_tofino::schema::names::MOD_FOLD, &[k, rsum])
+                .expect("lookup")
+                .expect("fold entry");
+            assert_eq!(e.params[0], u64::from(h) % k, "h = {h:#x}, k = {k}");
+        }
+    }
+}
+
+/// The egress range table reproduces the core's queue level for every depth
+/// the 19-bit `deq_qdepth` can report.
+#[test]
+fn queue_quantisation_matches_core() {
+    use lcmp_decide::estimator::queue::queue_level;
+    let levels: Vec<u8> = lcmp_decide::tables::DEFAULT_LEVELS.to_vec();
+    for buffer in [1u64 << 20, 22_000_000, 41_943_040, 5_000_000_000, 999, 80] {
+        let ranges = q_ranges(buffer, &levels);
+        for cells in (0..(1u64 << 19)).step_by(7).chain([1, 2, (1 << 19) - 1]) {
+            let want = queue_level(cells * CELL_BYTES, buffer, levels.len()).score(&levels);
+            let got = ranges
+                .iter()
+                .find(|(_, lo, hi)| *lo <= cells && cells <= *hi)
+                .map_or(0, |r| r.0);
+            assert_eq!(got, want, "buffer {buffer}, {cells} cells");
+        }
+    }
+}
+
+#[test]
+fn murmur3_is_refused() {
+    let t = Tables::paper_defaults();
+    let cfg = DeciderConfig {
+        hash: HashAlgorithm::Murmur3,
+        ..DeciderConfig::default()
+    };
+    assert!(matches!(
+        Agent::new(&t, cfg, ExportOptions::default()),
+        Err(Error::Murmur3NotSupported)
+    ));
+    let mut t2 = t.clone();
+    t2.params.pick = lcmp_decide::Pick::CapacityWeighted;
+    let crc = DeciderConfig {
+        hash: HashAlgorithm::Crc32,
+        ..DeciderConfig::default()
+    };
+    assert!(matches!(
+        Agent::new(&t2, crc, ExportOptions::default()),
+        Err(Error::WeightedPickNotSupported)
+    ));
+}
