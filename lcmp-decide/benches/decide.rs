@@ -1,1 +1,234 @@
-fn main() {}
+//! Criterion benchmarks of the packet path, each beside a straightforward
+//! `std` baseline (HashMap flow table, Vec + sort) measured in the same run.
+//! Figures are recorded in docs/performance.md.
+#![allow(missing_docs)]
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::net::Ipv4Addr;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use lcmp_decide::cost::{congestion_cost, delay_score, fused_cost, link_cap_score, path_cost};
+use lcmp_decide::*;
+
+const GBPS: u64 = 1_000_000_000;
+const FLOWS: usize = 1 << 16;
+
+/// (capacity Gbps, delay ms) of up to eight candidates (testbed8's six first).
+const CANDS: [(u64, u32); 8] = [
+    (200, 25),
+    (200, 250),
+    (100, 10),
+    (100, 100),
+    (25, 5),
+    (25, 50),
+    (400, 3),
+    (40, 20),
+];
+
+fn tables(n: usize, idle_timeout_ticks: u32) -> Tables {
+    let mut t = Tables::paper_defaults();
+    t.params.idle_timeout_ticks = idle_timeout_ticks;
+    let mut g = Group {
+        id: GroupId(8),
+        candidates: heapless::Vec::new(),
+    };
+    for (i, (gbps, ms)) in CANDS.iter().take(n).enumerate() {
+        let id = PortId(i as u8);
+        let _ = t.ports.push(PortConfig {
+            id,
+            rate_bps: gbps * GBPS,
+            buffer_bytes: 5_000_000_000,
+        });
+        let _ = g.candidates.push(Candidate {
+            port: id,
+            delay_units: *ms,
+            capacity_bps: gbps * GBPS,
+        });
+    }
+    let _ = t.groups.push(g);
+    t
+}
+
+fn flow(i: u32) -> FlowKey {
+    FlowKey::v4(
+        Ipv4Addr::from_bits(0x0A01_0000 ^ i),
+        Ipv4Addr::new(10, 8, 0, 1),
+        (i >> 8) as u16,
+        4791,
+        17,
+    )
+}
+
+fn decider(n: usize, idle: u32) -> Box<Decider<8, FLOWS>> {
+    let mut d = Box::new(Decider::new(DeciderConfig::default()));
+    d.install(&tables(n, idle)).expect("valid");
+    // Some congestion so C_cong is not trivially zero.
+    for p in 0..n as u8 {
+        let _ = d.sample(
+            Instant::from_ticks(1000),
+            PortId(p),
+            u64::from(p) * 300_000_000,
+        );
+    }
+    d
+}
+
+/// The baseline: the same scores, but a `HashMap` flow table and a
+/// heap-allocated `Vec` of candidates sorted with `sort_by`.
+struct Baseline {
+    flows: HashMap<FlowKey, (PortId, u32)>,
+    cands: Vec<(PortId, u64, u32)>,
+    queue_scores: Vec<u8>,
+}
+
+impl Baseline {
+    fn new(n: usize) -> Self {
+        Baseline {
+            flows: HashMap::new(),
+            cands: CANDS
+                .iter()
+                .take(n)
+                .enumerate()
+                .map(|(i, (g, ms))| (PortId(i as u8), g * GBPS, *ms))
+                .collect(),
+            queue_scores: (0..n).map(|i| (i * 25) as u8).collect(),
+        }
+    }
+
+    fn on_packet(&mut self, now: u32, key: &FlowKey) -> PortId {
+        if let Some(entry) = self.flows.get_mut(key) {
+            entry.1 = now;
+            return entry.0;
+        }
+        let thr = tables::default_capacity_thresholds(400 * GBPS, 10);
+        let w = Weights::PAPER;
+        let mut scored: Vec<(u8, PortId)> = self
+            .cands
+            .iter()
+            .zip(&self.queue_scores)
+            .map(|((p, cap, ms), q)| {
+                let c_path = path_cost(
+                    delay_score(*ms, 5),
+                    link_cap_score(*cap, &thr, &tables::DEFAULT_LEVELS),
+                    &w,
+                );
+                (fused_cost(c_path, congestion_cost(*q, 0, 0, &w), &w), *p)
+            })
+            .collect();
+        scored.sort();
+        let keep = if scored.len() / 2 < 2 {
+            scored.len()
+        } else {
+            scored.len() / 2
+        };
+        let kept: Vec<_> = scored.iter().take(keep).filter(|(c, _)| *c < 204).collect();
+        let hash = key.ecmp_hash(HashAlgorithm::Murmur3, 0);
+        let port = if kept.is_empty() {
+            scored[0].1
+        } else {
+            kept[hash as usize % kept.len()].1
+        };
+        self.flows.insert(*key, (port, now));
+        port
+    }
+}
+
+/// Pins `keys`, then measures `on_packet` hits cycling through them.
+fn bench_pinned<const F: usize>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    d: &mut Decider<8, F>,
+    keys: &[FlowKey],
+    label: &str,
+) {
+    for k in keys {
+        let _ = d.on_packet(Instant::from_ticks(2000), k, GroupId(8));
+    }
+    let mut i = 0usize;
+    g.bench_function(BenchmarkId::new("lcmp", label), |b| {
+        b.iter(|| {
+            i = (i + 1) % keys.len();
+            black_box(d.on_packet(Instant::from_ticks(3000), black_box(&keys[i]), GroupId(8)))
+        })
+    });
+}
+
+fn bench_hit(c: &mut Criterion) {
+    let mut g = c.benchmark_group("hit");
+    // Two working sets: 2 000 flows in a 4 096-slot cache (48 KiB, cache
+    // resident, like a NIC core's table) and 20 000 flows in 65 536 slots
+    // (768 KiB, mostly L2/L3 misses), each beside a HashMap of the same flows.
+    for (flows, label) in [(2_000u32, "2k_flows"), (20_000, "20k_flows")] {
+        let keys: Vec<FlowKey> = (0..flows).map(flow).collect();
+        if flows <= 2_000 {
+            let mut d: Box<Decider<8, 4096>> = Box::new(Decider::new(DeciderConfig::default()));
+            d.install(&tables(6, 2_000_000)).expect("valid");
+            bench_pinned(&mut g, &mut d, &keys, label);
+        } else {
+            bench_pinned(&mut g, &mut decider(6, 2_000_000), &keys, label);
+        }
+        let mut i = 0usize;
+        let mut base = Baseline::new(6);
+        for k in &keys {
+            base.on_packet(2000, k);
+        }
+        g.bench_function(BenchmarkId::new("std_baseline", label), |b| {
+            b.iter(|| {
+                i = (i + 1) % keys.len();
+                black_box(base.on_packet(3000, black_box(&keys[i])))
+            })
+        });
+    }
+    g.finish();
+}
+
+fn bench_new_flow(c: &mut Criterion) {
+    let mut g = c.benchmark_group("new_flow");
+    for n in [2usize, 4, 6, 8] {
+        // Idle timeout 0 and a clock that advances every packet: each packet
+        // is a new flow whose slot reuses an idle one (steady state).
+        let mut d = decider(n, 0);
+        let mut now = 10_000u32;
+        g.bench_with_input(BenchmarkId::new("lcmp", n), &n, |b, _| {
+            b.iter(|| {
+                now = now.wrapping_add(1);
+                black_box(d.on_packet(Instant::from_ticks(now), black_box(&flow(now)), GroupId(8)))
+            })
+        });
+        let mut base = Baseline::new(n);
+        g.bench_with_input(BenchmarkId::new("std_baseline", n), &n, |b, _| {
+            b.iter(|| {
+                now = now.wrapping_add(1);
+                if base.flows.len() > FLOWS {
+                    base.flows.clear(); // the baseline's GC, amortised
+                }
+                black_box(base.on_packet(now, black_box(&flow(now))))
+            })
+        });
+    }
+    g.finish();
+}
+
+fn bench_gc(c: &mut Criterion) {
+    let mut g = c.benchmark_group("gc");
+    let mut d = decider(6, 1000);
+    for i in 0..(FLOWS as u32 / 2) {
+        let _ = d.on_packet(Instant::from_ticks(i % 500), &flow(i), GroupId(8));
+    }
+    // Entries are not idle at t = 600, so GC scans without evicting: the
+    // steady-state cost of a 64-slot step.
+    g.bench_function("step_64_slots", |b| {
+        b.iter(|| black_box(d.gc(Instant::from_ticks(600), 64)))
+    });
+    let mut table: HashMap<u32, u32> = (0..FLOWS as u32 / 2).map(|i| (i, i % 500)).collect();
+    g.bench_function("std_baseline_retain_full_table", |b| {
+        b.iter(|| {
+            table.retain(|_, seen| 600u32.wrapping_sub(*seen) <= 1000);
+            black_box(table.len())
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_hit, bench_new_flow, bench_gc);
+criterion_main!(benches);

@@ -189,8 +189,12 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
         self.config.scheme = scheme;
     }
 
-    fn params(&self) -> Params {
-        self.tables.as_ref().map_or(Params::PAPER, |t| *t.params())
+    fn idle_timeout(&self) -> u32 {
+        self.tables
+            .as_ref()
+            .map_or(Params::PAPER.idle_timeout_ticks, |t| {
+                t.params().idle_timeout_ticks
+            })
     }
 
     fn port_index(port: PortId) -> Result<usize, Error> {
@@ -260,7 +264,7 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
     #[must_use]
     pub fn on_packet(&mut self, now: Instant, key: &FlowKey, group: GroupId) -> Decision {
         bump(&mut self.counters.packets);
-        let idle = self.params().idle_timeout_ticks;
+        let idle = self.idle_timeout();
         let fingerprint = key.fingerprint();
         let pinned = self.cache.lookup(fingerprint, now, idle);
         if let Some(pin) = pinned {
@@ -326,7 +330,7 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
     pub fn explain(&self, key: &FlowKey, group: GroupId, now: Instant) -> Explanation {
         let hash = key.ecmp_hash(self.config.hash, self.config.seed);
         let mut explanation = evaluate(&self.inputs(self.config.scheme), group, hash);
-        let idle = self.params().idle_timeout_ticks;
+        let idle = self.idle_timeout();
         if let Some(pin) = self.cache.lookup(key.fingerprint(), now, idle) {
             explanation.pinned = Some(pin.port);
             if self.port_up(pin.port) {
@@ -340,7 +344,7 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
     /// Incremental flow-cache garbage collection: visits at most `budget`
     /// slots and clears idle entries. Returns how many were cleared.
     pub fn gc(&mut self, now: Instant, budget: usize) -> usize {
-        let idle = self.params().idle_timeout_ticks;
+        let idle = self.idle_timeout();
         let evicted = self.cache.gc(now, budget, idle);
         self.counters.gc_evictions = self.counters.gc_evictions.saturating_add(evicted as u64);
         evicted

@@ -48,6 +48,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
+#![warn(clippy::std_instead_of_core, clippy::alloc_instead_of_core)]
 #![cfg_attr(
     not(test),
     deny(
