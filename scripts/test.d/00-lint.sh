@@ -5,5 +5,5 @@ source scripts/lib.sh
 ensure_component rustfmt
 ensure_component clippy
 cargo fmt --all --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+cargo clippy --workspace --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps

@@ -5,10 +5,10 @@ set -euo pipefail
 source scripts/lib.sh
 ensure_target thumbv7em-none-eabihf
 ensure_target wasm32-unknown-unknown
-cargo test -p lcmp-decide --locked
-cargo test -p lcmp-decide --locked --features serde,std
-cargo build -p lcmp-decide --locked --target thumbv7em-none-eabihf
-cargo build -p lcmp-decide --locked --target thumbv7em-none-eabihf --features defmt,serde
-cargo build -p lcmp-decide --locked --target wasm32-unknown-unknown
+cargo test -p lcmp-decide
+cargo test -p lcmp-decide --features serde,std
+cargo build -p lcmp-decide --target thumbv7em-none-eabihf
+cargo build -p lcmp-decide --target thumbv7em-none-eabihf --features defmt,serde
+cargo build -p lcmp-decide --target wasm32-unknown-unknown
 # The benchmarks compile and run once each (figures: docs/performance.md).
-cargo bench -p lcmp-decide --locked -- --test
+cargo bench -p lcmp-decide -- --test
