@@ -1,1 +1,196 @@
-//! `lcmp tofino ...`: clap arguments and `run` (placeholder).
+//! `lcmp tofino p4|entries`: clap arguments, the library entry points that
+//! need a topology, and `run`.
+//!
+//! Wiring into the `lcmp` tool is one variant and one match arm:
+//! `Tofino(lcmp_tofino::cli::TofinoArgs)` and
+//! `Command::Tofino(a) => lcmp_tofino::cli::run(a).map_err(|e| e.to_string())`.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand, ValueEnum};
+use lcmp_decide::{DeciderConfig, HashAlgorithm, Scheme};
+use lcmp_tables::{build_tables, BuildOptions, Topology};
+
+use crate::error::Error;
+use crate::model::{Agent, EntrySet, ExportOptions, Program};
+use crate::render::{entry_files, program_files, Files};
+use crate::state::CongestionState;
+
+/// `lcmp tofino ...`.
+#[derive(Clone, Debug, Args)]
+pub struct TofinoArgs {
+    /// What to generate.
+    #[command(subcommand)]
+    pub command: TofinoCommand,
+}
+
+/// The subcommands.
+#[derive(Clone, Debug, Subcommand)]
+pub enum TofinoCommand {
+    /// Write the P4_16 TNA program `lcmp.p4` and its P4Info.
+    P4(CommonArgs),
+    /// Write the table entries and register values for a congestion state
+    /// (bfrt_python, BF-Runtime JSON, P4Runtime text), with the program.
+    Entries(EntriesArgs),
+}
+
+/// The ECMP hash, as named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HashArg {
+    /// CRC-32 (what Tofino computes).
+    Crc32,
+    /// MurmurHash3 (refused: Tofino has no murmur3 unit).
+    Murmur3,
+}
+
+/// The routing scheme, as named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SchemeArg {
+    /// LCMP.
+    Lcmp,
+    /// ECMP over live candidates.
+    Ecmp,
+    /// UCMP (maximum-capacity candidates).
+    Ucmp,
+}
+
+/// Arguments shared by both subcommands.
+#[derive(Clone, Debug, Args)]
+pub struct CommonArgs {
+    /// An embedded topology (`testbed8`, `bso13`) or a topology JSON file.
+    #[arg(long)]
+    pub topology: String,
+    /// The DCI switch: a DC name (`DC1`) or id.
+    #[arg(long)]
+    pub switch: String,
+    /// Output directory (created if missing).
+    #[arg(short, long, default_value = "out")]
+    pub out: PathBuf,
+    /// The per-switch ECMP hash seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u32,
+    /// The ECMP hash.
+    #[arg(long, value_enum, default_value_t = HashArg::Crc32)]
+    pub hash: HashArg,
+    /// The routing scheme.
+    #[arg(long, value_enum, default_value_t = SchemeArg::Lcmp)]
+    pub scheme: SchemeArg,
+    /// Flow-pin register cells (rounded up to a power of two).
+    #[arg(long, default_value_t = crate::model::DEFAULT_PIN_SLOTS)]
+    pub pin_slots: u32,
+}
+
+/// `lcmp tofino entries`.
+#[derive(Clone, Debug, Args)]
+pub struct EntriesArgs {
+    /// Topology, switch, output and hash.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Congestion state: `{"samples": [{"t_us", "port", "queue_bytes"}], "down": [ports]}`.
+    #[arg(long)]
+    pub state: Option<PathBuf>,
+}
+
+/// A topology by embedded name or file path.
+pub fn load_topology(spec: &str) -> Result<Topology, Error> {
+    if let Some(t) = Topology::embedded(spec) {
+        return Ok(t);
+    }
+    let path = Path::new(spec);
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Topology::from_json(&text).map_err(Error::Tables)
+}
+
+/// The agent for a switch of a topology, with the paper's default build
+/// options.
+///
+/// ```
+/// use lcmp_decide::{DeciderConfig, HashAlgorithm};
+/// let topo = lcmp_tables::Topology::embedded("testbed8").unwrap();
+/// let cfg = DeciderConfig { hash: HashAlgorithm::Crc32, ..DeciderConfig::default() };
+/// let agent = lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, Default::default()).unwrap();
+/// assert_eq!(agent.program().sizes.max_k, 6);
+/// ```
+pub fn agent_for(
+    topo: &Topology,
+    switch: &str,
+    config: DeciderConfig,
+    options: ExportOptions,
+) -> Result<Agent, Error> {
+    let id = topo.dc_id(switch).ok_or(Error::UnknownSwitch)?;
+    let tables = build_tables(topo, id, &BuildOptions::default()).map_err(Error::Tables)?;
+    Agent::new(&tables, config, options)
+}
+
+fn config(c: &CommonArgs) -> DeciderConfig {
+    DeciderConfig {
+        scheme: match c.scheme {
+            SchemeArg::Lcmp => Scheme::Lcmp,
+            SchemeArg::Ecmp => Scheme::Ecmp,
+            SchemeArg::Ucmp => Scheme::Ucmp,
+        },
+        seed: c.seed,
+        hash: match c.hash {
+            HashArg::Crc32 => HashAlgorithm::Crc32,
+            HashArg::Murmur3 => HashAlgorithm::Murmur3,
+        },
+    }
+}
+
+fn agent(c: &CommonArgs) -> Result<Agent, Error> {
+    let topo = load_topology(&c.topology)?;
+    let options = ExportOptions {
+        pin_slots: c.pin_slots,
+        ..ExportOptions::default()
+    };
+    agent_for(&topo, &c.switch, config(c), options)
+}
+
+/// The program and entries `lcmp tofino entries` writes.
+pub fn export(args: &EntriesArgs) -> Result<(Program, EntrySet), Error> {
+    let mut agent = agent(&args.common)?;
+    if let Some(path) = &args.state {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        CongestionState::from_json(&text)?.apply(&mut agent)?;
+    }
+    Ok((agent.program(), agent.entries()?))
+}
+
+/// Writes `files` into `dir`, returning the paths.
+pub fn write_files(dir: &Path, files: &Files) -> Result<Vec<PathBuf>, Error> {
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for (name, text) in &files.files {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        out.push(path);
+    }
+    Ok(out)
+}
+
+/// Runs a `lcmp tofino` command, printing the written paths.
+pub fn run(args: TofinoArgs) -> Result<(), Error> {
+    let (dir, files) = match &args.command {
+        TofinoCommand::P4(c) => (c.out.clone(), program_files(&agent(c)?.program())),
+        TofinoCommand::Entries(e) => {
+            let (program, entries) = export(e)?;
+            (e.common.out.clone(), entry_files(&program, &entries))
+        }
+    };
+    for p in write_files(&dir, &files)? {
+        println!("{}", p.display());
+    }
+    Ok(())
+}

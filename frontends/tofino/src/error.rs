@@ -43,8 +43,11 @@ pub enum Error {
         /// The cause.
         source: std::io::Error,
     },
-    /// The topology could not be loaded or the switch is unknown.
-    Topology(String),
+    /// The topology could not be loaded, or tables could not be built from
+    /// it.
+    Tables(lcmp_tables::TablesError),
+    /// The switch names no DC of the topology.
+    UnknownSwitch,
 }
 
 impl fmt::Display for Error {
@@ -74,7 +77,8 @@ impl fmt::Display for Error {
             Error::State(e) => write!(f, "invalid congestion state: {e}"),
             Error::StatePort(p) => write!(f, "congestion state names port {p}, out of range"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Topology(msg) => write!(f, "topology: {msg}"),
+            Error::Tables(e) => write!(f, "topology: {e}"),
+            Error::UnknownSwitch => f.write_str("the switch names no DC of the topology"),
         }
     }
 }
@@ -84,6 +88,7 @@ impl core::error::Error for Error {
         match self {
             Error::Core(e) => Some(e),
             Error::State(e) => Some(e),
+            Error::Tables(e) => Some(e),
             Error::Io { source, .. } => Some(source),
             _ => None,
         }
