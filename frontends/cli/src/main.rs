@@ -1,2 +1,81 @@
-//! The `lcmp` command-line tool (placeholder).
-fn main() {}
+//! The `lcmp` command-line tool: build, print and verify a switch's tables,
+//! explain one decision, and replay traces through the LCMP core.
+//!
+//! Every failure is one line on stderr (`lcmp: error: ...`) and exit code 1;
+//! usage errors are clap's (exit code 2). See `docs/cli.md`.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod explain;
+mod replay;
+mod tables;
+
+/// LCMP (EuroSys '26) control-plane and replay tool.
+#[derive(Debug, Parser)]
+#[command(name = "lcmp", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands. A frontend crate adds one by exposing clap `Args` and a
+/// `run` function returning `Result<(), E: Display>`, then one variant here
+/// and one arm in [`run`], e.g. `Sim(lcmp_sim::cli::SimArgs)` and
+/// `Command::Sim(a) => lcmp_sim::cli::run(a).map_err(|e| e.to_string()),`.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Build a switch's tables from a topology (`lcmp tables verify FILE`
+    /// checks a blob).
+    Tables(tables::TablesArgs),
+    /// Explain, as JSON, the decision a scenario's flow would get.
+    Explain(explain::ExplainArgs),
+    /// Replay a trace of packets, queue samples and link events.
+    Replay(replay::ReplayArgs),
+}
+
+/// A failure: the one line printed after `lcmp: error: `.
+type Failure = String;
+
+fn run(command: Command) -> Result<(), Failure> {
+    match command {
+        Command::Tables(a) => tables::run(a),
+        Command::Explain(a) => explain::run(a),
+        Command::Replay(a) => replay::run(a),
+    }
+}
+
+/// Reads a whole file, with the path in the error.
+fn read_file(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Reads a whole UTF-8 file, with the path in the error.
+fn read_text(path: &std::path::Path) -> Result<String, Failure> {
+    let bytes = read_file(path)?;
+    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
+}
+
+/// Writes `text` to stdout. A closed pipe (`lcmp ... | head`) is not an
+/// error.
+fn print(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
+        _ => Ok(()),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            let line = msg.replace('\n', " ");
+            let _ = writeln!(std::io::stderr(), "lcmp: error: {line}");
+            ExitCode::FAILURE
+        }
+    }
+}

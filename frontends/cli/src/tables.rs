@@ -1,0 +1,256 @@
+//! `lcmp tables`: build a switch's tables, write the blob, print JSON or a
+//! summary; `lcmp tables verify FILE`: decode and check a blob.
+
+use core::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+use lcmp_tables::blob::{decode_blob, encode_blob_vec, BLOB_VERSION};
+use lcmp_tables::report::TablesReport;
+use lcmp_tables::{build_tables, BuildOptions, Fraction, PathMetric, Saturation, Topology};
+
+use crate::{print, read_file, read_text, Failure};
+
+/// `lcmp tables`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub(crate) struct TablesArgs {
+    #[command(subcommand)]
+    action: Option<TablesAction>,
+    #[command(flatten)]
+    build: BuildArgs,
+    /// Write the versioned binary blob to this file.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Print the tables as JSON (with derived thresholds and scores).
+    #[arg(long)]
+    json: bool,
+    /// Generation number written into the blob.
+    #[arg(long, default_value_t = 1)]
+    generation: u64,
+}
+
+#[derive(Debug, Subcommand)]
+enum TablesAction {
+    /// Decode a blob and print a summary, or its error in one line.
+    Verify {
+        /// The blob file.
+        file: PathBuf,
+        /// Print the decoded tables as JSON instead of a summary.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The path metric on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum Metric {
+    /// Egress link delay and capacity (the paper's artifact).
+    FirstHop,
+    /// Best minimum-hop path via the neighbour: summed delay, bottleneck.
+    Path,
+}
+
+/// Topology, switch and table-building options (shared with `replay`).
+#[derive(Debug, Args)]
+pub(crate) struct BuildArgs {
+    /// `testbed8`, `bso13`, or a topology JSON file.
+    #[arg(long, required = true, value_name = "NAME|FILE")]
+    pub(crate) topology: Option<String>,
+    /// The switch: a DC name (`DC1`) or id.
+    #[arg(long, required = true, value_name = "DC")]
+    pub(crate) switch: Option<String>,
+    /// Path metric.
+    #[arg(long, value_enum, default_value = "first-hop")]
+    metric: Metric,
+    /// Delay saturation shift (`1 << s` delay units score 255), or `auto`.
+    #[arg(long, default_value = "5", value_name = "SHIFT|auto")]
+    saturation: String,
+    /// Delay unit, microseconds.
+    #[arg(long, default_value_t = 1000, value_name = "US")]
+    delay_unit_us: u64,
+    /// Number of levels N.
+    #[arg(long, default_value_t = 10)]
+    levels: usize,
+    /// Top capacity class, bits per second.
+    #[arg(long, default_value_t = 400_000_000_000, value_name = "BPS")]
+    top_capacity_bps: u64,
+    /// Capacity thresholds as fractions of the top class, one per level,
+    /// comma-separated (e.g. `10%,20%,...` or `0.1,0.2,...`).
+    #[arg(long, value_delimiter = ',', value_name = "FRACTIONS")]
+    capacity_thresholds: Option<Vec<String>>,
+    /// The cut: candidates whose fused cost reaches this fraction of 255
+    /// are dropped (default 0.8 = 204).
+    #[arg(long, value_name = "FRACTION")]
+    cut: Option<String>,
+    /// High water mark of the duration penalty (default 0.8 = 204).
+    #[arg(long, value_name = "FRACTION")]
+    high_water: Option<String>,
+    /// Low water mark of the duration penalty (default 0.4 = 102).
+    #[arg(long, value_name = "FRACTION")]
+    low_water: Option<String>,
+}
+
+fn fraction(name: &str, text: &str) -> Result<Fraction, Failure> {
+    Fraction::parse(text).map_err(|e| format!("--{name} {text:?}: {e}"))
+}
+
+impl BuildArgs {
+    /// The topology (embedded name or JSON file).
+    pub(crate) fn topology(&self) -> Result<Topology, Failure> {
+        let name = self.topology.as_deref().ok_or("--topology is required")?;
+        if let Some(t) = Topology::embedded(name) {
+            return Ok(t);
+        }
+        let path = PathBuf::from(name);
+        if !path.exists() {
+            return Err(format!(
+                "--topology {name:?}: neither an embedded topology (testbed8, bso13) nor a file"
+            ));
+        }
+        let text = read_text(&path)?;
+        Topology::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The switch's DC id in `topo`.
+    pub(crate) fn switch(&self, topo: &Topology) -> Result<u16, Failure> {
+        let name = self.switch.as_deref().ok_or("--switch is required")?;
+        topo.dc_id(name)
+            .ok_or_else(|| format!("--switch {name:?}: no such DC in topology {}", topo.name))
+    }
+
+    /// The build options.
+    pub(crate) fn options(&self) -> Result<BuildOptions, Failure> {
+        let mut o = BuildOptions {
+            metric: match self.metric {
+                Metric::FirstHop => PathMetric::FirstHop,
+                Metric::Path => PathMetric::Path,
+            },
+            delay_unit_us: self.delay_unit_us,
+            levels: self.levels,
+            top_capacity_bps: self.top_capacity_bps,
+            ..BuildOptions::default()
+        };
+        o.saturation = match self.saturation.as_str() {
+            "auto" => Saturation::Auto,
+            s => Saturation::Shift(
+                s.parse::<u8>()
+                    .ok()
+                    .filter(|&v| v < 32)
+                    .ok_or_else(|| format!("--saturation {s:?}: expected 0..=31 or auto"))?,
+            ),
+        };
+        if let Some(list) = &self.capacity_thresholds {
+            let fr: Result<Vec<_>, _> = list
+                .iter()
+                .map(|t| fraction("capacity-thresholds", t))
+                .collect();
+            o.capacity_fractions = Some(fr?);
+        }
+        if let Some(t) = &self.cut {
+            o.params.cut = fraction("cut", t)?.score();
+        }
+        if let Some(t) = &self.high_water {
+            o.params.high_water = fraction("high-water", t)?.score();
+        }
+        if let Some(t) = &self.low_water {
+            o.params.low_water = fraction("low-water", t)?.score();
+        }
+        Ok(o)
+    }
+}
+
+pub(crate) fn run(a: TablesArgs) -> Result<(), Failure> {
+    if let Some(TablesAction::Verify { file, json }) = a.action {
+        return verify(&file, json);
+    }
+    let topo = a.build.topology()?;
+    let switch = a.build.switch(&topo)?;
+    let opts = a.build.options()?;
+    let tables = build_tables(&topo, switch, &opts).map_err(|e| e.to_string())?;
+    let report = TablesReport::new(&tables, a.generation, Some((&topo, switch)))
+        .map_err(|e| e.to_string())?;
+    if let Some(path) = &a.output {
+        let blob = encode_blob_vec(&tables, a.generation).map_err(|e| e.to_string())?;
+        std::fs::write(path, &blob).map_err(|e| format!("{}: {e}", path.display()))?;
+        if !a.json {
+            print(&format!(
+                "wrote {} ({} bytes)\n",
+                path.display(),
+                blob.len()
+            ))?;
+        }
+    }
+    if a.json {
+        print(&format!("{}\n", report.to_json()))
+    } else if a.output.is_none() {
+        print(&summary(&report))
+    } else {
+        Ok(())
+    }
+}
+
+fn verify(path: &std::path::Path, json: bool) -> Result<(), Failure> {
+    let bytes = read_file(path)?;
+    let blob = decode_blob(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let report = TablesReport::new(&blob.tables, blob.generation, None)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if json {
+        return print(&format!("{}\n", report.to_json()));
+    }
+    let t = &blob.tables;
+    print(&format!(
+        "ok: {}: format {BLOB_VERSION}, generation {}, {} bytes, {} levels, {} ports, {} groups\n",
+        path.display(),
+        blob.generation,
+        bytes.len(),
+        t.levels.len(),
+        t.ports.len(),
+        t.groups.len()
+    ))
+}
+
+/// The human summary of a build.
+fn summary(r: &TablesReport) -> String {
+    let mut s = String::new();
+    if let Some(o) = &r.origin {
+        let _ = writeln!(
+            s,
+            "topology {}, switch {} (id {})",
+            o.topology, o.switch_name, o.switch
+        );
+    }
+    let p = &r.params;
+    let _ = writeln!(
+        s,
+        "levels {:?}; delay shift {}; cut {}; water marks {}/{}",
+        r.levels, p.delay_shift, p.cut, p.high_water, p.low_water
+    );
+    let _ = writeln!(
+        s,
+        "capacity thresholds (bps) {:?}",
+        r.capacity_thresholds_bps
+    );
+    for port in &r.ports {
+        let _ = writeln!(
+            s,
+            "port {:>2} -> DC {:<3} {:>4} Gbps, buffer {} B",
+            port.port,
+            port.neighbor.map_or_else(|| "?".into(), |n| n.to_string()),
+            port.rate_bps / 1_000_000_000,
+            port.buffer_bytes
+        );
+    }
+    for g in &r.groups {
+        let _ = write!(s, "group {} ({}):", g.id, g.name.as_deref().unwrap_or("?"));
+        for c in &g.candidates {
+            let _ = write!(
+                s,
+                " port {} [delay {} cap {} C_path {}]",
+                c.port, c.delay_score, c.cap_score, c.c_path
+            );
+        }
+        s.push('\n');
+    }
+    s
+}
