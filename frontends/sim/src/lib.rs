@@ -1,1 +1,43 @@
-//! Flow-level simulator (placeholder, filled in by the simulator issue).
+//! # lcmp-sim
+//!
+//! A fast flow-level simulator of an inter-DC network whose DCI switches
+//! run the real LCMP decision core (`lcmp-decide`), on tables built by the
+//! real control plane (`lcmp-tables`). It reproduces the paper's §6-§7
+//! experiments (FCT slowdown of ECMP, UCMP, LCMP and ablations) in seconds.
+//!
+//! ## Architecture, by layer
+//!
+//! * [`workload`]: flow-size CDFs (web search, FB Hadoop, Ali storage).
+//! * [`rng`]: the seeded PCG32 generator every random draw comes from.
+//! * [`traffic`]: Poisson arrivals over an arrival window.
+//! * [`network`]: directed links and per-switch tables from a topology.
+//! * [`engine`]: the time-stepped fluid engine with FIFO queues, back-pressure
+//!   and one [`lcmp_decide::Decider`] per DCI switch.
+//! * [`stats`]: slowdowns, percentiles, size buckets, link utilisation.
+//! * [`experiment`]: schemes, presets and parallel runs over loads, schemes
+//!   and seeds.
+//! * [`report`], [`plot`]: text tables, JSON and SVG figures.
+//! * [`cli`]: the `lcmp sim` arguments and entry point.
+//!
+//! ## What this crate does not do
+//!
+//! It does not model packets, PFC pause frames (so no head-of-line blocking
+//! or deadlock), drops, intra-DC fabrics, receiver NICs, or a particular
+//! congestion-control algorithm: see `docs/simulator.md` for the model and
+//! its limits. It contains no copy of any scoring or table logic.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod cli;
+pub mod engine;
+pub mod error;
+pub mod experiment;
+pub mod network;
+pub mod plot;
+pub mod report;
+pub mod rng;
+pub mod stats;
+pub mod traffic;
+pub mod workload;
+
+pub use error::SimError;

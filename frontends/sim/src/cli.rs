@@ -1,0 +1,378 @@
+//! The `lcmp sim` command: [`SimArgs`] (a clap `Args` struct the `lcmp`
+//! tool flattens into its `sim` subcommand) and [`run`].
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use lcmp_decide::Weights;
+use lcmp_tables::Topology;
+use serde::Serialize;
+
+use crate::engine::EngineConfig;
+use crate::error::SimError;
+use crate::experiment::{paper_window_us, parse_weights, Experiment, LoadReference, SchemeSpec};
+use crate::report;
+use crate::traffic::Pairs;
+use crate::workload::Workload;
+
+/// Traffic presets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Preset {
+    /// The public artifact's testbed8 regime (Fig. 5, Fig. 11): flows
+    /// DC1 -> DC8 only, load relative to 16 x 100 Gbps, arrival windows of
+    /// 0.15/0.10/0.07 s for 30/50/80 %; schemes ecmp, ucmp, lcmp, rm-alpha,
+    /// rm-beta; 5 seeds (each unless given explicitly).
+    Paper,
+}
+
+/// What a load is relative to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LoadRef {
+    /// The source hosts' NICs.
+    Nic,
+    /// The inter-DC capacity.
+    Interdc,
+}
+
+/// Arguments of `lcmp sim`.
+#[derive(Clone, Debug, Args)]
+pub struct SimArgs {
+    /// Topology: `testbed8`, `bso13`, or a topology JSON file.
+    #[arg(long, default_value = "testbed8")]
+    pub topology: String,
+    /// Workload: `websearch`, `fbhadoop`, `alistorage`, or a CDF file.
+    #[arg(long, default_value = "websearch")]
+    pub workload: String,
+    /// Offered loads, comma-separated [default: 0.3,0.5,0.8].
+    #[arg(long, value_delimiter = ',')]
+    pub load: Vec<f64>,
+    /// Schemes: ecmp, ucmp, lcmp, rm-alpha, rm-beta, lcmp-w, lcmp-c, lcmp-wc
+    /// [default: ecmp,ucmp,lcmp].
+    #[arg(long, value_delimiter = ',')]
+    pub schemes: Vec<String>,
+    /// Weights over the paper's, e.g. `alpha=3,beta=1,s_cong=3`.
+    #[arg(long)]
+    pub weights: Option<String>,
+    /// Traffic between one DC pair, e.g. `DC1:DC8`, or `all` for all-to-all
+    /// [default: DC1:DC8 on testbed8, else all].
+    #[arg(long)]
+    pub pair: Option<String>,
+    /// Report only flows between two DCs (either direction), e.g. `DC1:DC13`.
+    #[arg(long)]
+    pub focus: Option<String>,
+    /// A traffic preset.
+    #[arg(long, value_enum)]
+    pub preset: Option<Preset>,
+    /// What loads refer to [default: nic for one pair, interdc for all].
+    #[arg(long, value_enum)]
+    pub load_ref: Option<LoadRef>,
+    /// Arrival window, seconds [default: the artifact's per-load windows
+    /// for one pair against NICs, else 0.05].
+    #[arg(long)]
+    pub window: Option<f64>,
+    /// First traffic seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Number of seeds (seed, seed + 1, ...) [default: 1; 5 with --preset paper].
+    #[arg(long)]
+    pub seeds: Option<u64>,
+    /// Print JSON (see docs/simulator.md) instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Write SVG figures into this directory.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Hosts per DC.
+    #[arg(long, default_value_t = 16)]
+    pub hosts_per_dc: u16,
+    /// Engine step, microseconds.
+    #[arg(long, default_value_t = 10)]
+    pub dt_us: u32,
+    /// Queue sampling cadence of the deciders, microseconds.
+    #[arg(long, default_value_t = 1000)]
+    pub sample_us: u32,
+    /// Senders never converge to a fair share (line rate until done).
+    #[arg(long)]
+    pub no_cc: bool,
+    /// Worker threads [default: available cores].
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Points per slowdown-versus-size curve.
+    #[arg(long, default_value_t = 12)]
+    pub bins: usize,
+}
+
+/// The settings echoed into `--json` output.
+#[derive(Clone, Debug, Serialize)]
+pub struct EchoConfig {
+    /// Topology name.
+    pub topology: String,
+    /// Workload name.
+    pub workload: String,
+    /// `DC1->DC8` or `all`.
+    pub pairs: String,
+    /// `nic` or `interdc`.
+    pub load_reference: String,
+    /// The reference capacity, bits per second.
+    pub reference_bps: f64,
+    /// Arrival windows per load, seconds.
+    pub windows_s: Vec<f64>,
+    /// Step, microseconds.
+    pub dt_us: u32,
+    /// Sampling cadence, microseconds.
+    pub sample_us: u32,
+    /// The focus pair, if any.
+    pub focus: Option<String>,
+    /// Base weights.
+    pub weights: String,
+    /// Wall-clock time of the whole sweep, seconds.
+    pub wall_time_s: f64,
+}
+
+fn dc_pair(topo: &Topology, text: &str, flag: &str) -> Result<(u16, u16), SimError> {
+    let bad = || {
+        SimError::Config(format!(
+            "{flag}: expected two DCs of the topology, e.g. DC1:DC8, got `{text}`"
+        ))
+    };
+    let (a, b) = text.split_once(':').ok_or_else(bad)?;
+    let id = |s: &str| {
+        topo.dc_id(s.trim()).or_else(|| {
+            s.trim()
+                .parse::<u16>()
+                .ok()
+                .filter(|&i| topo.dc(i).is_some())
+        })
+    };
+    let (a, b) = (id(a).ok_or_else(bad)?, id(b).ok_or_else(bad)?);
+    if a == b {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+fn load_topology(name: &str) -> Result<Topology, SimError> {
+    if let Some(t) = Topology::embedded(name) {
+        return Ok(t);
+    }
+    let text = std::fs::read_to_string(name).map_err(|e| {
+        SimError::Topology(format!(
+            "`{name}` is neither testbed8, bso13 nor a readable file ({e})"
+        ))
+    })?;
+    Topology::from_json(&text).map_err(|e| SimError::Topology(format!("{name}: {e}")))
+}
+
+fn load_workload(name: &str) -> Result<Workload, SimError> {
+    if let Some(w) = Workload::embedded(name) {
+        return Ok(w);
+    }
+    let text = std::fs::read_to_string(name).map_err(|e| {
+        SimError::Workload(format!(
+            "`{name}` is neither websearch, fbhadoop, alistorage nor a readable file ({e})"
+        ))
+    })?;
+    Workload::parse(name, &text)
+}
+
+/// Turns the arguments into an experiment (no simulation yet).
+pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
+    let paper = args.preset == Some(Preset::Paper);
+    if paper && args.topology != "testbed8" {
+        return Err(SimError::Config(
+            "--preset paper is defined for --topology testbed8".into(),
+        ));
+    }
+    let topology = load_topology(&args.topology)?;
+    let workload = load_workload(&args.workload)?;
+    let pairs = match args.pair.as_deref() {
+        Some("all") => Pairs::AllToAll,
+        Some(p) => {
+            let (src, dst) = dc_pair(&topology, p, "--pair")?;
+            Pairs::One { src, dst }
+        }
+        None if topology.name == "testbed8" || paper => {
+            let (src, dst) = dc_pair(&topology, "DC1:DC8", "--pair")?;
+            Pairs::One { src, dst }
+        }
+        None => Pairs::AllToAll,
+    };
+    let reference = match (args.load_ref, pairs) {
+        (Some(LoadRef::Nic), _) | (None, Pairs::One { .. }) => LoadReference::Nic,
+        (Some(LoadRef::Interdc), _) | (None, Pairs::AllToAll) => LoadReference::InterDc,
+    };
+    let loads = if args.load.is_empty() {
+        vec![0.3, 0.5, 0.8]
+    } else {
+        args.load.clone()
+    };
+    let windows_us = loads
+        .iter()
+        .map(|&l| match args.window {
+            Some(w) => w * 1e6,
+            None if matches!(pairs, Pairs::One { .. }) && reference == LoadReference::Nic => {
+                paper_window_us(l)
+            }
+            None => 50_000.0,
+        })
+        .collect();
+    let names: Vec<String> = if !args.schemes.is_empty() {
+        args.schemes.clone()
+    } else if paper {
+        ["ecmp", "ucmp", "lcmp", "rm-alpha", "rm-beta"]
+            .map(String::from)
+            .to_vec()
+    } else {
+        ["ecmp", "ucmp", "lcmp"].map(String::from).to_vec()
+    };
+    let mut schemes = Vec::new();
+    for n in names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let s = SchemeSpec::parse(n).ok_or_else(|| {
+            let all: Vec<&str> = SchemeSpec::ALL.iter().map(|s| s.name()).collect();
+            SimError::Config(format!(
+                "--schemes: unknown scheme `{n}` (known: {})",
+                all.join(", ")
+            ))
+        })?;
+        if !schemes.contains(&s) {
+            schemes.push(s);
+        }
+    }
+    let weights = match &args.weights {
+        Some(w) => parse_weights(w, Weights::PAPER)?,
+        None => Weights::PAPER,
+    };
+    let n_seeds = args.seeds.unwrap_or(if paper { 5 } else { 1 });
+    if n_seeds == 0 || n_seeds > 1000 {
+        return Err(SimError::Config("--seeds: give 1 to 1000".into()));
+    }
+    let seeds = (0..n_seeds).map(|i| args.seed.wrapping_add(i)).collect();
+    let focus = args
+        .focus
+        .as_deref()
+        .map(|f| dc_pair(&topology, f, "--focus"))
+        .transpose()?;
+    let engine = EngineConfig {
+        dt_us: args.dt_us,
+        sample_us: args.sample_us,
+        hosts_per_dc: args.hosts_per_dc,
+        congestion_control: !args.no_cc,
+        ..EngineConfig::default()
+    };
+    if args.bins == 0 || args.bins > 1000 {
+        return Err(SimError::Config("--bins: give 1 to 1000".into()));
+    }
+    let exp = Experiment {
+        topology,
+        workload,
+        pairs,
+        reference,
+        loads,
+        windows_us,
+        schemes,
+        seeds,
+        weights,
+        engine,
+        focus,
+        bins: args.bins,
+    };
+    exp.validate()?;
+    Ok(exp)
+}
+
+/// Runs `lcmp sim`: prints the tables (or JSON) to stdout and writes the
+/// figures.
+pub fn run(args: &SimArgs) -> Result<(), SimError> {
+    let exp = experiment(args)?;
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    if jobs == 0 {
+        return Err(SimError::Config("--jobs: give at least 1".into()));
+    }
+    let bar = if !args.json && std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(exp.runs() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} runs",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let started = std::time::Instant::now();
+    let tick = || bar.inc(1);
+    let results = exp.run(jobs, &tick)?;
+    bar.finish_and_clear();
+    let wall = started.elapsed().as_secs_f64();
+    let pairs = match exp.pairs {
+        Pairs::One { src, dst } => format!(
+            "{}->{}",
+            exp.topology
+                .dc(src)
+                .map_or(String::new(), |d| d.name.clone()),
+            exp.topology
+                .dc(dst)
+                .map_or(String::new(), |d| d.name.clone())
+        ),
+        Pairs::AllToAll => "all".into(),
+    };
+    let reference = match exp.reference {
+        LoadReference::Nic => "nic",
+        LoadReference::InterDc => "interdc",
+    };
+    let title = format!(
+        "lcmp sim: {}, {}, traffic {}, load relative to {:.0} Gbps ({}){}",
+        exp.topology.name,
+        exp.workload.name(),
+        pairs,
+        exp.reference_bps() / 1e9,
+        reference,
+        args.focus
+            .as_deref()
+            .map_or(String::new(), |f| format!(", flows {f} only"))
+    );
+    if args.json {
+        let w = exp.weights;
+        let config = EchoConfig {
+            topology: exp.topology.name.clone(),
+            workload: exp.workload.name().to_string(),
+            pairs,
+            load_reference: reference.into(),
+            reference_bps: exp.reference_bps(),
+            windows_s: exp.windows_us.iter().map(|w| w * 1e-6).collect(),
+            dt_us: exp.engine.dt_us,
+            sample_us: exp.engine.sample_us,
+            focus: args.focus.clone(),
+            weights: format!(
+                "alpha={},beta={},w_dl={},w_lc={},w_ql={},w_tl={},w_dp={},s_path={},s_cong={},s_total={}",
+                w.alpha, w.beta, w.w_dl, w.w_lc, w.w_ql, w.w_tl, w.w_dp, w.s_path, w.s_cong, w.s_total
+            ),
+            wall_time_s: wall,
+        };
+        let doc = report::JsonReport {
+            config,
+            results: &results,
+            summary: report::summarise(&results),
+        };
+        let text =
+            serde_json::to_string_pretty(&doc).map_err(|e| SimError::Output(e.to_string()))?;
+        println!("{text}");
+    } else {
+        print!("{}", report::text(&title, &results));
+        println!(
+            "\n{} runs in {:.1} s on {} thread(s)",
+            results.len(),
+            wall,
+            jobs
+        );
+    }
+    if let Some(dir) = &args.plot {
+        let files = crate::plot::write_all(dir, &title, &results)?;
+        eprintln!("wrote {} figures to {}", files.len(), dir.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,767 @@
+//! The flow-level fluid engine: time-stepped, integer bytes, FIFO queues.
+//!
+//! Every step of `dt` (default 10 µs):
+//!
+//! 1. At the sampling cadence (default 1 ms) every DCI switch's decider is
+//!    fed the depth of each of its egress queues ([`Decider::sample`]).
+//! 2. Flows that start in the step are routed hop by hop: at each switch
+//!    the real decider picks the egress port for group = destination DC
+//!    ([`Decider::on_packet`]), until the flow reaches its destination.
+//!    (All hops are decided at the flow's start time; see the limits in
+//!    `docs/simulator.md`.)
+//! 3. Senders get rates: before one path RTT a flow sends at its share of
+//!    its host's 100 Gbps NIC (line rate if alone); after it, congestion
+//!    control has converged to a max-min fair share of the path's links and
+//!    the NIC. A link with a standing queue offers fair-phase flows
+//!    `(1 - drain)` of its capacity, so standing queues drain.
+//! 4. Each link serves at most its capacity's worth of bytes from the head
+//!    of its FIFO (chunks of `(flow, hop, bytes)`).
+//! 5. Bytes offered to a link (served by the previous hop, or injected by a
+//!    sender) are accepted up to the buffer space the link had at the start
+//!    of the step; the rest stays where it was (lossless back-pressure: a
+//!    sender is held back, an upstream queue keeps its bytes). Bytes served
+//!    by a flow's last hop are delivered.
+//!
+//! A flow completes when its last byte leaves its last hop; its FCT adds
+//! the path's one-way propagation delay. A byte needs one step per hop to
+//! cross the network (store and forward at step granularity): at most
+//! `hops * dt` of model error per flow.
+
+use std::collections::VecDeque;
+
+use lcmp_decide::{Decider, DeciderConfig, FlowKey, GroupId, Instant, Scheme};
+
+use crate::network::Network;
+
+/// Ports per simulated switch (the core's maximum).
+const PORTS: usize = 64;
+/// Flow-cache slots per simulated switch.
+const FLOWS: usize = 1 << 15;
+type Switch = Decider<PORTS, FLOWS>;
+
+/// One flow to simulate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlowSpec {
+    /// Start time, microseconds.
+    pub start_us: f64,
+    /// Source DC id.
+    pub src_dc: u16,
+    /// Destination DC id.
+    pub dst_dc: u16,
+    /// Source host within its DC.
+    pub src_host: u16,
+    /// Destination host within its DC.
+    pub dst_host: u16,
+    /// UDP source port of the flow's 5-tuple (RoCEv2 uses port 4791).
+    pub sport: u16,
+    /// Size, bytes (at least 1).
+    pub size: u64,
+}
+
+impl FlowSpec {
+    /// The flow's 5-tuple: hosts are `10.<dc high>.<dc low>.<host + 1>`.
+    pub fn key(&self) -> FlowKey {
+        let ip = |dc: u16, host: u16| {
+            let [hi, lo] = dc.to_be_bytes();
+            core::net::Ipv4Addr::new(10, hi, lo, (host % 254 + 1) as u8)
+        };
+        FlowKey::v4(
+            ip(self.src_dc, self.src_host),
+            ip(self.dst_dc, self.dst_host),
+            self.sport,
+            4791,
+            17,
+        )
+    }
+}
+
+/// Engine settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineConfig {
+    /// The routing scheme of every switch.
+    pub scheme: Scheme,
+    /// Seed of the per-switch ECMP hash seeds.
+    pub hash_seed: u32,
+    /// Step, microseconds.
+    pub dt_us: u32,
+    /// Queue sampling cadence, microseconds.
+    pub sample_us: u32,
+    /// Host NIC rate, bits per second.
+    pub nic_bps: u64,
+    /// Hosts per DC.
+    pub hosts_per_dc: u16,
+    /// Whether senders converge to a fair share after one RTT.
+    pub congestion_control: bool,
+    /// Fraction of a queued link's capacity held back from fair-phase flows.
+    pub drain: f64,
+    /// Give up (flows left unfinished) after this much simulated time, µs.
+    pub max_time_us: f64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            scheme: Scheme::Lcmp,
+            hash_seed: 1,
+            dt_us: 10,
+            sample_us: 1000,
+            nic_bps: 100_000_000_000,
+            hosts_per_dc: 16,
+            congestion_control: true,
+            drain: 0.1,
+            max_time_us: 60_000_000.0,
+        }
+    }
+}
+
+/// What happened to one flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowOutcome {
+    /// Directed link indices of its path (empty: no route).
+    pub path: Vec<u32>,
+    /// Flow completion time, microseconds (`None`: no route, or not done
+    /// by `max_time_us`).
+    pub fct_us: Option<f64>,
+    /// Ideal FCT: size at NIC rate plus the shortest propagation delay.
+    pub ideal_us: f64,
+}
+
+/// Per directed link totals.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkOutcome {
+    /// Bytes that left the link's queue.
+    pub bytes: u64,
+    /// Bytes accepted into its queue before `window_us`.
+    pub bytes_in_window: u64,
+    /// Flows whose path uses it.
+    pub flows: u64,
+    /// Largest queue seen at a step boundary, bytes.
+    pub max_queue_bytes: u64,
+    /// Most bytes served in one step.
+    pub max_step_bytes: u64,
+    /// The per-step service bound `ceil(capacity * dt / 8)`.
+    pub step_bound_bytes: u64,
+}
+
+/// The result of one engine run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutput {
+    /// Per flow, in input order.
+    pub flows: Vec<FlowOutcome>,
+    /// Per directed link, as [`Network::links`].
+    pub links: Vec<LinkOutcome>,
+    /// Bytes offered (sum of flow sizes).
+    pub bytes_offered: u64,
+    /// Bytes delivered.
+    pub bytes_delivered: u64,
+    /// Simulated time at the end, microseconds.
+    pub end_us: f64,
+    /// Steps taken.
+    pub steps: u64,
+    /// Flows the deciders could not route.
+    pub unrouted: u64,
+    /// Whether every queue stayed within `0..=buffer` at every step.
+    pub queues_within_buffer: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Chunk {
+    flow: u32,
+    hop: u8,
+    bytes: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Popped {
+    chunk: Chunk,
+    link: u32,
+    /// Fraction of the step at which its last byte left.
+    end: f64,
+}
+
+#[derive(Clone, Debug)]
+struct Flow {
+    remaining: u64,
+    delivered: u64,
+    carry: f64,
+    rate_bps: f64,
+    fair_bps: f64,
+    fair_at_us: f64,
+    host: usize,
+    path: Vec<u32>,
+    prop_us: f64,
+    fair_phase: bool,
+}
+
+struct Link {
+    queue: VecDeque<Chunk>,
+    backlog: u64,
+    carry: f64,
+    bytes_per_step: f64,
+}
+
+/// Runs `flows` over `net`, every switch a real [`Decider`] with `cfg.scheme`.
+/// `window_us` only scopes [`LinkOutcome::bytes_in_window`].
+pub fn run(net: &Network, cfg: &EngineConfig, specs: &[FlowSpec], window_us: f64) -> RunOutput {
+    Engine::new(net, cfg, specs, window_us).run()
+}
+
+struct Engine<'a> {
+    net: &'a Network,
+    cfg: &'a EngineConfig,
+    specs: &'a [FlowSpec],
+    window_us: f64,
+    switches: Vec<Box<Switch>>,
+    flows: Vec<Flow>,
+    outcomes: Vec<FlowOutcome>,
+    links: Vec<Link>,
+    stats: Vec<LinkOutcome>,
+    sending: Vec<u32>,
+    host_sending: Vec<u32>,
+    fair_dirty: bool,
+    bytes_delivered: u64,
+    unrouted: u64,
+    queues_ok: bool,
+}
+
+impl<'a> Engine<'a> {
+    fn new(net: &'a Network, cfg: &'a EngineConfig, specs: &'a [FlowSpec], window_us: f64) -> Self {
+        let switches = net
+            .tables
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let seed = cfg
+                    .hash_seed
+                    .wrapping_mul(0x9E37_79B9)
+                    .wrapping_add(i as u32 * 0x85EB_CA6B);
+                let mut d = Box::new(Switch::new(DeciderConfig {
+                    scheme: cfg.scheme,
+                    seed,
+                    ..Default::default()
+                }));
+                // `Network::new` built these with `build_tables`, which
+                // compiles them; a failure here would be a tables bug.
+                let _ = d.install(t);
+                d
+            })
+            .collect();
+        let dt_s = f64::from(cfg.dt_us) * 1e-6;
+        let links = net
+            .links
+            .iter()
+            .map(|l| Link {
+                queue: VecDeque::new(),
+                backlog: 0,
+                carry: 0.0,
+                bytes_per_step: l.capacity_bps as f64 * dt_s / 8.0,
+            })
+            .collect::<Vec<_>>();
+        let stats = links
+            .iter()
+            .map(|l| LinkOutcome {
+                step_bound_bytes: l.bytes_per_step.ceil() as u64,
+                ..Default::default()
+            })
+            .collect();
+        let hosts = net.dcs.len() * usize::from(cfg.hosts_per_dc.max(1));
+        Engine {
+            net,
+            cfg,
+            specs,
+            window_us,
+            switches,
+            flows: Vec::with_capacity(specs.len()),
+            outcomes: Vec::with_capacity(specs.len()),
+            links,
+            stats,
+            sending: Vec::new(),
+            host_sending: vec![0; hosts],
+            fair_dirty: false,
+            bytes_delivered: 0,
+            unrouted: 0,
+            queues_ok: true,
+        }
+    }
+
+    fn sample(&mut self, now: Instant) {
+        for (s, ports) in self.net.port_links.iter().enumerate() {
+            let Some(sw) = self.switches.get_mut(s) else {
+                continue;
+            };
+            for (p, link) in ports.iter().enumerate() {
+                if let Some(l) = link {
+                    let depth = self.links[*l].backlog;
+                    let _ = sw.sample(now, lcmp_decide::PortId(p as u8), depth);
+                }
+            }
+        }
+    }
+
+    /// Hop-by-hop routing by the deciders. `None`: no route (or a loop).
+    fn route(&mut self, spec: &FlowSpec, now: Instant) -> Option<Vec<u32>> {
+        let key = spec.key();
+        let mut cur = spec.src_dc;
+        let mut path = Vec::new();
+        while cur != spec.dst_dc {
+            let s = self.net.index(cur)?;
+            let port = self
+                .switches
+                .get_mut(s)?
+                .on_packet(now, &key, GroupId(spec.dst_dc))
+                .port()?;
+            let link = (*self.net.port_links.get(s)?.get(usize::from(port.0))?)?;
+            path.push(link as u32);
+            cur = self.net.links.get(link)?.to;
+            if path.len() > self.net.dcs.len() {
+                return None;
+            }
+        }
+        Some(path)
+    }
+
+    fn admit(&mut self, i: usize) {
+        let spec = self.specs[i];
+        let f = self.flows.len() as u32;
+        let nic = self.cfg.nic_bps as f64;
+        let shortest = self
+            .net
+            .index(spec.src_dc)
+            .zip(self.net.index(spec.dst_dc))
+            .and_then(|(a, b)| self.net.shortest_us[a][b])
+            .unwrap_or(0) as f64;
+        let ideal_us = spec.size as f64 * 8.0 / nic * 1e6 + shortest;
+        let now = Instant::from_ticks(spec.start_us as u64 as u32);
+        let route = if spec.src_dc == spec.dst_dc {
+            None
+        } else {
+            self.route(&spec, now)
+        };
+        let host = self.net.index(spec.src_dc).unwrap_or(0)
+            * usize::from(self.cfg.hosts_per_dc.max(1))
+            + usize::from(spec.src_host % self.cfg.hosts_per_dc.max(1));
+        let Some(path) = route else {
+            self.unrouted += 1;
+            self.flows.push(Flow {
+                remaining: 0,
+                delivered: 0,
+                carry: 0.0,
+                rate_bps: 0.0,
+                fair_bps: 0.0,
+                fair_at_us: 0.0,
+                host,
+                path: Vec::new(),
+                prop_us: 0.0,
+                fair_phase: false,
+            });
+            self.outcomes.push(FlowOutcome {
+                path: Vec::new(),
+                fct_us: None,
+                ideal_us,
+            });
+            return;
+        };
+        let prop_us: f64 = path
+            .iter()
+            .map(|&l| self.net.links[l as usize].delay_us as f64)
+            .sum();
+        for &l in &path {
+            self.stats[l as usize].flows += 1;
+        }
+        self.flows.push(Flow {
+            remaining: spec.size,
+            delivered: 0,
+            carry: 0.0,
+            rate_bps: 0.0,
+            fair_bps: 0.0,
+            fair_at_us: spec.start_us + 2.0 * prop_us,
+            host,
+            path: path.clone(),
+            prop_us,
+            fair_phase: false,
+        });
+        self.outcomes.push(FlowOutcome {
+            path,
+            fct_us: None,
+            ideal_us,
+        });
+        self.sending.push(f);
+        self.host_sending[host] += 1;
+    }
+
+    /// Max-min fair rates of the fair-phase senders over links and NICs.
+    fn fair_share(&mut self) {
+        let nl = self.links.len();
+        let nic = self.cfg.nic_bps as f64;
+        let fair: Vec<u32> = self
+            .sending
+            .iter()
+            .copied()
+            .filter(|&f| self.flows[f as usize].fair_phase)
+            .collect();
+        if fair.is_empty() {
+            return;
+        }
+        let mut cap: Vec<f64> = self
+            .net
+            .links
+            .iter()
+            .zip(&self.links)
+            .map(|(l, s)| {
+                let c = l.capacity_bps as f64;
+                if s.backlog as f64 > s.bytes_per_step {
+                    c * (1.0 - self.cfg.drain)
+                } else {
+                    c
+                }
+            })
+            .collect();
+        let mut fair_per_host = vec![0u32; self.host_sending.len()];
+        for &f in &fair {
+            fair_per_host[self.flows[f as usize].host] += 1;
+        }
+        cap.extend(
+            self.host_sending
+                .iter()
+                .zip(&fair_per_host)
+                .map(|(&n, &k)| {
+                    if n == 0 {
+                        0.0
+                    } else {
+                        nic * f64::from(k) / f64::from(n)
+                    }
+                }),
+        );
+        let mut count = vec![0u32; cap.len()];
+        for &f in &fair {
+            for c in constraints(&self.flows[f as usize], nl) {
+                count[c] += 1;
+            }
+        }
+        let mut open: Vec<u32> = fair;
+        while !open.is_empty() {
+            let mut best: Option<(usize, f64)> = None;
+            for (c, (&k, &cp)) in count.iter().zip(&cap).enumerate() {
+                if k > 0 {
+                    let share = cp.max(0.0) / f64::from(k);
+                    if best.is_none_or(|(_, s)| share < s) {
+                        best = Some((c, share));
+                    }
+                }
+            }
+            let Some((bottleneck, share)) = best else {
+                break;
+            };
+            let mut i = 0;
+            while i < open.len() {
+                let f = open[i] as usize;
+                if constraints(&self.flows[f], nl).any(|c| c == bottleneck) {
+                    for c in constraints(&self.flows[f], nl).collect::<Vec<_>>() {
+                        cap[c] -= share;
+                        count[c] -= 1;
+                    }
+                    self.flows[f].fair_bps = share;
+                    open.swap_remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    fn run(mut self) -> RunOutput {
+        let mut order: Vec<usize> = (0..self.specs.len()).collect();
+        order.sort_by(|&a, &b| {
+            self.specs[a]
+                .start_us
+                .total_cmp(&self.specs[b].start_us)
+                .then(a.cmp(&b))
+        });
+        // Flows are stored in admission order; `slot` maps back to input order.
+        let mut slot = vec![0usize; self.specs.len()];
+        let dt = f64::from(self.cfg.dt_us.max(1));
+        let sample_every = u64::from(self.cfg.sample_us.max(1));
+        let mut next = 0usize;
+        let mut step: u64 = 0;
+        let mut next_sample_us: u64 = 0;
+        let mut popped: Vec<Popped> = Vec::new();
+        let mut offers: Vec<u64> = vec![0; self.links.len()];
+        let mut space: Vec<u64> = vec![0; self.links.len()];
+        let mut served_step: Vec<u64> = vec![0; self.links.len()];
+        let mut inject: Vec<(u32, u64)> = Vec::new();
+        let mut queued_total: u64 = 0;
+        let bytes_offered: u64 = self.specs.iter().map(|s| s.size).sum();
+        let mut t0;
+        loop {
+            t0 = step as f64 * dt;
+            let t1 = t0 + dt;
+            if next >= order.len() && self.sending.is_empty() && queued_total == 0 {
+                break;
+            }
+            if t0 > self.cfg.max_time_us {
+                break;
+            }
+            // Idle network: jump to the next arrival.
+            if self.sending.is_empty() && queued_total == 0 && next < order.len() {
+                let start = self.specs[order[next]].start_us;
+                if start >= t1 {
+                    step = (start / dt).floor() as u64;
+                    continue;
+                }
+            }
+            let now_us = t0 as u64;
+            if now_us >= next_sample_us {
+                self.sample(Instant::from_ticks(now_us as u32));
+                next_sample_us = (now_us / sample_every + 1) * sample_every;
+                self.fair_dirty = true;
+            }
+            while next < order.len() && self.specs[order[next]].start_us < t1 {
+                let i = order[next];
+                slot[self.flows.len()] = i;
+                self.admit(i);
+                next += 1;
+            }
+            // Rates.
+            for k in 0..self.sending.len() {
+                let f = self.sending[k] as usize;
+                let fl = &mut self.flows[f];
+                if self.cfg.congestion_control && !fl.fair_phase && t0 >= fl.fair_at_us {
+                    fl.fair_phase = true;
+                    self.fair_dirty = true;
+                }
+            }
+            if self.fair_dirty {
+                self.fair_share();
+                self.fair_dirty = false;
+            }
+            let nic = self.cfg.nic_bps as f64;
+            inject.clear();
+            for &f in &self.sending {
+                let fl = &mut self.flows[f as usize];
+                fl.rate_bps = if fl.fair_phase {
+                    fl.fair_bps
+                } else {
+                    nic / f64::from(self.host_sending[fl.host].max(1))
+                };
+                let start = self.specs[slot[f as usize]].start_us;
+                let span = (t1 - start.max(t0)).clamp(0.0, dt);
+                let want = fl.rate_bps * span * 1e-6 / 8.0 + fl.carry;
+                let bytes = (want.floor() as u64).min(fl.remaining);
+                fl.carry = if bytes < fl.remaining {
+                    want - bytes as f64
+                } else {
+                    0.0
+                };
+                if bytes > 0 {
+                    inject.push((f, bytes));
+                }
+            }
+            // Service: pop up to capacity from each FIFO.
+            popped.clear();
+            for (li, link) in self.links.iter_mut().enumerate() {
+                space[li] = self.net.links[li].buffer_bytes.saturating_sub(link.backlog);
+                offers[li] = 0;
+                served_step[li] = 0;
+                if link.backlog == 0 {
+                    link.carry = 0.0;
+                    continue;
+                }
+                let want = link.bytes_per_step + link.carry;
+                let budget = want.floor() as u64;
+                let mut left = budget;
+                while left > 0 {
+                    let Some(front) = link.queue.front_mut() else {
+                        break;
+                    };
+                    let take = front.bytes.min(left);
+                    let chunk = Chunk {
+                        bytes: take,
+                        ..*front
+                    };
+                    front.bytes -= take;
+                    if front.bytes == 0 {
+                        link.queue.pop_front();
+                    }
+                    left -= take;
+                    let end = if budget > 0 {
+                        (budget - left) as f64 / budget as f64
+                    } else {
+                        1.0
+                    };
+                    popped.push(Popped {
+                        chunk,
+                        link: li as u32,
+                        end,
+                    });
+                }
+                let served = budget - left;
+                served_step[li] = served;
+                link.backlog -= served;
+                link.carry = if link.backlog > 0 {
+                    want - budget as f64
+                } else {
+                    0.0
+                };
+            }
+            // Offers to the next hop.
+            for p in &popped {
+                let path = &self.flows[p.chunk.flow as usize].path;
+                if let Some(&nl) = path.get(usize::from(p.chunk.hop) + 1) {
+                    offers[nl as usize] += p.chunk.bytes;
+                }
+            }
+            for &(f, bytes) in &inject {
+                offers[self.flows[f as usize].path[0] as usize] += bytes;
+            }
+            let accept = |bytes: u64, link: usize, offers: &[u64], space: &[u64]| -> u64 {
+                let (o, s) = (offers[link], space[link]);
+                if o <= s {
+                    bytes
+                } else {
+                    (u128::from(bytes) * u128::from(s) / u128::from(o)) as u64
+                }
+            };
+            // Forward or deliver what was served; push back what was refused.
+            let mut refused: Vec<(u32, Chunk)> = Vec::new();
+            for p in &popped {
+                let f = p.chunk.flow as usize;
+                let hop = usize::from(p.chunk.hop);
+                let next_link = self.flows[f].path.get(hop + 1).copied();
+                let li = p.link as usize;
+                match next_link {
+                    None => {
+                        self.stats[li].bytes += p.chunk.bytes;
+                        let fl = &mut self.flows[f];
+                        fl.delivered += p.chunk.bytes;
+                        self.bytes_delivered += p.chunk.bytes;
+                        if fl.remaining == 0 && fl.delivered == self.specs[slot[f]].size {
+                            let done = t0 + dt * p.end;
+                            let start = self.specs[slot[f]].start_us;
+                            self.outcomes[f].fct_us = Some(done - start + fl.prop_us);
+                        }
+                    }
+                    Some(nl) => {
+                        let nl = nl as usize;
+                        let ok = accept(p.chunk.bytes, nl, &offers, &space);
+                        self.stats[li].bytes += ok;
+                        if ok > 0 {
+                            push(
+                                &mut self.links[nl],
+                                Chunk {
+                                    flow: p.chunk.flow,
+                                    hop: p.chunk.hop + 1,
+                                    bytes: ok,
+                                },
+                            );
+                            if t1 <= self.window_us {
+                                self.stats[nl].bytes_in_window += ok;
+                            }
+                        }
+                        if ok < p.chunk.bytes {
+                            refused.push((
+                                p.link,
+                                Chunk {
+                                    bytes: p.chunk.bytes - ok,
+                                    ..p.chunk
+                                },
+                            ));
+                        }
+                    }
+                }
+            }
+            for (li, chunk) in refused.into_iter().rev() {
+                let link = &mut self.links[li as usize];
+                link.backlog += chunk.bytes;
+                link.queue.push_front(chunk);
+                served_step[li as usize] -= chunk.bytes;
+            }
+            for &(f, bytes) in &inject {
+                let first = self.flows[f as usize].path[0] as usize;
+                let ok = accept(bytes, first, &offers, &space);
+                if ok > 0 {
+                    push(
+                        &mut self.links[first],
+                        Chunk {
+                            flow: f,
+                            hop: 0,
+                            bytes: ok,
+                        },
+                    );
+                    if t1 <= self.window_us {
+                        self.stats[first].bytes_in_window += ok;
+                    }
+                    let fl = &mut self.flows[f as usize];
+                    fl.remaining -= ok;
+                    if ok < bytes {
+                        fl.carry = 0.0;
+                    }
+                }
+            }
+            for (li, link) in self.links.iter().enumerate() {
+                let st = &mut self.stats[li];
+                st.max_queue_bytes = st.max_queue_bytes.max(link.backlog);
+                st.max_step_bytes = st.max_step_bytes.max(served_step[li]);
+                if link.backlog > self.net.links[li].buffer_bytes {
+                    self.queues_ok = false;
+                }
+            }
+            queued_total = self.links.iter().map(|l| l.backlog).sum();
+            // Senders that finished.
+            let mut k = 0;
+            while k < self.sending.len() {
+                let f = self.sending[k] as usize;
+                if self.flows[f].remaining == 0 {
+                    let h = self.flows[f].host;
+                    self.host_sending[h] -= 1;
+                    if self.flows[f].fair_phase {
+                        self.fair_dirty = true;
+                    }
+                    self.sending.swap_remove(k);
+                } else {
+                    k += 1;
+                }
+            }
+            step += 1;
+        }
+        let mut outcomes = vec![
+            FlowOutcome {
+                path: Vec::new(),
+                fct_us: None,
+                ideal_us: 0.0
+            };
+            self.specs.len()
+        ];
+        for (f, o) in self.outcomes.into_iter().enumerate() {
+            outcomes[slot[f]] = o;
+        }
+        RunOutput {
+            flows: outcomes,
+            links: self.stats,
+            bytes_offered,
+            bytes_delivered: self.bytes_delivered,
+            end_us: t0,
+            steps: step,
+            unrouted: self.unrouted,
+            queues_within_buffer: self.queues_ok,
+        }
+    }
+}
+
+/// A fair-phase flow's constraints: its links, then its host's NIC.
+fn constraints(fl: &Flow, links: usize) -> impl Iterator<Item = usize> + '_ {
+    fl.path
+        .iter()
+        .map(|&l| l as usize)
+        .chain(core::iter::once(links + fl.host))
+}
+
+fn push(link: &mut Link, chunk: Chunk) {
+    link.backlog += chunk.bytes;
+    if let Some(back) = link.queue.back_mut() {
+        if back.flow == chunk.flow && back.hop == chunk.hop {
+            back.bytes += chunk.bytes;
+            return;
+        }
+    }
+    link.queue.push_back(chunk);
+}

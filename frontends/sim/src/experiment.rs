@@ -1,0 +1,370 @@
+//! Experiments: schemes (baselines, LCMP, ablations, variants), traffic
+//! presets, and the parallel sweep over loads, schemes and seeds.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant as WallClock;
+
+use lcmp_decide::{Params, Pick, Scheme, Weights};
+use lcmp_tables::{BuildOptions, Topology};
+
+use crate::engine::{self, EngineConfig, FlowSpec};
+use crate::error::SimError;
+use crate::network::Network;
+use crate::rng::Pcg32;
+use crate::stats::{summarise, Focus, RunResult};
+use crate::traffic::{generate, Pairs, TrafficSpec};
+use crate::workload::Workload;
+
+/// A routing scheme as the simulator names it: a core [`Scheme`] plus the
+/// settings that make an ablation or a variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SchemeSpec {
+    /// ECMP over all candidates.
+    Ecmp,
+    /// UCMP (the artifact's: ECMP over the maximum-capacity candidates).
+    Ucmp,
+    /// LCMP with the given (default: paper) weights.
+    Lcmp,
+    /// LCMP without path quality (`alpha = 0`, §7.1).
+    RmAlpha,
+    /// LCMP without congestion (`beta = 0`, §7.1).
+    RmBeta,
+    /// LCMP with the capacity-weighted pick in the kept set
+    /// ([`Pick::CapacityWeighted`]).
+    LcmpW,
+    /// LCMP with a congestion term that can reorder paths: `beta = 4`,
+    /// `S_cong = 1` (an extension; see `docs/simulator.md`).
+    LcmpC,
+    /// Both variants: capacity-weighted pick and the strong congestion term.
+    LcmpWc,
+}
+
+impl SchemeSpec {
+    /// Every scheme, in display order.
+    pub const ALL: [SchemeSpec; 8] = [
+        SchemeSpec::Ecmp,
+        SchemeSpec::Ucmp,
+        SchemeSpec::Lcmp,
+        SchemeSpec::RmAlpha,
+        SchemeSpec::RmBeta,
+        SchemeSpec::LcmpW,
+        SchemeSpec::LcmpC,
+        SchemeSpec::LcmpWc,
+    ];
+
+    /// The command-line name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SchemeSpec::Ecmp => "ecmp",
+            SchemeSpec::Ucmp => "ucmp",
+            SchemeSpec::Lcmp => "lcmp",
+            SchemeSpec::RmAlpha => "rm-alpha",
+            SchemeSpec::RmBeta => "rm-beta",
+            SchemeSpec::LcmpW => "lcmp-w",
+            SchemeSpec::LcmpC => "lcmp-c",
+            SchemeSpec::LcmpWc => "lcmp-wc",
+        }
+    }
+
+    /// Parses a command-line name.
+    ///
+    /// ```
+    /// # use lcmp_sim::experiment::SchemeSpec;
+    /// assert_eq!(SchemeSpec::parse("rm-beta"), Some(SchemeSpec::RmBeta));
+    /// assert_eq!(SchemeSpec::parse("nope"), None);
+    /// ```
+    pub fn parse(name: &str) -> Option<Self> {
+        SchemeSpec::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// The core scheme and the table parameters, from `base` weights.
+    pub fn settings(self, base: Weights) -> (Scheme, Params) {
+        let mut params = Params {
+            weights: base,
+            ..Params::PAPER
+        };
+        let scheme = match self {
+            SchemeSpec::Ecmp => Scheme::Ecmp,
+            SchemeSpec::Ucmp => Scheme::Ucmp,
+            SchemeSpec::Lcmp => Scheme::Lcmp,
+            SchemeSpec::RmAlpha => {
+                params.weights.alpha = 0;
+                Scheme::Lcmp
+            }
+            SchemeSpec::RmBeta => {
+                params.weights.beta = 0;
+                Scheme::Lcmp
+            }
+            SchemeSpec::LcmpW => {
+                params.pick = Pick::CapacityWeighted;
+                Scheme::Lcmp
+            }
+            SchemeSpec::LcmpC => {
+                params.weights.beta = 4;
+                params.weights.s_cong = 1;
+                Scheme::Lcmp
+            }
+            SchemeSpec::LcmpWc => {
+                params.pick = Pick::CapacityWeighted;
+                params.weights.beta = 4;
+                params.weights.s_cong = 1;
+                Scheme::Lcmp
+            }
+        };
+        (scheme, params)
+    }
+}
+
+/// Parses `alpha=3,beta=1,...` over `base` (keys: alpha, beta, w_dl, w_lc,
+/// w_ql, w_tl, w_dp, s_path, s_cong, s_total) and validates the result.
+///
+/// ```
+/// # use lcmp_sim::experiment::parse_weights;
+/// # use lcmp_decide::Weights;
+/// let w = parse_weights("alpha=1,beta=3", Weights::PAPER).unwrap();
+/// assert_eq!((w.alpha, w.beta), (1, 3));
+/// assert!(parse_weights("gamma=1", Weights::PAPER).is_err());
+/// ```
+pub fn parse_weights(text: &str, base: Weights) -> Result<Weights, SimError> {
+    let mut w = base;
+    for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let bad = || SimError::Config(format!("--weights: bad item `{item}`"));
+        let (k, v) = item.split_once('=').ok_or_else(bad)?;
+        let v: u32 = v.trim().parse().map_err(|_| bad())?;
+        let shift = || u8::try_from(v).map_err(|_| bad());
+        match k.trim() {
+            "alpha" => w.alpha = v,
+            "beta" => w.beta = v,
+            "w_dl" => w.w_dl = v,
+            "w_lc" => w.w_lc = v,
+            "w_ql" => w.w_ql = v,
+            "w_tl" => w.w_tl = v,
+            "w_dp" => w.w_dp = v,
+            "s_path" => w.s_path = shift()?,
+            "s_cong" => w.s_cong = shift()?,
+            "s_total" => w.s_total = shift()?,
+            _ => return Err(bad()),
+        }
+    }
+    w.validate()
+        .map_err(|e| SimError::Config(format!("--weights: {e:?}")))?;
+    Ok(w)
+}
+
+/// The load reference of a traffic spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadReference {
+    /// The source hosts' NIC capacity (hosts per DC x NIC rate x source DCs).
+    Nic,
+    /// Inter-DC capacity: for one pair, the source's candidate egress links
+    /// towards the destination; for all-to-all, the total directed link
+    /// capacity over the mean minimum hop count.
+    InterDc,
+}
+
+/// A full experiment: one topology and workload, several loads, schemes
+/// and seeds.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    /// The topology.
+    pub topology: Topology,
+    /// The flow-size distribution.
+    pub workload: Workload,
+    /// Who talks to whom.
+    pub pairs: Pairs,
+    /// What the loads refer to.
+    pub reference: LoadReference,
+    /// Offered loads.
+    pub loads: Vec<f64>,
+    /// Arrival window per load, microseconds (same length as `loads`).
+    pub windows_us: Vec<f64>,
+    /// Schemes to compare.
+    pub schemes: Vec<SchemeSpec>,
+    /// Traffic seeds.
+    pub seeds: Vec<u64>,
+    /// Base weights (the paper's unless `--weights`).
+    pub weights: Weights,
+    /// Engine settings (scheme and hash seed are set per run).
+    pub engine: EngineConfig,
+    /// Count only flows between these DCs.
+    pub focus: Focus,
+    /// Points of the slowdown-versus-size curves.
+    pub bins: usize,
+}
+
+/// The paper artifact's arrival window for `load` on testbed8: 0.15 s,
+/// 0.10 s and 0.07 s for 30, 50 and 80 %, else `0.05 s / load` (about the
+/// same number of flows), microseconds.
+pub fn paper_window_us(load: f64) -> f64 {
+    let table = [(0.3, 150_000.0), (0.5, 100_000.0), (0.8, 70_000.0)];
+    table
+        .iter()
+        .find(|(l, _)| (l - load).abs() < 1e-9)
+        .map_or(50_000.0 / load.max(1e-3), |&(_, w)| w)
+}
+
+impl Experiment {
+    /// The capacity the loads refer to, bits per second.
+    pub fn reference_bps(&self) -> f64 {
+        let topo = &self.topology;
+        let hosts = f64::from(self.engine.hosts_per_dc) * self.engine.nic_bps as f64;
+        match (self.reference, self.pairs) {
+            (LoadReference::Nic, Pairs::One { .. }) => hosts,
+            (LoadReference::Nic, Pairs::AllToAll) => hosts * topo.dcs.len() as f64,
+            (LoadReference::InterDc, Pairs::One { src, dst }) => topo
+                .next_hops(src, dst)
+                .iter()
+                .filter_map(|&n| topo.link_between(src, n))
+                .map(|l| l.capacity_bps as f64)
+                .sum(),
+            (LoadReference::InterDc, Pairs::AllToAll) => {
+                let total: f64 = topo.links.iter().map(|l| 2.0 * l.capacity_bps as f64).sum();
+                let mut hops = 0.0;
+                let mut pairs = 0.0;
+                for a in &topo.dcs {
+                    for b in &topo.dcs {
+                        if a.id != b.id {
+                            if let Some(h) = topo.hops(a.id, b.id) {
+                                hops += f64::from(h);
+                                pairs += 1.0;
+                            }
+                        }
+                    }
+                }
+                if pairs > 0.0 {
+                    total / (hops / pairs)
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    /// Checks the settings.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let bad = |m: String| Err(SimError::Config(m));
+        if self.loads.is_empty() || self.loads.iter().any(|&l| !(l > 0.0 && l <= 10.0)) {
+            return bad("--load: give loads in (0, 10], e.g. 0.3,0.5,0.8".into());
+        }
+        if self.windows_us.len() != self.loads.len()
+            || self.windows_us.iter().any(|&w| !(w > 0.0 && w <= 60e6))
+        {
+            return bad("--window: give a window in (0, 60] seconds".into());
+        }
+        if self.schemes.is_empty() {
+            return bad("--schemes: give at least one scheme".into());
+        }
+        if self.seeds.is_empty() {
+            return bad("--seeds: give at least one seed".into());
+        }
+        if self.engine.dt_us == 0 || self.engine.sample_us == 0 || self.engine.hosts_per_dc == 0 {
+            return bad("--dt-us, --sample-us and --hosts-per-dc must be positive".into());
+        }
+        if let Pairs::One { src, dst } = self.pairs {
+            if src == dst || self.topology.dc(src).is_none() || self.topology.dc(dst).is_none() {
+                return bad("--pair: two different DCs of the topology, e.g. DC1:DC8".into());
+            }
+            if self.topology.hops(src, dst).is_none() {
+                return bad("--pair: the destination is unreachable".into());
+            }
+        }
+        if self.reference_bps().partial_cmp(&0.0) != Some(core::cmp::Ordering::Greater) {
+            return bad("the load reference capacity is zero".into());
+        }
+        Ok(())
+    }
+
+    /// One network per scheme (tables differ only by their parameters).
+    fn networks(&self) -> Result<Vec<(SchemeSpec, Scheme, Network)>, SimError> {
+        self.schemes
+            .iter()
+            .map(|&s| {
+                let (scheme, params) = s.settings(self.weights);
+                let opts = BuildOptions {
+                    params,
+                    ..BuildOptions::default()
+                };
+                Network::new(&self.topology, &opts).map(|n| (s, scheme, n))
+            })
+            .collect()
+    }
+
+    /// The flows of one (load, seed).
+    pub fn flows(&self, load_index: usize, seed: u64) -> Vec<FlowSpec> {
+        let spec = TrafficSpec {
+            pairs: self.pairs,
+            load: self.loads[load_index],
+            reference_bps: self.reference_bps(),
+            window_us: self.windows_us[load_index],
+            hosts_per_dc: self.engine.hosts_per_dc,
+        };
+        let dcs: Vec<u16> = self.topology.dcs.iter().map(|d| d.id).collect();
+        generate(
+            &spec,
+            &self.workload,
+            &dcs,
+            &mut Pcg32::new(seed, load_index as u64),
+        )
+    }
+
+    /// Number of runs.
+    pub fn runs(&self) -> usize {
+        self.loads.len() * self.seeds.len() * self.schemes.len()
+    }
+
+    /// Runs everything on `jobs` threads; `tick` is called after each run.
+    /// Results are ordered by load, then scheme, then seed.
+    pub fn run(&self, jobs: usize, tick: &(dyn Fn() + Sync)) -> Result<Vec<RunResult>, SimError> {
+        self.validate()?;
+        let nets = self.networks()?;
+        let traffic: Vec<Vec<FlowSpec>> = (0..self.loads.len())
+            .flat_map(|l| self.seeds.iter().map(move |&s| (l, s)))
+            .map(|(l, s)| self.flows(l, s))
+            .collect();
+        let (ns, nk) = (self.seeds.len(), self.schemes.len());
+        let total = self.runs();
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<Option<RunResult>>> = Mutex::new(vec![None; total]);
+        std::thread::scope(|scope| {
+            for _ in 0..jobs.clamp(1, total.max(1)) {
+                scope.spawn(|| loop {
+                    let job = next.fetch_add(1, Ordering::Relaxed);
+                    if job >= total {
+                        break;
+                    }
+                    let (l, k, s) = (job / (nk * ns), (job / ns) % nk, job % ns);
+                    let (spec, scheme, net) = &nets[k];
+                    let flows = &traffic[l * ns + s];
+                    let seed = self.seeds[s];
+                    let cfg = EngineConfig {
+                        scheme: *scheme,
+                        hash_seed: seed as u32,
+                        ..self.engine.clone()
+                    };
+                    let started = WallClock::now();
+                    let out = engine::run(net, &cfg, flows, self.windows_us[l]);
+                    let wall = started.elapsed().as_secs_f64();
+                    let r = summarise(
+                        net,
+                        flows,
+                        &out,
+                        self.focus,
+                        self.windows_us[l],
+                        self.bins,
+                        (spec.name(), self.loads[l], seed),
+                        wall,
+                    );
+                    if let Ok(mut v) = results.lock() {
+                        v[job] = Some(r);
+                    }
+                    tick();
+                });
+            }
+        });
+        let v = results
+            .into_inner()
+            .map_err(|_| SimError::Output("a worker panicked".into()))?;
+        Ok(v.into_iter().flatten().collect())
+    }
+}

@@ -1,0 +1,203 @@
+//! SVG figures like the paper's (made with `plotters`, no Python): median
+//! and 99th-percentile slowdown versus flow size per scheme, and per-link
+//! utilisation bars, one pair of figures per load.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use crate::error::SimError;
+use crate::report::summarise;
+use crate::stats::RunResult;
+
+const COLORS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
+fn err<E: core::fmt::Display>(e: E) -> SimError {
+    SimError::Output(e.to_string())
+}
+
+/// Writes `slowdown-<load>.svg` and `links-<load>.svg` for every load into
+/// `dir` (created if missing). Returns the files written.
+pub fn write_all(dir: &Path, title: &str, results: &[RunResult]) -> Result<Vec<String>, SimError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| SimError::Output(format!("{}: {e}", dir.display())))?;
+    let mut loads: Vec<f64> = Vec::new();
+    for r in results {
+        if !loads.contains(&r.load) {
+            loads.push(r.load);
+        }
+    }
+    let mut files = Vec::new();
+    for load in loads {
+        let rs: Vec<&RunResult> = results.iter().filter(|r| r.load == load).collect();
+        let pct = (load * 100.0).round() as u32;
+        let f = dir.join(format!("slowdown-{pct}.svg"));
+        slowdown(&f, &format!("{title}, load {pct}%"), &rs)?;
+        files.push(f.display().to_string());
+        let f = dir.join(format!("links-{pct}.svg"));
+        links(&f, &format!("{title}, load {pct}%: link utilisation"), &rs)?;
+        files.push(f.display().to_string());
+    }
+    Ok(files)
+}
+
+/// Per scheme, the first seed's curve (curves of different seeds have
+/// different bins).
+/// A scheme's curve: (size, p50, p99) points.
+type Curve = (String, Vec<(f64, f64, f64)>);
+
+fn curves(rs: &[&RunResult]) -> Vec<Curve> {
+    let mut out: Vec<Curve> = Vec::new();
+    for r in rs {
+        if out.iter().any(|(s, _)| *s == r.scheme) {
+            continue;
+        }
+        let pts = r
+            .bins
+            .iter()
+            .filter(|b| b.size > 0.0)
+            .map(|b| (b.size, b.p50, b.p99))
+            .collect();
+        out.push((r.scheme.clone(), pts));
+    }
+    out
+}
+
+fn slowdown(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError> {
+    let curves = curves(rs);
+    let (mut xmin, mut xmax, mut ymax) = (f64::MAX, 1.0f64, 1.0f64);
+    for (_, pts) in &curves {
+        for &(x, _, p99) in pts {
+            xmin = xmin.min(x);
+            xmax = xmax.max(x);
+            ymax = ymax.max(p99);
+        }
+    }
+    if xmin >= xmax {
+        xmin = 1.0;
+        xmax = xmax.max(10.0);
+    }
+    let root = SVGBackend::new(path, (960, 540)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d((xmin * 0.8..xmax * 1.25).log_scale(), 0.0..ymax * 1.1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("flow size (bytes)")
+        .y_desc("FCT slowdown (p50 thin, p99 thick)")
+        .x_label_formatter(&|x| human(*x))
+        .draw()
+        .map_err(err)?;
+    for (i, (scheme, pts)) in curves.iter().enumerate() {
+        let c = COLORS[i % COLORS.len()];
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter().map(|p| (p.0, p.1)),
+                c.stroke_width(1),
+            ))
+            .map_err(err)?
+            .label(format!("{scheme} p50"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(1)));
+        chart
+            .draw_series(
+                LineSeries::new(pts.iter().map(|p| (p.0, p.2)), c.stroke_width(3)).point_size(3),
+            )
+            .map_err(err)?
+            .label(format!("{scheme} p99"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+fn links(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError> {
+    let owned: Vec<RunResult> = rs.iter().map(|r| (*r).clone()).collect();
+    let sums = summarise(&owned);
+    let mut names: Vec<String> = Vec::new();
+    for s in &sums {
+        for l in &s.links {
+            if !names.contains(&l.0) {
+                names.push(l.0.clone());
+            }
+        }
+    }
+    let n = names.len().max(1) as f64;
+    let k = sums.len().max(1) as f64;
+    let root = SVGBackend::new(path, (1100, 540)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(60)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..n, 0.0..1.05f64)
+        .map_err(err)?;
+    let labels = names.clone();
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(names.len() * 2 + 1)
+        .x_label_formatter(&move |x| {
+            let i = x.floor() as usize;
+            if (x - x.floor() - 0.5).abs() < 0.26 {
+                labels.get(i).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .y_desc("utilisation")
+        .draw()
+        .map_err(err)?;
+    for (j, s) in sums.iter().enumerate() {
+        let c = COLORS[j % COLORS.len()];
+        let bars = names.iter().enumerate().filter_map(|(i, name)| {
+            let u = s.links.iter().find(|l| l.0 == *name)?.2.mean;
+            let x0 = i as f64 + 0.1 + 0.8 * j as f64 / k;
+            let x1 = x0 + 0.8 / k;
+            Some(Rectangle::new([(x0, 0.0), (x1, u.min(1.05))], c.filled()))
+        });
+        chart
+            .draw_series(bars)
+            .map_err(err)?
+            .label(s.scheme.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], c.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+fn human(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.0}M", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.0}k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
