@@ -34,6 +34,8 @@ enum Command {
     Explain(explain::ExplainArgs),
     /// Replay a trace of packets, queue samples and link events.
     Replay(replay::ReplayArgs),
+    /// Simulate ECMP, UCMP, LCMP and variants on a topology (docs/simulator.md).
+    Sim(lcmp_sim::cli::SimArgs),
 }
 
 /// A failure: the one line printed after `lcmp: error: `.
@@ -44,6 +46,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Tables(a) => tables::run(a),
         Command::Explain(a) => explain::run(a),
         Command::Replay(a) => replay::run(a),
+        Command::Sim(a) => lcmp_sim::cli::run(&a).map_err(|e| e.to_string()),
     }
 }
 
