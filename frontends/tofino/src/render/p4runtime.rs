@@ -121,32 +121,13 @@ pub fn p4info(schema: &Schema) -> String {
             r.full_name(),
             r.name
         );
-        if r.pair {
-            let _ = writeln!(
-                o,
-                "  type_spec {{\n    struct {{\n      name: \"{}_t\"\n    }}\n  }}",
-                r.name
-            );
-        } else {
-            let _ = writeln!(o, "  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {}\n      }}\n    }}\n  }}", r.bits);
-        }
+        // A pair register ({lo, hi} struct in lcmp.p4) is described as one
+        // 2w-bit bitstring, `hi << w | lo`: the struct form needs
+        // `type_info`, a protobuf map that the p4runtime package's
+        // pure-Python protobufs cannot parse from text.
+        let bits = if r.pair { 2 * r.bits } else { r.bits };
+        let _ = writeln!(o, "  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {bits}\n      }}\n    }}\n  }}");
         let _ = writeln!(o, "  size: {}\n}}", r.size);
-    }
-    let pairs: Vec<_> = schema.registers.iter().filter(|r| r.pair).collect();
-    if !pairs.is_empty() {
-        let _ = writeln!(o, "type_info {{");
-        for r in pairs {
-            let _ = writeln!(o, "  structs {{\n    key: \"{}_t\"\n    value {{", r.name);
-            for m in ["lo", "hi"] {
-                let _ = writeln!(
-                    o,
-                    "      members {{\n        name: \"{m}\"\n        type_spec {{\n          bitstring {{\n            bit {{\n              bitwidth: {}\n            }}\n          }}\n        }}\n      }}",
-                    r.bits
-                );
-            }
-            let _ = writeln!(o, "    }}\n  }}");
-        }
-        let _ = writeln!(o, "}}");
     }
     o
 }

@@ -1,0 +1,172 @@
+"""Checks lcmp.p4info.txtpb and lcmp_write_request.txtpb in DIR.
+
+Mode `p4runtime`: both parse with the PyPI p4runtime protobufs
+(text_format), every update names tables, fields, actions, parameters and
+registers of the P4Info with values that fit their widths, and the P4Info
+names match those declared in DIR/lcmp.p4.
+
+Mode `finsy`: finsy loads the P4Info as a schema and decodes and re-encodes
+every entity unchanged (finsy checks names, ids and widths while decoding).
+finsy bundles its own copy of the P4Runtime protos, which clash in the
+protobuf descriptor pool with the p4runtime package's, so each mode runs in
+its own process.
+
+Usage: python check_p4runtime.py p4runtime|finsy DIR"""
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "python")
+
+from google.protobuf import text_format  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+import p4names  # noqa: E402
+
+
+def fits(value, bits):
+    return len(value) >= 1 and int.from_bytes(value, "big") < (1 << bits)
+
+
+def check_finsy(d):
+    import finsy
+    from finsy.p4entity import decode_entity
+    from finsy.proto import p4i, p4r
+
+    info = text_format.Parse((d / "lcmp.p4info.txtpb").read_text(), p4i.P4Info())
+    req = text_format.Parse((d / "lcmp_write_request.txtpb").read_text(), p4r.WriteRequest())
+    schema = finsy.P4Schema(info)
+    errors = []
+    for n, u in enumerate(req.updates):
+        try:
+            ent = decode_entity(u.entity, schema)
+            again = ent.encode(schema)
+        except Exception as e:  # finsy raises ValueError and friends
+            errors.append(f"update {n}: finsy: {e}")
+            continue
+        if again != u.entity:
+            errors.append(f"update {n}: finsy re-encodes differently:\n{again}\nvs\n{u.entity}")
+    if errors:
+        for e in errors[:20]:
+            print("FAIL:", e)
+        print(f"{len(errors)} errors")
+        return 1
+    print(f"finsy ok: {len(req.updates)} entities decode and re-encode unchanged")
+    return 0
+
+
+def check_p4runtime(d):
+    from p4.config.v1 import p4info_pb2
+    from p4.v1 import p4runtime_pb2
+
+    info = text_format.Parse((d / "lcmp.p4info.txtpb").read_text(), p4info_pb2.P4Info())
+    req = text_format.Parse(
+        (d / "lcmp_write_request.txtpb").read_text(), p4runtime_pb2.WriteRequest()
+    )
+    tables = {t.preamble.id: t for t in info.tables}
+    actions = {a.preamble.id: a for a in info.actions}
+    registers = {r.preamble.id: r for r in info.registers}
+    errors = []
+    for n, u in enumerate(req.updates):
+        which = u.entity.WhichOneof("entity")
+        if which == "table_entry":
+            te = u.entity.table_entry
+            t = tables.get(te.table_id)
+            if t is None:
+                errors.append(f"update {n}: unknown table id {te.table_id}")
+                continue
+            fields = {f.id: f for f in t.match_fields}
+            if len(te.match) != len(fields):
+                errors.append(f"update {n}: {t.preamble.name}: {len(te.match)} matches")
+            for m in te.match:
+                f = fields.get(m.field_id)
+                kind = m.WhichOneof("field_match_type")
+                if f is None:
+                    errors.append(f"update {n}: unknown field {m.field_id}")
+                    continue
+                want = p4info_pb2.MatchField.MatchType.Name(f.match_type).lower()
+                if kind != want:
+                    errors.append(f"update {n}: {f.name} is {want}, got {kind}")
+                vals = {
+                    "exact": [m.exact.value],
+                    "lpm": [m.lpm.value],
+                    "ternary": [m.ternary.value, m.ternary.mask],
+                    "range": [m.range.low, m.range.high],
+                }[kind]
+                if not all(fits(v, f.bitwidth) for v in vals):
+                    errors.append(f"update {n}: {f.name} wider than {f.bitwidth}")
+                if kind == "lpm" and m.lpm.prefix_len > f.bitwidth:
+                    errors.append(f"update {n}: {f.name} prefix too long")
+            needs_prio = any(
+                f.match_type in (p4info_pb2.MatchField.TERNARY, p4info_pb2.MatchField.RANGE)
+                for f in t.match_fields
+            )
+            if needs_prio != (te.priority > 0):
+                errors.append(f"update {n}: {t.preamble.name}: priority {te.priority}")
+            act = te.action.action
+            if act.action_id not in {r.id for r in t.action_refs}:
+                errors.append(f"update {n}: action {act.action_id} not in {t.preamble.name}")
+                continue
+            a = actions[act.action_id]
+            params = {p.id: p for p in a.params}
+            if len(act.params) != len(params):
+                errors.append(f"update {n}: {a.preamble.name}: {len(act.params)} params")
+            for p in act.params:
+                if p.param_id not in params or not fits(p.value, params[p.param_id].bitwidth):
+                    errors.append(f"update {n}: {a.preamble.name} param {p.param_id}")
+        elif which == "register_entry":
+            re_ = u.entity.register_entry
+            r = registers.get(re_.register_id)
+            if r is None:
+                errors.append(f"update {n}: unknown register {re_.register_id}")
+                continue
+            if re_.index.index >= r.size:
+                errors.append(f"update {n}: {r.preamble.name}[{re_.index.index}] out of range")
+            bw = r.type_spec.bitstring.bit.bitwidth
+            if not fits(re_.data.bitstring, bw):
+                errors.append(f"update {n}: {r.preamble.name} value wider than {bw}")
+        else:
+            errors.append(f"update {n}: unexpected entity {which}")
+
+    # The P4Info names are the ones lcmp.p4 declares.
+    p4 = p4names.parse(d / "lcmp.p4")
+    for t in info.tables:
+        ctl, name = t.preamble.name.split(".")
+        decl = p4.get(ctl, {}).get("tables", {}).get(name)
+        if decl is None:
+            errors.append(f"P4Info table {t.preamble.name} not in lcmp.p4")
+            continue
+        if [f.name for f in t.match_fields] != list(decl["keys"]):
+            errors.append(f"{t.preamble.name}: keys {list(decl['keys'])} in lcmp.p4")
+        names = [actions[r.id].preamble.name.split(".")[1] for r in t.action_refs]
+        if names != decl["actions"]:
+            errors.append(f"{t.preamble.name}: actions {decl['actions']} in lcmp.p4")
+        if t.size != decl["size"]:
+            errors.append(f"{t.preamble.name}: size {decl['size']} in lcmp.p4")
+    for a in info.actions:
+        ctl, name = a.preamble.name.split(".")
+        decl = p4.get(ctl, {}).get("actions", {}).get(name)
+        if decl != {p.name: p.bitwidth for p in a.params}:
+            errors.append(f"P4Info action {a.preamble.name} differs from lcmp.p4: {decl}")
+    for r in info.registers:
+        ctl, name = r.preamble.name.split(".")
+        decl = p4.get(ctl, {}).get("registers", {}).get(name)
+        if decl is None or decl["size"] != r.size:
+            errors.append(f"P4Info register {r.preamble.name} differs from lcmp.p4: {decl}")
+
+    if errors:
+        for e in errors[:50]:
+            print("FAIL:", e)
+        print(f"{len(errors)} errors")
+        return 1
+    print(
+        f"p4runtime ok: {len(info.tables)} tables, {len(info.actions)} actions, "
+        f"{len(info.registers)} registers; {len(req.updates)} updates"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    mode, directory = sys.argv[1], Path(sys.argv[2])
+    sys.exit({"p4runtime": check_p4runtime, "finsy": check_finsy}[mode](directory))

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# lcmp-tofino: unit, equivalence (quickcheck against lcmp-decide) and golden
+# tests; then the Python checks of the generated files: P4Runtime text with
+# the PyPI p4runtime protobufs and with finsy, bfrt_python and BF-Runtime
+# JSON replayed against a mock of `bfrt` built from lcmp.p4.
+set -euo pipefail
+source scripts/lib.sh
+
+cargo test -p lcmp-tofino
+
+# Pinned Python tools in their own venv (idempotent). finsy 0.30.0 and
+# p4runtime 1.6.0 install together on Python 3.11; see docs/tofino.md.
+P4RUNTIME_VERSION=1.6.0
+FINSY_VERSION=0.30.0
+VENV="${LCMP_TOFINO_VENV:-$HOME/.cache/lcmp-tofino-py}"
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+have_version() { "$VENV/bin/pip" show "$1" 2>/dev/null | grep -qx "Version: $2"; }
+if ! have_version p4runtime "$P4RUNTIME_VERSION" || ! have_version finsy "$FINSY_VERSION"; then
+  "$VENV/bin/pip" install -q "p4runtime==$P4RUNTIME_VERSION" "finsy==$FINSY_VERSION"
+fi
+PY="$VENV/bin/python"
+export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python
+
+# The checked-in golden export, and fresh exports of other configurations.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export_to() {
+  cargo run -q -p lcmp-tofino --example tofino_export -- "$@" >/dev/null
+}
+export_to entries --topology bso13 --switch DC3 --seed 12648430 -o "$work/bso13-dc3"
+export_to entries --topology testbed8 --switch DC8 --scheme ecmp --seed 7 -o "$work/testbed8-dc8-ecmp"
+# A murmur3 configuration is refused with the typed error.
+if cargo run -q -p lcmp-tofino --example tofino_export -- \
+    p4 --topology testbed8 --switch DC1 --hash murmur3 -o "$work/murmur3" 2>"$work/err"; then
+  echo "murmur3 export was not refused"; exit 1
+fi
+grep -q "needs the CRC-32 ECMP hash" "$work/err"
+
+for dir in frontends/tofino/tests/golden "$work/bso13-dc3" "$work/testbed8-dc8-ecmp"; do
+  echo "--- $dir"
+  "$PY" frontends/tofino/tests/py/check_p4runtime.py p4runtime "$dir"
+  "$PY" frontends/tofino/tests/py/check_p4runtime.py finsy "$dir"
+  "$PY" frontends/tofino/tests/py/check_bfrt.py "$dir"
+done
