@@ -36,6 +36,8 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// Simulate ECMP, UCMP, LCMP and variants on a topology (docs/simulator.md).
     Sim(lcmp_sim::cli::SimArgs),
+    /// Generate the Tofino P4 program and table entries (docs/tofino.md).
+    Tofino(lcmp_tofino::cli::TofinoArgs),
 }
 
 /// A failure: the one line printed after `lcmp: error: `.
@@ -47,6 +49,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Explain(a) => explain::run(a),
         Command::Replay(a) => replay::run(a),
         Command::Sim(a) => lcmp_sim::cli::run(&a).map_err(|e| e.to_string()),
+        Command::Tofino(a) => lcmp_tofino::cli::run(a).map_err(|e| e.to_string()),
     }
 }
 
