@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# lcmp-tables and the `lcmp` tool: unit, property, integration and doc
+# tests; the no_std (no alloc) build of lcmp-tables for a Cortex-M4F (the
+# firmware decodes blobs and replays encoded traces there); a smoke run of
+# every subcommand against the embedded topologies.
+set -euo pipefail
+source scripts/lib.sh
+ensure_target thumbv7em-none-eabihf
+cargo test -p lcmp-tables
+cargo test -p lcmp-cli
+cargo build -p lcmp-tables --target thumbv7em-none-eabihf
+cargo build -p lcmp-tables --target thumbv7em-none-eabihf --features alloc
+cargo run -q -p lcmp-cli -- tables --topology bso13 --switch DC1 >/dev/null
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cargo run -q -p lcmp-cli -- tables --topology testbed8 --switch DC1 -o "$tmp/dc1.bin" >/dev/null
+cargo run -q -p lcmp-cli -- tables verify "$tmp/dc1.bin"
+cargo run -q -p lcmp-cli -- explain frontends/cli/tests/scenarios/idle.json >/dev/null
+cargo run -q -p lcmp-cli -- replay --topology testbed8 --switch DC1 -q \
+  lcmp-tables/tests/data/testbed8-dc1.csv
