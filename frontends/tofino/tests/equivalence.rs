@@ -344,3 +344,67 @@ fn murmur3_is_refused() {
         Err(Error::WeightedPickNotSupported)
     ));
 }
+
+/// The comparison can fail: a selection table with one bucket moved to
+/// another port, or a wrong seed, is caught on testbed8 DC1.
+#[test]
+fn corrupted_entries_are_caught() {
+    let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
+    let cfg = DeciderConfig {
+        scheme: Scheme::Lcmp,
+        seed: 99,
+        hash: HashAlgorithm::Crc32,
+    };
+    let agent =
+        lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, ExportOptions::default()).expect("agent");
+    let mut core: Decider<MAX_PORTS, 1024> = Decider::new(cfg);
+    let tables =
+        lcmp_tables::build_tables(&topo, 1, &lcmp_tables::BuildOptions::default()).expect("tables");
+    core.install(&tables).expect("install");
+    let program = agent.program();
+    let good = agent.entries().expect("entries");
+    let flows: Vec<FlowKey> = (0..200u16)
+        .map(|i| {
+            FlowKey::v4(
+                Ipv4Addr::new(10, 1, 0, 1),
+                Ipv4Addr::new(10, 8, 0, 2),
+                1000 + i,
+                4791,
+                17,
+            )
+        })
+        .collect();
+    let mismatches = |entries: &lcmp_tofino::EntrySet, program: &lcmp_tofino::Program| -> usize {
+        let interp = Interpreter::new(program, entries);
+        flows
+            .iter()
+            .filter(|k| {
+                let want = core
+                    .explain(k, GroupId(8), Instant::ZERO)
+                    .chosen
+                    .map(|p| u64::from(p.0));
+                interp.ingress(&headers(k)).map(|t| t.port).ok() != Some(want)
+            })
+            .count()
+    };
+    assert_eq!(mismatches(&good, &program), 0);
+    let mut bad = good.clone();
+    let e = bad
+        .entries
+        .iter_mut()
+        .find(|e| e.table == "lcmp_select" && e.matches[1] == lcmp_tofino::model::Match::Exact(1))
+        .expect("bucket 1");
+    e.params[0] = 7;
+    assert!(
+        mismatches(&bad, &program) > 0,
+        "a moved bucket must be caught"
+    );
+    let wrong_seed = lcmp_tofino::Program {
+        seed: 98,
+        ..program.clone()
+    };
+    assert!(
+        mismatches(&good, &wrong_seed) > 0,
+        "a wrong seed must be caught"
+    );
+}
