@@ -182,7 +182,7 @@ fn header_comment(program: &Program) -> String {
     );
     let _ = writeln!(
         o,
-        " *   stages: ingress {}, egress {} (Tofino 1 has 12 per gress, Tofino 2 has 20);",
+        " *   stages: ingress {}, egress {} (Tofino 1 has 12, Tofino 2 has 20, shared by both gresses);",
         r.ingress_stages, r.egress_stages
     );
     let _ = writeln!(

@@ -29,7 +29,7 @@
  *   LcmpEgress.lcmp_duration       register        6     2     0
  *   LcmpEgress.lcmp_ccong          register        6     2     0
  *   total SRAM blocks 64, TCAM blocks 3
- *   stages: ingress 11, egress 8 (Tofino 1 has 12 per gress, Tofino 2 has 20);
+ *   stages: ingress 11, egress 8 (Tofino 1 has 12, Tofino 2 has 20, shared by both gresses);
  *   Tofino 1: 80 SRAM + 24 TCAM blocks per stage (960 + 288 per pipe);
  *   Tofino 2: 80 SRAM + 24 TCAM blocks per stage (1600 + 480 per pipe).
  */
