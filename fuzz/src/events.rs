@@ -1,0 +1,402 @@
+//! The `decide_events` driver: an arbitrary event sequence against a small
+//! decider (8 ports, a 32-slot flow cache, so it fills), checking the
+//! invariants of issue 8 after every event:
+//!
+//! 1. A `New` or `Unpinned` port is a live candidate of the packet's group
+//!    in the installed tables; a `Hit` port is up and is the port the flow
+//!    was last pinned to; `NoRoute(UnknownGroup)` only for a group that is
+//!    not installed, `NoRoute(NoLiveCandidate)` only when every candidate
+//!    is down.
+//! 2. An established flow (pinned, and not idle under any idle timeout in
+//!    force since its last packet) whose port is up gets `Hit` on that port;
+//!    if its port is down it fails over (`failover: true`) or has no route.
+//! 3. `flow_cache().len() <= capacity` after every event; GC evicts at most
+//!    `budget` entries and the length and `gc_evictions` move by what it
+//!    returns.
+//! 4. Counters add up: `packets == hits + new_flows + failovers + unpinned +
+//!    no_route`, and each packet moves exactly its own bucket.
+//! 5. `explain` just before a packet predicts its decision, and every
+//!    explanation is self-consistent (kept ⇒ up, down ⇒ cut as `Down`, the
+//!    pick is kept, the minimum-cost fallback takes the minimum).
+//! 6. A failed install changes nothing; samples and liveness for ports out
+//!    of range are typed errors.
+
+use std::collections::HashMap;
+
+use arbitrary::{Arbitrary, Unstructured};
+use lcmp_decide::{
+    Counters, CutReason, Decider, Decision, Error, Explanation, FlowKey, GroupId, Instant, Params,
+    PortId, Reason, Scheme,
+};
+
+use crate::input::{flow_pool, Event, Scenario};
+
+/// Ports of the decider under test.
+pub const PORTS: usize = 8;
+/// Flow-cache slots (four buckets: small enough to fill).
+pub const FLOWS: usize = 32;
+/// Port ids used in tables and events: `0..PORT_SPACE` (8 and 9 are out of
+/// range).
+const PORT_SPACE: u8 = 10;
+/// At most this many distinct flows.
+const MAX_FLOWS: usize = 64;
+
+/// What the harness knows about a flow's pin.
+#[derive(Clone, Copy, Debug)]
+struct Pin {
+    port: PortId,
+    /// Absolute (unwrapped) tick of the last pinning packet.
+    seen: u64,
+    /// The smallest idle timeout in force since then.
+    min_idle: u32,
+}
+
+struct Harness {
+    d: Decider<PORTS, FLOWS>,
+    now: u32,
+    abs: u64,
+    /// Established flows (removed on `NoRoute`).
+    pins: HashMap<FlowKey, Pin>,
+    /// The last port each flow was pinned to (never removed: an idle entry
+    /// stays in its slot until reused or collected).
+    last_port: HashMap<FlowKey, PortId>,
+}
+
+/// Runs one fuzz input.
+pub fn run(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(s) = Scenario::arbitrary(&mut u) else {
+        return;
+    };
+    run_scenario(&s);
+}
+
+/// Runs one scenario, panicking on the first violated invariant.
+pub fn run_scenario(s: &Scenario) {
+    let flows = flow_pool(&s.flows, MAX_FLOWS);
+    let start = s.start.ticks();
+    let mut h = Harness {
+        d: Decider::new(s.config.build()),
+        now: start,
+        abs: u64::from(start),
+        pins: HashMap::new(),
+        last_port: HashMap::new(),
+    };
+    h.install(&s.tables.build(PORT_SPACE));
+    let trace = std::env::var_os("LCMP_FUZZ_TRACE").is_some();
+    for (i, ev) in s.events.iter().enumerate() {
+        if trace {
+            eprintln!("event {i} at tick {}: {ev:?}", h.now);
+        }
+        h.event(ev, &flows);
+        h.check_global();
+    }
+}
+
+impl Harness {
+    fn params(&self) -> Params {
+        self.d.tables().map_or(Params::PAPER, |t| *t.params())
+    }
+
+    fn instant(&self) -> Instant {
+        Instant::from_ticks(self.now)
+    }
+
+    fn up(&self, port: PortId) -> bool {
+        self.d.port_state(port).is_some_and(|s| s.is_up())
+    }
+
+    /// Whether `port` is a live candidate of `group` in the installed tables.
+    fn live_candidate(&self, group: GroupId, port: PortId) -> bool {
+        self.d
+            .tables()
+            .and_then(|t| t.group(group))
+            .is_some_and(|g| g.candidates.iter().any(|c| c.port == port))
+            && self.up(port)
+    }
+
+    fn install(&mut self, t: &lcmp_decide::Tables) {
+        let before = self.d.tables().cloned();
+        match self.d.install(t) {
+            Ok(()) => {
+                let idle = self.params().idle_timeout_ticks;
+                for p in self.pins.values_mut() {
+                    p.min_idle = p.min_idle.min(idle);
+                }
+                assert!(self.d.tables().is_some());
+            }
+            Err(_) => assert_eq!(self.d.tables(), before.as_ref(), "failed install changed tables"),
+        }
+    }
+
+    fn event(&mut self, ev: &Event, flows: &[FlowKey]) {
+        match *ev {
+            Event::Packet { flow, group } => {
+                let key = flows[usize::from(flow) % flows.len()];
+                self.packet(&key, Event::group(group));
+            }
+            Event::Explain { flow, group } => {
+                let key = flows[usize::from(flow) % flows.len()];
+                let e = self.d.explain(&key, Event::group(group), self.instant());
+                self.check_explanation(&e);
+            }
+            Event::Sample { port, queue } => {
+                let port = PortId(port % (PORT_SPACE + 2));
+                let before = self.d.counters().samples;
+                let r = self.d.sample(self.instant(), port, queue.bytes());
+                if usize::from(port.0) < PORTS {
+                    assert_eq!(r, Ok(()));
+                    assert_eq!(self.d.counters().samples, before.saturating_add(1));
+                    let st = self.d.port_state(port).expect("in range");
+                    assert_eq!(st.queue_bytes(), queue.bytes());
+                    if let Some(t) = self.d.tables() {
+                        let n = t.levels().len();
+                        assert!(usize::from(st.queue_code().0) <= n);
+                        assert!(usize::from(st.trend_code().0) <= n);
+                    }
+                } else {
+                    assert_eq!(r, Err(Error::PortOutOfRange(port.0)));
+                    assert_eq!(self.d.counters().samples, before);
+                }
+            }
+            Event::Advance(step) => {
+                let dt = step.ticks(self.now);
+                self.now = self.now.wrapping_add(dt);
+                self.abs += u64::from(dt);
+            }
+            Event::PortUp { port, up } => {
+                let port = PortId(port % (PORT_SPACE + 2));
+                let r = self.d.set_port_up(port, up);
+                if usize::from(port.0) < PORTS {
+                    assert_eq!(r, Ok(()));
+                    assert_eq!(self.up(port), up);
+                } else {
+                    assert_eq!(r, Err(Error::PortOutOfRange(port.0)));
+                }
+            }
+            Event::Gc { budget } => {
+                let budget = budget.slots();
+                let len = self.d.flow_cache().len();
+                let evictions = self.d.counters().gc_evictions;
+                let n = self.d.gc(self.instant(), budget);
+                assert!(n <= budget.min(FLOWS), "gc evicted {n} with budget {budget}");
+                assert_eq!(self.d.flow_cache().len(), len - n);
+                assert_eq!(self.d.counters().gc_evictions, evictions + n as u64);
+                // GC never removes an established flow: checked on its next
+                // packet by the stickiness invariant.
+            }
+            Event::Install(ref t) => self.install(&t.build(PORT_SPACE)),
+            Event::SetCurrent(c) => self.d.set_tables_current(c),
+            Event::SetScheme(s) => self.d.set_scheme(s.build()),
+        }
+    }
+
+    fn packet(&mut self, key: &FlowKey, group: GroupId) {
+        let now = self.instant();
+        let idle = self.params().idle_timeout_ticks;
+        let before = *self.d.counters();
+        let e = self.d.explain(key, group, now);
+        self.check_explanation(&e);
+        let established = self
+            .pins
+            .get(key)
+            .copied()
+            .filter(|p| self.abs - p.seen <= u64::from(p.min_idle));
+        let decision = self.d.on_packet(now, key, group);
+
+        // 5. explain predicted it.
+        match decision {
+            Decision::Hit(p) => {
+                assert_eq!(e.reason, Reason::Pinned, "{decision:?} vs {e:?}");
+                assert_eq!(e.chosen, Some(p));
+            }
+            Decision::New {
+                port,
+                reason,
+                failover,
+            } => {
+                assert_eq!((e.chosen, e.reason), (Some(port), reason), "{e:?}");
+                assert_eq!(e.pinned.is_some(), failover, "{e:?}");
+            }
+            Decision::Unpinned(_) => {
+                assert!(e.chosen.is_some() && e.reason != Reason::Pinned, "{e:?}");
+                assert_eq!(e.pinned, None);
+            }
+            Decision::NoRoute(r) => {
+                assert_eq!((e.chosen, e.reason), (None, r), "{e:?}");
+            }
+        }
+
+        // 1. The port is legitimate.
+        match decision {
+            Decision::Hit(p) => {
+                assert!(self.up(p), "hit on a down port {p:?}");
+                assert_eq!(self.last_port.get(key), Some(&p), "hit on a port never pinned");
+            }
+            Decision::New { port, .. } | Decision::Unpinned(port) => {
+                assert!(
+                    self.live_candidate(group, port),
+                    "{decision:?} is not a live candidate of {group:?}"
+                );
+            }
+            Decision::NoRoute(Reason::UnknownGroup) => {
+                assert!(self.d.tables().and_then(|t| t.group(group)).is_none());
+            }
+            Decision::NoRoute(Reason::NoLiveCandidate) => {
+                let g = self.d.tables().and_then(|t| t.group(group)).expect("group");
+                assert!(g.candidates.iter().all(|c| !self.up(c.port)));
+            }
+            Decision::NoRoute(r) => panic!("NoRoute with reason {r:?}"),
+        }
+
+        // 2. Stickiness and failover.
+        if let Some(pin) = established {
+            if self.up(pin.port) {
+                assert_eq!(decision, Decision::Hit(pin.port), "established flow moved");
+            } else {
+                assert!(
+                    matches!(
+                        decision,
+                        Decision::New { failover: true, .. } | Decision::NoRoute(_)
+                    ),
+                    "established flow on a down port: {decision:?}"
+                );
+            }
+        }
+        if let Decision::New { failover: true, .. } = decision {
+            let old = self.last_port.get(key).copied().expect("failover of an unpinned flow");
+            assert!(!self.up(old), "failover away from a live port");
+        }
+
+        // 4. Counters.
+        let after = *self.d.counters();
+        let mut want = before;
+        want.packets += 1;
+        match decision {
+            Decision::Hit(_) => want.hits += 1,
+            Decision::New { failover: false, .. } => want.new_flows += 1,
+            Decision::New { failover: true, .. } => want.failovers += 1,
+            Decision::Unpinned(_) => want.unpinned += 1,
+            Decision::NoRoute(_) => want.no_route += 1,
+        }
+        if let Decision::New { reason, .. } = decision {
+            match reason {
+                Reason::MinCostFallback => want.min_cost_fallbacks += 1,
+                Reason::EcmpFallback => want.ecmp_fallbacks += 1,
+                _ => {}
+            }
+        }
+        assert_eq!(after, want, "counters after {decision:?}");
+
+        // Track pins.
+        let pin = |port| Pin {
+            port,
+            seen: self.abs,
+            min_idle: idle,
+        };
+        match decision {
+            Decision::Hit(p) | Decision::New { port: p, .. } => {
+                self.pins.insert(*key, pin(p));
+                self.last_port.insert(*key, p);
+            }
+            Decision::Unpinned(_) => {}
+            Decision::NoRoute(_) => {
+                self.pins.remove(key);
+            }
+        }
+    }
+
+    fn check_explanation(&self, e: &Explanation) {
+        let tables = self.d.tables();
+        let group = tables.and_then(|t| t.group(e.group));
+        match group {
+            None => assert!(e.candidates.is_empty()),
+            Some(g) => {
+                let ports: Vec<_> = g.candidates.iter().map(|c| c.port).collect();
+                let got: Vec<_> = e.candidates.iter().map(|c| c.port).collect();
+                assert_eq!(got, ports, "explanation lists the group's candidates in order");
+            }
+        }
+        for c in &e.candidates {
+            assert_eq!(c.up, self.up(c.port));
+            if c.kept {
+                assert!(c.up && c.cut_reason.is_none(), "{c:?}");
+            }
+            if !c.up {
+                assert_eq!(c.cut_reason, Some(CutReason::Down));
+                assert!(c.rank.is_none());
+            }
+        }
+        let live: Vec<_> = e.candidates.iter().filter(|c| c.up).collect();
+        if e.reason == Reason::Pinned {
+            assert!(e.chosen.is_some() && e.chosen == e.pinned);
+            return;
+        }
+        let chosen = e.chosen.and_then(|p| e.candidates.iter().find(|c| c.port == p));
+        match e.reason {
+            Reason::UnknownGroup => assert!(group.is_none() && e.chosen.is_none()),
+            Reason::NoLiveCandidate => assert!(live.is_empty() && e.chosen.is_none()),
+            Reason::MinCostFallback => {
+                let c = chosen.expect("fallback picks");
+                assert!(live.iter().all(|o| (o.cost, o.port) >= (c.cost, c.port)));
+                assert!(live.iter().all(|o| !o.kept));
+                assert_eq!(c.rank, Some(0));
+            }
+            Reason::HashInKept | Reason::WeightedInKept => {
+                let c = chosen.expect("pick");
+                assert!(c.kept);
+                // Ranks are a permutation and the kept set is a prefix of
+                // the lower half that is under the cut.
+                let mut ranks: Vec<_> = live.iter().map(|c| c.rank.expect("ranked")).collect();
+                ranks.sort_unstable();
+                assert!(ranks.iter().enumerate().all(|(i, r)| usize::from(*r) == i));
+                let keep = if live.len() / 2 < 2 { live.len() } else { live.len() / 2 };
+                let cut = self.params().cut;
+                for o in &live {
+                    let r = usize::from(o.rank.expect("ranked"));
+                    assert_eq!(o.kept, r < keep && o.cost < cut, "{o:?}");
+                    for p in &live {
+                        if p.rank < o.rank {
+                            assert!((p.cost, p.port) < (o.cost, o.port));
+                        }
+                    }
+                }
+            }
+            Reason::Ecmp | Reason::EcmpFallback => {
+                let c = chosen.expect("pick");
+                assert!(live.iter().all(|o| o.kept) && c.kept);
+                let idx = live.iter().position(|o| o.port == c.port).expect("live");
+                assert_eq!(idx, e.hash as usize % live.len());
+            }
+            Reason::Ucmp => {
+                let c = chosen.expect("pick");
+                assert!(c.kept);
+            }
+            r => panic!("explanation with reason {r:?}"),
+        }
+        if e.scheme != Scheme::Lcmp {
+            assert!(e.candidates.iter().all(|c| c.rank.is_none()));
+        }
+    }
+
+    fn check_global(&self) {
+        let cache = self.d.flow_cache();
+        assert!(cache.len() <= cache.capacity() && cache.capacity() == FLOWS);
+        let c: Counters = *self.d.counters();
+        assert_eq!(
+            c.packets,
+            c.hits + c.new_flows + c.failovers + c.unpinned + c.no_route,
+            "{c:?}"
+        );
+        assert!(c.min_cost_fallbacks + c.ecmp_fallbacks <= c.new_flows + c.failovers);
+    }
+}
+
+#[cfg(test)]
+mod test {
+    #[test]
+    fn seed_corpus_passes() {
+        let n = crate::replay_corpus("decide_events", super::run);
+        assert!(n > 0, "no seeds");
+    }
+}
