@@ -133,6 +133,8 @@ pub struct LinkOutcome {
     pub bytes: u64,
     /// Bytes accepted into its queue before `window_us`.
     pub bytes_in_window: u64,
+    /// Bytes that left its queue before `window_us`.
+    pub served_in_window: u64,
     /// Flows whose path uses it.
     pub flows: u64,
     /// Largest queue seen at a step boundary, bytes.
@@ -160,6 +162,9 @@ pub struct RunOutput {
     pub steps: u64,
     /// Flows the deciders could not route.
     pub unrouted: u64,
+    /// First-packet decisions made statelessly because a flow cache was
+    /// full (summed over switches).
+    pub unpinned: u64,
     /// Whether every queue stayed within `0..=buffer` at every step.
     pub queues_within_buffer: bool,
 }
@@ -701,6 +706,9 @@ impl<'a> Engine<'a> {
                 let st = &mut self.stats[li];
                 st.max_queue_bytes = st.max_queue_bytes.max(link.backlog);
                 st.max_step_bytes = st.max_step_bytes.max(served_step[li]);
+                if t1 <= self.window_us {
+                    st.served_in_window += served_step[li];
+                }
                 if link.backlog > self.net.links[li].buffer_bytes {
                     self.queues_ok = false;
                 }
@@ -742,6 +750,7 @@ impl<'a> Engine<'a> {
             end_us: t0,
             steps: step,
             unrouted: self.unrouted,
+            unpinned: self.switches.iter().map(|s| s.counters().unpinned).sum(),
             queues_within_buffer: self.queues_ok,
         }
     }

@@ -16,6 +16,14 @@ use crate::stats::{summarise, Focus, RunResult};
 use crate::traffic::{generate, Pairs, TrafficSpec};
 use crate::workload::Workload;
 
+/// The deciders' flow-cache idle timeout in the simulator, microseconds.
+/// The engine pins each flow's path itself and the deciders only see a
+/// flow's first packet, so an entry is never refreshed; a short timeout
+/// keeps the cache from filling with finished flows (which would turn
+/// decisions into stateless ECMP), as the refreshes and GC of a real switch
+/// would.
+pub const SIM_IDLE_TIMEOUT_US: u32 = 5_000;
+
 /// A routing scheme as the simulator names it: a core [`Scheme`] plus the
 /// settings that make an ablation or a variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,10 +86,12 @@ impl SchemeSpec {
         SchemeSpec::ALL.into_iter().find(|s| s.name() == name)
     }
 
-    /// The core scheme and the table parameters, from `base` weights.
+    /// The core scheme and the table parameters, from `base` weights. The
+    /// flow-cache idle timeout is [`SIM_IDLE_TIMEOUT_US`].
     pub fn settings(self, base: Weights) -> (Scheme, Params) {
         let mut params = Params {
             weights: base,
+            idle_timeout_ticks: SIM_IDLE_TIMEOUT_US,
             ..Params::PAPER
         };
         let scheme = match self {

@@ -143,6 +143,21 @@ pub fn text(title: &str, results: &[RunResult]) -> String {
     let sums = summarise(results);
     let mut out = String::new();
     let _ = writeln!(out, "{title}");
+    let unpinned: u64 = results.iter().map(|r| r.unpinned).sum();
+    let unrouted: u64 = results.iter().map(|r| r.unrouted).sum();
+    let unfinished: usize = results.iter().map(|r| r.flows - r.completed).sum();
+    if unpinned > 0 {
+        let _ = writeln!(
+            out,
+            "note: {unpinned} decisions were stateless ECMP (a flow cache was full)"
+        );
+    }
+    if unrouted > 0 || unfinished > 0 {
+        let _ = writeln!(
+            out,
+            "note: {unrouted} flows had no route and {unfinished} did not finish (left out of the statistics)"
+        );
+    }
     let mut loads: Vec<f64> = Vec::new();
     for s in &sums {
         if !loads.contains(&s.load) {

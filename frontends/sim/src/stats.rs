@@ -49,7 +49,7 @@ pub struct LinkReport {
     pub to: String,
     /// Capacity, Gbit/s.
     pub capacity_gbps: f64,
-    /// Bytes served over capacity times the run's duration.
+    /// Bytes served during the arrival window over capacity times window.
     pub utilisation: f64,
     /// Fraction of the run's flows whose path uses the link.
     pub flow_share: f64,
@@ -92,6 +92,8 @@ pub struct RunResult {
     pub bytes_delivered: u64,
     /// Flows without a route.
     pub unrouted: u64,
+    /// Decisions routed statelessly because a flow cache was full.
+    pub unpinned: u64,
     /// Simulated time, seconds.
     pub sim_time_s: f64,
     /// Wall-clock time of the run, seconds.
@@ -191,7 +193,6 @@ pub fn summarise(
             }
         })
         .collect();
-    let span_s = (out.end_us * 1e-6).max(1e-9);
     let window_s = (window_us * 1e-6).max(1e-9);
     let total_flows = specs.len().max(1) as f64;
     let links = net
@@ -206,7 +207,7 @@ pub fn summarise(
                 from: net.name(l.from),
                 to: net.name(l.to),
                 capacity_gbps: c / 1e9,
-                utilisation: s.bytes as f64 * 8.0 / (c * span_s),
+                utilisation: s.served_in_window as f64 * 8.0 / (c * window_s),
                 flow_share: s.flows as f64 / total_flows,
                 offered_load: offered,
                 max_queue_bytes: s.max_queue_bytes,
@@ -229,6 +230,7 @@ pub fn summarise(
         bytes_offered: out.bytes_offered,
         bytes_delivered: out.bytes_delivered,
         unrouted: out.unrouted,
+        unpinned: out.unpinned,
         sim_time_s: out.end_us * 1e-6,
         wall_time_s,
     }

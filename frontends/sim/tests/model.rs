@@ -67,7 +67,7 @@ fn paper_flows(load: f64, seed: u64) -> Vec<FlowSpec> {
         pairs: Pairs::One { src: 1, dst: 8 },
         load,
         reference_bps: 1.6e12,
-        window_us: 70_000.0,
+        window_us: WINDOW_US,
         hosts_per_dc: 16,
     };
     let w = Workload::embedded("websearch").expect("embedded");
@@ -92,8 +92,15 @@ fn check_bounds(net: &Network, out: &engine::RunOutput) {
             s.bytes as f64 <= cap_bytes + 1.0,
             "{l:?} carried more than its capacity"
         );
+        let window_bytes = l.capacity_bps as f64 / 8.0 * WINDOW_US * 1e-6;
+        assert!(
+            s.served_in_window as f64 <= window_bytes + 1.0,
+            "{l:?} over capacity in the window"
+        );
     }
 }
+
+const WINDOW_US: f64 = 70_000.0;
 
 #[test]
 fn bytes_are_conserved_and_links_and_queues_stay_in_bounds() {
@@ -114,7 +121,7 @@ fn bytes_are_conserved_and_links_and_queues_stay_in_bounds() {
             scheme: s,
             ..Default::default()
         };
-        let out = engine::run(&net, &cfg, &flows, 70_000.0);
+        let out = engine::run(&net, &cfg, &flows, WINDOW_US);
         check_bounds(&net, &out);
         // The 25 Gbps ports really queue at 80 % load.
         assert!(out.links.iter().any(|s| s.max_queue_bytes > 100_000_000));
@@ -128,7 +135,7 @@ fn small_buffers_hold_senders_back_without_loss() {
     topo.buffer_bytes = 2_000_000;
     let net = Network::new(&topo, &BuildOptions::default()).expect("network");
     let flows = paper_flows(0.8, 3);
-    let out = engine::run(&net, &EngineConfig::default(), &flows, 70_000.0);
+    let out = engine::run(&net, &EngineConfig::default(), &flows, WINDOW_US);
     check_bounds(&net, &out);
     assert!(
         out.links.iter().any(|s| s.max_queue_bytes > 1_900_000),
