@@ -22,9 +22,9 @@ pub enum Count {
     RateBuckets,
     /// Events of an encoded trace (at most [`crate::replay::MAX_TRACE_EVENTS`]).
     Events,
-    /// Data centres of a topology (at most [`crate::MAX_DCS`]).
+    /// Data centres of a topology (at most `MAX_DCS`, 1024).
     Dcs,
-    /// Links of a topology (at most [`crate::MAX_LINKS`]).
+    /// Links of a topology (at most `MAX_LINKS`, 8192).
     Links,
 }
 

@@ -5,10 +5,10 @@
 //!
 //! ## Architecture, by layer
 //!
-//! * [`topology`] (`alloc`): the inter-DC topology model, the embedded
+//! * `topology` (`alloc`): the inter-DC topology model, the embedded
 //!   topologies `testbed8` and `bso13`, port numbering, minimum-hop next
 //!   hops and path delays.
-//! * [`build`] (`alloc`): [`build_tables`], one switch's [`lcmp_decide::Tables`]
+//! * `build` (`alloc`): `build_tables`, one switch's [`lcmp_decide::Tables`]
 //!   from a topology (route groups, `C_path` inputs, thresholds, levels).
 //! * [`fraction`]: human fractions (`0.8`, `80%`) parsed with `fixed` and
 //!   turned into integer scores and thresholds exactly.
@@ -20,7 +20,7 @@
 //! * [`replay`]: trace events, their compact encoding (`no_std`), the CSV
 //!   parser (`alloc`), the decision [`replay::Digest`] and the one
 //!   [`replay::replay`] driver every frontend uses.
-//! * [`scenario`] (`alloc`): the `lcmp explain` scenario file.
+//! * `scenario` (`alloc`): the `lcmp explain` scenario file.
 //!
 //! ## What this crate does not do
 //!
@@ -33,7 +33,7 @@
 //!
 //! * default: `no_std` without allocation: blobs, fractions, derived tables,
 //!   encoded traces, digest and replay.
-//! * `alloc`: topologies, [`build_tables`], the CSV trace parser, JSON,
+//! * `alloc`: topologies, `build_tables`, the CSV trace parser, JSON,
 //!   scenarios and `Vec` helpers.
 //! * `std`: `alloc` plus `std` for `serde_json`.
 //! * `serde`: accepted for compatibility; serde and postcard are always on.

@@ -6,7 +6,7 @@
 //! is 1 µs and `Instant::from_ticks(t_us as u32)` (wrapping), as
 //! [`TraceEvent::now`] computes.
 //!
-//! * CSV (`alloc`, [`parse_csv`]): one event a line, `#` comments and blank
+//! * CSV (`alloc`, `parse_csv`): one event a line, `#` comments and blank
 //!   lines ignored:
 //!   `t_us,packet,src,dst,sport,dport,proto,dst_dc`,
 //!   `t_us,sample,port,queue_bytes`, `t_us,link,port,up|down`.
