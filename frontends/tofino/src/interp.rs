@@ -13,12 +13,16 @@
 //! * two entries that tie are an error ([`InterpError::Ambiguous`]), since
 //!   the ASIC's choice would then be unspecified.
 //!
-//! It does not model the flow-pin register's collisions, idle expiry or the
-//! resubmit of a flow whose pinned port died (see `docs/tofino.md`).
+//! [`Interpreter::ingress`] evaluates a flow's first packet without state;
+//! [`Interpreter::packet`] also runs the flow-pin registers
+//! ([`PinRegisters`]: signature, last seen, port, one cell per index) and
+//! the resubmit of a packet whose pinned port is down, as `lcmp.p4` does.
 
 use core::fmt;
 
-use crate::hash::{Headers, CRC32, ECMP_FIELDS};
+use std::collections::BTreeMap;
+
+use crate::hash::{Headers, CRC32, CRC32C, ECMP_FIELDS, SIG_FIELDS};
 use crate::model::{EntrySet, Match, Program, TableEntry};
 use crate::schema::{names, MatchKind, Schema};
 
@@ -59,6 +63,37 @@ pub struct IngressTrace {
     pub bucket: Option<u64>,
     /// The egress port, if the packet is forwarded.
     pub port: Option<u64>,
+    /// The flow-pin register held this flow (stateful passes only).
+    pub pin_hit: bool,
+    /// The packet was resubmitted because its pinned port is down.
+    pub resubmitted: bool,
+}
+
+/// One flow-pin cell: `lcmp_pin` (`lo` signature, `hi` last seen) and
+/// `lcmp_pin_port`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PinCell {
+    /// CRC-32C signature of the 5-tuple.
+    pub sig: u32,
+    /// Last seen, `ingress_mac_tstamp[47:16]`.
+    pub seen: u32,
+    /// The pinned port.
+    pub port: u16,
+}
+
+/// The flow-pin registers (cells never written read as zero, as after
+/// the program is loaded).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PinRegisters {
+    /// Written cells by index.
+    pub cells: BTreeMap<u64, PinCell>,
+}
+
+/// The signature and pin index of a flow (`meta.sig`, `meta.pin_idx`).
+pub fn pin_slot(h: &Headers, pin_slots: u32) -> (u32, u64) {
+    let sig = CRC32C.checksum(&h.field_list_bytes(SIG_FIELDS));
+    let mask = u64::from(pin_slots.max(1).next_power_of_two()) - 1;
+    (sig, u64::from(sig) & mask)
 }
 
 /// Evaluates an [`EntrySet`] as the ASIC would.
@@ -175,6 +210,68 @@ impl<'a> Interpreter<'a> {
             .lookup(names::PORT_ALIVE, &[port])?
             .is_some_and(|e| e.action == "port_up");
         tr.port = alive.then_some(port);
+        Ok(tr)
+    }
+
+    /// One packet through the ingress with the flow-pin registers, at MAC
+    /// timestamp `tstamp_ns`; a packet resubmitted for failover takes its
+    /// second pass here too.
+    pub fn packet(
+        &self,
+        pins: &mut PinRegisters,
+        h: &Headers,
+        tstamp_ns: u64,
+    ) -> Result<IngressTrace, InterpError> {
+        let first = self.pass(pins, h, tstamp_ns, false)?;
+        if first.resubmitted {
+            let mut second = self.pass(pins, h, tstamp_ns, true)?;
+            second.resubmitted = true;
+            return Ok(second);
+        }
+        Ok(first)
+    }
+
+    fn pass(
+        &self,
+        pins: &mut PinRegisters,
+        h: &Headers,
+        tstamp_ns: u64,
+        resubmit_flag: bool,
+    ) -> Result<IngressTrace, InterpError> {
+        let mut tr = self.ingress(h)?;
+        // The selection port, before the liveness check (`meta.sel_port`).
+        let sel = match (tr.group, tr.bucket) {
+            (Some(g), Some(b)) => self.param(names::SELECT, &[g, b], "set_port")?,
+            _ => None,
+        };
+        let Some(sel) = sel else {
+            tr.port = None; // no_route: dropped before the pin stage
+            return Ok(tr);
+        };
+        let (sig, idx) = pin_slot(h, self.program.sizes.pin_slots);
+        let now = (tstamp_ns >> 16) as u32;
+        let idle = u32::try_from(self.program.pin_idle_units()).unwrap_or(u32::MAX);
+        let cell = pins.cells.entry(idx).or_default();
+        let hit = if !resubmit_flag && cell.sig == sig && now.wrapping_sub(cell.seen) <= idle {
+            cell.seen = now;
+            true
+        } else {
+            cell.sig = sig;
+            cell.seen = now;
+            false
+        };
+        let out = if hit {
+            u64::from(cell.port)
+        } else {
+            cell.port = sel as u16;
+            sel
+        };
+        tr.pin_hit = hit;
+        let alive = self
+            .lookup(names::PORT_ALIVE, &[out])?
+            .is_some_and(|e| e.action == "port_up");
+        tr.port = alive.then_some(out);
+        tr.resubmitted = !alive && hit;
         Ok(tr)
     }
 

@@ -408,3 +408,119 @@ fn corrupted_entries_are_caught() {
         "a wrong seed must be caught"
     );
 }
+
+/// A scenario in two phases: flows start under one congestion state, then
+/// more samples arrive and more ports go down, and every flow sends again.
+#[derive(Clone, Debug)]
+struct TwoPhase {
+    base: Scenario,
+    samples2: Vec<(u32, u8, u64)>,
+    down2: Vec<u8>,
+}
+
+impl Arbitrary for TwoPhase {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let base = Scenario::arbitrary(g);
+        let ids: Vec<u8> = base.tables.ports.iter().map(|p| p.id.0).collect();
+        let mut now = base.samples.last().map_or(0, |s| s.0);
+        let samples2 = (0..below(g, 30))
+            .map(|_| {
+                now += 1 + u32::arbitrary(g) % 5000;
+                let depth = [0, u64::arbitrary(g) % 6_000_000_000, u64::arbitrary(g)][below(g, 3)];
+                (now, ids[below(g, ids.len())], depth)
+            })
+            .collect();
+        let down2 = ids.iter().copied().filter(|_| below(g, 3) == 0).collect();
+        TwoPhase {
+            base,
+            samples2,
+            down2,
+        }
+    }
+}
+
+fn port_of(d: Decision) -> Option<u64> {
+    d.port().map(|p| u64::from(p.0))
+}
+
+fn check_two_phase(s: &TwoPhase) -> Result<bool, String> {
+    use lcmp_tofino::interp::{pin_slot, PinRegisters};
+    let b = &s.base;
+    let mut agent = match Agent::new(&b.tables, b.config, ExportOptions::default()) {
+        Ok(a) => a,
+        Err(Error::Core(_)) => return Ok(false),
+        Err(e) => return Err(format!("agent: {e}")),
+    };
+    // Distinct flows sharing a pin cell evict each other on the ASIC (one
+    // cell per index) but not in the core's cache: not comparable.
+    let slots = agent.program().sizes.pin_slots;
+    let mut seen = std::collections::BTreeMap::new();
+    for (k, _) in &b.flows {
+        let (sig, idx) = pin_slot(&headers(k), slots);
+        if seen.insert(idx, sig).is_some_and(|old| old != sig) {
+            return Ok(false);
+        }
+    }
+    let mut core: Decider<MAX_PORTS, 1024> = Decider::new(b.config);
+    core.install(&b.tables)
+        .map_err(|e| format!("install: {e}"))?;
+    let mut pins = PinRegisters::default();
+    let phases = [(&b.samples, &b.down), (&s.samples2, &s.down2)];
+    let mut t = 0u32;
+    for (phase, (samples, down)) in phases.iter().enumerate() {
+        for &(ts, port, depth) in samples.iter() {
+            agent
+                .sample(Instant::from_ticks(ts), PortId(port), depth)
+                .map_err(|e| e.to_string())?;
+            core.sample(Instant::from_ticks(ts), PortId(port), depth)
+                .map_err(|e| e.to_string())?;
+            t = t.max(ts);
+        }
+        for &p in down.iter() {
+            agent
+                .set_port_up(PortId(p), false)
+                .map_err(|e| e.to_string())?;
+            core.set_port_up(PortId(p), false)
+                .map_err(|e| e.to_string())?;
+        }
+        t += 10;
+        let program = agent.program();
+        let entries = agent.entries().map_err(|e| format!("entries: {e}"))?;
+        let interp = Interpreter::new(&program, &entries);
+        for (key, group) in &b.flows {
+            let d = core.on_packet(Instant::from_ticks(t), key, *group);
+            let tr = interp
+                .packet(&mut pins, &headers(key), u64::from(t) * 1000)
+                .map_err(|e| e.to_string())?;
+            if tr.resubmitted && tr.port.is_some() {
+                FAILOVERS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+            }
+            if tr.port != port_of(d) {
+                return Err(format!(
+                    "phase {phase}: flow {key:?}: interpreter {tr:?}, core {d:?}"
+                ));
+            }
+        }
+    }
+    Ok(true)
+}
+
+static FAILOVERS: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+/// Established flows follow their pins, and a flow whose pinned port went
+/// down is re-decided (resubmit) to the core's failover port.
+#[test]
+fn pins_and_failover_match_core() {
+    fn prop(s: TwoPhase) -> TestResult {
+        match check_two_phase(&s) {
+            Ok(true) => TestResult::passed(),
+            Ok(false) => TestResult::discard(),
+            Err(msg) => TestResult::error(msg),
+        }
+    }
+    QuickCheck::new()
+        .tests(300)
+        .quickcheck(prop as fn(TwoPhase) -> TestResult);
+    let n = FAILOVERS.load(core::sync::atomic::Ordering::Relaxed);
+    assert!(n >= 20, "only {n} failovers exercised");
+}

@@ -474,6 +474,9 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             if (meta.dead == 1) {
                 if (meta.pin_hit == 1) {
                     // Lazy fast failover: decide again as a new flow.
+                    meta.resubmit.setValid();
+                    meta.resubmit.kind = 1;
+                    meta.resubmit.pad = 0;
                     ig_dprsr_md.resubmit_type = 1;
                 } else {
                     ig_dprsr_md.drop_ctl = 1;
