@@ -115,6 +115,13 @@ fn bump(counter: &mut u64) {
 /// assert!(matches!(first, Decision::New { .. }));
 /// assert_eq!(d.on_packet(now, &flow, GroupId(8)), Decision::Hit(first.port().unwrap()));
 /// ```
+///
+/// `PORTS` must be between 1 and [`tables::MAX_PORTS`](crate::tables::MAX_PORTS),
+/// checked at compile time:
+///
+/// ```compile_fail
+/// let d: lcmp_decide::Decider<65, 1024> = lcmp_decide::Decider::new(Default::default());
+/// ```
 #[derive(Clone, Debug)]
 pub struct Decider<const PORTS: usize, const FLOWS: usize> {
     config: DeciderConfig,

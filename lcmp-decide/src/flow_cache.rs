@@ -93,6 +93,13 @@ pub struct Pinned {
 /// assert!(cache.insert(0xABCD, PortId(3), now, 2_000_000).is_ok());
 /// assert_eq!(cache.lookup(0xABCD, now, 2_000_000).map(|p| p.port), Some(PortId(3)));
 /// ```
+///
+/// The size must be a power of two of at least [`BUCKET`] slots; anything
+/// else is a compile-time error:
+///
+/// ```compile_fail
+/// let cache: lcmp_decide::FlowCache<1000> = lcmp_decide::FlowCache::new();
+/// ```
 #[derive(Clone, Debug)]
 pub struct FlowCache<const N: usize> {
     slots: [Slot; N],
