@@ -67,7 +67,7 @@ fn blob_crc(header_prefix: &[u8], payload: &[u8]) -> u32 {
 /// assert_eq!((blob.generation, blob.tables), (7, tables));
 /// ```
 pub fn encode_blob(tables: &Tables, generation: u64, out: &mut [u8]) -> Result<usize, TablesError> {
-    tables.compile(MAX_PORTS)?;
+    crate::validate_tables(tables)?;
     let (header, body) = out
         .split_at_mut_checked(BLOB_HEADER_LEN)
         .ok_or(TablesError::BufferTooSmall)?;
@@ -121,8 +121,8 @@ fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
 /// [`TablesError::LengthMismatch`] (more), [`TablesError::CrcMismatch`],
 /// then in the payload [`TablesError::TooMany`] (a count over its capacity),
 /// [`TablesError::MalformedPayload`], [`TablesError::TrailingBytes`],
-/// [`TablesError::NonCanonical`], and [`TablesError::Core`] (tables the
-/// core would reject).
+/// [`TablesError::NonCanonical`], and [`TablesError::Core`] or
+/// [`TablesError::TooMany`] from [`crate::validate_tables`].
 pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
     let (header, body) = bytes
         .split_at_checked(BLOB_HEADER_LEN)
@@ -180,7 +180,7 @@ pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
     if !same {
         return Err(TablesError::NonCanonical);
     }
-    tables.compile(MAX_PORTS)?;
+    crate::validate_tables(&tables)?;
     Ok(Blob { generation, tables })
 }
 

@@ -20,14 +20,12 @@ use alloc::vec::Vec;
 
 use lcmp_decide::tables::{
     default_capacity_thresholds, Candidate, Group, GroupId, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS,
-    MAX_PORTS,
 };
 use lcmp_decide::{Params, PortConfig, Tables};
 
 use crate::error::{Count, TablesError};
 use crate::fraction::Fraction;
 use crate::topology::Topology;
-use crate::MAX_RATE_BUCKETS;
 
 /// How a candidate's delay and capacity are derived.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -163,13 +161,6 @@ pub fn build_tables(
                 count: ports.len(),
             })?;
     }
-    let rates = distinct_rates(&tables.ports);
-    if rates > MAX_RATE_BUCKETS {
-        return Err(TablesError::TooMany {
-            what: Count::RateBuckets,
-            count: rates as u64,
-        });
-    }
     let mut groups: Vec<Group> = Vec::new();
     let mut dsts: Vec<u16> = topo
         .dcs
@@ -215,16 +206,8 @@ pub fn build_tables(
             count: MAX_GROUPS as u64,
         })?;
     }
-    tables.compile(MAX_PORTS)?;
+    crate::validate_tables(&tables)?;
     Ok(tables)
-}
-
-/// Distinct port rates (each needs its own trend table).
-pub(crate) fn distinct_rates(ports: &[PortConfig]) -> usize {
-    let mut rates: Vec<u64> = ports.iter().map(|p| p.rate_bps).collect();
-    rates.sort_unstable();
-    rates.dedup();
-    rates.len()
 }
 
 /// `(port, delay_us, capacity_bps)` of each candidate of `switch` towards

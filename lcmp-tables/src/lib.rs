@@ -86,6 +86,38 @@ pub use topology::{Dc, Link, SwitchPort, Topology, MAX_DCS, MAX_LINKS};
 /// Most distinct port rates (trend tables) one table set may have.
 pub const MAX_RATE_BUCKETS: usize = 16;
 
+/// Checks tables as an installer would: the core's own validation
+/// ([`lcmp_decide::Tables::compile`] for a full-size decider: unknown port
+/// in a group, empty group, duplicate ids, zero capacity, non-increasing
+/// thresholds, shifts or weights that could overflow, water marks) and at
+/// most [`MAX_RATE_BUCKETS`] distinct port rates (trend tables). Capacities
+/// of groups, candidates, ports and levels are enforced by the types
+/// (`heapless` vectors) and, for encoded input, by [`blob::decode_blob`].
+///
+/// ```
+/// let mut t = lcmp_decide::Tables::paper_defaults();
+/// assert!(lcmp_tables::validate_tables(&t).is_ok());
+/// t.params.low_water = 250; // above the high-water mark
+/// assert!(lcmp_tables::validate_tables(&t).is_err());
+/// ```
+pub fn validate_tables(tables: &lcmp_decide::Tables) -> Result<(), TablesError> {
+    tables.compile(lcmp_decide::tables::MAX_PORTS)?;
+    let mut rates: heapless::Vec<u64, { lcmp_decide::tables::MAX_PORTS }> = heapless::Vec::new();
+    for p in &tables.ports {
+        if !rates.contains(&p.rate_bps) {
+            // At most MAX_PORTS ports: this push cannot fail.
+            let _ = rates.push(p.rate_bps);
+        }
+    }
+    if rates.len() > MAX_RATE_BUCKETS {
+        return Err(TablesError::TooMany {
+            what: Count::RateBuckets,
+            count: rates.len() as u64,
+        });
+    }
+    Ok(())
+}
+
 /// Maps a `serde_json` error to the crate's error (position only).
 #[cfg(feature = "alloc")]
 pub(crate) fn json_error(e: &serde_json::Error) -> TablesError {

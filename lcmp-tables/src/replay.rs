@@ -713,6 +713,33 @@ mod test {
 
     use crate::error::TraceFault;
 
+    quickcheck::quickcheck! {
+        fn csv_parser_never_panics(text: alloc::string::String) -> bool {
+            let _ = parse_csv(&text, None);
+            true
+        }
+
+        fn csv_lines_never_panic(fields: Vec<(u8, alloc::string::String)>) -> bool {
+            // Well-formed prefixes with arbitrary tails reach every branch.
+            let kinds = ["packet", "sample", "link", "pkt"];
+            let text: alloc::string::String = fields
+                .iter()
+                .map(|(k, rest)| alloc::format!("{k},{},{rest}\n", kinds[usize::from(*k) % 4]))
+                .collect();
+            let _ = parse_csv(&text, None);
+            true
+        }
+
+        fn trace_reader_never_panics(bytes: Vec<u8>) -> bool {
+            if let Ok(r) = TraceReader::new(&bytes) {
+                for e in r.take(1000) {
+                    let _ = e;
+                }
+            }
+            true
+        }
+    }
+
     #[test]
     fn replay_digest_is_order_sensitive() {
         let events = sample_events();

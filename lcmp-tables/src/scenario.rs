@@ -375,6 +375,40 @@ mod test {
         assert!(out.chosen_port.is_some());
     }
 
+    quickcheck::quickcheck! {
+        fn explain_never_panics(
+            samples: Vec<(u64, u8, u64)>,
+            down: Vec<u8>,
+            w: (u32, u32, u8, u8),
+            seed: u32,
+            dst: u16
+        ) -> bool {
+            let mut s = Scenario::from_json(BASE).expect("parse");
+            s.samples = samples
+                .iter()
+                .map(|&(t_us, port, queue_bytes)| ScenarioSample { t_us, port: port % 8, queue_bytes })
+                .collect();
+            s.down = down.iter().map(|p| p % 8).collect();
+            s.weights.beta = Some(w.0);
+            s.weights.w_ql = Some(w.1 % 1000);
+            s.weights.s_cong = Some(w.2);
+            s.weights.s_total = Some(w.3 % 40);
+            s.seed = seed;
+            s.dst_dc = DcRef::Id(dst % 10);
+            match s.explain(None) {
+                Ok(out) => out.chosen_port.is_none_or(|p| {
+                    out.candidates.iter().any(|c| c.port == p && c.up)
+                }),
+                Err(_) => true,
+            }
+        }
+
+        fn scenario_json_never_panics(text: String) -> bool {
+            let _ = Scenario::from_json(&text).and_then(|s| s.explain(None));
+            true
+        }
+    }
+
     #[test]
     fn errors() {
         let bad = BASE.replace("\"DC1\"", "\"DC99\"");

@@ -621,6 +621,39 @@ mod test {
         );
     }
 
+    quickcheck::quickcheck! {
+        fn from_json_never_panics(text: String) -> bool {
+            let _ = Topology::from_json(&text);
+            true
+        }
+
+        fn random_graphs_never_panic(links: Vec<(u8, u8, u8, u16)>, s: u8, d: u8) -> bool {
+            let mut t = Topology { name: "r".into(), dcs: dcs(12), links: Vec::new(), buffer_bytes: 1 };
+            for (a, b, c, ms) in links.into_iter().take(40) {
+                let (a, b) = (u16::from(a % 12) + 1, u16::from(b % 12) + 1);
+                t.links.push(Link { a, b, capacity_bps: u64::from(c), delay_us: u64::from(ms) });
+            }
+            let (s, d) = (u16::from(s % 13), u16::from(d % 13));
+            if t.validate().is_ok() {
+                // Every next hop is one hop closer.
+                let h = t.hops(s, d);
+                for n in t.next_hops(s, d) {
+                    if t.hops(n, d).map(|x| x + 1) != h {
+                        return false;
+                    }
+                }
+                let _ = t.best_min_hop_path(s, d);
+                let _ = t.shortest_delay_us(s, d);
+                let _ = crate::build_tables(&t, s, &crate::BuildOptions {
+                    saturation: crate::Saturation::Auto,
+                    metric: crate::PathMetric::Path,
+                    ..crate::BuildOptions::default()
+                });
+            }
+            true
+        }
+    }
+
     #[test]
     fn json_round_trip_and_errors() {
         let t = bso13();
