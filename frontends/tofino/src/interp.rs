@@ -101,16 +101,38 @@ pub fn pin_slot(h: &Headers, pin_slots: u32) -> (u32, u64) {
 pub struct Interpreter<'a> {
     program: &'a Program,
     schema: Schema,
-    entries: &'a EntrySet,
+    /// Entries by table, in installation order.
+    by_table: BTreeMap<&'static str, Vec<&'a TableEntry>>,
+    /// Entries of all-exact tables by key values (a hash table, as the
+    /// ASIC's exact match; several entries under one key are a conflict).
+    exact: BTreeMap<(&'static str, Vec<u64>), Vec<&'a TableEntry>>,
 }
 
 impl<'a> Interpreter<'a> {
     /// An interpreter of `entries` on the program `program`.
     pub fn new(program: &'a Program, entries: &'a EntrySet) -> Self {
+        let schema = program.schema();
+        let mut by_table: BTreeMap<&'static str, Vec<&'a TableEntry>> = BTreeMap::new();
+        let mut exact: BTreeMap<(&'static str, Vec<u64>), Vec<&'a TableEntry>> = BTreeMap::new();
+        for e in &entries.entries {
+            by_table.entry(e.table).or_default().push(e);
+            let values: Option<Vec<u64>> = e
+                .matches
+                .iter()
+                .map(|m| match *m {
+                    Match::Exact(v) => Some(v),
+                    _ => None,
+                })
+                .collect();
+            if let Some(values) = values {
+                exact.entry((e.table, values)).or_default().push(e);
+            }
+        }
         Interpreter {
             program,
-            schema: program.schema(),
-            entries,
+            schema,
+            by_table,
+            exact,
         }
     }
 
@@ -124,9 +146,16 @@ impl<'a> Interpreter<'a> {
             .schema
             .table(table)
             .ok_or(InterpError::UnknownTable(table))?;
+        if t.keys.iter().all(|k| k.kind == MatchKind::Exact) {
+            return match self.exact.get(&(table, keys.to_vec())).map(Vec::as_slice) {
+                None | Some([]) => Ok(None),
+                Some([e]) => Ok(Some(*e)),
+                Some(_) => Err(InterpError::Ambiguous(table)),
+            };
+        }
         let mut best: Option<(&'a TableEntry, u64)> = None;
         let mut tie = false;
-        for e in self.entries.entries.iter().filter(|e| e.table == table) {
+        for &e in self.by_table.get(table).map_or(&[][..], Vec::as_slice) {
             let mut rank = 0u64;
             let mut hit = true;
             for ((m, k), &v) in e.matches.iter().zip(t.keys).zip(keys) {
@@ -289,5 +318,168 @@ impl<'a> Interpreter<'a> {
             .param(names::Q_QUANT, &[cls, cells], "set_q")?
             .unwrap_or(0);
         Ok(Some(q as u8))
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use crate::model::{Agent, ExportOptions};
+    use lcmp_decide::{
+        Candidate, DeciderConfig, Group, GroupId, HashAlgorithm, PortConfig, PortId, Tables,
+    };
+
+    fn program() -> Program {
+        let mut t = Tables::paper_defaults();
+        let _ = t.ports.push(PortConfig {
+            id: PortId(0),
+            rate_bps: 1_000_000_000,
+            buffer_bytes: 1 << 20,
+        });
+        let mut g = Group {
+            id: GroupId(1),
+            candidates: heapless::Vec::new(),
+        };
+        let _ = g.candidates.push(Candidate {
+            port: PortId(0),
+            delay_units: 1,
+            capacity_bps: 1_000_000_000,
+        });
+        let _ = t.groups.push(g);
+        let cfg = DeciderConfig {
+            hash: HashAlgorithm::Crc32,
+            ..DeciderConfig::default()
+        };
+        Agent::new(&t, cfg, ExportOptions::default())
+            .map(|a| a.program())
+            .expect("program")
+    }
+
+    fn entry(
+        table: &'static str,
+        matches: Vec<Match>,
+        priority: Option<u32>,
+        action: &'static str,
+        p: u64,
+    ) -> TableEntry {
+        TableEntry {
+            table,
+            matches,
+            priority,
+            action,
+            params: vec![p],
+        }
+    }
+
+    #[test]
+    fn longest_prefix_wins() {
+        let p = program();
+        let set = EntrySet {
+            entries: vec![
+                entry(
+                    names::DST_GROUP,
+                    vec![Match::Lpm {
+                        value: 0x0A00_0000,
+                        prefix_len: 8,
+                    }],
+                    None,
+                    "set_group",
+                    1,
+                ),
+                entry(
+                    names::DST_GROUP,
+                    vec![Match::Lpm {
+                        value: 0x0A08_0000,
+                        prefix_len: 16,
+                    }],
+                    None,
+                    "set_group",
+                    2,
+                ),
+                entry(
+                    names::DST_GROUP,
+                    vec![Match::Lpm {
+                        value: 0,
+                        prefix_len: 0,
+                    }],
+                    None,
+                    "set_group",
+                    3,
+                ),
+            ],
+            registers: vec![],
+        };
+        let i = Interpreter::new(&p, &set);
+        let g = |dst: u64| {
+            i.lookup(names::DST_GROUP, &[dst])
+                .expect("lookup")
+                .map(|e| e.params[0])
+        };
+        assert_eq!(g(0x0A08_0102), Some(2));
+        assert_eq!(g(0x0A09_0102), Some(1));
+        assert_eq!(g(0x0B00_0000), Some(3));
+    }
+
+    #[test]
+    fn range_priority_and_ties() {
+        let p = program();
+        let r = |low, high, prio, q| {
+            entry(
+                names::Q_QUANT,
+                vec![Match::Exact(0), Match::Range { low, high }],
+                Some(prio),
+                "set_q",
+                q,
+            )
+        };
+        let set = EntrySet {
+            entries: vec![r(0, 100, 1, 10), r(50, 60, 5, 20), r(90, 200, 1, 30)],
+            registers: vec![],
+        };
+        let i = Interpreter::new(&p, &set);
+        let q = |d: u64| {
+            i.lookup(names::Q_QUANT, &[0, d])
+                .map(|e| e.map(|e| e.params[0]))
+        };
+        assert_eq!(q(10), Ok(Some(10)));
+        assert_eq!(q(55), Ok(Some(20)), "higher priority wins");
+        assert_eq!(q(150), Ok(Some(30)));
+        assert_eq!(q(300), Ok(None));
+        assert_eq!(
+            q(95),
+            Err(InterpError::Ambiguous(names::Q_QUANT)),
+            "equal priorities overlap"
+        );
+        assert_eq!(
+            i.lookup(names::Q_QUANT, &[1, 10]).map(|e| e.is_some()),
+            Ok(false)
+        );
+    }
+
+    #[test]
+    fn duplicate_exact_keys_are_ambiguous() {
+        let p = program();
+        let e = |port| {
+            entry(
+                names::SELECT,
+                vec![Match::Exact(1), Match::Exact(0)],
+                None,
+                "set_port",
+                port,
+            )
+        };
+        let set = EntrySet {
+            entries: vec![e(1), e(2)],
+            registers: vec![],
+        };
+        let i = Interpreter::new(&p, &set);
+        assert_eq!(
+            i.lookup(names::SELECT, &[1, 0]),
+            Err(InterpError::Ambiguous(names::SELECT))
+        );
+        assert_eq!(
+            i.lookup("nope", &[]),
+            Err(InterpError::UnknownTable("nope"))
+        );
     }
 }
