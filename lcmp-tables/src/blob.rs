@@ -42,6 +42,7 @@ const CRC32C: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
 
 /// A decoded blob.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Blob {
     /// The generation number: installers may refuse to go backwards.
     pub generation: u64,

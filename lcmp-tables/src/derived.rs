@@ -72,6 +72,7 @@ pub fn trend_threshold(
 
 /// A trend table: the per-level thresholds of one port rate.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct TrendTable {
     /// The port rate, bits per second.
     pub rate_bps: u64,

@@ -4,6 +4,7 @@ use core::fmt;
 
 /// Which counted sequence of a blob or an encoded trace is too long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum Count {
     /// Level scores (at most [`lcmp_decide::tables::MAX_LEVELS`]).
@@ -46,6 +47,7 @@ impl fmt::Display for Count {
 
 /// What is wrong with one line of a CSV trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum TraceFault {
     /// The line does not have the field count its event kind needs.
@@ -86,6 +88,7 @@ impl fmt::Display for TraceFault {
 /// Every variant is `Copy` and carries numbers, never strings, so the type
 /// works in `no_std` firmware; the `lcmp` tool prints it in one line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum TablesError {
     /// The decision core rejected the tables (see [`lcmp_decide::Error`]).

@@ -36,6 +36,8 @@
 //! * `alloc`: topologies, `build_tables`, the CSV trace parser, JSON,
 //!   scenarios and `Vec` helpers.
 //! * `std`: `alloc` plus `std` for `serde_json`.
+//! * `defmt`: `defmt::Format` on the `no_std` types (errors, trace events,
+//!   decision records, replay summaries, blobs, trend tables).
 //! * `serde`: accepted for compatibility; serde and postcard are always on.
 //!
 //! ## MSRV

@@ -57,6 +57,7 @@ pub const MAX_EVENT_BYTES: usize = 64;
 
 /// One trace event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum TraceEvent {
     /// A packet of `flow` towards DC `dst_dc` (its route group).
     Packet {
@@ -112,6 +113,7 @@ impl TraceEvent {
 
 /// One packet's decision, as the replay driver reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct DecisionRecord {
     /// 0-based index of the packet event in the trace (all events counted).
     pub index: u32,
@@ -270,6 +272,7 @@ impl Digest {
 
 /// What [`replay`] returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ReplaySummary {
     /// The digest of all decisions.
     pub digest: u64,

@@ -10,6 +10,7 @@ cargo test -p lcmp-tables
 cargo test -p lcmp-cli
 cargo build -p lcmp-tables --target thumbv7em-none-eabihf
 cargo build -p lcmp-tables --target thumbv7em-none-eabihf --features alloc
+cargo build -p lcmp-tables --target thumbv7em-none-eabihf --features defmt
 cargo run -q -p lcmp-cli -- tables --topology bso13 --switch DC1 >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
