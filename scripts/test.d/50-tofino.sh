@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # lcmp-tofino: unit, equivalence (quickcheck against lcmp-decide) and golden
-# tests; then the Python checks of the generated files: P4Runtime text with
-# the PyPI p4runtime protobufs and with finsy, bfrt_python and BF-Runtime
-# JSON replayed against a mock of `bfrt` built from lcmp.p4.
+# tests; then the Python checks of the generated files: a structural lint of
+# lcmp.p4 (no P4 compiler here), P4Runtime text with the PyPI p4runtime
+# protobufs and with finsy, bfrt_python and BF-Runtime JSON replayed against
+# a mock of `bfrt` built from lcmp.p4.
 set -euo pipefail
 source scripts/lib.sh
 
@@ -40,6 +41,7 @@ grep -q "needs the CRC-32 ECMP hash" "$work/err"
 
 for dir in frontends/tofino/tests/golden "$work/bso13-dc3" "$work/testbed8-dc8-ecmp"; do
   echo "--- $dir"
+  "$PY" frontends/tofino/tests/py/lint_p4.py "$dir/lcmp.p4"
   "$PY" frontends/tofino/tests/py/check_p4runtime.py p4runtime "$dir"
   "$PY" frontends/tofino/tests/py/check_p4runtime.py finsy "$dir"
   "$PY" frontends/tofino/tests/py/check_bfrt.py "$dir"

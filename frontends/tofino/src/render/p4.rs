@@ -235,11 +235,15 @@ fn tables_of(schema: &Schema, control: Control) -> String {
         .join("\n")
 }
 
-/// `Σ w·x` as shifts and adds: `((bit<32>)x << s)` for every set bit `s`
-/// of `w`.
+/// The set bits of a weight: `w · x = Σ_{s in shifts(w)} x << s`.
+pub fn shifts(w: u32) -> Vec<u32> {
+    (0..32).filter(|b| (w >> b) & 1 == 1).collect()
+}
+
+/// `Σ w·x` as P4 shifts and adds: `((bit<32>)x << s)` for every set bit.
 fn shift_add(var: &str, w: u32) -> Vec<String> {
-    (0..32)
-        .filter(|b| (w >> b) & 1 == 1)
+    shifts(w)
+        .into_iter()
         .map(|b| {
             if b == 0 {
                 format!("(bit<32>){var}")
@@ -248,6 +252,25 @@ fn shift_add(var: &str, w: u32) -> Vec<String> {
             }
         })
         .collect()
+}
+
+/// What the egress computes for `C_cong` (Eq. 4-5): the shift-add sum in
+/// `bit<32>`, shifted right by `S_cong`, capped at 255.
+///
+/// ```
+/// # use lcmp_decide::{cost::congestion_cost, Weights};
+/// let w = Weights::PAPER;
+/// assert_eq!(lcmp_tofino::render::p4::ccong_shift_add(&w, 204, 51, 3), congestion_cost(204, 51, 3, &w));
+/// ```
+pub fn ccong_shift_add(w: &lcmp_decide::Weights, q: u8, t: u8, d: u8) -> u8 {
+    let mut sum: u32 = 0;
+    for (x, weight) in [(q, w.w_ql), (t, w.w_tl), (d, w.w_dp)] {
+        for s in shifts(weight) {
+            sum = sum.wrapping_add(u32::from(x) << s);
+        }
+    }
+    let shifted = if w.s_cong >= 32 { 0 } else { sum >> w.s_cong };
+    shifted.min(255) as u8
 }
 
 /// The program text.
@@ -660,8 +683,8 @@ control LcmpEgress(inout headers_t hdr, inout lcmp_egress_meta_t emeta,
             }} else {{
                 emeta.dur = dur_read.execute(emeta.idx);
             }}
-            // D = min(counter >> 2, 255)
-            emeta.dur = emeta.dur >> 2;
+            // D = min(counter >> {dshift}, 255)
+            emeta.dur = emeta.dur >> {dshift};
             if (emeta.dur > 255) {{
                 emeta.dur = 255;
             }}
@@ -708,6 +731,27 @@ Switch(pipe) main;
         w_tl = w.w_tl,
         w_dp = w.w_dp,
         ccong_terms = terms.join(" + "),
+        dshift = lcmp_decide::estimator::persistence::DURATION_SHIFT,
     );
     o
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use lcmp_decide::{cost::congestion_cost, Weights};
+    use quickcheck::quickcheck;
+
+    quickcheck! {
+        fn shift_add_ccong_equals_core(a: u32, b: u32, c: u32, s: u8, q: u8, t: u8, d: u8) -> bool {
+            let w = Weights { w_ql: a % 5000, w_tl: b % 5000, w_dp: c % 5000, s_cong: s % 32, ..Weights::PAPER };
+            w.validate().is_err() || ccong_shift_add(&w, q, t, d) == congestion_cost(q, t, d, &w)
+        }
+    }
+
+    #[test]
+    fn p4_lists_one_term_per_set_bit() {
+        assert_eq!(shift_add("x", 0b101), ["(bit<32>)x", "((bit<32>)x << 2)"]);
+        assert!(shift_add("x", 0).is_empty());
+    }
 }
