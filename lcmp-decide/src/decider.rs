@@ -4,8 +4,8 @@
 use crate::flow_cache::FlowCache;
 use crate::fmt::trace;
 use crate::hash::{FlowKey, HashAlgorithm};
-use crate::monitor::PortState;
-use crate::select::{evaluate, Explanation, Inputs, Reason, Scheme};
+use crate::monitor::{PortState, Signals};
+use crate::select::{decide, evaluate, Explanation, Inputs, Reason, Scheme};
 use crate::tables::{CompiledTables, GroupId, Params, PortId, Tables, MAX_PORTS};
 use crate::time::Instant;
 use crate::Error;
@@ -169,6 +169,11 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
     pub fn install(&mut self, tables: &Tables) -> Result<(), Error> {
         let compiled = tables.compile(PORTS)?;
         trace!("lcmp: installed {} groups", compiled.groups().len());
+        // New weights or levels apply to the stored congestion at once.
+        for (i, state) in self.ports.iter_mut().enumerate() {
+            let port = u8::try_from(i).ok().and_then(|p| compiled.port(PortId(p)));
+            state.refresh_c_cong(port.map(|p| (compiled.params(), compiled.levels(), p)));
+        }
         self.tables = Some(compiled);
         self.tables_valid = true;
         Ok(())
@@ -242,6 +247,14 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
         self.ports.get(usize::from(port.0))
     }
 
+    /// A port's congestion signals as scores (`Q`, `T`, `D`, `C_cong`).
+    pub fn signals(&self, port: PortId) -> Option<Signals> {
+        let state = self.port_state(port)?;
+        let tables = self.tables.as_ref();
+        let levels = tables.map_or(&[][..], |t| t.levels());
+        Some(state.signals(tables.and_then(|t| t.port(port)), levels))
+    }
+
     fn port_up(&self, port: PortId) -> bool {
         self.port_state(port).is_some_and(PortState::is_up)
     }
@@ -273,7 +286,8 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
         bump(&mut self.counters.packets);
         let idle = self.idle_timeout();
         let fingerprint = key.fingerprint();
-        let pinned = self.cache.lookup(fingerprint, now, idle);
+        let probe = self.cache.probe(fingerprint, now, idle);
+        let pinned = probe.found;
         if let Some(pin) = pinned {
             if self.port_up(pin.port) {
                 self.cache.refresh(pin.slot, now);
@@ -282,41 +296,41 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
             }
         }
         let hash = key.ecmp_hash(self.config.hash, self.config.seed);
-        let explanation = evaluate(&self.inputs(self.config.scheme), group, hash);
-        let Some(port) = explanation.chosen else {
+        let (chosen, reason) = decide(&self.inputs(self.config.scheme), group, hash);
+        let Some(port) = chosen else {
             if let Some(pin) = pinned {
                 self.cache.remove(pin.slot);
             }
             bump(&mut self.counters.no_route);
-            return Decision::NoRoute(explanation.reason);
+            return Decision::NoRoute(reason);
         };
         if let Some(pin) = pinned {
             // Lazy failover: only this flow is re-decided, in place.
             self.cache.repin(pin.slot, port, now);
             bump(&mut self.counters.failovers);
-            self.count_reason(explanation.reason);
+            self.count_reason(reason);
             return Decision::New {
                 port,
-                reason: explanation.reason,
+                reason,
                 failover: true,
             };
         }
-        match self.cache.insert(fingerprint, port, now, idle) {
+        match self.cache.insert_probed(&probe, fingerprint, port, now) {
             Ok(_) => {
                 bump(&mut self.counters.new_flows);
-                self.count_reason(explanation.reason);
+                self.count_reason(reason);
                 Decision::New {
                     port,
-                    reason: explanation.reason,
+                    reason,
                     failover: false,
                 }
             }
             Err(_) => {
                 bump(&mut self.counters.unpinned);
-                let stateless = evaluate(&self.inputs(Scheme::Ecmp), group, hash);
+                let (stateless, _) = decide(&self.inputs(Scheme::Ecmp), group, hash);
                 // The group had a live candidate a moment ago, so ECMP finds
                 // one too; fall back to the LCMP port for totality.
-                Decision::Unpinned(stateless.chosen.unwrap_or(port))
+                Decision::Unpinned(stateless.unwrap_or(port))
             }
         }
     }

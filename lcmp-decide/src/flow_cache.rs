@@ -107,6 +107,17 @@ pub struct FlowCache<const N: usize> {
     gc_cursor: usize,
 }
 
+/// What [`FlowCache::probe`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Probe {
+    /// The flow's live entry.
+    pub found: Option<Pinned>,
+    /// Where an insert of the flow would go (`None`: both buckets full of
+    /// active flows).
+    vacant: Option<usize>,
+}
+
 /// Returned by [`FlowCache::insert`] when every slot of the flow's probe
 /// window holds an active flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,32 +161,65 @@ impl<const N: usize> FlowCache<N> {
     /// Bytes a slot takes.
     pub const SLOT_BYTES: usize = size_of::<Slot>();
 
-    /// The slot indices of a flow's two buckets (the same bucket twice when
+    /// The first slots of a flow's two buckets (the same bucket twice when
     /// the cache has only one).
-    fn window(fingerprint: u64) -> impl Iterator<Item = usize> {
-        let first = Self::bucket_start(fingerprint);
-        let second = Self::bucket_start(fingerprint >> 32);
-        (0..BUCKET)
-            .map(move |i| first | i)
-            .chain((0..BUCKET).map(move |i| second | i))
+    const fn buckets(fingerprint: u64) -> [usize; 2] {
+        [
+            Self::bucket_start(fingerprint),
+            Self::bucket_start(fingerprint >> 32),
+        ]
     }
 
-    /// First slot of the bucket that `bits` selects (bucket starts are
-    /// multiples of `BUCKET`, so `start | i` for `i < BUCKET` stays inside).
+    /// First slot of the bucket that `bits` selects (a multiple of `BUCKET`).
     const fn bucket_start(bits: u64) -> usize {
         (bits as usize) & Self::MASK & !(BUCKET.wrapping_sub(1))
     }
 
+    fn bucket(&self, start: usize) -> &[Slot] {
+        self.slots
+            .get(start..start.saturating_add(BUCKET))
+            .unwrap_or(&[])
+    }
+
+    /// One pass over a flow's two buckets: its live entry, if any, and
+    /// where an insert would go. [`FlowCache::lookup`] and
+    /// [`FlowCache::insert`] are built on it; the packet path probes once and
+    /// inserts with [`FlowCache::insert_probed`] without a second scan.
+    pub fn probe(&self, fingerprint: u64, now: Instant, idle_timeout: u32) -> Probe {
+        let tags = Slot::tags(fingerprint);
+        let mut matching = None;
+        // (free slots, first free slot) of each bucket.
+        let mut room = [(0usize, None::<usize>); 2];
+        'scan: for (start, room) in Self::buckets(fingerprint).into_iter().zip(room.iter_mut()) {
+            for (j, s) in self.bucket(start).iter().enumerate() {
+                let i = start | j;
+                if s.matches(tags) {
+                    matching = Some((i, s.port(), s.is_idle(now, idle_timeout)));
+                    break 'scan;
+                }
+                if s.is_empty() || s.is_idle(now, idle_timeout) {
+                    room.0 = room.0.saturating_add(1);
+                    room.1 = room.1.or(Some(i));
+                }
+            }
+        }
+        let [a, b] = room;
+        // Two-choice: the bucket with more room (the first on a tie). An
+        // existing entry for the fingerprint, even an idle one, is reused.
+        let vacant = match matching {
+            Some((i, _, _)) => Some(i),
+            None if b.0 > a.0 => b.1,
+            None => a.1.or(b.1),
+        };
+        let found = matching
+            .filter(|&(_, _, idle)| !idle)
+            .map(|(slot, port, _)| Pinned { slot, port });
+        Probe { found, vacant }
+    }
+
     /// The live (not idle) entry for `fingerprint`, if any.
     pub fn lookup(&self, fingerprint: u64, now: Instant, idle_timeout: u32) -> Option<Pinned> {
-        let tags = Slot::tags(fingerprint);
-        Self::window(fingerprint).find_map(|i| {
-            let s = self.slots.get(i)?;
-            (s.matches(tags) && !s.is_idle(now, idle_timeout)).then_some(Pinned {
-                slot: i,
-                port: s.port(),
-            })
-        })
+        self.probe(fingerprint, now, idle_timeout).found
     }
 
     /// Marks a pinned entry as seen at `now`.
@@ -206,8 +250,8 @@ impl<const N: usize> FlowCache<N> {
     }
 
     /// Pins `fingerprint` to `port`. An existing entry for the same
-    /// fingerprint (even an idle one) is overwritten; otherwise the first
-    /// empty or idle slot of the window is used. Port 255 is reserved.
+    /// fingerprint (even an idle one) is overwritten; otherwise an empty or
+    /// idle slot of the emptier bucket is used. Port 255 is reserved.
     pub fn insert(
         &mut self,
         fingerprint: u64,
@@ -215,34 +259,28 @@ impl<const N: usize> FlowCache<N> {
         now: Instant,
         idle_timeout: u32,
     ) -> Result<usize, CacheFull> {
+        let probe = self.probe(fingerprint, now, idle_timeout);
+        self.insert_probed(&probe, fingerprint, port, now)
+    }
+
+    /// [`FlowCache::insert`] into the slot a [`FlowCache::probe`] of the same
+    /// fingerprint found, with no change to the cache in between.
+    pub fn insert_probed(
+        &mut self,
+        probe: &Probe,
+        fingerprint: u64,
+        port: PortId,
+        now: Instant,
+    ) -> Result<usize, CacheFull> {
         if u32::from(port.0) == EMPTY_PORT {
             return Err(CacheFull);
         }
-        let tags = Slot::tags(fingerprint);
-        let mut existing = None;
-        // (free slots, first free slot) of each bucket.
-        let mut room = [(0usize, None::<usize>); 2];
-        for (n, i) in Self::window(fingerprint).enumerate() {
-            let Some(s) = self.slots.get(i) else { continue };
-            if s.matches(tags) {
-                existing = Some(i);
-                break;
-            }
-            if s.is_empty() || s.is_idle(now, idle_timeout) {
-                if let Some(r) = room.get_mut(n / BUCKET) {
-                    r.0 = r.0.saturating_add(1);
-                    r.1 = r.1.or(Some(i));
-                }
-            }
-        }
-        // Two-choice: the bucket with more room (the first on a tie).
-        let [a, b] = room;
-        let free = existing.or(if b.0 > a.0 { b.1 } else { a.1.or(b.1) });
-        let i = free.ok_or(CacheFull)?;
+        let i = probe.vacant.ok_or(CacheFull)?;
         let slot = self.slots.get_mut(i).ok_or(CacheFull)?;
         if slot.is_empty() {
             self.len = self.len.saturating_add(1);
         }
+        let tags = Slot::tags(fingerprint);
         *slot = Slot {
             tag_lo: tags.0,
             tag_hi_port: tags.1 | u32::from(port.0),

@@ -224,26 +224,38 @@ impl FlowKey {
     }
 
     /// The 64-bit fingerprint that identifies this flow in the flow cache:
-    /// the key words and the protocol, 64 bits at a time, each folded in with
-    /// a SplitMix64 finaliser round.
+    /// the key words (as [`FlowKey::ecmp_words`], paired into 64-bit
+    /// values) and the protocol, each folded in with a SplitMix64 finaliser
+    /// round.
     ///
     /// Hand-written because the flow cache needs a fast 64-bit mix of a few
     /// fixed-size integers with no allocation; `hash32` only produces 32-bit
     /// hashes and the std hashers are not in `core`.
     pub fn fingerprint(&self) -> u64 {
-        let words = self.ecmp_words();
-        let mut h = FINGERPRINT_SEED;
-        for pair in words.chunks(2) {
-            let lo = pair.first().copied().unwrap_or(0);
-            // Keys have an odd number of words (3 or 9): the protocol fills
-            // the last chunk's free high half, so every key bit has its own
-            // position. XORed into the seed, it cancelled against the low
-            // byte of the first word (fuzz/differential found two flows,
-            // protocols 6 and 17 from .1 and .22, sharing a pin).
-            let hi = pair.get(1).copied().unwrap_or(u32::from(self.proto));
-            h = splitmix64(h ^ (u64::from(lo) | (u64::from(hi) << 32)));
+        let ports = u64::from(self.sport) | (u64::from(self.dport) << 16);
+        // Keys have an odd number of words (3 or 9): the protocol fills the
+        // last chunk's free high half, so every key bit has its own position.
+        // (XORed into the seed, it cancelled against the low byte of the
+        // first word: fuzz/differential found two flows, protocols 6 and 17
+        // from .1 and .22, sharing a pin.)
+        let last = ports | (u64::from(self.proto) << 32);
+        match self.addrs {
+            Addresses::V4 { src, dst } => {
+                let h = splitmix64(FINGERPRINT_SEED ^ (u64::from(src) | (u64::from(dst) << 32)));
+                splitmix64(h ^ last)
+            }
+            Addresses::V6 { src, dst } => {
+                let h = [
+                    src as u64,
+                    (src >> 64) as u64,
+                    dst as u64,
+                    (dst >> 64) as u64,
+                ]
+                .iter()
+                .fold(FINGERPRINT_SEED, |h, w| splitmix64(h ^ w));
+                splitmix64(h ^ last)
+            }
         }
-        h
     }
 }
 

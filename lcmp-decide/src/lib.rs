@@ -82,6 +82,7 @@ pub use decider::{Counters, Decider, DeciderConfig, Decision};
 pub use error::{Error, Setting};
 pub use flow_cache::FlowCache;
 pub use hash::{Addresses, FlowKey, HashAlgorithm};
+pub use monitor::Signals;
 pub use select::{CandidateExplanation, CutReason, Explanation, Reason, Scheme};
 pub use tables::{Candidate, Group, GroupId, Params, Pick, PortConfig, PortId, Tables};
 pub use time::Instant;

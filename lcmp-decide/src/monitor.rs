@@ -4,9 +4,14 @@
 //!
 //! Per-port state is exactly 24 bytes, the paper's figure (§4): previous
 //! depth (8 B), trend accumulator (8 B), previous sample time (4 B),
-//! duration counter (2 B) and one 16-bit word packing the `Q` and `T` level
-//! codes (5 bits each) and the port's liveness bit.
+//! duration counter (2 B) and one 16-bit word packing the port's `C_cong`
+//! (Eq. 4-5, 8 bits), its trend level code (5 bits) and its liveness bit.
+//! `C_cong` is computed when the sample arrives, so a decision reads one byte
+//! per candidate, as a switch's egress pipeline would keep it in a register;
+//! the queue level `Q` is a pure function of the stored depth and the port's
+//! buffer ([`PortState::signals`] recomputes it for explanations).
 
+use crate::cost::congestion_cost;
 use crate::estimator::{
     persistence::{duration_penalty, duration_step},
     queue::queue_level,
@@ -16,9 +21,25 @@ use crate::estimator::{
 use crate::tables::{Params, PortConfig};
 use crate::time::Instant;
 
-const CODE_BITS: u16 = 5;
-const CODE_MASK: u16 = (1 << CODE_BITS) - 1;
-const DOWN_BIT: u16 = 1 << (2 * CODE_BITS);
+const CONG_MASK: u16 = 0xFF;
+const TREND_SHIFT: u16 = 8;
+const TREND_MASK: u16 = 0x1F;
+const DOWN_BIT: u16 = 1 << 13;
+
+/// A port's congestion signals as scores: what enters Eq. 4 and its result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Signals {
+    /// Queue level score `Q`.
+    pub q: u8,
+    /// Trend level score `T`.
+    pub t: u8,
+    /// Duration penalty `D`.
+    pub d: u8,
+    /// `C_cong` (Eq. 4-5) as stored at the last sample or install.
+    pub c_cong: u8,
+}
 
 /// One port's monitor state (24 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +49,7 @@ pub struct PortState {
     trend: i64,
     last_sample: Instant,
     duration: u16,
-    /// Q code (bits 0-4), T code (bits 5-9), down flag (bit 10).
+    /// C_cong (bits 0-7), T code (bits 8-12), down flag (bit 13).
     packed: u16,
 }
 
@@ -55,14 +76,31 @@ impl PortState {
         }
     }
 
-    /// The queue level code `Q` of the last sample.
-    pub const fn queue_code(&self) -> LevelCode {
-        LevelCode((self.packed & CODE_MASK) as u8)
+    /// The queue level code `Q` of the last sample's depth under `port`'s
+    /// buffer and `n` levels (a pure function of the stored depth).
+    pub fn queue_code(&self, port: &PortConfig, n: usize) -> LevelCode {
+        queue_level(self.queue_prev, port.buffer_bytes, n)
     }
 
     /// The trend level code `T` of the last sample.
     pub const fn trend_code(&self) -> LevelCode {
-        LevelCode(((self.packed >> CODE_BITS) & CODE_MASK) as u8)
+        LevelCode(((self.packed >> TREND_SHIFT) & TREND_MASK) as u8)
+    }
+
+    /// `C_cong` (Eq. 4-5) as of the last sample or table install.
+    pub const fn c_cong(&self) -> u8 {
+        (self.packed & CONG_MASK) as u8
+    }
+
+    /// All signals as scores, under `port`'s configuration and the level
+    /// table (`Q` recomputed from the stored depth).
+    pub fn signals(&self, port: Option<&PortConfig>, levels: &[u8]) -> Signals {
+        Signals {
+            q: port.map_or(0, |p| self.queue_code(p, levels.len()).score(levels)),
+            t: self.trend_code().score(levels),
+            d: self.duration_penalty(),
+            c_cong: self.c_cong(),
+        }
     }
 
     /// The raw trend accumulator of Eq. 3, bytes.
@@ -85,10 +123,22 @@ impl PortState {
         self.duration
     }
 
-    fn set_codes(&mut self, q: LevelCode, t: LevelCode) {
-        let q = u16::from(q.0) & CODE_MASK;
-        let t = u16::from(t.0) & CODE_MASK;
-        self.packed = (self.packed & DOWN_BIT) | q | (t << CODE_BITS);
+    fn set_signals(&mut self, t: LevelCode, c_cong: u8) {
+        let t = (u16::from(t.0) & TREND_MASK) << TREND_SHIFT;
+        self.packed = (self.packed & DOWN_BIT) | t | u16::from(c_cong);
+    }
+
+    /// Recomputes the stored `C_cong` from the stored signals under new
+    /// tables (a hitless install changes weights or levels between samples).
+    pub(crate) fn refresh_c_cong(&mut self, config: Option<(&Params, &[u8], &PortConfig)>) {
+        let c_cong = match config {
+            Some((params, levels, port)) => {
+                let s = self.signals(Some(port), levels);
+                congestion_cost(s.q, s.t, s.d, &params.weights)
+            }
+            None => 0,
+        };
+        self.set_signals(self.trend_code(), c_cong);
     }
 
     /// Folds one sample into the state (Eq. 3, §3.3). Without `config` (the
@@ -117,15 +167,14 @@ impl PortState {
                     params.ticks_per_second,
                     interval,
                 );
-                self.duration = duration_step(
-                    self.duration,
-                    q.score(levels),
-                    params.high_water,
-                    params.low_water,
-                );
-                self.set_codes(q, t);
+                let q = q.score(levels);
+                self.duration =
+                    duration_step(self.duration, q, params.high_water, params.low_water);
+                let c_cong =
+                    congestion_cost(q, t.score(levels), self.duration_penalty(), &params.weights);
+                self.set_signals(t, c_cong);
             }
-            None => self.set_codes(LevelCode::NONE, LevelCode::NONE),
+            None => self.set_signals(LevelCode::NONE, 0),
         }
     }
 }
@@ -161,8 +210,10 @@ mod test {
         assert_eq!(s.trend(), 12_500_000);
         // 12.5 MB >= 12.5 MB * (i + 1) / 10 for i = 9: top trend level.
         assert_eq!(s.trend_code(), LevelCode::level(9));
-        assert_eq!(s.queue_code(), LevelCode::level(0)); // 2 % of 5 GB
-                                                         // Second sample 2 ms later, unchanged depth: trend decays by 1/8.
+        assert_eq!(s.queue_code(&port, 10), LevelCode::level(0)); // 2 % of 5 GB
+                                                                  // C_cong = (2 * 25 + 255 + 0) >> 3 = 38.
+        assert_eq!(s.c_cong(), 38);
+        // Second sample 2 ms later, unchanged depth: trend decays by 1/8.
         s.on_sample(Instant::from_ticks(3000), 100_000_000, cfg);
         assert_eq!(s.trend(), 12_500_000 - 1_562_500);
         // Threshold per level for 2 ms: 2.5 MB; 10.9375 MB reaches index 3.
@@ -171,14 +222,21 @@ mod test {
         for i in 0..4 {
             s.on_sample(Instant::from_ticks(4000 + i), 4_500_000_000, cfg);
         }
-        assert_eq!(s.queue_code().score(&DEFAULT_LEVELS), 255);
+        assert_eq!(s.queue_code(&port, 10).score(&DEFAULT_LEVELS), 255);
         assert_eq!(s.duration_penalty(), 1);
+        let sig = s.signals(Some(&port), &DEFAULT_LEVELS);
+        assert_eq!(
+            sig.c_cong,
+            congestion_cost(sig.q, sig.t, sig.d, &params.weights)
+        );
         // Liveness is independent of the codes.
         s.set_up(false);
         assert!(!s.is_up());
-        assert_eq!(s.queue_code(), LevelCode::level(9));
+        let c_cong = s.c_cong();
+        assert_eq!(s.queue_code(&port, 10), LevelCode::level(9));
         s.on_sample(Instant::from_ticks(9000), 0, cfg);
         assert!(!s.is_up());
-        assert_eq!(s.queue_code(), LevelCode::NONE);
+        assert_eq!(s.queue_code(&port, 10), LevelCode::NONE);
+        assert!(s.c_cong() < c_cong);
     }
 }

@@ -8,14 +8,17 @@
 //! candidates in installation order; UCMP, as the paper's artifact runs it,
 //! hashes over the live candidates of maximum capacity.
 //!
-//! One function, [`evaluate`], produces the full [`Explanation`]; the packet
-//! path reads its `chosen` port, so `explain` and `on_packet` cannot drift.
+//! The packet path ([`decide`]) works on packed sort keys only; [`evaluate`]
+//! (behind `explain`) calls the same [`decide`] for the pick and the same
+//! ranking for the kept/cut annotation, so the two cannot drift.
 
 use heapless::Vec;
 
-use crate::cost::{congestion_cost, fused_cost};
+use crate::cost::fused_cost;
 use crate::monitor::PortState;
-use crate::tables::{CompiledGroup, CompiledTables, GroupId, Pick, PortId, MAX_CANDIDATES};
+use crate::tables::{
+    CompiledCandidate, CompiledGroup, CompiledTables, GroupId, Pick, PortId, MAX_CANDIDATES,
+};
 
 /// The routing scheme a decider runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -163,82 +166,75 @@ pub(crate) struct Inputs<'a, const PORTS: usize> {
     pub(crate) scheme: Scheme,
 }
 
-/// Scores every candidate of `group` and makes the new-flow decision for a
-/// flow with ECMP hash `hash`.
-pub(crate) fn evaluate<const PORTS: usize>(
-    inputs: &Inputs<'_, PORTS>,
-    group_id: GroupId,
-    hash: u32,
-) -> Explanation {
-    let mut out = Explanation {
-        scheme: inputs.scheme,
-        group: group_id,
-        candidates: Vec::new(),
-        hash,
-        pinned: None,
-        chosen: None,
-        reason: Reason::UnknownGroup,
-    };
-    let Some(tables) = inputs.tables else {
-        return out;
-    };
-    let Some(group) = tables.group(group_id) else {
-        return out;
-    };
-    score(tables, group, inputs.ports, &mut out.candidates);
-    let live = out.candidates.iter().filter(|c| c.up).count();
-    if live == 0 {
-        out.reason = Reason::NoLiveCandidate;
-        return out;
+impl<const PORTS: usize> Inputs<'_, PORTS> {
+    fn state(&self, port: PortId) -> Option<&PortState> {
+        self.ports.get(usize::from(port.0))
     }
-    let (chosen, reason) = match inputs.scheme {
-        Scheme::Lcmp if inputs.tables_valid => lcmp(&mut out.candidates, tables, group, hash),
-        Scheme::Lcmp => (ecmp(&mut out.candidates, hash), Reason::EcmpFallback),
-        Scheme::Ecmp => (ecmp(&mut out.candidates, hash), Reason::Ecmp),
-        Scheme::Ucmp => (ucmp(&mut out.candidates, group, hash), Reason::Ucmp),
-    };
-    out.chosen = chosen;
-    out.reason = reason;
-    out
+
+    fn up(&self, port: PortId) -> bool {
+        self.state(port).is_some_and(PortState::is_up)
+    }
 }
 
-/// Fills in the scores (Eq. 1-5) of every candidate.
-fn score<const PORTS: usize>(
+/// The live candidates sorted by `(cost, port)`, as packed keys
+/// `cost << 16 | port << 8 | index` (ports are unique in a group, so the
+/// order is total and deterministic).
+struct Ranking {
+    keys: [u32; MAX_CANDIDATES],
+    n: usize,
+}
+
+impl Ranking {
+    fn sorted(&self) -> &[u32] {
+        self.keys.get(..self.n).unwrap_or(&[])
+    }
+
+    /// Group index of the candidate at `rank`.
+    fn index(&self, rank: usize) -> Option<usize> {
+        self.sorted().get(rank).map(|k| (k & 0xFF) as usize)
+    }
+
+    fn cost(&self, rank: usize) -> Option<u8> {
+        self.sorted().get(rank).map(|k| (k >> 16) as u8)
+    }
+}
+
+fn rank<const PORTS: usize>(
+    inputs: &Inputs<'_, PORTS>,
     tables: &CompiledTables,
     group: &CompiledGroup,
-    ports: &[PortState; PORTS],
-    out: &mut Vec<CandidateExplanation, MAX_CANDIDATES>,
-) {
-    let params = tables.params();
-    let levels = tables.levels();
-    let w = &params.weights;
-    for c in &group.candidates {
-        let state = ports
-            .get(usize::from(c.port.0))
-            .copied()
-            .unwrap_or_default();
-        let q = state.queue_code().score(levels);
-        let t = state.trend_code().score(levels);
-        let d = state.duration_penalty();
-        let c_cong = congestion_cost(q, t, d, w);
-        let up = state.is_up() && usize::from(c.port.0) < PORTS;
-        // `out` has the group's own capacity, so this push cannot fail.
-        let _ = out.push(CandidateExplanation {
-            port: c.port,
-            up,
-            delay_score: c.delay_score,
-            cap_score: c.cap_score,
-            c_path: c.c_path,
-            q,
-            t,
-            d,
-            c_cong,
-            cost: fused_cost(c.c_path, c_cong, w),
-            rank: None,
-            kept: false,
-            cut_reason: if up { None } else { Some(CutReason::Down) },
-        });
+) -> Ranking {
+    let mut r = Ranking {
+        keys: [0; MAX_CANDIDATES],
+        n: 0,
+    };
+    let w = &tables.params().weights;
+    for (i, c) in group.candidates.iter().enumerate() {
+        let Some(state) = inputs.state(c.port).filter(|s| s.is_up()) else {
+            continue;
+        };
+        // C_cong was computed when the port's last sample arrived (§3.3).
+        let cost = fused_cost(c.c_path, state.c_cong(), w);
+        if let Some(slot) = r.keys.get_mut(r.n) {
+            *slot = (u32::from(cost) << 16) | (u32::from(c.port.0) << 8) | i as u32;
+            r.n = r.n.saturating_add(1);
+        }
     }
+    if let Some(live) = r.keys.get_mut(..r.n) {
+        live.sort_unstable();
+    }
+    r
+}
+
+/// How many candidates survive the two cuts: the first `keep` of the ranking
+/// (the lower half; all when `n / 2 < 2`), minus those at or above the cost
+/// cut. Costs are sorted, so the kept set is a prefix of the ranking.
+fn kept_prefix(r: &Ranking, cut: u8) -> (usize, usize) {
+    let keep = if r.n / 2 < 2 { r.n } else { r.n / 2 };
+    let kept = (0..keep)
+        .take_while(|&i| r.cost(i).is_some_and(|c| c < cut))
+        .count();
+    (keep, kept)
 }
 
 /// `hash % n` as an index (n > 0).
@@ -246,107 +242,188 @@ fn bucket(hash: u32, n: usize) -> usize {
     (hash as usize).checked_rem(n).unwrap_or(0)
 }
 
-/// The two-stage selection of §3.4 on scored candidates.
-fn lcmp(
-    cands: &mut [CandidateExplanation],
+/// The LCMP pick (§3.4) from a ranking: a group index and the reason.
+fn choose_lcmp(
+    r: &Ranking,
     tables: &CompiledTables,
     group: &CompiledGroup,
     hash: u32,
-) -> (Option<PortId>, Reason) {
+) -> (Option<usize>, Reason) {
     let params = tables.params();
-    // Sort keys (cost, port, index) packed into one integer: ports are unique
-    // in a group, so the order is total and deterministic.
-    let mut order: Vec<u32, MAX_CANDIDATES> = cands
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.up)
-        .map(|(i, c)| (u32::from(c.cost) << 16) | (u32::from(c.port.0) << 8) | i as u32)
-        .collect();
-    order.sort_unstable();
-    let n = order.len();
-    let keep = if n / 2 < 2 { n } else { n / 2 };
-    let mut kept: Vec<usize, MAX_CANDIDATES> = Vec::new();
-    for (rank, key) in order.iter().enumerate() {
-        let i = (key & 0xFF) as usize;
-        let Some(c) = cands.get_mut(i) else { continue };
-        c.rank = Some(rank as u8);
-        if rank >= keep {
-            c.cut_reason = Some(CutReason::UpperHalf);
-        } else if c.cost >= params.cut {
-            c.cut_reason = Some(CutReason::OverCut);
-        } else {
-            c.kept = true;
-            let _ = kept.push(i);
-        }
+    let (_, kept) = kept_prefix(r, params.cut);
+    if kept == 0 {
+        return (r.index(0), Reason::MinCostFallback);
     }
-    if kept.is_empty() {
-        let min = order.first().map(|key| (key & 0xFF) as usize);
-        let port = min.and_then(|i| cands.get(i)).map(|c| c.port);
-        return (port, Reason::MinCostFallback);
+    match params.pick {
+        Pick::Hash => (r.index(bucket(hash, kept)), Reason::HashInKept),
+        Pick::CapacityWeighted => (weighted(r, kept, group, hash), Reason::WeightedInKept),
     }
-    let pick = match params.pick {
-        Pick::Hash => kept.get(bucket(hash, kept.len())).copied(),
-        Pick::CapacityWeighted => weighted(&kept, group, hash),
-    };
-    let reason = match params.pick {
-        Pick::Hash => Reason::HashInKept,
-        Pick::CapacityWeighted => Reason::WeightedInKept,
-    };
-    (pick.and_then(|i| cands.get(i)).map(|c| c.port), reason)
 }
 
 /// Capacity-weighted pick: `hash % Σ w` falls into one kept candidate's
-/// share, `w` its path capacity in whole Mbit/s (at least 1). `kept` holds
-/// indices into the group's candidates (the explanation keeps their order).
-fn weighted(kept: &[usize], group: &CompiledGroup, hash: u32) -> Option<usize> {
-    let weight = |i: usize| -> u64 {
-        group
-            .candidates
-            .get(i)
+/// share, `w` its path capacity in whole Mbit/s (at least 1), in rank order.
+fn weighted(r: &Ranking, kept: usize, group: &CompiledGroup, hash: u32) -> Option<usize> {
+    let weight = |rank: usize| -> u64 {
+        r.index(rank)
+            .and_then(|i| group.candidates.get(i))
             .map_or(1, |c| (c.capacity_bps / 1_000_000).max(1))
     };
-    let total: u64 = kept.iter().map(|&i| weight(i)).fold(0, u64::saturating_add);
+    let total = (0..kept).map(weight).fold(0u64, u64::saturating_add);
     let mut point = u64::from(hash).checked_rem(total).unwrap_or(0);
-    for &i in kept {
-        let w = weight(i);
+    for rank in 0..kept {
+        let w = weight(rank);
         if point < w {
-            return Some(i);
+            return r.index(rank);
         }
         point = point.saturating_sub(w);
     }
-    kept.last().copied()
+    r.index(kept.saturating_sub(1))
 }
 
 /// ECMP: `hash % live` over the live candidates in installation order.
-fn ecmp(cands: &mut [CandidateExplanation], hash: u32) -> Option<PortId> {
-    let live = cands.iter().filter(|c| c.up).count();
+fn choose_ecmp<const PORTS: usize>(
+    inputs: &Inputs<'_, PORTS>,
+    group: &CompiledGroup,
+    hash: u32,
+) -> Option<usize> {
+    let live = group
+        .candidates
+        .iter()
+        .filter(|c| inputs.up(c.port))
+        .count();
     let pick = bucket(hash, live);
-    for c in cands.iter_mut().filter(|c| c.up) {
-        c.kept = true;
-    }
-    cands.iter().filter(|c| c.up).nth(pick).map(|c| c.port)
+    group
+        .candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| inputs.up(c.port))
+        .nth(pick)
+        .map(|(i, _)| i)
 }
 
-/// UCMP as in the artifact: ECMP over the live candidates of maximum capacity.
-fn ucmp(cands: &mut [CandidateExplanation], group: &CompiledGroup, hash: u32) -> Option<PortId> {
-    // The explanation lists the group's candidates in order: same indices.
-    let capacity = |i: usize| group.candidates.get(i).map_or(0, |c| c.capacity_bps);
-    let max = (0..cands.len())
-        .filter(|&i| cands.get(i).is_some_and(|c| c.up))
-        .map(capacity)
-        .max()
-        .unwrap_or(0);
-    for (i, c) in cands.iter_mut().enumerate().filter(|(_, c)| c.up) {
-        if capacity(i) == max {
-            c.kept = true;
-        } else {
-            c.cut_reason = Some(CutReason::NotMaxCapacity);
-        }
-    }
-    let n = cands.iter().filter(|c| c.kept).count();
-    cands
+/// UCMP as in the artifact: the maximum capacity among live candidates.
+fn ucmp_capacity<const PORTS: usize>(inputs: &Inputs<'_, PORTS>, group: &CompiledGroup) -> u64 {
+    group
+        .candidates
         .iter()
-        .filter(|c| c.kept)
-        .nth(bucket(hash, n))
-        .map(|c| c.port)
+        .filter(|c| inputs.up(c.port))
+        .map(|c| c.capacity_bps)
+        .max()
+        .unwrap_or(0)
+}
+
+/// UCMP: ECMP over the live candidates of maximum capacity.
+fn choose_ucmp<const PORTS: usize>(
+    inputs: &Inputs<'_, PORTS>,
+    group: &CompiledGroup,
+    hash: u32,
+) -> Option<usize> {
+    let max = ucmp_capacity(inputs, group);
+    let widest = |c: &&CompiledCandidate| inputs.up(c.port) && c.capacity_bps == max;
+    let n = group.candidates.iter().filter(widest).count();
+    let pick = bucket(hash, n);
+    group
+        .candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| widest(c))
+        .nth(pick)
+        .map(|(i, _)| i)
+}
+
+/// The new-flow decision for a flow with ECMP hash `hash` in `group_id`:
+/// the chosen port (`None`: no route) and the reason. The packet path.
+pub(crate) fn decide<const PORTS: usize>(
+    inputs: &Inputs<'_, PORTS>,
+    group_id: GroupId,
+    hash: u32,
+) -> (Option<PortId>, Reason) {
+    let Some(tables) = inputs.tables else {
+        return (None, Reason::UnknownGroup);
+    };
+    let Some(group) = tables.group(group_id) else {
+        return (None, Reason::UnknownGroup);
+    };
+    let (index, reason) = match inputs.scheme {
+        Scheme::Lcmp if inputs.tables_valid => {
+            choose_lcmp(&rank(inputs, tables, group), tables, group, hash)
+        }
+        Scheme::Lcmp => (choose_ecmp(inputs, group, hash), Reason::EcmpFallback),
+        Scheme::Ecmp => (choose_ecmp(inputs, group, hash), Reason::Ecmp),
+        Scheme::Ucmp => (choose_ucmp(inputs, group, hash), Reason::Ucmp),
+    };
+    match index.and_then(|i| group.candidates.get(i)) {
+        Some(c) => (Some(c.port), reason),
+        None => (None, Reason::NoLiveCandidate),
+    }
+}
+
+/// Scores every candidate of `group_id` and explains the new-flow decision
+/// for a flow with ECMP hash `hash` (what `explain` returns).
+pub(crate) fn evaluate<const PORTS: usize>(
+    inputs: &Inputs<'_, PORTS>,
+    group_id: GroupId,
+    hash: u32,
+) -> Explanation {
+    let (chosen, reason) = decide(inputs, group_id, hash);
+    let mut out = Explanation {
+        scheme: inputs.scheme,
+        group: group_id,
+        candidates: Vec::new(),
+        hash,
+        pinned: None,
+        chosen,
+        reason,
+    };
+    let Some((tables, group)) = inputs.tables.and_then(|t| Some((t, t.group(group_id)?))) else {
+        return out;
+    };
+    let (levels, w) = (tables.levels(), &tables.params().weights);
+    for c in &group.candidates {
+        let state = inputs.state(c.port).copied().unwrap_or_default();
+        let up = inputs.up(c.port);
+        let s = state.signals(tables.port(c.port), levels);
+        // `candidates` has the group's own capacity, so this cannot fail.
+        let _ = out.candidates.push(CandidateExplanation {
+            port: c.port,
+            up,
+            delay_score: c.delay_score,
+            cap_score: c.cap_score,
+            c_path: c.c_path,
+            q: s.q,
+            t: s.t,
+            d: s.d,
+            c_cong: s.c_cong,
+            cost: fused_cost(c.c_path, s.c_cong, w),
+            rank: None,
+            kept: false,
+            cut_reason: if up { None } else { Some(CutReason::Down) },
+        });
+    }
+    let ranking = rank(inputs, tables, group);
+    let (keep, kept) = kept_prefix(&ranking, tables.params().cut);
+    let max_capacity = ucmp_capacity(inputs, group);
+    for rank in 0..ranking.n {
+        let Some(i) = ranking.index(rank) else {
+            continue;
+        };
+        let capacity = group.candidates.get(i).map_or(0, |c| c.capacity_bps);
+        let Some(c) = out.candidates.get_mut(i) else {
+            continue;
+        };
+        c.rank = Some(rank as u8);
+        let (is_kept, cut) = match inputs.scheme {
+            Scheme::Lcmp if inputs.tables_valid => match rank {
+                r if r < kept => (true, None),
+                r if r >= keep => (false, Some(CutReason::UpperHalf)),
+                _ => (false, Some(CutReason::OverCut)),
+            },
+            Scheme::Lcmp | Scheme::Ecmp => (true, None),
+            Scheme::Ucmp if capacity == max_capacity => (true, None),
+            Scheme::Ucmp => (false, Some(CutReason::NotMaxCapacity)),
+        };
+        c.kept = is_kept;
+        c.cut_reason = cut;
+    }
+    out
 }

@@ -162,6 +162,24 @@ quickcheck! {
         da == db && a.counters() == b.counters()
     }
 
+    fn stored_c_cong_matches_eq_4_5_even_after_new_weights(w: World, beta: u32, w_ql: u32) -> bool {
+        let (mut d, _) = w.decider();
+        let consistent = |d: &Decider<8, 256>, weights: &Weights| {
+            let e = d.explain(&flow(0), DC8, t(0));
+            e.candidates.iter().all(|c| {
+                c.c_cong == cost::congestion_cost(c.q, c.t, c.d, weights)
+                    && c.cost == cost::fused_cost(c.c_path, c.c_cong, weights)
+            })
+        };
+        let before = consistent(&d, &w.weights);
+        // A hitless install with other weights re-derives every port's C_cong.
+        let mut tables = w.tables();
+        tables.params.weights.beta = beta % 5;
+        tables.params.weights.w_ql = w_ql % 5;
+        d.install(&tables).expect("valid");
+        before && consistent(&d, &tables.params.weights)
+    }
+
     fn counters_add_up(w: World) -> bool {
         let (mut d, now) = w.decider();
         for f in &w.flows {

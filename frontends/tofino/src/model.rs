@@ -29,7 +29,6 @@
 //! `k + 1` entries of one group. The interpreter
 //! ([`crate::interp`]) checks all of this against `Decider::on_packet`.
 
-use lcmp_decide::cost::congestion_cost;
 use lcmp_decide::estimator::queue::queue_threshold;
 use lcmp_decide::tables::{CompiledTables, MAX_PORTS};
 use lcmp_decide::{
@@ -319,36 +318,46 @@ impl Agent {
     }
 
     /// The pick list of a group in the current state: the ports the core's
-    /// hash indexes, in order (empty: no route).
-    pub fn pick_list(&self, group: GroupId) -> Vec<PortId> {
-        // Any key: the kept set does not depend on the hash, and the agent's
-        // decider pins nothing.
-        let key = FlowKey::v4(
-            core::net::Ipv4Addr::UNSPECIFIED,
-            core::net::Ipv4Addr::UNSPECIFIED,
-            0,
-            0,
-            0,
-        );
-        let ex = self.decider.explain(&key, group, Instant::ZERO);
-        let mut kept: Vec<(u16, usize, PortId)> = ex
-            .candidates
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.kept)
-            .map(|(i, c)| (c.rank.map_or(0, u16::from), i, c.port))
-            .collect();
-        kept.sort();
-        if kept.is_empty() {
-            // LCMP minimum-cost fallback: the live candidate ranked first.
-            return ex
-                .candidates
-                .iter()
-                .filter(|c| c.rank == Some(0))
-                .map(|c| c.port)
-                .collect();
+    /// hash indexes, `P[hash mod k]` (empty: no route).
+    ///
+    /// `k` is the size of the set the core hashes in (the kept set, or one
+    /// for the minimum-cost fallback), and `P[b]` is read from the core
+    /// itself: the port `Decider::explain` chooses for a probe flow whose
+    /// hash is `b` mod `k`. Nothing about the order of the kept set is
+    /// re-derived here, so the list follows the core whatever its ordering
+    /// rules; the equivalence tests check that the core's choice has this
+    /// `P[hash mod k]` form.
+    pub fn pick_list(&self, group: GroupId) -> Result<Vec<PortId>, Error> {
+        let probe = |sport: u16| {
+            FlowKey::v4(
+                core::net::Ipv4Addr::UNSPECIFIED,
+                core::net::Ipv4Addr::UNSPECIFIED,
+                sport,
+                0,
+                0,
+            )
+        };
+        // The kept set does not depend on the hash, and the agent pins
+        // nothing, so any probe explains the group's state.
+        let ex = self.decider.explain(&probe(0), group, Instant::ZERO);
+        if ex.chosen.is_none() {
+            return Ok(Vec::new());
         }
-        kept.into_iter().map(|(_, _, p)| p).collect()
+        let k = ex.candidates.iter().filter(|c| c.kept).count().max(1);
+        let mut list: Vec<Option<PortId>> = vec![None; k];
+        let mut missing = k;
+        for sport in 0..=u16::MAX {
+            let key = probe(sport);
+            let b = (key.ecmp_hash(self.config.hash, self.config.seed) as usize) % k;
+            if let Some(slot @ None) = list.get_mut(b) {
+                *slot = self.decider.explain(&key, group, Instant::ZERO).chosen;
+                missing -= 1;
+                if missing == 0 {
+                    break;
+                }
+            }
+        }
+        list.into_iter().map(|p| p.ok_or(Error::PickProbe(group.0))).collect()
     }
 
     /// The table entries and register values for the current state.
@@ -376,10 +385,10 @@ impl Agent {
                 vec![u64::from(g.id.0)],
             )?;
         }
-        let picks: Vec<(GroupId, Vec<PortId>)> = groups
+        let picks = groups
             .iter()
-            .map(|g| (g.id, self.pick_list(g.id)))
-            .collect();
+            .map(|g| self.pick_list(g.id).map(|list| (g.id, list)))
+            .collect::<Result<Vec<(GroupId, Vec<PortId>)>, Error>>()?;
         for (g, list) in &picks {
             if !list.is_empty() {
                 b.entry(
@@ -485,22 +494,18 @@ impl Agent {
         }
         // Registers: the measured state the core holds, so the data plane's
         // telemetry starts where the agent's model is.
-        let levels = self.compiled.levels();
-        let w = &self.compiled.params().weights;
         for p in &ports {
             if let Some(s) = self.decider.port_state(*p) {
                 let idx = u32::from(p.0);
                 // deq_qdepth is 19 bits: a deeper model queue reads as the maximum.
                 let cells = (s.queue_bytes() / CELL_BYTES).min((1 << QDEPTH_BITS) - 1);
                 b.register(names::REG_QDEPTH, idx, cells)?;
+                // The core's trend in bytes, as non-negative cells.
+                let trend = u64::try_from(s.trend().max(0)).unwrap_or(0) / CELL_BYTES;
+                b.register(names::REG_TREND, idx, trend.min(u64::from(u32::MAX)))?;
                 b.register(names::REG_DURATION, idx, u64::from(s.duration_counter()))?;
-                let c = congestion_cost(
-                    s.queue_code().score(levels),
-                    s.trend_code().score(levels),
-                    s.duration_penalty(),
-                    w,
-                );
-                b.register(names::REG_CCONG, idx, u64::from(c))?;
+                // C_cong as the core stored it at the port's last sample.
+                b.register(names::REG_CCONG, idx, u64::from(s.c_cong()))?;
             }
         }
         Ok(b.out)

@@ -1,0 +1,85 @@
+//! Drives the packet path in a loop, for instruction counting under
+//! `valgrind --tool=callgrind` (a load-independent complement to the
+//! criterion benches; see docs/performance.md).
+//!
+//! `cargo run --release -p lcmp-decide --example hot_path -- hit|new N`
+
+use core::net::Ipv4Addr;
+use lcmp_decide::*;
+
+const GBPS: u64 = 1_000_000_000;
+
+fn flow(i: u32) -> FlowKey {
+    FlowKey::v4(
+        Ipv4Addr::from_bits(0x0A01_0000 ^ i),
+        Ipv4Addr::new(10, 8, 0, 1),
+        (i >> 8) as u16,
+        4791,
+        17,
+    )
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mode = args.next().unwrap_or_else(|| "hit".into());
+    let n: u32 = args.next().and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    let mut t = Tables::paper_defaults();
+    t.params.idle_timeout_ticks = if mode == "new" { 0 } else { 2_000_000 };
+    let mut g = Group {
+        id: GroupId(8),
+        candidates: heapless::Vec::new(),
+    };
+    for (i, (gbps, ms)) in [
+        (200, 25),
+        (200, 250),
+        (100, 10),
+        (100, 100),
+        (25, 5),
+        (25, 50),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let id = PortId(i as u8);
+        let _ = t.ports.push(PortConfig {
+            id,
+            rate_bps: gbps * GBPS,
+            buffer_bytes: 5_000_000_000,
+        });
+        let _ = g.candidates.push(Candidate {
+            port: id,
+            delay_units: *ms,
+            capacity_bps: gbps * GBPS,
+        });
+    }
+    let _ = t.groups.push(g);
+    let mut d: Box<Decider<8, 4096>> = Box::new(Decider::new(DeciderConfig::default()));
+    if let Err(e) = d.install(&t) {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+    let mut sink = 0u64;
+    match mode.as_str() {
+        "new" => {
+            for i in 0..n {
+                let now = Instant::from_ticks(i.wrapping_add(1));
+                sink += d
+                    .on_packet(now, &flow(i), GroupId(8))
+                    .port()
+                    .map_or(0, |p| u64::from(p.0));
+            }
+        }
+        _ => {
+            for i in 0..2000 {
+                let _ = d.on_packet(Instant::from_ticks(1), &flow(i), GroupId(8));
+            }
+            for i in 0..n {
+                sink += d
+                    .on_packet(Instant::from_ticks(2), &flow(i % 2000), GroupId(8))
+                    .port()
+                    .map_or(0, |p| u64::from(p.0));
+            }
+        }
+    }
+    println!("{mode} {n} {sink} {:?}", d.counters());
+}
