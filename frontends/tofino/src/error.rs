@@ -32,6 +32,10 @@ pub enum Error {
     /// An entry names a table, action or register the schema lacks, or has
     /// the wrong number of matches or parameters (a bug in the model).
     Schema(&'static str),
+    /// No probe flow reached one of the group's buckets, so its pick list
+    /// could not be read from the core (65 536 probes for at most 16
+    /// buckets: not expected with a CRC).
+    PickProbe(u16),
     /// The congestion-state file is not valid JSON of the documented shape.
     State(serde_json::Error),
     /// The state names a port beyond the tables' port range.
@@ -74,6 +78,7 @@ impl fmt::Display for Error {
                 write!(f, "{object}.{field}: value does not fit in {bits} bits")
             }
             Error::Schema(name) => write!(f, "internal: {name} does not fit the P4 schema"),
+            Error::PickProbe(g) => write!(f, "group {g}: no probe flow reached every bucket"),
             Error::State(e) => write!(f, "invalid congestion state: {e}"),
             Error::StatePort(p) => write!(f, "congestion state names port {p}, out of range"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),

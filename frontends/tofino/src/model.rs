@@ -357,7 +357,9 @@ impl Agent {
                 }
             }
         }
-        list.into_iter().map(|p| p.ok_or(Error::PickProbe(group.0))).collect()
+        list.into_iter()
+            .map(|p| p.ok_or(Error::PickProbe(group.0)))
+            .collect()
     }
 
     /// The table entries and register values for the current state.

@@ -408,6 +408,8 @@ pub mod names {
     pub const T_QUANT: &str = "lcmp_t_quant";
     /// Per-port last queue depth (cells).
     pub const REG_QDEPTH: &str = "lcmp_qdepth";
+    /// Per-port trend (low-pass-filtered queue growth, cells).
+    pub const REG_TREND: &str = "lcmp_trend";
     /// Per-port duration counter.
     pub const REG_DURATION: &str = "lcmp_duration";
     /// Per-port `C_cong`.
@@ -583,6 +585,7 @@ impl Schema {
             r(REG_PIN_PORT, Ingress, 16, false, sizes.pin_slots),
             r(REG_QDEPTH, Egress, 32, false, sizes.ports),
             r(REG_DURATION, Egress, 32, false, sizes.ports),
+            r(REG_TREND, Egress, 32, false, sizes.ports),
             r(REG_CCONG, Egress, 32, false, sizes.ports),
         ];
         Schema { tables, registers }

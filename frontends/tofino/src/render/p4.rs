@@ -40,6 +40,8 @@ pub struct Resources {
     pub ingress_stages: u32,
     /// Egress stages on the dependency chain.
     pub egress_stages: u32,
+    /// Bits of register state.
+    pub register_bits: u64,
 }
 
 impl Resources {
@@ -129,10 +131,16 @@ pub fn resources(program: &Program) -> Resources {
     // -> adder tree (3) -> fold -> select -> pin -> pin_port -> port_alive.
     // Egress chain: port_class -> qdepth -> trend LPF -> quantise ->
     // duration -> C_cong adds (2) -> C_cong register.
+    let register_bits = schema
+        .registers
+        .iter()
+        .map(|r| u64::from(r.bits) * if r.pair { 2 } else { 1 } * u64::from(r.size))
+        .sum();
     Resources {
         objects,
         ingress_stages: 11,
         egress_stages: 8,
+        register_bits,
     }
 }
 
@@ -180,19 +188,23 @@ fn header_comment(program: &Program) -> String {
         r.sram_blocks(),
         r.tcam_blocks()
     );
+    let _ = writeln!(o, " *   register bits {}", r.register_bits);
     let _ = writeln!(
         o,
-        " *   stages: ingress {}, egress {} (Tofino 1 has 12, Tofino 2 has 20, shared by both gresses);",
+        " *   stages on the dependency chain: ingress {}, egress {}",
         r.ingress_stages, r.egress_stages
     );
-    let _ = writeln!(
-        o,
-        " *   Tofino 1: 80 SRAM + 24 TCAM blocks per stage (960 + 288 per pipe);"
-    );
-    let _ = writeln!(
-        o,
-        " *   Tofino 2: 80 SRAM + 24 TCAM blocks per stage (1600 + 480 per pipe)."
-    );
+    for (chip, stages) in [("Tofino 1", 12u64), ("Tofino 2", 20)] {
+        let (sram, tcam) = (80 * stages, 24 * stages);
+        let _ = writeln!(
+            o,
+            " *   {chip}: {stages} stages; SRAM {}/{sram} blocks ({}%), TCAM {}/{tcam} ({}%) per pipe",
+            r.sram_blocks(),
+            (100 * r.sram_blocks()).div_ceil(sram),
+            r.tcam_blocks(),
+            (100 * r.tcam_blocks()).div_ceil(tcam),
+        );
+    }
     let _ = writeln!(o, " */");
     o
 }
@@ -617,6 +629,13 @@ control LcmpEgress(inout headers_t hdr, inout lcmp_egress_meta_t emeta,
     }};
     // Trend: a hardware low-pass filter of the queue growth (see docs).
     Lpf<bit<32>, bit<8>>({ports}) lcmp_trend_lpf;
+    // The trend, for the agent's telemetry.
+    Register<bit<32>, bit<8>>({ports}) lcmp_trend;
+    RegisterAction<bit<32>, bit<8>, bit<32>>(lcmp_trend) trend_write = {{
+        void apply(inout bit<32> v) {{
+            v = emeta.trend;
+        }}
+    }};
     // Duration counter: +1 at Q >= HIGH_WATER, -1 (floor 0) at Q <= LOW_WATER.
     Register<bit<32>, bit<8>>({ports}) lcmp_duration;
     RegisterAction<bit<32>, bit<8>, bit<32>>(lcmp_duration) dur_up = {{
@@ -674,6 +693,7 @@ control LcmpEgress(inout headers_t hdr, inout lcmp_egress_meta_t emeta,
             emeta.qdepth = (bit<32>)eg_intr_md.deq_qdepth;
             emeta.growth = emeta.qdepth |-| qdepth_swap.execute(emeta.idx);
             emeta.trend = lcmp_trend_lpf.execute(emeta.growth, emeta.idx);
+            trend_write.execute(emeta.idx);
             lcmp_q_quant.apply();
             lcmp_t_quant.apply();
             if (emeta.q >= HIGH_WATER) {{

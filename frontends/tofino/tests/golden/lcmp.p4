@@ -27,11 +27,13 @@
  *   LcmpIngress.lcmp_pin_port      register    65536     9     0
  *   LcmpEgress.lcmp_qdepth         register        6     2     0
  *   LcmpEgress.lcmp_duration       register        6     2     0
+ *   LcmpEgress.lcmp_trend          register        6     2     0
  *   LcmpEgress.lcmp_ccong          register        6     2     0
- *   total SRAM blocks 64, TCAM blocks 3
- *   stages: ingress 11, egress 8 (Tofino 1 has 12, Tofino 2 has 20, shared by both gresses);
- *   Tofino 1: 80 SRAM + 24 TCAM blocks per stage (960 + 288 per pipe);
- *   Tofino 2: 80 SRAM + 24 TCAM blocks per stage (1600 + 480 per pipe).
+ *   total SRAM blocks 66, TCAM blocks 3
+ *   register bits 5243648
+ *   stages on the dependency chain: ingress 11, egress 8
+ *   Tofino 1: 12 stages; SRAM 66/960 blocks (7%), TCAM 3/288 (2%) per pipe
+ *   Tofino 2: 20 stages; SRAM 66/1600 blocks (5%), TCAM 3/480 (1%) per pipe
  */
 
 #include <core.p4>
@@ -524,6 +526,13 @@ control LcmpEgress(inout headers_t hdr, inout lcmp_egress_meta_t emeta,
     };
     // Trend: a hardware low-pass filter of the queue growth (see docs).
     Lpf<bit<32>, bit<8>>(6) lcmp_trend_lpf;
+    // The trend, for the agent's telemetry.
+    Register<bit<32>, bit<8>>(6) lcmp_trend;
+    RegisterAction<bit<32>, bit<8>, bit<32>>(lcmp_trend) trend_write = {
+        void apply(inout bit<32> v) {
+            v = emeta.trend;
+        }
+    };
     // Duration counter: +1 at Q >= HIGH_WATER, -1 (floor 0) at Q <= LOW_WATER.
     Register<bit<32>, bit<8>>(6) lcmp_duration;
     RegisterAction<bit<32>, bit<8>, bit<32>>(lcmp_duration) dur_up = {
@@ -618,6 +627,7 @@ control LcmpEgress(inout headers_t hdr, inout lcmp_egress_meta_t emeta,
             emeta.qdepth = (bit<32>)eg_intr_md.deq_qdepth;
             emeta.growth = emeta.qdepth |-| qdepth_swap.execute(emeta.idx);
             emeta.trend = lcmp_trend_lpf.execute(emeta.growth, emeta.idx);
+            trend_write.execute(emeta.idx);
             lcmp_q_quant.apply();
             lcmp_t_quant.apply();
             if (emeta.q >= HIGH_WATER) {
