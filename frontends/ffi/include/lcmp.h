@@ -12,12 +12,14 @@
 // Ports of one decider (port ids `0..LCMP_PORTS`).
 #define LCMP_PORTS 64
 
-// Flow-cache slots of one decider (12 bytes each).
-#define LCMP_FLOWS 4096
+// Flow-cache slots of one decider (12 bytes each). The same shape as
+// `lcmp replay` and the firmware (`lcmp_tables::replay::ReplayDecider`),
+// so that digests agree.
+#define LCMP_FLOWS 1024
 
 // Upper bound of [`lcmp_decider_size`] on every target (checked at compile
 // time), for `static` storage in C.
-#define LCMP_DECIDER_SIZE_MAX 73728
+#define LCMP_DECIDER_SIZE_MAX 40960
 
 // Upper bound of [`lcmp_decider_align`] on every target.
 #define LCMP_DECIDER_ALIGN_MAX 8
@@ -53,6 +55,18 @@
 // The table blob could not be decoded (bad magic, version, length, CRC or
 // payload).
 #define LCMP_ERR_BAD_BLOB -7
+
+// The table blob is shorter than its header or its declared length.
+#define LCMP_ERR_BLOB_TRUNCATED -30
+
+// The table blob does not start with the magic `LCMT`.
+#define LCMP_ERR_BLOB_BAD_MAGIC -31
+
+// The table blob's format version is not supported.
+#define LCMP_ERR_BLOB_VERSION -32
+
+// The table blob's CRC does not match.
+#define LCMP_ERR_BLOB_CRC -33
 
 // Tables: a shift of 32 or more.
 #define LCMP_ERR_SHIFT_TOO_LARGE -10
@@ -176,6 +190,9 @@
 // struct layout, a code or a signature).
 #define LCMP_ABI_VERSION 1
 
+// Words of storage in an [`lcmp_digest`].
+#define LCMP_DIGEST_WORDS 6
+
 // An opaque decider in caller-provided memory (see
 // [`lcmp_decider_init`]).
 typedef struct lcmp_decider lcmp_decider;
@@ -215,8 +232,8 @@ typedef struct lcmp_decision {
   uint8_t port;
   // `LCMP_REASON_*`.
   uint8_t reason;
-  // A pinned flow's port was down and the flow was re-decided.
-  bool failover;
+  // 1 if a pinned flow's port was down and the flow was re-decided, else 0.
+  uint8_t failover;
 } lcmp_decision;
 
 // One candidate of an explanation.
@@ -294,6 +311,15 @@ typedef struct lcmp_counters {
   // Queue samples accepted.
   uint64_t samples;
 } lcmp_counters;
+
+// A running decision digest: the one `lcmp replay` and the firmware print
+// (CRC-64/XZ over 7 bytes per packet decision, `lcmp_tables::replay`).
+// Opaque; initialise with `lcmp_digest_init`. It may live anywhere (stack,
+// static) and be copied with `memcpy`.
+typedef struct lcmp_digest {
+  // Private state.
+  uint64_t opaque[LCMP_DIGEST_WORDS];
+} lcmp_digest;
 
 #ifdef __cplusplus
 extern "C" {
@@ -383,7 +409,34 @@ int32_t lcmp_explain(const struct lcmp_decider *d,
 //
 // # Safety
 // `d` must be a live handle not written concurrently; `out` writable.
-int32_t lcmp_counters(const struct lcmp_decider *d, struct lcmp_counters *out);
+int32_t lcmp_get_counters(const struct lcmp_decider *d, struct lcmp_counters *out);
+
+// Starts an empty digest in `*out`.
+//
+// # Safety
+// `out` must be null or writable.
+int32_t lcmp_digest_init(struct lcmp_digest *out);
+
+// Adds one packet decision to a digest: `index` is the packet's 0-based
+// position among all events of the trace (packets, samples and link
+// events), `decision` what `lcmp_on_packet` wrote for it.
+//
+// # Safety
+// `digest` must be null or initialised by `lcmp_digest_init` and not used
+// concurrently; `flow` and `decision` must be null or readable.
+int32_t lcmp_digest_update(struct lcmp_digest *digest,
+                           uint32_t index,
+                           uint64_t t_us,
+                           const struct lcmp_flow *flow,
+                           uint16_t group,
+                           const struct lcmp_decision *decision);
+
+// Reads a digest's value and the number of decisions it covers (either
+// output may be null).
+//
+// # Safety
+// `digest` must be null or initialised; the outputs null or writable.
+int32_t lcmp_digest_value(struct lcmp_digest *digest, uint64_t *value, uint64_t *decisions);
 
 // Switches the routing scheme (`LCMP_SCHEME_*`); pinned flows are kept.
 //

@@ -10,9 +10,10 @@ use core::mem::{align_of, size_of};
 use core::ptr;
 
 use crate::{
-    lcmp_decider, Inner, LCMP_ERR_BUFFER_TOO_SMALL, LCMP_ERR_MISALIGNED, LCMP_ERR_NOT_INITIALIZED,
-    LCMP_ERR_NULL, MAGIC,
+    lcmp_decider, lcmp_digest, DigestState, Inner, DIGEST_MAGIC, LCMP_ERR_BUFFER_TOO_SMALL,
+    LCMP_ERR_MISALIGNED, LCMP_ERR_NOT_INITIALIZED, LCMP_ERR_NULL, MAGIC,
 };
+use lcmp_tables::replay::Digest;
 
 /// Writes a fresh decider into `mem` and returns the handle.
 ///
@@ -153,6 +154,53 @@ pub(crate) unsafe fn bytes<'a>(p: *const u8, len: usize) -> Result<&'a [u8], i32
     // not mutated during the call (caller), `len <= isize::MAX`.
     Ok(unsafe { core::slice::from_raw_parts(p, len) })
 }
+
+/// Writes a fresh digest state into the caller's `lcmp_digest`.
+///
+/// # Safety
+/// `p` must be null or valid for writes of one `lcmp_digest`.
+pub(crate) unsafe fn digest_init(p: *mut lcmp_digest, state: DigestState) -> Result<(), i32> {
+    if p.is_null() {
+        return Err(LCMP_ERR_NULL);
+    }
+    if !p.is_aligned() {
+        return Err(LCMP_ERR_MISALIGNED);
+    }
+    // SAFETY: non-null, aligned for `lcmp_digest` and so for `DigestState`
+    // (compile-time checks below), writable for `size_of::<lcmp_digest>()
+    // >= size_of::<DigestState>()` bytes (caller); nothing is read or
+    // dropped.
+    unsafe { p.cast::<DigestState>().write(state) };
+    Ok(())
+}
+
+/// The digest in an initialised `lcmp_digest`.
+///
+/// # Safety
+/// `p` must be null or point to a readable and writable `lcmp_digest` that
+/// no other call uses concurrently.
+pub(crate) unsafe fn digest_mut<'a>(p: *mut lcmp_digest) -> Result<&'a mut Digest, i32> {
+    if p.is_null() {
+        return Err(LCMP_ERR_NULL);
+    }
+    if !p.is_aligned() {
+        return Err(LCMP_ERR_MISALIGNED);
+    }
+    let state = p.cast::<DigestState>();
+    // SAFETY: in bounds of the caller's `lcmp_digest` (it is at least as
+    // large as `DigestState`); no reference is created and nothing read.
+    let field = unsafe { ptr::addr_of!((*state).magic) };
+    // SAFETY: aligned, readable (caller); any bit pattern is a valid `u32`.
+    if unsafe { field.read() } != DIGEST_MAGIC {
+        return Err(LCMP_ERR_NOT_INITIALIZED);
+    }
+    // SAFETY: the magic shows `lcmp_digest_init` wrote a `DigestState` here
+    // (best effort, as for deciders); exclusive by the caller's contract.
+    Ok(unsafe { &mut (*state).digest })
+}
+
+const _: () = assert!(size_of::<DigestState>() <= size_of::<lcmp_digest>());
+const _: () = assert!(align_of::<DigestState>() <= align_of::<lcmp_digest>());
 
 // The header promises these bounds to C code that allocates statically.
 const _: () = assert!(size_of::<lcmp_decider>() <= crate::LCMP_DECIDER_SIZE_MAX);

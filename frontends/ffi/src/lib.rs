@@ -52,11 +52,13 @@ use lcmp_decide::{
 
 /// Ports of one decider (port ids `0..LCMP_PORTS`).
 pub const LCMP_PORTS: usize = 64;
-/// Flow-cache slots of one decider (12 bytes each).
-pub const LCMP_FLOWS: usize = 4096;
+/// Flow-cache slots of one decider (12 bytes each). The same shape as
+/// `lcmp replay` and the firmware (`lcmp_tables::replay::ReplayDecider`),
+/// so that digests agree.
+pub const LCMP_FLOWS: usize = 1024;
 /// Upper bound of [`lcmp_decider_size`] on every target (checked at compile
 /// time), for `static` storage in C.
-pub const LCMP_DECIDER_SIZE_MAX: usize = 73728;
+pub const LCMP_DECIDER_SIZE_MAX: usize = 40960;
 /// Upper bound of [`lcmp_decider_align`] on every target.
 pub const LCMP_DECIDER_ALIGN_MAX: usize = 8;
 /// Most candidates in one route group (and in one explanation).
@@ -82,6 +84,14 @@ pub const LCMP_ERR_PORT_OUT_OF_RANGE: i32 = -6;
 /// The table blob could not be decoded (bad magic, version, length, CRC or
 /// payload).
 pub const LCMP_ERR_BAD_BLOB: i32 = -7;
+/// The table blob is shorter than its header or its declared length.
+pub const LCMP_ERR_BLOB_TRUNCATED: i32 = -30;
+/// The table blob does not start with the magic `LCMT`.
+pub const LCMP_ERR_BLOB_BAD_MAGIC: i32 = -31;
+/// The table blob's format version is not supported.
+pub const LCMP_ERR_BLOB_VERSION: i32 = -32;
+/// The table blob's CRC does not match.
+pub const LCMP_ERR_BLOB_CRC: i32 = -33;
 /// Tables: a shift of 32 or more.
 pub const LCMP_ERR_SHIFT_TOO_LARGE: i32 = -10;
 /// Tables: weights whose weighted sum of scores could overflow.
@@ -169,6 +179,12 @@ pub const LCMP_CUT_NOT_MAX_CAPACITY: u8 = 4;
 /// The decider type behind a handle.
 pub(crate) type Inner = Decider<LCMP_PORTS, LCMP_FLOWS>;
 
+// The digest is defined for this shape (lcmp_tables::replay).
+const _: () = assert!(
+    LCMP_PORTS == lcmp_tables::replay::REPLAY_PORTS
+        && LCMP_FLOWS == lcmp_tables::replay::REPLAY_FLOWS
+);
+
 /// Written first into a handle by `lcmp_decider_init` ("LCMP").
 pub(crate) const MAGIC: u32 = 0x4C43_4D50;
 
@@ -220,8 +236,8 @@ pub struct lcmp_decision {
     pub port: u8,
     /// `LCMP_REASON_*`.
     pub reason: u8,
-    /// A pinned flow's port was down and the flow was re-decided.
-    pub failover: bool,
+    /// 1 if a pinned flow's port was down and the flow was re-decided, else 0.
+    pub failover: u8,
 }
 
 /// One candidate of an explanation.
@@ -429,7 +445,7 @@ pub fn decision_to_c(d: Decision) -> lcmp_decision {
             kind: LCMP_DECISION_HIT,
             port: p.0,
             reason: LCMP_REASON_PINNED,
-            failover: false,
+            failover: 0,
         },
         Decision::New {
             port,
@@ -439,20 +455,60 @@ pub fn decision_to_c(d: Decision) -> lcmp_decision {
             kind: LCMP_DECISION_NEW,
             port: port.0,
             reason: reason_code(reason),
-            failover,
+            failover: u8::from(failover),
         },
         Decision::Unpinned(p) => lcmp_decision {
             kind: LCMP_DECISION_UNPINNED,
             port: p.0,
             reason: LCMP_REASON_CACHE_FULL,
-            failover: false,
+            failover: 0,
         },
         Decision::NoRoute(reason) => lcmp_decision {
             kind: LCMP_DECISION_NO_ROUTE,
             port: LCMP_NO_PORT,
             reason: reason_code(reason),
-            failover: false,
+            failover: 0,
         },
+    }
+}
+
+/// The reason of an `LCMP_REASON_*` code.
+pub const fn reason_from_code(code: u8) -> Option<Reason> {
+    Some(match code {
+        LCMP_REASON_PINNED => Reason::Pinned,
+        LCMP_REASON_HASH_IN_KEPT => Reason::HashInKept,
+        LCMP_REASON_WEIGHTED_IN_KEPT => Reason::WeightedInKept,
+        LCMP_REASON_MIN_COST_FALLBACK => Reason::MinCostFallback,
+        LCMP_REASON_ECMP => Reason::Ecmp,
+        LCMP_REASON_UCMP => Reason::Ucmp,
+        LCMP_REASON_ECMP_FALLBACK => Reason::EcmpFallback,
+        LCMP_REASON_CACHE_FULL => Reason::CacheFull,
+        LCMP_REASON_NO_LIVE_CANDIDATE => Reason::NoLiveCandidate,
+        LCMP_REASON_UNKNOWN_GROUP => Reason::UnknownGroup,
+        _ => return None,
+    })
+}
+
+/// The core decision a C decision stands for (the inverse of
+/// [`decision_to_c`]); `LCMP_ERR_INVALID_ARGUMENT` for a combination
+/// `lcmp_on_packet` never writes.
+pub fn decision_from_c(d: &lcmp_decision) -> Result<Decision, i32> {
+    let bad = LCMP_ERR_INVALID_ARGUMENT;
+    let port = || port_from_c(d.port).map_err(|_| bad);
+    match (d.kind, d.failover) {
+        (LCMP_DECISION_HIT, 0) if d.reason == LCMP_REASON_PINNED => Ok(Decision::Hit(port()?)),
+        (LCMP_DECISION_NEW, f @ (0 | 1)) => Ok(Decision::New {
+            port: port()?,
+            reason: reason_from_code(d.reason).ok_or(bad)?,
+            failover: f == 1,
+        }),
+        (LCMP_DECISION_UNPINNED, 0) if d.reason == LCMP_REASON_CACHE_FULL => {
+            Ok(Decision::Unpinned(port()?))
+        }
+        (LCMP_DECISION_NO_ROUTE, 0) if d.port == LCMP_NO_PORT => {
+            Ok(Decision::NoRoute(reason_from_code(d.reason).ok_or(bad)?))
+        }
+        _ => Err(bad),
     }
 }
 
@@ -718,7 +774,7 @@ pub fn explanation_to_c(e: &lcmp_decide::Explanation) -> lcmp_explanation {
 /// # Safety
 /// `d` must be a live handle not written concurrently; `out` writable.
 #[no_mangle]
-pub unsafe extern "C" fn lcmp_counters(d: *const lcmp_decider, out: *mut lcmp_counters) -> i32 {
+pub unsafe extern "C" fn lcmp_get_counters(d: *const lcmp_decider, out: *mut lcmp_counters) -> i32 {
     // SAFETY: the caller's contract.
     let d = match unsafe { boundary::decider_ref(d) } {
         Ok(d) => d,
@@ -739,6 +795,116 @@ pub unsafe extern "C" fn lcmp_counters(d: *const lcmp_decider, out: *mut lcmp_co
     };
     // SAFETY: the caller's contract.
     status(unsafe { boundary::output(out, value) })
+}
+
+/// Words of storage in an [`lcmp_digest`].
+pub const LCMP_DIGEST_WORDS: usize = 6;
+
+/// A running decision digest: the one `lcmp replay` and the firmware print
+/// (CRC-64/XZ over 7 bytes per packet decision, `lcmp_tables::replay`).
+/// Opaque; initialise with `lcmp_digest_init`. It may live anywhere (stack,
+/// static) and be copied with `memcpy`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct lcmp_digest {
+    /// Private state.
+    pub opaque: [u64; LCMP_DIGEST_WORDS],
+}
+
+/// What an `lcmp_digest` holds.
+pub(crate) struct DigestState {
+    pub(crate) magic: u32,
+    pub(crate) digest: lcmp_tables::replay::Digest,
+}
+
+/// Written first into an initialised digest ("LCMD").
+pub(crate) const DIGEST_MAGIC: u32 = 0x4C43_4D44;
+
+/// Starts an empty digest in `*out`.
+///
+/// # Safety
+/// `out` must be null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_digest_init(out: *mut lcmp_digest) -> i32 {
+    let state = DigestState {
+        magic: DIGEST_MAGIC,
+        digest: lcmp_tables::replay::Digest::new(),
+    };
+    // SAFETY: the caller's contract.
+    status(unsafe { boundary::digest_init(out, state) })
+}
+
+/// Adds one packet decision to a digest: `index` is the packet's 0-based
+/// position among all events of the trace (packets, samples and link
+/// events), `decision` what `lcmp_on_packet` wrote for it.
+///
+/// # Safety
+/// `digest` must be null or initialised by `lcmp_digest_init` and not used
+/// concurrently; `flow` and `decision` must be null or readable.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_digest_update(
+    digest: *mut lcmp_digest,
+    index: u32,
+    t_us: u64,
+    flow: *const lcmp_flow,
+    group: u16,
+    decision: *const lcmp_decision,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    let state = match unsafe { boundary::digest_mut(digest) } {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    // SAFETY: the caller's contract.
+    let flow = match unsafe { boundary::input(flow) }.and_then(flow_from_c) {
+        Ok(f) => f,
+        Err(e) => return e,
+    };
+    // SAFETY: the caller's contract (an integer-only struct).
+    let decision = match unsafe { boundary::input(decision) }.and_then(decision_from_c) {
+        Ok(d) => d,
+        Err(e) => return e,
+    };
+    state.update(&lcmp_tables::replay::DecisionRecord {
+        index,
+        t_us,
+        flow,
+        group: GroupId(group),
+        decision,
+    });
+    LCMP_OK
+}
+
+/// Reads a digest's value and the number of decisions it covers (either
+/// output may be null).
+///
+/// # Safety
+/// `digest` must be null or initialised; the outputs null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_digest_value(
+    digest: *mut lcmp_digest,
+    value: *mut u64,
+    decisions: *mut u64,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    let state = match unsafe { boundary::digest_mut(digest) } {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let (v, n) = (state.value(), state.decisions());
+    if !value.is_null() {
+        // SAFETY: the caller's contract.
+        if let Err(e) = unsafe { boundary::output(value, v) } {
+            return e;
+        }
+    }
+    if !decisions.is_null() {
+        // SAFETY: the caller's contract.
+        if let Err(e) = unsafe { boundary::output(decisions, n) } {
+            return e;
+        }
+    }
+    LCMP_OK
 }
 
 /// Switches the routing scheme (`LCMP_SCHEME_*`); pinned flows are kept.
@@ -789,6 +955,10 @@ pub fn strerror(code: i32) -> &'static CStr {
         LCMP_ERR_INVALID_ARGUMENT => c"scheme, hash or address family out of range",
         LCMP_ERR_PORT_OUT_OF_RANGE => c"port id is not below LCMP_PORTS",
         LCMP_ERR_BAD_BLOB => c"table blob cannot be decoded",
+        LCMP_ERR_BLOB_TRUNCATED => c"table blob truncated",
+        LCMP_ERR_BLOB_BAD_MAGIC => c"not a table blob (bad magic)",
+        LCMP_ERR_BLOB_VERSION => c"table blob format version not supported",
+        LCMP_ERR_BLOB_CRC => c"table blob CRC mismatch",
         LCMP_ERR_SHIFT_TOO_LARGE => c"tables: a shift is 32 or more",
         LCMP_ERR_WEIGHT_OVERFLOW => c"tables: weights could overflow the weighted sum",
         LCMP_ERR_INVALID_SETTING => c"tables: water mark, cut or tick rate out of range",
@@ -852,11 +1022,27 @@ pub extern "C" fn lcmp_flow_v4(src: u32, dst: u32, sport: u16, dport: u16, proto
 }
 
 mod blob {
-    //! Table-blob decoding (format owned by `lcmp-tables`).
-    use super::{Inner, LCMP_ERR_BAD_BLOB};
+    //! Table-blob decoding (format and decoder owned by `lcmp-tables`).
+    use lcmp_tables::TablesError;
 
-    pub(super) fn install(_d: &mut Inner, _blob: &[u8]) -> Result<(), i32> {
-        Err(LCMP_ERR_BAD_BLOB)
+    use super::*;
+
+    /// The status code of a blob error.
+    pub(super) fn code(e: TablesError) -> i32 {
+        match e {
+            TablesError::Core(e) => error_code(e),
+            TablesError::Truncated { .. } => LCMP_ERR_BLOB_TRUNCATED,
+            TablesError::BadMagic => LCMP_ERR_BLOB_BAD_MAGIC,
+            TablesError::UnsupportedVersion(_) => LCMP_ERR_BLOB_VERSION,
+            TablesError::CrcMismatch { .. } => LCMP_ERR_BLOB_CRC,
+            _ => LCMP_ERR_BAD_BLOB,
+        }
+    }
+
+    /// Decodes, validates and installs; nothing changes on error.
+    pub(super) fn install(d: &mut Inner, blob: &[u8]) -> Result<(), i32> {
+        let blob = lcmp_tables::blob::decode_blob(blob).map_err(code)?;
+        install_tables(d, &blob.tables)
     }
 }
 
@@ -873,7 +1059,10 @@ fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
 // The tests call the C ABI as a C caller would, with valid and invalid
 // pointers on purpose; each `unsafe` block is a sequence of such calls.
 #[cfg(test)]
-#[allow(clippy::undocumented_unsafe_blocks, clippy::multiple_unsafe_ops_per_block)]
+#[allow(
+    clippy::undocumented_unsafe_blocks,
+    clippy::multiple_unsafe_ops_per_block
+)]
 mod test {
     use super::*;
     use core::ptr;
@@ -989,7 +1178,10 @@ mod test {
                 lcmp_on_packet(d, 1, &flow, 8, &mut out),
                 LCMP_ERR_NOT_INITIALIZED
             );
-            assert_eq!(lcmp_counters(d, &mut counters), LCMP_ERR_NOT_INITIALIZED);
+            assert_eq!(
+                lcmp_get_counters(d, &mut counters),
+                LCMP_ERR_NOT_INITIALIZED
+            );
             assert_eq!(lcmp_gc(d, 1, 10), LCMP_ERR_NOT_INITIALIZED);
             assert_eq!(lcmp_set_port(ptr::null_mut(), 0, true), LCMP_ERR_NULL);
             assert_eq!(lcmp_install(ptr::null_mut(), ptr::null(), 0), LCMP_ERR_NULL);
@@ -1043,7 +1235,7 @@ mod test {
             assert_eq!(lcmp_set_port(d, first, false), LCMP_OK);
             assert_eq!(lcmp_on_packet(d, 40, &flow, 8, &mut out), LCMP_OK);
             assert_eq!(out.kind, LCMP_DECISION_NEW);
-            assert!(out.failover);
+            assert_eq!(out.failover, 1);
             assert_ne!(out.port, first);
             assert_eq!(lcmp_explain(d, 40, &flow, 8, &mut e), LCMP_OK);
             let down = e.candidates.iter().find(|c| c.port == first).unwrap();
@@ -1069,7 +1261,7 @@ mod test {
             );
 
             let mut c = lcmp_counters::default();
-            assert_eq!(lcmp_counters(d, &mut c), LCMP_OK);
+            assert_eq!(lcmp_get_counters(d, &mut c), LCMP_OK);
             assert_eq!(
                 (
                     c.packets,

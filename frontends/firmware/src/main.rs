@@ -2,14 +2,19 @@
 //!
 //! LCMP's decision core as a bare-metal Cortex-M4F image, run in QEMU
 //! (`mps2-an386`). It stands for the management or packet core of a
-//! SmartNIC: it owns one statically allocated [`Decider`], installs a table
-//! blob embedded at build time, then works like a datapath loop over an
-//! embedded trace (packet descriptors, queue samples, link events), and at
-//! the end reports the decision digest and the counters through `defmt` and
-//! exits through semihosting with success or failure.
+//! SmartNIC: it owns one statically allocated decider, and for each
+//! embedded scenario it installs the scenario's table blob, then works like
+//! a datapath loop over the scenario's trace (packet descriptors, queue
+//! samples, link events) and reports the decision digest and the counters.
+//! It exits through semihosting with success only if every digest equals
+//! the one the host computed at build time with the same replay driver
+//! (`lcmp_tables::replay`).
 //!
-//! Nothing else is written to the semihosting output: it carries only
-//! `defmt` frames, decoded on the host with `defmt-print`.
+//! With the `log` feature (default) the semihosting output carries only
+//! `defmt` frames, decoded on the host with `defmt-print`. The
+//! `panic-never` build has no output at all: its exit status is its report.
+//!
+//! See docs/firmware.md for building, running, sizes and the panic proof.
 #![no_std]
 #![no_main]
 
@@ -20,49 +25,150 @@ use cortex_m_rt::entry;
 use cortex_m_semihosting::debug::{self, EXIT_FAILURE, EXIT_SUCCESS};
 #[cfg(feature = "log")]
 use defmt_semihosting as _;
-use lcmp_decide::{Decider, DeciderConfig, Tables};
-use static_cell::ConstStaticCell;
+use lcmp_decide::{DeciderConfig, HashAlgorithm, Scheme};
+use lcmp_tables::blob::decode_blob;
+use lcmp_tables::replay::{replay, ReplayDecider, TraceReader};
+use static_cell::StaticCell;
 
 #[cfg(feature = "panic-never")]
 use panic_never as _;
 
-/// Ports of the decider: the largest port id in the tables plus one.
-const PORTS: usize = 16;
-/// Flow-cache slots (a power of two).
-const FLOWS: usize = 1024;
+/// What the host computed for a scenario at build time.
+struct Expected {
+    /// The decision digest (CRC-64/XZ, `lcmp_tables::replay::Digest`).
+    digest: u64,
+    /// Packet decisions.
+    decisions: u64,
+    /// Packets counted by the decider.
+    packets: u64,
+    /// Decisions that were flow-cache hits.
+    hits: u64,
+    /// Decisions routed unpinned (flow cache full).
+    unpinned: u64,
+    /// Decisions without a route.
+    no_route: u64,
+}
 
-/// The decider, placed in `.bss`/`.data` by the linker and handed out
-/// exactly once as `&'static mut` (no heap, no `static mut`).
-static DECIDER: ConstStaticCell<Decider<PORTS, FLOWS>> =
-    ConstStaticCell::new(Decider::new(DeciderConfig {
-        scheme: lcmp_decide::Scheme::Lcmp,
-        seed: 0,
-        hash: lcmp_decide::HashAlgorithm::Murmur3,
-    }));
+/// One embedded scenario: a table blob, an encoded trace, the expectation.
+struct Scenario {
+    /// The trace's file stem under `traces/`.
+    name: &'static str,
+    /// The versioned table blob (`lcmp_tables::blob`).
+    tables: &'static [u8],
+    /// The encoded trace (`lcmp_tables::replay::encode_trace`).
+    trace: &'static [u8],
+    /// The host's results.
+    expected: Expected,
+}
+
+include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
+
+/// The decider settings `lcmp replay` uses by default.
+const CONFIG: DeciderConfig = DeciderConfig {
+    scheme: Scheme::Lcmp,
+    seed: 0,
+    hash: HashAlgorithm::Murmur3,
+};
+
+/// The decider (the shape the replay digest is defined for: 64 ports, 1024
+/// flow slots): in `.bss`, initialised in place at start-up and handed out
+/// once as `&'static mut`; no heap, no `static mut`. (A `ConstStaticCell`
+/// would put the initial value in `.data`, costing as much flash again.)
+static DECIDER: StaticCell<ReplayDecider> = StaticCell::new();
 
 #[entry]
 fn main() -> ! {
-    let ok = match DECIDER.try_take() {
-        Some(decider) => run(decider),
-        None => false,
-    };
+    let mut ok = false;
+    if let Some(decider) = DECIDER.try_init_with(|| ReplayDecider::new(CONFIG)) {
+        ok = true;
+        for scenario in &SCENARIOS {
+            // Evaluate every scenario, even after a failure.
+            ok &= run(decider, scenario);
+        }
+    }
+    if ok {
+        fmt::info!("all scenarios match the host");
+    }
     debug::exit(if ok { EXIT_SUCCESS } else { EXIT_FAILURE });
     #[allow(clippy::empty_loop)]
     loop {}
 }
 
-fn run(decider: &mut Decider<PORTS, FLOWS>) -> bool {
-    let tables = Tables::paper_defaults();
-    match decider.install(&tables) {
-        Ok(()) => {
-            fmt::info!("installed");
-            true
+/// Runs one scenario on a freshly reset decider; `true` if it reproduces
+/// the host's digest and counts.
+fn run(decider: &mut ReplayDecider, s: &Scenario) -> bool {
+    // A reset, as a firmware would do on reconfiguration.
+    *decider = ReplayDecider::new(CONFIG);
+    let blob = match decode_blob(s.tables) {
+        Ok(blob) => blob,
+        Err(_) => {
+            fmt::error!("{=str}: table blob rejected", s.name);
+            return false;
         }
-        Err(e) => {
-            fmt::error!("install failed: {}", e);
-            false
-        }
+    };
+    if decider.install(&blob.tables).is_err() {
+        fmt::error!("{=str}: tables rejected by the core", s.name);
+        return false;
     }
+    let reader = match TraceReader::new(s.trace) {
+        Ok(r) => r,
+        Err(_) => {
+            fmt::error!("{=str}: trace header rejected", s.name);
+            return false;
+        }
+    };
+    let (mut hits, mut unpinned, mut no_route) = (0u64, 0u64, 0u64);
+    let summary = replay(decider, reader, |r| match r.decision {
+        lcmp_decide::Decision::Hit(_) => hits = hits.wrapping_add(1),
+        lcmp_decide::Decision::Unpinned(_) => unpinned = unpinned.wrapping_add(1),
+        lcmp_decide::Decision::NoRoute(_) => no_route = no_route.wrapping_add(1),
+        lcmp_decide::Decision::New { .. } => {}
+    });
+    let summary = match summary {
+        Ok(s) => s,
+        Err(_) => {
+            fmt::error!("{=str}: trace event rejected", s.name);
+            return false;
+        }
+    };
+    let c = decider.counters();
+    // The two lines of `lcmp replay --quiet`, prefixed with the scenario.
+    fmt::info!(
+        "{=str}: generation={=u64} digest {=u64:#018x}",
+        s.name,
+        blob.generation,
+        summary.digest
+    );
+    fmt::info!(
+        "{=str}: events={=u32} decisions={=u64} packets={=u64} hits={=u64} new_flows={=u64} failovers={=u64} unpinned={=u64} no_route={=u64} min_cost_fallbacks={=u64} ecmp_fallbacks={=u64} samples={=u64}",
+        s.name,
+        summary.events,
+        summary.decisions,
+        c.packets,
+        c.hits,
+        c.new_flows,
+        c.failovers,
+        c.unpinned,
+        c.no_route,
+        c.min_cost_fallbacks,
+        c.ecmp_fallbacks,
+        c.samples
+    );
+    let e = &s.expected;
+    let ok = summary.digest == e.digest
+        && summary.decisions == e.decisions
+        && c.packets == e.packets
+        && hits == e.hits
+        && unpinned == e.unpinned
+        && no_route == e.no_route;
+    if !ok {
+        fmt::error!(
+            "{=str}: differs from the host (digest {=u64:#018x})",
+            s.name,
+            e.digest
+        );
+    }
+    ok
 }
 
 /// Without `panic-never`: log and exit with failure, so a panic is a failed
