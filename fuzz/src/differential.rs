@@ -33,8 +33,8 @@ const MAX_ADVANCE: u64 = (1 << 31) - 1;
 
 /// Runs one fuzz input.
 pub fn run(data: &[u8]) {
-    let mut u = Unstructured::new(data);
-    let Ok(s) = Scenario::arbitrary(&mut u) else {
+    // As libfuzzer-sys decodes a typed target's input.
+    let Ok(s) = Scenario::arbitrary_take_rest(Unstructured::new(data)) else {
         return;
     };
     run_scenario(&s);

@@ -703,3 +703,20 @@ fn mangle(t: &mut Tables, m: Mangle) {
         }
     }
 }
+
+/// Bytes that, as the last field of an input, take the rest of the fuzz
+/// input verbatim (a derived `Vec<u8>` interleaves "more?" flags), so raw
+/// seeds and libFuzzer's byte-level mutations map straight through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bytes(pub Vec<u8>);
+
+impl<'a> Arbitrary<'a> for Bytes {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        let len = u.arbitrary_len::<u8>()?;
+        Ok(Bytes(u.bytes(len)?.to_vec()))
+    }
+
+    fn arbitrary_take_rest(u: arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        Ok(Bytes(u.take_rest().to_vec()))
+    }
+}

@@ -1,15 +1,18 @@
 //! Fuzzing support for LCMP-rs (issue 8): structured inputs ([`input`]),
-//! a `std` reference model ([`model`]) and the two drivers the fuzz
-//! targets call, [`events::run`] (invariants after every event) and
-//! [`differential::run`] (crate vs model, decision by decision).
+//! a `std` reference model ([`model`]) and the drivers the fuzz targets
+//! call: [`events`] (invariants after every event), [`differential`]
+//! (crate vs model, decision by decision), [`blob`] (the table-blob
+//! decoder) and [`json`] (the topology and scenario JSON parsers).
 //!
 //! The drivers panic on a violated invariant; libFuzzer turns the panic into
 //! a crash artifact. They also build on stable, so `cargo test` here runs
 //! the model's golden tests and replays the committed seed corpora.
 
+pub mod blob;
 pub mod differential;
 pub mod events;
 pub mod input;
+pub mod json;
 pub mod model;
 
 /// Replays every file under `fuzz/corpus/<target>/` through `f`
@@ -29,4 +32,40 @@ pub(crate) fn replay_corpus(target: &str, f: impl Fn(&[u8])) -> usize {
         }
     }
     n
+}
+
+/// Writes the hand-made seeds (`cargo test --lib -- --ignored write_seeds`):
+/// the CLI's scenario files, the embedded topologies as JSON and their
+/// switches' table blobs, each behind the 4 zero bytes that select the
+/// raw-bytes variant of the target's input enum.
+#[cfg(test)]
+mod seeds {
+    use std::path::Path;
+
+    fn write(target: &str, name: &str, body: &[u8]) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let mut bytes = vec![0u8; 4];
+        bytes.extend_from_slice(body);
+        std::fs::write(dir.join(format!("seed-{name}")), bytes).expect("write");
+    }
+
+    #[test]
+    #[ignore = "writes files; run by hand"]
+    fn write_seeds() {
+        let cli = Path::new(env!("CARGO_MANIFEST_DIR")).join("../frontends/cli/tests/scenarios");
+        for e in std::fs::read_dir(cli).expect("scenarios").flatten() {
+            let name = e.path().file_stem().expect("stem").to_string_lossy().into_owned();
+            write("scenario_json", &format!("cli-{name}"), &std::fs::read(e.path()).expect("read"));
+        }
+        for topo in lcmp_tables::topology::EMBEDDED {
+            let t = lcmp_tables::Topology::embedded(topo).expect("embedded");
+            write("scenario_json", &format!("topology-{topo}"), serde_json::to_string(&t).expect("json").as_bytes());
+            for dc in t.dcs.iter().take(2) {
+                let tables = lcmp_tables::build_tables(&t, dc.id, &Default::default()).expect("build");
+                let blob = lcmp_tables::blob::encode_blob_vec(&tables, 1).expect("encode");
+                write("tables_decode", &format!("{topo}-dc{}", dc.id), &blob);
+            }
+        }
+    }
 }

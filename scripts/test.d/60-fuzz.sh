@@ -27,10 +27,12 @@ for target in $targets; do
   work=$(mktemp -d)
   rm -rf "artifacts/$target"
   echo "--- fuzz $target for ${seconds}s"
+  dict=()
+  if [ -f "dict/$target.dict" ]; then dict=(-dict="dict/$target.dict"); fi
   # New inputs go to $work (the first directory); the seeds stay as committed.
   if cargo +nightly fuzz run "${flags[@]}" "$target" "$work" "corpus/$target" -- \
-      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -max_len=4096 \
-      -print_final_stats=1 2>"$work.log"; then
+      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -malloc_limit_mb=512 \
+      -max_len=4096 -print_final_stats=1 "${dict[@]}" 2>"$work.log"; then
     grep -E '^#[0-9]+[[:space:]]+DONE|stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$work.log" || true
   else
     tail -n 60 "$work.log"
