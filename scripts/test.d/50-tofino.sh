@@ -30,7 +30,8 @@ trap 'rm -rf "$work"' EXIT
 export_to() {
   cargo run -q -p lcmp-tofino --example tofino_export -- "$@" >/dev/null
 }
-export_to entries --topology bso13 --switch DC3 --seed 12648430 -o "$work/bso13-dc3"
+export_to entries --topology bso13 --switch DC3 --seed 12648430 \
+  --dev-port 0=128 --dev-port 1=136 --dev-port 2=144 -o "$work/bso13-dc3"
 export_to entries --topology testbed8 --switch DC8 --scheme ecmp --seed 7 -o "$work/testbed8-dc8-ecmp"
 # A murmur3 configuration is refused with the typed error.
 if cargo run -q -p lcmp-tofino --example tofino_export -- \

@@ -78,6 +78,24 @@ pub struct CommonArgs {
     /// Flow-pin register cells (rounded up to a power of two).
     #[arg(long, default_value_t = crate::model::DEFAULT_PIN_SLOTS)]
     pub pin_slots: u32,
+    /// Device port of a core port, `PORT=DEV_PORT` (repeatable; ports not
+    /// named map to themselves).
+    #[arg(long = "dev-port", value_name = "PORT=DEV_PORT", value_parser = parse_dev_port)]
+    pub dev_ports: Vec<(u8, u16)>,
+}
+
+/// Parses `PORT=DEV_PORT`.
+fn parse_dev_port(s: &str) -> Result<(u8, u16), String> {
+    let (a, b) = s.split_once('=').ok_or("expected PORT=DEV_PORT")?;
+    let port: u8 = a.trim().parse().map_err(|_| format!("bad port {a:?}"))?;
+    let dev: u16 = b
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad device port {b:?}"))?;
+    if usize::from(port) >= lcmp_decide::tables::MAX_PORTS {
+        return Err(format!("port {port} is beyond the port range"));
+    }
+    Ok((port, dev))
 }
 
 /// `lcmp tofino entries`.
@@ -142,10 +160,15 @@ fn config(c: &CommonArgs) -> DeciderConfig {
 
 fn agent(c: &CommonArgs) -> Result<Agent, Error> {
     let topo = load_topology(&c.topology)?;
-    let options = ExportOptions {
+    let mut options = ExportOptions {
         pin_slots: c.pin_slots,
         ..ExportOptions::default()
     };
+    for &(port, dev) in &c.dev_ports {
+        if let Some(slot) = options.dev_ports.get_mut(usize::from(port)) {
+            *slot = dev;
+        }
+    }
     agent_for(&topo, &c.switch, config(c), options)
 }
 

@@ -36,6 +36,9 @@ pub enum Error {
     /// could not be read from the core (65 536 probes for at most 16
     /// buckets: not expected with a CRC).
     PickProbe(u16),
+    /// The device port given for this core port is not below 512, or is
+    /// shared with another LCMP port.
+    DevPort(u8),
     /// The congestion-state file is not valid JSON of the documented shape.
     State(serde_json::Error),
     /// The state names a port beyond the tables' port range.
@@ -79,6 +82,10 @@ impl fmt::Display for Error {
             }
             Error::Schema(name) => write!(f, "internal: {name} does not fit the P4 schema"),
             Error::PickProbe(g) => write!(f, "group {g}: no probe flow reached every bucket"),
+            Error::DevPort(p) => write!(
+                f,
+                "port {p}: its device port must be below 512 and not shared with another port"
+            ),
             Error::State(e) => write!(f, "invalid congestion state: {e}"),
             Error::StatePort(p) => write!(f, "congestion state names port {p}, out of range"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),

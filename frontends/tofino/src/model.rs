@@ -173,6 +173,20 @@ pub struct ExportOptions {
     pub pin_slots: u32,
     /// The agent's sampling period, ticks.
     pub interval_ticks: u32,
+    /// The Tofino device port (`PortId_t`, below 512) of each
+    /// `lcmp-decide` port id; identity by default.
+    pub dev_ports: [u16; MAX_PORTS],
+}
+
+/// The identity port map.
+const fn identity_ports() -> [u16; MAX_PORTS] {
+    let mut out = [0u16; MAX_PORTS];
+    let mut i = 0;
+    while i < MAX_PORTS {
+        out[i] = i as u16;
+        i += 1;
+    }
+    out
 }
 
 impl Default for ExportOptions {
@@ -180,6 +194,7 @@ impl Default for ExportOptions {
         ExportOptions {
             pin_slots: DEFAULT_PIN_SLOTS,
             interval_ticks: 1000,
+            dev_ports: identity_ports(),
         }
     }
 }
@@ -231,6 +246,17 @@ impl Agent {
         for g in compiled.groups() {
             if g.id.0 > 255 {
                 return Err(Error::GroupNotAddressable(g.id.0));
+            }
+        }
+        // Device ports of the LCMP ports: 9 bits, distinct.
+        let mut used: Vec<u16> = Vec::new();
+        for p in 0..MAX_PORTS as u8 {
+            if compiled.port(PortId(p)).is_some() {
+                let dev = options.dev_ports[usize::from(p)];
+                if dev >= 1 << crate::schema::PORT_BITS || used.contains(&dev) {
+                    return Err(Error::DevPort(p));
+                }
+                used.push(dev);
             }
         }
         let mut decider = AgentDecider::new(config);
@@ -315,6 +341,17 @@ impl Agent {
             ticks_per_second: params.ticks_per_second,
             idle_timeout_ticks: params.idle_timeout_ticks,
         }
+    }
+
+    /// The Tofino device port of a core port.
+    pub fn dev_port(&self, port: PortId) -> u64 {
+        u64::from(
+            self.options
+                .dev_ports
+                .get(usize::from(port.0))
+                .copied()
+                .unwrap_or(u16::from(port.0)),
+        )
     }
 
     /// The pick list of a group in the current state: the ports the core's
@@ -436,7 +473,7 @@ impl Agent {
                     vec![Match::Exact(u64::from(g.0)), Match::Exact(bucket as u64)],
                     None,
                     "set_port",
-                    vec![u64::from(port.0)],
+                    vec![self.dev_port(*port)],
                 )?;
             }
         }
@@ -448,7 +485,7 @@ impl Agent {
             let up = self.decider.port_state(*p).is_some_and(|s| s.is_up());
             b.entry(
                 names::PORT_ALIVE,
-                vec![Match::Exact(u64::from(p.0))],
+                vec![Match::Exact(self.dev_port(*p))],
                 None,
                 if up { "port_up" } else { "port_down" },
                 vec![],
@@ -464,7 +501,7 @@ impl Agent {
                 if let Some(ci) = program.classes.iter().position(|c| *c == cls) {
                     b.entry(
                         names::PORT_CLASS,
-                        vec![Match::Exact(u64::from(p.0))],
+                        vec![Match::Exact(self.dev_port(*p))],
                         None,
                         "set_port_class",
                         vec![u64::from(p.0), ci as u64],

@@ -24,6 +24,7 @@ fn below(g: &mut Gen, n: usize) -> usize {
 #[derive(Clone, Debug)]
 struct Scenario {
     tables: Tables,
+    options: ExportOptions,
     config: DeciderConfig,
     samples: Vec<(u32, u8, u64)>,
     down: Vec<u8>,
@@ -142,8 +143,16 @@ impl Arbitrary for Scenario {
                 (key, GroupId(gid))
             })
             .collect();
+        let mut options = ExportOptions::default();
+        if bool::arbitrary(g) {
+            // Front-panel style device ports: 128, 132, 136, ...
+            for (i, d) in options.dev_ports.iter_mut().enumerate() {
+                *d = 128 + 4 * i as u16;
+            }
+        }
         Scenario {
             tables: t,
+            options,
             config,
             samples,
             down,
@@ -172,7 +181,7 @@ fn headers(k: &FlowKey) -> Headers {
 }
 
 fn check(s: &Scenario) -> Result<usize, String> {
-    let mut agent = match Agent::new(&s.tables, s.config, ExportOptions::default()) {
+    let mut agent = match Agent::new(&s.tables, s.config, s.options) {
         Ok(a) => a,
         Err(Error::Core(_)) => return Ok(0), // tables the core rejects
         Err(e) => return Err(format!("agent: {e}")),
@@ -201,7 +210,7 @@ fn check(s: &Scenario) -> Result<usize, String> {
     let now = Instant::from_ticks(s.samples.last().map_or(1, |x| x.0));
     for (key, group) in &s.flows {
         let want = match core.on_packet(now, key, *group) {
-            Decision::New { port, .. } => Some(u64::from(port.0)),
+            Decision::New { port, .. } => Some(agent.dev_port(port)),
             Decision::NoRoute(_) => None,
             Decision::Hit(_) => continue, // a repeated random flow
             other => return Err(format!("unexpected core decision {other:?}")),
@@ -439,14 +448,10 @@ impl Arbitrary for TwoPhase {
     }
 }
 
-fn port_of(d: Decision) -> Option<u64> {
-    d.port().map(|p| u64::from(p.0))
-}
-
 fn check_two_phase(s: &TwoPhase) -> Result<bool, String> {
     use lcmp_tofino::interp::{pin_slot, PinRegisters};
     let b = &s.base;
-    let mut agent = match Agent::new(&b.tables, b.config, ExportOptions::default()) {
+    let mut agent = match Agent::new(&b.tables, b.config, b.options) {
         Ok(a) => a,
         Err(Error::Core(_)) => return Ok(false),
         Err(e) => return Err(format!("agent: {e}")),
@@ -495,7 +500,7 @@ fn check_two_phase(s: &TwoPhase) -> Result<bool, String> {
             if tr.resubmitted && tr.port.is_some() {
                 FAILOVERS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
             }
-            if tr.port != port_of(d) {
+            if tr.port != d.port().map(|p| agent.dev_port(p)) {
                 return Err(format!(
                     "phase {phase}: flow {key:?}: interpreter {tr:?}, core {d:?}"
                 ));
@@ -523,4 +528,39 @@ fn pins_and_failover_match_core() {
         .quickcheck(prop as fn(TwoPhase) -> TestResult);
     let n = FAILOVERS.load(core::sync::atomic::Ordering::Relaxed);
     assert!(n >= 20, "only {n} failovers exercised");
+}
+
+/// testbed8 DC1, idle: the three lowest-cost next hops to DC8 are kept, in
+/// cost order (via DC6, DC4, DC2; ports are the neighbours in id order), and
+/// device ports are mapped; a device port shared by two ports is refused.
+#[test]
+fn testbed8_dc1_pick_list_and_device_ports() {
+    let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
+    let cfg = DeciderConfig {
+        scheme: Scheme::Lcmp,
+        seed: 0,
+        hash: HashAlgorithm::Crc32,
+    };
+    let mut opts = ExportOptions::default();
+    for (i, d) in opts.dev_ports.iter_mut().enumerate() {
+        *d = 128 + 8 * i as u16;
+    }
+    let agent = lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, opts).expect("agent");
+    assert_eq!(
+        agent.pick_list(GroupId(8)).expect("pick list"),
+        [PortId(4), PortId(2), PortId(0)]
+    );
+    let entries = agent.entries().expect("entries");
+    let sel: Vec<u64> = entries
+        .entries
+        .iter()
+        .filter(|e| e.table == "lcmp_select" && e.matches[0] == lcmp_tofino::model::Match::Exact(8))
+        .map(|e| e.params[0])
+        .collect();
+    assert_eq!(sel, [160, 144, 128]);
+    opts.dev_ports[1] = opts.dev_ports[0];
+    assert!(matches!(
+        lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, opts),
+        Err(Error::DevPort(1))
+    ));
 }

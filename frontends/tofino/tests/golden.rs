@@ -23,6 +23,7 @@ fn testbed8_dc1_outputs_match_golden_files() {
             hash: HashArg::Crc32,
             scheme: SchemeArg::Lcmp,
             pin_slots: lcmp_tofino::model::DEFAULT_PIN_SLOTS,
+            dev_ports: vec![],
         },
         state: Some(dir.join("state.json")),
     };
