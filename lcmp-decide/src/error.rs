@@ -17,7 +17,7 @@ pub enum Error {
     /// A water mark, cut or other setting outside its valid range.
     InvalidSetting(Setting),
     /// The level-score table is empty, longer than
-    /// [`crate::MAX_LEVELS`], or not strictly increasing.
+    /// [`crate::tables::MAX_LEVELS`], or not strictly increasing.
     InvalidLevels,
     /// The capacity thresholds do not have one entry per level, or are not
     /// strictly increasing.

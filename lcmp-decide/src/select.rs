@@ -8,9 +8,9 @@
 //! candidates in installation order; UCMP, as the paper's artifact runs it,
 //! hashes over the live candidates of maximum capacity.
 //!
-//! The packet path ([`decide`]) works on packed sort keys only; [`evaluate`]
-//! (behind `explain`) calls the same [`decide`] for the pick and the same
-//! ranking for the kept/cut annotation, so the two cannot drift.
+//! The packet path (`decide`) works on packed sort keys only; `evaluate`
+//! (behind [`crate::Decider::explain`]) calls the same `decide` for the pick
+//! and the same ranking for the kept/cut annotation, so the two cannot drift.
 
 use heapless::Vec;
 
