@@ -105,12 +105,13 @@ pub fn encode_blob_vec(
     Ok(buf)
 }
 
+/// `N` bytes at `at`, zeros when out of range (no panic path at all:
+/// `first_chunk` cannot fail on length, unlike `copy_from_slice`).
 fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
-    let mut a = [0u8; N];
-    if let Some(s) = b.get(at..at.saturating_add(N)) {
-        a.copy_from_slice(s);
-    }
-    a
+    b.get(at..)
+        .and_then(<[u8]>::first_chunk::<N>)
+        .copied()
+        .unwrap_or([0; N])
 }
 
 /// Decodes and validates a blob. Every byte string gives `Ok` or exactly
@@ -168,49 +169,83 @@ pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
         return Err(TablesError::CrcMismatch { stored, computed });
     }
     let tables = decode_payload(body)?;
-    // Canonical form: the decoded value must re-encode to the same bytes
-    // (compared byte by byte as they are produced, without a buffer).
-    let same = postcard::serialize_with_flavor(
-        &tables,
-        Compare {
-            expected: body,
-            pos: 0,
-        },
-    )
-    .unwrap_or(false);
-    if !same {
-        return Err(TablesError::NonCanonical);
-    }
     crate::validate_tables(&tables)?;
     Ok(Blob { generation, tables })
 }
 
-/// A postcard flavor that checks the serialised bytes against `expected`.
-struct Compare<'a> {
-    expected: &'a [u8],
-    pos: usize,
-}
-
-impl postcard::ser_flavors::Flavor for Compare<'_> {
-    type Output = bool;
-
-    fn try_push(&mut self, data: u8) -> postcard::Result<()> {
-        if self.expected.get(self.pos) == Some(&data) {
-            self.pos = self.pos.saturating_add(1);
-            Ok(())
-        } else {
-            Err(postcard::Error::SerializeBufferFull)
-        }
-    }
-
-    fn finalize(self) -> postcard::Result<bool> {
-        Ok(self.pos == self.expected.len())
+/// Bytes of the canonical (shortest) postcard varint of `v`.
+const fn varint_len(v: u64) -> usize {
+    let bits = 64 - v.leading_zeros() as usize;
+    if bits == 0 {
+        1
+    } else {
+        bits.div_ceil(7)
     }
 }
 
-/// Reads one postcard value.
-fn take<'a, T: Deserialize<'a>>(b: &mut &'a [u8]) -> Result<T, TablesError> {
-    let (v, rest) = postcard::take_from_bytes(b).map_err(|_| TablesError::MalformedPayload)?;
+/// The canonical postcard size of a payload value. A varint's encoding is
+/// never shorter than its canonical form, and equal only when canonical, so
+/// "bytes consumed == canonical size" for every value means the whole
+/// payload is canonical and re-encodes to itself. (Checked this way rather
+/// than by re-serialising, which would put postcard's serializer, and its
+/// bounds checks, on the installer's path.)
+trait CanonicalSize {
+    fn canonical_size(&self) -> usize;
+}
+
+impl CanonicalSize for u8 {
+    fn canonical_size(&self) -> usize {
+        1
+    }
+}
+
+impl CanonicalSize for u64 {
+    fn canonical_size(&self) -> usize {
+        varint_len(*self)
+    }
+}
+
+impl CanonicalSize for GroupId {
+    fn canonical_size(&self) -> usize {
+        varint_len(u64::from(self.0))
+    }
+}
+
+impl CanonicalSize for PortConfig {
+    fn canonical_size(&self) -> usize {
+        1 + varint_len(self.rate_bps) + varint_len(self.buffer_bytes)
+    }
+}
+
+impl CanonicalSize for Candidate {
+    fn canonical_size(&self) -> usize {
+        1 + varint_len(u64::from(self.delay_units)) + varint_len(self.capacity_bps)
+    }
+}
+
+impl CanonicalSize for Params {
+    fn canonical_size(&self) -> usize {
+        let w = &self.weights;
+        let weights = [w.alpha, w.beta, w.w_dl, w.w_lc, w.w_ql, w.w_tl, w.w_dp]
+            .iter()
+            .map(|&x| varint_len(u64::from(x)))
+            .fold(0usize, usize::saturating_add);
+        // s_path, s_cong, s_total; delay_shift, trend_shift, high_water,
+        // low_water, cut: one byte each; `pick` is a one-byte variant index.
+        weights
+            .saturating_add(3 + 5 + 1)
+            .saturating_add(varint_len(u64::from(self.ticks_per_second)))
+            .saturating_add(varint_len(u64::from(self.idle_timeout_ticks)))
+    }
+}
+
+/// Reads one postcard value and checks that its encoding was canonical.
+fn take<'a, T: Deserialize<'a> + CanonicalSize>(b: &mut &'a [u8]) -> Result<T, TablesError> {
+    let (v, rest): (T, _) =
+        postcard::take_from_bytes(b).map_err(|_| TablesError::MalformedPayload)?;
+    if b.len().saturating_sub(rest.len()) != v.canonical_size() {
+        return Err(TablesError::NonCanonical);
+    }
     *b = rest;
     Ok(v)
 }
@@ -229,12 +264,15 @@ fn take_len(b: &mut &[u8], what: Count, max: usize) -> Result<usize, TablesError
 fn decode_payload(mut b: &[u8]) -> Result<Tables, TablesError> {
     let b = &mut b;
     let params: Params = take(b)?;
+    // Built field by field: `Tables::paper_defaults` collects into heapless
+    // vectors, whose `FromIterator` has a panic path.
     let mut t = Tables {
         params,
-        ..Tables::paper_defaults()
+        levels: heapless::Vec::new(),
+        capacity_thresholds_bps: heapless::Vec::new(),
+        ports: heapless::Vec::new(),
+        groups: heapless::Vec::new(),
     };
-    t.levels.clear();
-    t.capacity_thresholds_bps.clear();
     let over = |what| TablesError::TooMany {
         what,
         count: u64::MAX,
@@ -441,6 +479,29 @@ mod test {
     }
 
     quickcheck! {
+        fn canonical_sizes_match_postcard(v: u64, w: (u32, u32, u32, u32), t: (u32, u32, u8, bool)) -> bool {
+            let mut p = Params::PAPER;
+            p.weights.alpha = w.0;
+            p.weights.w_ql = w.1;
+            p.ticks_per_second = w.2;
+            p.idle_timeout_ticks = w.3;
+            p.weights.beta = t.0;
+            p.weights.w_dp = t.1;
+            p.cut = t.2;
+            if t.3 {
+                p.pick = lcmp_decide::Pick::CapacityWeighted;
+            }
+            let port = PortConfig { id: lcmp_decide::PortId(t.2), rate_bps: v, buffer_bytes: v / 3 };
+            let cand = Candidate { port: lcmp_decide::PortId(1), delay_units: w.0, capacity_bps: v };
+            let len = |x: &dyn Fn() -> Vec<u8>| x().len();
+            len(&|| postcard::to_allocvec(&v).unwrap_or_default()) == v.canonical_size()
+                && len(&|| postcard::to_allocvec(&p).unwrap_or_default()) == p.canonical_size()
+                && len(&|| postcard::to_allocvec(&port).unwrap_or_default()) == port.canonical_size()
+                && len(&|| postcard::to_allocvec(&cand).unwrap_or_default()) == cand.canonical_size()
+                && len(&|| postcard::to_allocvec(&GroupId(w.1 as u16)).unwrap_or_default())
+                    == GroupId(w.1 as u16).canonical_size()
+        }
+
         fn decode_never_panics_and_round_trips(bytes: Vec<u8>) -> bool {
             for input in [bytes.clone(), wrap(&bytes)] {
                 if let Ok(b) = decode_blob(&input) {

@@ -411,19 +411,13 @@ pub struct TraceReader<'a> {
 }
 
 fn le16(b: &[u8], at: usize) -> u16 {
-    let mut a = [0u8; 2];
-    if let Some(s) = b.get(at..at.saturating_add(2)) {
-        a.copy_from_slice(s);
-    }
-    u16::from_le_bytes(a)
+    let a = b.get(at..).and_then(<[u8]>::first_chunk::<2>).copied();
+    u16::from_le_bytes(a.unwrap_or([0; 2]))
 }
 
 fn le32(b: &[u8], at: usize) -> u32 {
-    let mut a = [0u8; 4];
-    if let Some(s) = b.get(at..at.saturating_add(4)) {
-        a.copy_from_slice(s);
-    }
-    u32::from_le_bytes(a)
+    let a = b.get(at..).and_then(<[u8]>::first_chunk::<4>).copied();
+    u32::from_le_bytes(a.unwrap_or([0; 4]))
 }
 
 impl<'a> TraceReader<'a> {
