@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The SmartNIC frontends (issue 6, docs/firmware.md):
+# * lcmp-ffi: unit and replay tests (the committed include/lcmp.h must equal
+#   cbindgen's output), the staticlib for the host and thumbv7em-none-eabihf;
+# * the C example, linked with the system C compiler;
+# * lcmp-firmware (its own workspace): fmt, clippy, the QEMU mps2-an386 run;
+# * for each trace in frontends/firmware/traces: the digest and counters of
+#   `lcmp replay` == the C example == the firmware under QEMU;
+# * the panic audit (panic-paths.txt) and the panic-never link check;
+# * the size report (printed; figures in docs/firmware.md).
+set -euo pipefail
+source scripts/lib.sh
+ensure_apt qemu-system-arm
+ensure_target thumbv7em-none-eabihf
+ensure_component llvm-tools
+ensure_cargo_tool defmt-print defmt-print 1.2.0
+
+root=$PWD
+target=${CARGO_TARGET_DIR:-$root/target}
+export CARGO_TARGET_DIR=$target
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fw=frontends/firmware
+thumb=$target/thumbv7em-none-eabihf
+qemu=(qemu-system-arm -machine mps2-an386 -cpu cortex-m4
+  -semihosting-config enable=on,target=native -nographic -serial none -monitor none)
+llvm_bin="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin"
+
+echo "--- lcmp-ffi"
+cargo test -p lcmp-ffi --locked
+cargo build -p lcmp-ffi --release --locked
+cargo build -p lcmp-ffi --release --locked --target thumbv7em-none-eabihf
+test -s "$thumb/release/liblcmp.a"
+cc -std=c11 -Wall -Wextra -Werror -pedantic -O2 -Ifrontends/ffi/include \
+  frontends/ffi/examples/replay.c "$target/release/liblcmp.a" -lpthread -ldl -lm \
+  -o "$work/replay_c"
+# The example rejects what it cannot parse.
+printf '0,teleport,1\n' >"$work/bad.csv"
+if "$work/replay_c" /dev/null "$work/bad.csv" 2>/dev/null; then
+  echo "the C example accepted an empty blob"; exit 1
+fi
+
+echo "--- lcmp-firmware: fmt, clippy, build"
+(
+  cd "$fw"
+  cargo fmt --check
+  cargo clippy --release --locked -- -D warnings
+  cargo clippy --profile nopanic --locked --no-default-features -- -D warnings
+  cargo build --release --locked
+  cargo build --profile nopanic --locked --no-default-features
+)
+image=$thumb/release/lcmp-firmware
+
+echo "--- QEMU run"
+status=0
+timeout 120 "${qemu[@]}" -kernel "$image" >"$work/fw.defmt" || status=$?
+defmt-print --log-format '{s}' -e "$image" stdin <"$work/fw.defmt" >"$work/fw.log"
+cat "$work/fw.log"
+if [ "$status" -ne 0 ]; then
+  echo "firmware exited with status $status"; exit 1
+fi
+grep -qx 'all scenarios match the host' "$work/fw.log"
+
+echo "--- digests: lcmp replay == C example == firmware"
+cargo build -p lcmp-cli --locked
+lcmp=$target/debug/lcmp
+for csv in "$fw"/traces/*.csv; do
+  name=$(basename "$csv" .csv)
+  first=$(head -n1 "$csv")
+  topology=$(sed -n 's/.*topology=\([^ ]*\).*/\1/p' <<<"$first")
+  switch=$(sed -n 's/.*switch=\([^ ]*\).*/\1/p' <<<"$first")
+  "$lcmp" tables --topology "$topology" --switch "$switch" -o "$work/$name.bin" >/dev/null
+  "$lcmp" replay --topology "$topology" --switch "$switch" --quiet "$csv" >"$work/$name.cli"
+  "$work/replay_c" "$work/$name.bin" "$csv" >"$work/$name.c"
+  sed -n "s/^$name: //p" "$work/fw.log" | sed 's/^generation=[0-9]* //' >"$work/$name.fw"
+  test "$(wc -l <"$work/$name.cli")" -eq 2
+  diff -u "$work/$name.cli" "$work/$name.c"
+  diff -u "$work/$name.cli" "$work/$name.fw"
+  echo "$name ($topology $switch): $(head -n1 "$work/$name.cli") (lcmp replay, C, QEMU)"
+done
+
+echo "--- panic audit"
+bash "$fw/panic-audit.sh" "$thumb/nopanic/lcmp-firmware" >"$work/panics.txt"
+grep -v '^#' "$fw/panic-paths.txt" | sed '/^$/d' >"$work/panics.expected"
+cat "$work/panics.txt"
+sort -u -o "$work/panics.expected" "$work/panics.expected"
+new_paths=$(comm -13 "$work/panics.expected" "$work/panics.txt")
+gone_paths=$(comm -23 "$work/panics.expected" "$work/panics.txt")
+if [ -n "$new_paths" ]; then
+  echo "new panic path(s) in the firmware image (fix them, or list and explain them in"
+  echo "$fw/panic-paths.txt and docs/firmware.md):"
+  echo "$new_paths"
+  exit 1
+fi
+if [ -n "$gone_paths" ]; then
+  echo "note: listed panic path(s) no longer present (remove from $fw/panic-paths.txt):"
+  echo "$gone_paths"
+fi
+(cd "$fw" && cargo build --profile nopanic --locked --no-default-features \
+  --features panic-never >"$work/panic-never.log" 2>&1) && linked=1 || linked=0
+if [ -s "$work/panics.txt" ]; then
+  if [ "$linked" -eq 1 ]; then
+    echo "panic-never linked although the audit lists panic paths"; exit 1
+  fi
+  grep -q 'panic-never' "$work/panic-never.log"
+  echo "panic-never: does not link, as expected: $(wc -l <"$work/panics.txt") known panic path(s)"
+else
+  if [ "$linked" -ne 1 ]; then
+    cat "$work/panic-never.log"; echo "panic-never: no audited path, yet the link failed"; exit 1
+  fi
+  timeout 120 "${qemu[@]}" -kernel "$thumb/nopanic/lcmp-firmware" >/dev/null
+  echo "panic-never: links and runs: no panic path in the image"
+fi
+timeout 120 "${qemu[@]}" -kernel "$thumb/nopanic/lcmp-firmware" >/dev/null
+echo "nopanic image (no logging) exits 0: digests match"
+
+echo "--- sizes"
+"$llvm_bin/llvm-size" -A "$image" | awk '$1 ~ /^\.(vector_table|text|rodata|data|bss)$/'
