@@ -20,11 +20,13 @@ use alloc::vec::Vec;
 
 use lcmp_decide::tables::{
     default_capacity_thresholds, Candidate, Group, GroupId, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS,
+    MAX_PORTS,
 };
 use lcmp_decide::{Params, PortConfig, Tables};
 
 use crate::error::{Count, TablesError};
 use crate::fraction::Fraction;
+use crate::graph::{Graph, ToDst};
 use crate::topology::Topology;
 
 /// How a candidate's delay and capacity are derived.
@@ -169,8 +171,9 @@ pub fn build_tables(
         .filter(|&d| d != switch)
         .collect();
     dsts.sort_unstable();
+    let graph = Graph::new(topo);
     for dst in dsts {
-        let cands = candidates(topo, switch, dst, opts);
+        let cands = candidates(topo, &graph, switch, dst, opts);
         if cands.is_empty() {
             continue; // unreachable: no group, packets get `UnknownGroup`
         }
@@ -211,25 +214,34 @@ pub fn build_tables(
 }
 
 /// `(port, delay_us, capacity_bps)` of each candidate of `switch` towards
-/// `dst` under the metric, in port order.
+/// the destination `to` describes, under the metric, in port order.
 fn raw_candidates(
     topo: &Topology,
+    graph: &Graph,
+    to: &ToDst,
     switch: u16,
-    dst: u16,
     metric: PathMetric,
 ) -> Vec<(lcmp_decide::PortId, u64, u64)> {
-    let ports = topo.ports(switch);
-    topo.next_hops(switch, dst)
+    let Some(s) = graph.index(switch) else {
+        return Vec::new();
+    };
+    graph
+        .next_hops(to, s)
         .into_iter()
-        .filter_map(|n| {
-            let p = ports.iter().find(|p| p.neighbor == n)?;
-            let link = topo.links.get(p.link)?;
+        .filter_map(|(u, li, port)| {
+            // Ports beyond MAX_PORTS do not exist (validation rejects them).
+            let port = lcmp_decide::PortId(
+                u8::try_from(port)
+                    .ok()
+                    .filter(|&p| usize::from(p) < MAX_PORTS)?,
+            );
+            let link = topo.links.get(li)?;
             match metric {
-                PathMetric::FirstHop => Some((p.port, link.delay_us, link.capacity_bps)),
+                PathMetric::FirstHop => Some((port, link.delay_us, link.capacity_bps)),
                 PathMetric::Path => {
-                    let (d, c) = topo.best_min_hop_path(n, dst)?;
+                    let (d, c) = to.best.get(u).copied().flatten()?;
                     Some((
-                        p.port,
+                        port,
                         link.delay_us.saturating_add(d),
                         link.capacity_bps.min(c),
                     ))
@@ -243,8 +255,18 @@ fn units(delay_us: u64, unit_us: u64) -> u32 {
     u32::try_from(delay_us.checked_div(unit_us).unwrap_or(u64::MAX)).unwrap_or(u32::MAX)
 }
 
-fn candidates(topo: &Topology, switch: u16, dst: u16, opts: &BuildOptions) -> Vec<Candidate> {
-    raw_candidates(topo, switch, dst, opts.metric)
+fn candidates(
+    topo: &Topology,
+    graph: &Graph,
+    switch: u16,
+    dst: u16,
+    opts: &BuildOptions,
+) -> Vec<Candidate> {
+    let Some(d) = graph.index(dst) else {
+        return Vec::new();
+    };
+    let to = graph.to_dst(topo, d);
+    raw_candidates(topo, graph, &to, switch, opts.metric)
         .into_iter()
         .map(|(port, d, c)| Candidate {
             port,
@@ -254,16 +276,17 @@ fn candidates(topo: &Topology, switch: u16, dst: u16, opts: &BuildOptions) -> Ve
         .collect()
 }
 
-/// The smallest shift `s <= 31` with `max_delay_units < 1 << s`.
+/// The smallest shift `s <= 31` with `max_delay_units < 1 << s`, `max` over
+/// every switch and destination (one search per destination).
 fn auto_shift(topo: &Topology, opts: &BuildOptions) -> u8 {
+    let graph = Graph::new(topo);
     let mut max = 0u32;
-    for s in &topo.dcs {
-        for d in &topo.dcs {
-            if s.id == d.id {
-                continue;
-            }
-            for c in candidates(topo, s.id, d.id, opts) {
-                max = max.max(c.delay_units);
+    for d in 0..graph.len() {
+        let to = graph.to_dst(topo, d);
+        for s in (0..graph.len()).filter(|&s| s != d) {
+            let Some(id) = graph.id(s) else { continue };
+            for (_, delay, _) in raw_candidates(topo, &graph, &to, id, opts.metric) {
+                max = max.max(units(delay, opts.delay_unit_us));
             }
         }
     }

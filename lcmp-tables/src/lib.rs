@@ -71,6 +71,8 @@ pub mod derived;
 #[cfg(feature = "alloc")]
 pub mod build;
 #[cfg(feature = "alloc")]
+mod graph;
+#[cfg(feature = "alloc")]
 pub mod report;
 #[cfg(feature = "alloc")]
 pub mod scenario;

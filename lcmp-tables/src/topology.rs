@@ -33,6 +33,7 @@ use lcmp_decide::PortId;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Count, TablesError};
+use crate::graph::Graph;
 
 /// Most DCs a topology may have.
 pub const MAX_DCS: usize = 1024;
@@ -280,41 +281,11 @@ impl Topology {
         self.links.iter().find(|l| l.other(a) == Some(b))
     }
 
-    /// Hop distance from every DC (indexed like [`Topology::dcs`]) to `dst`,
-    /// `None` where unreachable (breadth-first search).
-    fn hops_to(&self, dst: u16) -> Vec<Option<u32>> {
-        let mut dist: Vec<Option<u32>> = alloc::vec![None; self.dcs.len()];
-        let Some(start) = self.index(dst) else {
-            return dist;
-        };
-        if let Some(d) = dist.get_mut(start) {
-            *d = Some(0);
-        }
-        let mut queue = alloc::collections::VecDeque::from([start]);
-        while let Some(i) = queue.pop_front() {
-            let (Some(dc), Some(Some(h))) = (self.dcs.get(i), dist.get(i).copied()) else {
-                continue;
-            };
-            for n in self.links.iter().filter_map(|l| l.other(dc.id)) {
-                if let Some(j) = self.index(n) {
-                    if let Some(slot @ None) = dist.get_mut(j) {
-                        *slot = Some(h.saturating_add(1));
-                        queue.push_back(j);
-                    }
-                }
-            }
-        }
-        dist
-    }
-
-    fn index(&self, id: u16) -> Option<usize> {
-        self.dcs.iter().position(|d| d.id == id)
-    }
-
     /// Minimum hop count from `a` to `b`, `None` if unreachable.
     pub fn hops(&self, a: u16, b: u16) -> Option<u32> {
-        let i = self.index(a)?;
-        self.hops_to(b).get(i).copied().flatten()
+        let g = Graph::new(self);
+        let (i, j) = (g.index(a)?, g.index(b)?);
+        g.to_dst(self, j).hops.get(i).copied().flatten()
     }
 
     /// The neighbours of `switch` that lie on a minimum-hop path to `dst`,
@@ -328,64 +299,32 @@ impl Topology {
     /// assert_eq!(t.next_hops(1, 3), [3]);
     /// ```
     pub fn next_hops(&self, switch: u16, dst: u16) -> Vec<u16> {
-        let dist = self.hops_to(dst);
-        let hop = |id: u16| self.index(id).and_then(|i| dist.get(i).copied().flatten());
-        let Some(own) = hop(switch) else {
+        let g = Graph::new(self);
+        let (Some(s), Some(d)) = (g.index(switch), g.index(dst)) else {
             return Vec::new();
         };
-        if own == 0 {
-            return Vec::new();
-        }
-        self.ports(switch)
-            .iter()
-            .map(|p| p.neighbor)
-            .filter(|&n| hop(n) == Some(own.saturating_sub(1)))
+        let to = g.to_dst(self, d);
+        g.next_hops(&to, s)
+            .into_iter()
+            .filter_map(|(u, _, _)| g.id(u))
             .collect()
     }
 
     /// The best minimum-hop path from `from` to `dst`: the least summed
     /// delay (microseconds) among minimum-hop paths, ties broken by the
-    /// larger bottleneck capacity, hop by hop. Returns
-    /// `(delay_us, bottleneck_bps)`; `(0, u64::MAX)` when `from == dst`.
+    /// larger bottleneck capacity. Returns `(delay_us, bottleneck_bps)`;
+    /// `(0, u64::MAX)` when `from == dst`.
+    ///
+    /// ```
+    /// # use lcmp_tables::Topology;
+    /// let t = Topology::embedded("bso13").unwrap();
+    /// // DC6 -> DC12: via DC10 (1 + 1 ms, 100 G) beats via DC9 (5 + 5 ms).
+    /// assert_eq!(t.best_min_hop_path(6, 12), Some((2_000, 100_000_000_000)));
+    /// ```
     pub fn best_min_hop_path(&self, from: u16, dst: u16) -> Option<(u64, u64)> {
-        let dist = self.hops_to(dst);
-        let hop = |id: u16| self.index(id).and_then(|i| dist.get(i).copied().flatten());
-        let target = hop(from)?;
-        // best[i]: (delay, bottleneck) of DC i, filled layer by layer.
-        let mut best: Vec<Option<(u64, u64)>> = alloc::vec![None; self.dcs.len()];
-        if let Some(i) = self.index(dst) {
-            if let Some(b) = best.get_mut(i) {
-                *b = Some((0, u64::MAX));
-            }
-        }
-        for layer in 1..=target {
-            for (i, dc) in self.dcs.iter().enumerate() {
-                if dist.get(i).copied().flatten() != Some(layer) {
-                    continue;
-                }
-                let mut pick: Option<(u64, u64)> = None;
-                for l in &self.links {
-                    let Some(n) = l.other(dc.id) else { continue };
-                    if hop(n) != Some(layer.saturating_sub(1)) {
-                        continue;
-                    }
-                    let Some(Some((d, c))) = self.index(n).and_then(|j| best.get(j).copied())
-                    else {
-                        continue;
-                    };
-                    let cand = (d.saturating_add(l.delay_us), c.min(l.capacity_bps));
-                    pick = match pick {
-                        Some(p) if (p.0, u64::MAX - p.1) <= (cand.0, u64::MAX - cand.1) => Some(p),
-                        _ => Some(cand),
-                    };
-                }
-                if let Some(b) = best.get_mut(i) {
-                    *b = pick;
-                }
-            }
-        }
-        self.index(from)
-            .and_then(|i| best.get(i).copied().flatten())
+        let g = Graph::new(self);
+        let (i, j) = (g.index(from)?, g.index(dst)?);
+        g.to_dst(self, j).best.get(i).copied().flatten()
     }
 
     /// The least one-way delay from `a` to `b` over any path (Dijkstra),
@@ -397,10 +336,11 @@ impl Topology {
     /// assert_eq!(t.shortest_delay_us(1, 8), Some(10_000)); // via DC6, 2 x 5 ms
     /// ```
     pub fn shortest_delay_us(&self, a: u16, b: u16) -> Option<u64> {
-        let start = self.index(a)?;
-        let goal = self.index(b)?;
-        let mut dist: Vec<Option<u64>> = alloc::vec![None; self.dcs.len()];
-        let mut done: Vec<bool> = alloc::vec![false; self.dcs.len()];
+        let g = Graph::new(self);
+        let start = g.index(a)?;
+        let goal = g.index(b)?;
+        let mut dist: Vec<Option<u64>> = alloc::vec![None; g.len()];
+        let mut done: Vec<bool> = alloc::vec![false; g.len()];
         let mut heap = alloc::collections::BinaryHeap::new();
         if let Some(d) = dist.get_mut(start) {
             *d = Some(0);
@@ -414,9 +354,8 @@ impl Topology {
             if i == goal {
                 return Some(d);
             }
-            let Some(dc) = self.dcs.get(i) else { continue };
-            for l in &self.links {
-                let Some(j) = l.other(dc.id).and_then(|n| self.index(n)) else {
+            for &(j, li) in g.neighbors(i) {
+                let Some(l) = self.links.get(li) else {
                     continue;
                 };
                 let nd = d.saturating_add(l.delay_us);
