@@ -27,6 +27,7 @@
 //! cross the network (store and forward at step granularity): at most
 //! `hops * dt` of model error per flow.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use lcmp_decide::{Decider, DeciderConfig, FlowKey, GroupId, Instant, Scheme};
@@ -208,13 +209,21 @@ struct Link {
 /// Runs `flows` over `net`, every switch a real [`Decider`] with `cfg.scheme`.
 /// `window_us` only scopes [`LinkOutcome::bytes_in_window`].
 pub fn run(net: &Network, cfg: &EngineConfig, specs: &[FlowSpec], window_us: f64) -> RunOutput {
-    Engine::new(net, cfg, specs, window_us).run()
+    let mut engine = Engine::new(
+        Cow::Borrowed(net),
+        Cow::Borrowed(cfg),
+        Cow::Borrowed(specs),
+        window_us,
+    );
+    let mut state = engine.begin();
+    while engine.step(&mut state) {}
+    engine.finish(&state)
 }
 
 struct Engine<'a> {
-    net: &'a Network,
-    cfg: &'a EngineConfig,
-    specs: &'a [FlowSpec],
+    net: Cow<'a, Network>,
+    cfg: Cow<'a, EngineConfig>,
+    specs: Cow<'a, [FlowSpec]>,
     window_us: f64,
     switches: Vec<Box<Switch>>,
     flows: Vec<Flow>,
@@ -230,7 +239,12 @@ struct Engine<'a> {
 }
 
 impl<'a> Engine<'a> {
-    fn new(net: &'a Network, cfg: &'a EngineConfig, specs: &'a [FlowSpec], window_us: f64) -> Self {
+    fn new(
+        net: Cow<'a, Network>,
+        cfg: Cow<'a, EngineConfig>,
+        specs: Cow<'a, [FlowSpec]>,
+        window_us: f64,
+    ) -> Self {
         let switches = net
             .tables
             .iter()
@@ -239,7 +253,7 @@ impl<'a> Engine<'a> {
                 let seed = cfg
                     .hash_seed
                     .wrapping_mul(0x9E37_79B9)
-                    .wrapping_add(i as u32 * 0x85EB_CA6B);
+                    .wrapping_add((i as u32).wrapping_mul(0x85EB_CA6B));
                 let mut d = Box::new(Switch::new(DeciderConfig {
                     scheme: cfg.scheme,
                     seed,
@@ -270,14 +284,15 @@ impl<'a> Engine<'a> {
             })
             .collect();
         let hosts = net.dcs.len() * usize::from(cfg.hosts_per_dc.max(1));
+        let n_flows = specs.len();
         Engine {
             net,
             cfg,
             specs,
             window_us,
             switches,
-            flows: Vec::with_capacity(specs.len()),
-            outcomes: Vec::with_capacity(specs.len()),
+            flows: Vec::with_capacity(n_flows),
+            outcomes: Vec::with_capacity(n_flows),
             links,
             stats,
             sending: Vec::new(),
@@ -474,7 +489,8 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn run(mut self) -> RunOutput {
+    /// The loop state before the first step.
+    fn begin(&self) -> LoopState {
         let mut order: Vec<usize> = (0..self.specs.len()).collect();
         order.sort_by(|&a, &b| {
             self.specs[a]
@@ -482,36 +498,54 @@ impl<'a> Engine<'a> {
                 .total_cmp(&self.specs[b].start_us)
                 .then(a.cmp(&b))
         });
-        // Flows are stored in admission order; `slot` maps back to input order.
-        let mut slot = vec![0usize; self.specs.len()];
+        LoopState {
+            order,
+            // Flows are stored in admission order; `slot` maps back to input order.
+            slot: vec![0usize; self.specs.len()],
+            next: 0,
+            step: 0,
+            next_sample_us: 0,
+            popped: Vec::new(),
+            offers: vec![0; self.links.len()],
+            space: vec![0; self.links.len()],
+            served_step: vec![0; self.links.len()],
+            inject: Vec::new(),
+            queued_total: 0,
+            t0: 0.0,
+        }
+    }
+
+    /// One step of `dt` (or a jump over an idle gap); `false` when the run
+    /// is over (everything delivered, or `max_time_us` passed).
+    fn step(&mut self, st: &mut LoopState) -> bool {
         let dt = f64::from(self.cfg.dt_us.max(1));
         let sample_every = u64::from(self.cfg.sample_us.max(1));
-        let mut next = 0usize;
-        let mut step: u64 = 0;
-        let mut next_sample_us: u64 = 0;
-        let mut popped: Vec<Popped> = Vec::new();
-        let mut offers: Vec<u64> = vec![0; self.links.len()];
-        let mut space: Vec<u64> = vec![0; self.links.len()];
-        let mut served_step: Vec<u64> = vec![0; self.links.len()];
-        let mut inject: Vec<(u32, u64)> = Vec::new();
-        let mut queued_total: u64 = 0;
-        let bytes_offered: u64 = self.specs.iter().map(|s| s.size).sum();
-        let mut t0;
-        loop {
-            t0 = step as f64 * dt;
+        let order = &st.order;
+        let slot = &mut st.slot;
+        let popped = &mut st.popped;
+        let offers = &mut st.offers;
+        let space = &mut st.space;
+        let served_step = &mut st.served_step;
+        let inject = &mut st.inject;
+        let mut next = st.next;
+        let mut step = st.step;
+        let mut next_sample_us = st.next_sample_us;
+        let mut queued_total = st.queued_total;
+        let t0 = step as f64 * dt;
+        let more = 'body: {
             let t1 = t0 + dt;
             if next >= order.len() && self.sending.is_empty() && queued_total == 0 {
-                break;
+                break 'body false;
             }
             if t0 > self.cfg.max_time_us {
-                break;
+                break 'body false;
             }
             // Idle network: jump to the next arrival.
             if self.sending.is_empty() && queued_total == 0 && next < order.len() {
                 let start = self.specs[order[next]].start_us;
                 if start >= t1 {
                     step = (start / dt).floor() as u64;
-                    continue;
+                    break 'body true;
                 }
             }
             let now_us = t0 as u64;
@@ -609,13 +643,13 @@ impl<'a> Engine<'a> {
                 };
             }
             // Offers to the next hop.
-            for p in &popped {
+            for p in popped.iter() {
                 let path = &self.flows[p.chunk.flow as usize].path;
                 if let Some(&nl) = path.get(usize::from(p.chunk.hop) + 1) {
                     offers[nl as usize] += p.chunk.bytes;
                 }
             }
-            for &(f, bytes) in &inject {
+            for &(f, bytes) in inject.iter() {
                 offers[self.flows[f as usize].path[0] as usize] += bytes;
             }
             let accept = |bytes: u64, link: usize, offers: &[u64], space: &[u64]| -> u64 {
@@ -628,7 +662,7 @@ impl<'a> Engine<'a> {
             };
             // Forward or deliver what was served; push back what was refused.
             let mut refused: Vec<(u32, Chunk)> = Vec::new();
-            for p in &popped {
+            for p in popped.iter() {
                 let f = p.chunk.flow as usize;
                 let hop = usize::from(p.chunk.hop);
                 let next_link = self.flows[f].path.get(hop + 1).copied();
@@ -647,7 +681,7 @@ impl<'a> Engine<'a> {
                     }
                     Some(nl) => {
                         let nl = nl as usize;
-                        let ok = accept(p.chunk.bytes, nl, &offers, &space);
+                        let ok = accept(p.chunk.bytes, nl, offers, space);
                         self.stats[li].bytes += ok;
                         if ok > 0 {
                             push(
@@ -680,9 +714,9 @@ impl<'a> Engine<'a> {
                 link.queue.push_front(chunk);
                 served_step[li as usize] -= chunk.bytes;
             }
-            for &(f, bytes) in &inject {
+            for &(f, bytes) in inject.iter() {
                 let first = self.flows[f as usize].path[0] as usize;
-                let ok = accept(bytes, first, &offers, &space);
+                let ok = accept(bytes, first, offers, space);
                 if ok > 0 {
                     push(
                         &mut self.links[first],
@@ -730,7 +764,23 @@ impl<'a> Engine<'a> {
                 }
             }
             step += 1;
-        }
+            true
+        };
+        st.next = next;
+        st.step = step;
+        st.next_sample_us = next_sample_us;
+        st.queued_total = queued_total;
+        st.t0 = t0;
+        more
+    }
+
+    /// The run's output so far (all of it once [`Engine::step`] returned
+    /// `false`). Flows not admitted yet have no path and no FCT.
+    fn finish(&self, st: &LoopState) -> RunOutput {
+        let t0 = st.t0;
+        let step = st.step;
+        let slot = &st.slot;
+        let bytes_offered: u64 = self.specs.iter().map(|s| s.size).sum();
         let mut outcomes = vec![
             FlowOutcome {
                 path: Vec::new(),
@@ -739,12 +789,12 @@ impl<'a> Engine<'a> {
             };
             self.specs.len()
         ];
-        for (f, o) in self.outcomes.into_iter().enumerate() {
-            outcomes[slot[f]] = o;
+        for (f, o) in self.outcomes.iter().enumerate() {
+            outcomes[slot[f]] = o.clone();
         }
         RunOutput {
             flows: outcomes,
-            links: self.stats,
+            links: self.stats.clone(),
             bytes_offered,
             bytes_delivered: self.bytes_delivered,
             end_us: t0,
@@ -753,6 +803,101 @@ impl<'a> Engine<'a> {
             unpinned: self.switches.iter().map(|s| s.counters().unpinned).sum(),
             queues_within_buffer: self.queues_ok,
         }
+    }
+}
+
+/// The main loop's state between steps.
+struct LoopState {
+    order: Vec<usize>,
+    slot: Vec<usize>,
+    next: usize,
+    step: u64,
+    next_sample_us: u64,
+    popped: Vec<Popped>,
+    offers: Vec<u64>,
+    space: Vec<u64>,
+    served_step: Vec<u64>,
+    inject: Vec<(u32, u64)>,
+    queued_total: u64,
+    t0: f64,
+}
+
+/// A run that advances on demand, for frontends that show it as it goes
+/// (the wasm demo): the same engine as [`run`], owning its inputs.
+///
+/// ```
+/// # use lcmp_sim::engine::{EngineConfig, FlowSpec, Stepper};
+/// # use lcmp_sim::network::Network;
+/// # use lcmp_tables::{BuildOptions, Topology};
+/// let topo = Topology::embedded("testbed8").unwrap();
+/// let net = Network::new(&topo, &BuildOptions::default()).unwrap();
+/// let flow = FlowSpec { start_us: 0.0, src_dc: 1, dst_dc: 8, src_host: 0, dst_host: 0, sport: 1, size: 1_000_000 };
+/// let mut s = Stepper::new(net, EngineConfig::default(), vec![flow], 1000.0);
+/// while s.advance(1_000.0) {}
+/// assert!(s.output().flows[0].fct_us.is_some());
+/// ```
+pub struct Stepper {
+    engine: Engine<'static>,
+    state: LoopState,
+    running: bool,
+}
+
+impl Stepper {
+    /// A run of `specs` over `net` (see [`run`]), not started.
+    pub fn new(net: Network, cfg: EngineConfig, specs: Vec<FlowSpec>, window_us: f64) -> Self {
+        let engine = Engine::new(
+            Cow::Owned(net),
+            Cow::Owned(cfg),
+            Cow::Owned(specs),
+            window_us,
+        );
+        let state = engine.begin();
+        Stepper {
+            engine,
+            state,
+            running: true,
+        }
+    }
+
+    /// Steps until simulated time reaches `until_us` or the run ends;
+    /// at most `until_us / dt` steps. Returns whether the run goes on.
+    pub fn advance(&mut self, until_us: f64) -> bool {
+        let dt = f64::from(self.engine.cfg.dt_us.max(1));
+        while self.running && (self.state.step as f64) * dt < until_us {
+            self.running = self.engine.step(&mut self.state);
+        }
+        self.running
+    }
+
+    /// Simulated time reached, microseconds.
+    pub fn now_us(&self) -> f64 {
+        self.state.step as f64 * f64::from(self.engine.cfg.dt_us.max(1))
+    }
+
+    /// Whether the run is still going.
+    pub fn running(&self) -> bool {
+        self.running
+    }
+
+    /// Current backlog of each directed link ([`Network::links`] order), bytes.
+    pub fn queue_bytes(&self) -> Vec<u64> {
+        self.engine.links.iter().map(|l| l.backlog).collect()
+    }
+
+    /// The network.
+    pub fn network(&self) -> &Network {
+        &self.engine.net
+    }
+
+    /// The flows, in input order.
+    pub fn specs(&self) -> &[FlowSpec] {
+        &self.engine.specs
+    }
+
+    /// The output so far, as [`run`] returns it at the end (flows not
+    /// finished yet have no FCT).
+    pub fn output(&self) -> RunOutput {
+        self.engine.finish(&self.state)
     }
 }
 

@@ -19,6 +19,13 @@
 //! * [`report`], [`plot`]: text tables, JSON and SVG figures.
 //! * [`cli`]: the `lcmp sim` arguments and entry point.
 //!
+//! ## Feature flags
+//!
+//! * `cli` (default): [`cli`], [`plot`] and the threaded
+//!   [`experiment::Experiment::run`] (clap, indicatif, plotters). Without
+//!   it the crate builds for `wasm32-unknown-unknown`; drive runs with
+//!   [`engine::Stepper`].
+//!
 //! ## What this crate does not do
 //!
 //! It does not model packets, PFC pause frames (so no head-of-line blocking
@@ -28,11 +35,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod experiment;
 pub mod network;
+#[cfg(feature = "cli")]
 pub mod plot;
 pub mod report;
 pub mod rng;
