@@ -128,7 +128,9 @@ pub struct CandidateExplanation {
     pub c_cong: u8,
     /// Eq. 1, the fused cost.
     pub cost: u8,
-    /// Position among the live candidates sorted by `(cost, port)`.
+    /// Position among the live candidates sorted by `(cost, port)`: LCMP's
+    /// order. ECMP and UCMP still pick in installation order; for them the
+    /// rank is information only.
     pub rank: Option<u8>,
     /// Whether it is in the set the final hash picks from.
     pub kept: bool,
