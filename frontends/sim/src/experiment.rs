@@ -1,30 +1,23 @@
 //! Experiments: schemes (baselines, LCMP, ablations, variants), traffic
 //! presets, and the parallel sweep over loads, schemes and seeds.
 
-#[cfg(feature = "cli")]
 use core::sync::atomic::{AtomicUsize, Ordering};
-#[cfg(feature = "cli")]
 use std::sync::Mutex;
-#[cfg(feature = "cli")]
 use std::time::Instant as WallClock;
 
 use lcmp_decide::{Params, Pick, Scheme, Weights};
-#[cfg(feature = "cli")]
-use lcmp_tables::BuildOptions;
-use lcmp_tables::Topology;
+use lcmp_tables::{BuildOptions, Topology};
 
-#[cfg(feature = "cli")]
-use crate::engine;
-use crate::engine::{EngineConfig, FlowSpec};
+use crate::engine::{self, EngineConfig, FlowSpec};
 use crate::error::SimError;
-#[cfg(feature = "cli")]
 use crate::network::Network;
 use crate::rng::Pcg32;
-use crate::stats::Focus;
-#[cfg(feature = "cli")]
-use crate::stats::{summarise, RunResult};
+use crate::stats::{summarise, Focus, RunResult};
 use crate::traffic::{generate, Pairs, TrafficSpec};
 use crate::workload::Workload;
+
+/// Most flows one run may have (expected value), to bound memory and time.
+pub const MAX_FLOWS_PER_RUN: f64 = 5_000_000.0;
 
 /// The deciders' flow-cache idle timeout in the simulator, microseconds.
 /// The engine pins each flow's path itself and the deciders only see a
@@ -289,6 +282,17 @@ impl Experiment {
                 return bad("--pair: the destination is unreachable".into());
             }
         }
+        let expected = self
+            .loads
+            .iter()
+            .zip(&self.windows_us)
+            .map(|(l, w)| l * self.reference_bps() / (8.0 * self.workload.mean_bytes()) * w * 1e-6)
+            .fold(0.0, f64::max);
+        if expected > MAX_FLOWS_PER_RUN {
+            return bad(format!(
+                "about {expected:.0} flows per run: at most {MAX_FLOWS_PER_RUN:.0}; shorten --window or lower --load"
+            ));
+        }
         if self.reference_bps().partial_cmp(&0.0) != Some(core::cmp::Ordering::Greater) {
             return bad("the load reference capacity is zero".into());
         }
@@ -296,7 +300,6 @@ impl Experiment {
     }
 
     /// One network per scheme (tables differ only by their parameters).
-    #[cfg(feature = "cli")]
     fn networks(&self) -> Result<Vec<(SchemeSpec, Scheme, Network)>, SimError> {
         self.schemes
             .iter()
@@ -334,9 +337,8 @@ impl Experiment {
         self.loads.len() * self.seeds.len() * self.schemes.len()
     }
 
-    /// Runs everything on `jobs` threads (feature `cli`); `tick` is called after each run.
+    /// Runs everything on `jobs` threads; `tick` is called after each run.
     /// Results are ordered by load, then scheme, then seed.
-    #[cfg(feature = "cli")]
     pub fn run(&self, jobs: usize, tick: &(dyn Fn() + Sync)) -> Result<Vec<RunResult>, SimError> {
         self.validate()?;
         let nets = self.networks()?;

@@ -136,8 +136,8 @@ fn links(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError> {
     let mut names: Vec<String> = Vec::new();
     for s in &sums {
         for l in &s.links {
-            if !names.contains(&l.0) {
-                names.push(l.0.clone());
+            if !names.contains(&l.link) {
+                names.push(l.link.clone());
             }
         }
     }
@@ -171,7 +171,7 @@ fn links(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError> {
     for (j, s) in sums.iter().enumerate() {
         let c = COLORS[j % COLORS.len()];
         let bars = names.iter().enumerate().filter_map(|(i, name)| {
-            let u = s.links.iter().find(|l| l.0 == *name)?.2.mean;
+            let u = s.links.iter().find(|l| l.link == *name)?.utilisation.mean;
             let x0 = i as f64 + 0.1 + 0.8 * j as f64 / k;
             let x1 = x0 + 0.8 / k;
             Some(Rectangle::new([(x0, 0.0), (x1, u.min(1.05))], c.filled()))

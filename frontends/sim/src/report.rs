@@ -49,10 +49,38 @@ pub struct Summary {
     pub p99: Spread,
     /// Mean slowdown.
     pub mean: Spread,
-    /// Per bucket: (name, p50, p99), each averaged over seeds.
-    pub buckets: Vec<(String, Spread, Spread)>,
-    /// Per link `from->to`: utilisation, flow share, offered load, overloaded in any seed.
-    pub links: Vec<(String, f64, Spread, Spread, f64, bool)>,
+    /// Per size bucket.
+    pub buckets: Vec<BucketSummary>,
+    /// Per link that carried traffic in any seed.
+    pub links: Vec<LinkSummary>,
+}
+
+/// One size bucket over seeds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BucketSummary {
+    /// Bucket name, e.g. `<=100KB`.
+    pub name: String,
+    /// Median slowdown.
+    pub p50: Spread,
+    /// 99th-percentile slowdown.
+    pub p99: Spread,
+}
+
+/// One directed link over seeds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkSummary {
+    /// `from->to`, e.g. `DC1->DC2`.
+    pub link: String,
+    /// Capacity, Gbit/s.
+    pub capacity_gbps: f64,
+    /// Utilisation during the arrival window.
+    pub utilisation: Spread,
+    /// Fraction of flows whose path uses the link.
+    pub flow_share: Spread,
+    /// Offered load during the window, mean over seeds.
+    pub offered_load: f64,
+    /// Overloaded in any seed.
+    pub overloaded: bool,
 }
 
 /// Groups results by (load, scheme), keeping first-seen order.
@@ -78,7 +106,11 @@ pub fn summarise(results: &[RunResult]) -> Vec<Summary> {
                 .map(|(i, (_, name))| {
                     let p50 = of(&|r| r.buckets.get(i).map_or(0.0, |b| b.p50));
                     let p99 = of(&|r| r.buckets.get(i).map_or(0.0, |b| b.p99));
-                    (name.to_string(), p50, p99)
+                    BucketSummary {
+                        name: name.to_string(),
+                        p50,
+                        p99,
+                    }
                 })
                 .collect();
             let mut names: Vec<(String, f64)> = Vec::new();
@@ -103,7 +135,14 @@ pub fn summarise(results: &[RunResult]) -> Vec<Summary> {
                     let share = of(&|r| find(r).map_or(0.0, |l| l.flow_share));
                     let offered = of(&|r| find(r).map_or(0.0, |l| l.offered_load)).mean;
                     let over = rs.iter().any(|r| find(r).is_some_and(|l| l.overloaded));
-                    (n, cap, util, share, offered, over)
+                    LinkSummary {
+                        link: n,
+                        capacity_gbps: cap,
+                        utilisation: util,
+                        flow_share: share,
+                        offered_load: offered,
+                        overloaded: over,
+                    }
                 })
                 .collect();
             Summary {
@@ -193,8 +232,12 @@ pub fn text(title: &str, results: &[RunResult]) -> String {
                 cell(r.p99, r.seeds),
                 cell(r.mean, r.seeds)
             );
-            for (_, p50, p99) in &r.buckets {
-                let _ = write!(out, " {:>15}", format!("{:.1}/{:.1}", p50.mean, p99.mean));
+            for b in &r.buckets {
+                let _ = write!(
+                    out,
+                    " {:>15}",
+                    format!("{:.1}/{:.1}", b.p50.mean, b.p99.mean)
+                );
             }
             let _ = writeln!(out);
         }
@@ -217,8 +260,8 @@ pub fn text(title: &str, results: &[RunResult]) -> String {
         let mut names: Vec<(String, f64)> = Vec::new();
         for r in &rows {
             for l in &r.links {
-                if !names.iter().any(|(n, _)| *n == l.0) {
-                    names.push((l.0.clone(), l.1));
+                if !names.iter().any(|(n, _)| *n == l.link) {
+                    names.push((l.link.clone(), l.capacity_gbps));
                 }
             }
         }
@@ -230,13 +273,13 @@ pub fn text(title: &str, results: &[RunResult]) -> String {
         for (name, cap) in names {
             let _ = write!(out, "{:<18}", format!("{name} {cap:.0}G"));
             for r in &rows {
-                let c = match r.links.iter().find(|l| l.0 == name) {
-                    Some((_, _, u, s, o, over)) => format!(
+                let c = match r.links.iter().find(|l| l.link == name) {
+                    Some(l) => format!(
                         "{:.0}%/{:.0}% ({:.2}){}",
-                        u.mean * 100.0,
-                        s.mean * 100.0,
-                        o,
-                        if *over { "*" } else { " " }
+                        l.utilisation.mean * 100.0,
+                        l.flow_share.mean * 100.0,
+                        l.offered_load,
+                        if l.overloaded { "*" } else { " " }
                     ),
                     None => "-".into(),
                 };

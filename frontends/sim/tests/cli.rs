@@ -71,3 +71,31 @@ fn bad_input_is_a_typed_error() {
     ));
     assert!(matches!(exp(&["--dt-us", "0"]), Err(SimError::Config(_))));
 }
+
+#[test]
+fn runs_that_are_too_big_are_refused() {
+    assert!(matches!(
+        exp(&["--window", "60", "--load", "5"]),
+        Err(SimError::Config(_))
+    ));
+}
+
+#[test]
+fn figures_and_json_are_written() {
+    let e = exp(&["--load", "0.3", "--window", "0.01"]).expect("valid");
+    let results = e.run(2, &|| {}).expect("runs");
+    assert_eq!(results.len(), 3);
+    let dir = std::env::temp_dir().join(format!("lcmp-sim-plot-{}", std::process::id()));
+    let files = lcmp_sim::plot::write_all(&dir, "test", &results).expect("written");
+    assert_eq!(files.len(), 2);
+    for f in &files {
+        let svg = std::fs::read_to_string(f).expect("readable");
+        assert!(svg.starts_with("<svg") && svg.contains("lcmp"), "{f}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let v = serde_json::to_value(lcmp_sim::report::summarise(&results)).expect("json");
+    assert!(v[0]["links"][0]["utilisation"]["mean"].is_number());
+    assert!(v[0]["buckets"][0]["p99"]["sd"].is_number());
+    let text = lcmp_sim::report::text("title", &results);
+    assert!(text.contains("lcmp vs ecmp") && text.contains("DC1->DC6 25G"));
+}
