@@ -1,48 +1,4 @@
-//! # lcmp-tables
-//!
-//! The control plane of LCMP (Yu et al., EuroSys '26), §3.1 "Bootstrap" and
-//! §3.2: everything slow-path that feeds the `lcmp-decide` core.
-//!
-//! ## Architecture, by layer
-//!
-//! * `topology` (`alloc`): the inter-DC topology model, the embedded
-//!   topologies `testbed8` and `bso13`, port numbering, minimum-hop next
-//!   hops and path delays.
-//! * `build` (`alloc`): `build_tables`, one switch's [`lcmp_decide::Tables`]
-//!   from a topology (route groups, `C_path` inputs, thresholds, levels).
-//! * [`fraction`]: human fractions (`0.8`, `80%`) parsed with `fixed` and
-//!   turned into integer scores and thresholds exactly.
-//! * [`blob`]: the versioned, CRC-protected postcard blob a running core
-//!   installs; decoding never panics and re-encodes to identical bytes.
-//! * [`derived`]: queue thresholds and per-rate trend tables for people and
-//!   for data planes without wide multipliers, computed with the core's own
-//!   functions.
-//! * [`replay`]: trace events, their compact encoding (`no_std`), the CSV
-//!   parser (`alloc`), the decision [`replay::Digest`] and the one
-//!   [`replay::replay`] driver every frontend uses.
-//! * `scenario` (`alloc`): the `lcmp explain` scenario file.
-//!
-//! ## What this crate does not do
-//!
-//! It makes no per-packet decisions (that is `lcmp-decide`), reads no files
-//! or clocks (the `lcmp` tool does), and does not measure a network: the
-//! topology is given. The blob is integrity-checked (CRC), not
-//! authenticated.
-//!
-//! ## Features
-//!
-//! * default: `no_std` without allocation: blobs, fractions, derived tables,
-//!   encoded traces, digest and replay.
-//! * `alloc`: topologies, `build_tables`, the CSV trace parser, JSON,
-//!   scenarios and `Vec` helpers.
-//! * `std`: `alloc` plus `std` for `serde_json`.
-//! * `defmt`: `defmt::Format` on the `no_std` types (errors, trace events,
-//!   decision records, replay summaries, blobs, trend tables).
-//! * `serde`: accepted for compatibility; serde and postcard are always on.
-//!
-//! ## MSRV
-//!
-//! Rust 1.93 (the workspace's `rust-version`).
+#![doc = include_str!("../README.md")]
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -145,3 +145,20 @@ fn reserved_and_trailing() {
         Err(TablesError::LengthMismatch { .. })
     ));
 }
+
+/// Format stability: a version-1 blob written by this release (testbed8,
+/// switch DC1, default options, generation 1) must keep decoding to the
+/// same tables and re-encoding to the same bytes. If this fails, the
+/// payload layout changed: bump `BLOB_VERSION` and keep a v1 reader.
+#[test]
+fn checked_in_v1_blob_still_decodes() {
+    let bytes = include_bytes!("data/testbed8-dc1-v1.bin");
+    assert_eq!(&bytes[..6], b"LCMT\x01\x00");
+    let blob = decode_blob(bytes).expect("decode v1");
+    assert_eq!(blob.generation, 1);
+    assert_eq!(blob.tables, tables("testbed8", 1));
+    assert_eq!(
+        encode_blob_vec(&blob.tables, 1).expect("encode"),
+        bytes.to_vec()
+    );
+}
