@@ -116,3 +116,13 @@ echo "nopanic image (no logging) exits 0: digests match"
 
 echo "--- sizes"
 "$llvm_bin/llvm-size" -A "$image" | awk '$1 ~ /^\.(vector_table|text|rodata|data|bss)$/'
+timeout 60 "${qemu[@]}" -kernel "$thumb/release/size-probe" >/dev/null
+section() { "$llvm_bin/llvm-size" -A "$1" | awk -v s="$2" '$1 == s { print $2 }'; }
+probe=$(section "$thumb/release/size-probe" .text)
+base=$(section "$thumb/release/size-baseline" .text)
+rodata=$(( $(section "$thumb/release/size-probe" .rodata) - $(section "$thumb/release/size-baseline" .rodata) ))
+core=$((probe - base))
+echo "LCMP core in an image (size-probe - size-baseline): .text $core B, .rodata $rodata B"
+if [ $((core + rodata)) -gt 16384 ]; then
+  echo "the decision core exceeds the 16 KiB flash budget"; exit 1
+fi
