@@ -674,6 +674,34 @@ mod test {
     }
 
     #[test]
+    fn worst_case_event_fits() {
+        let flow = FlowKey {
+            addrs: lcmp_decide::Addresses::V6 {
+                src: u128::MAX,
+                dst: u128::MAX,
+            },
+            sport: u16::MAX,
+            dport: u16::MAX,
+            proto: u8::MAX,
+        };
+        let e = TraceEvent::Packet {
+            t_us: u64::MAX,
+            flow,
+            dst_dc: u16::MAX,
+        };
+        let n = postcard::to_allocvec(&e)
+            .map(|v| v.len())
+            .unwrap_or(usize::MAX);
+        assert!(n <= MAX_EVENT_BYTES, "{n}");
+        let s = TraceEvent::Sample {
+            t_us: u64::MAX,
+            port: PortId(255),
+            queue_bytes: u64::MAX,
+        };
+        assert!(postcard::to_allocvec(&s).is_ok_and(|v| v.len() <= MAX_EVENT_BYTES));
+    }
+
+    #[test]
     fn csv_parse_and_errors() {
         let text = "# trace\n0,sample,2,4000000000\n10,packet,10.0.0.1,10.0.7.1,1001,4791,17,8\n\n\
                     20,link,4,down\n4294967302,packet,10.0.0.1,10.0.7.1,1002,4791,17,3\n";
