@@ -1,18 +1,28 @@
 //! Experiments: schemes (baselines, LCMP, ablations, variants), traffic
 //! presets, and the parallel sweep over loads, schemes and seeds.
 
+#[cfg(feature = "cli")]
 use core::sync::atomic::{AtomicUsize, Ordering};
+#[cfg(feature = "cli")]
 use std::sync::Mutex;
+#[cfg(feature = "cli")]
 use std::time::Instant as WallClock;
 
 use lcmp_decide::{Params, Pick, Scheme, Weights};
-use lcmp_tables::{BuildOptions, Topology};
+#[cfg(feature = "cli")]
+use lcmp_tables::BuildOptions;
+use lcmp_tables::Topology;
 
-use crate::engine::{self, EngineConfig, FlowSpec};
+#[cfg(feature = "cli")]
+use crate::engine;
+use crate::engine::{EngineConfig, FlowSpec};
 use crate::error::SimError;
+#[cfg(feature = "cli")]
 use crate::network::Network;
 use crate::rng::Pcg32;
-use crate::stats::{summarise, Focus, RunResult};
+use crate::stats::Focus;
+#[cfg(feature = "cli")]
+use crate::stats::{summarise, RunResult};
 use crate::traffic::{generate, Pairs, TrafficSpec};
 use crate::workload::Workload;
 
@@ -300,6 +310,7 @@ impl Experiment {
     }
 
     /// One network per scheme (tables differ only by their parameters).
+    #[cfg(feature = "cli")]
     fn networks(&self) -> Result<Vec<(SchemeSpec, Scheme, Network)>, SimError> {
         self.schemes
             .iter()
@@ -337,8 +348,9 @@ impl Experiment {
         self.loads.len() * self.seeds.len() * self.schemes.len()
     }
 
-    /// Runs everything on `jobs` threads; `tick` is called after each run.
+    /// Runs everything on `jobs` threads (feature `cli`); `tick` is called after each run.
     /// Results are ordered by load, then scheme, then seed.
+    #[cfg(feature = "cli")]
     pub fn run(&self, jobs: usize, tick: &(dyn Fn() + Sync)) -> Result<Vec<RunResult>, SimError> {
         self.validate()?;
         let nets = self.networks()?;
