@@ -30,9 +30,9 @@ echo "--- lcmp-ffi"
 cargo test -p lcmp-ffi --locked
 cargo build -p lcmp-ffi --release --locked
 cargo build -p lcmp-ffi --release --locked --target thumbv7em-none-eabihf
-test -s "$thumb/release/liblcmp.a"
+test -s "$thumb/release/liblcmp_ffi.a"
 cc -std=c11 -Wall -Wextra -Werror -pedantic -O2 -Ifrontends/ffi/include \
-  frontends/ffi/examples/replay.c "$target/release/liblcmp.a" -lpthread -ldl -lm \
+  frontends/ffi/examples/replay.c "$target/release/liblcmp_ffi.a" -lpthread -ldl -lm \
   -o "$work/replay_c"
 # The example rejects what it cannot parse.
 printf '0,teleport,1\n' >"$work/bad.csv"

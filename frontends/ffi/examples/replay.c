@@ -11,7 +11,7 @@
  * Build (host; see docs/firmware.md):
  *   cargo build -p lcmp-ffi --release
  *   cc -std=c11 -Wall -Wextra -O2 -Ifrontends/ffi/include \
- *      frontends/ffi/examples/replay.c target/release/liblcmp.a \
+ *      frontends/ffi/examples/replay.c target/release/liblcmp_ffi.a \
  *      -lpthread -ldl -lm -o replay
  *   ./replay tables.bin frontends/firmware/traces/steady.csv
  *

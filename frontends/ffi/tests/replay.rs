@@ -9,7 +9,7 @@
 
 use core::ptr;
 
-use lcmp::*;
+use lcmp_ffi::*;
 use lcmp_decide::{Addresses, DeciderConfig};
 use lcmp_tables::blob::encode_blob_vec;
 use lcmp_tables::replay::{parse_csv, replay, ReplayDecider, TraceEvent};
