@@ -134,7 +134,9 @@ fn small_buffers_hold_senders_back_without_loss() {
     let mut topo = Topology::embedded("testbed8").expect("embedded");
     topo.buffer_bytes = 2_000_000;
     let net = Network::new(&topo, &BuildOptions::default()).expect("network");
-    let flows = paper_flows(0.8, 3);
+    let mut flows = paper_flows(0.8, 3);
+    // 20 ms of arrivals are plenty to fill 2 MB buffers (and keep the test fast).
+    flows.retain(|f| f.start_us < 20_000.0);
     let out = engine::run(&net, &EngineConfig::default(), &flows, WINDOW_US);
     check_bounds(&net, &out);
     assert!(
