@@ -5,12 +5,13 @@
 # * the C example, linked with the system C compiler;
 # * lcmp-firmware (its own workspace): fmt, clippy, the QEMU mps2-an386 run;
 # * for each trace in frontends/firmware/traces: the digest and counters of
-#   `lcmp replay` == the C example == the firmware under QEMU;
+#   `lcmp replay` == the C example == the firmware under QEMU == the
+#   bare-metal C example (arm-none-eabi-gcc + liblcmp_ffi.a) under QEMU;
 # * the panic audit (panic-paths.txt) and the panic-never link check;
 # * the size report (printed; figures in docs/firmware.md).
 set -euo pipefail
 source scripts/lib.sh
-ensure_apt qemu-system-arm
+ensure_apt qemu-system-arm gcc-arm-none-eabi
 ensure_target thumbv7em-none-eabihf
 ensure_component llvm-tools
 ensure_cargo_tool defmt-print defmt-print 1.2.0
@@ -74,9 +75,20 @@ for csv in "$fw"/traces/*.csv; do
   "$work/replay_c" "$work/$name.bin" "$csv" >"$work/$name.c"
   sed -n "s/^$name: //p" "$work/fw.log" | sed 's/^generation=[0-9]* //' >"$work/$name.fw"
   test "$(wc -l <"$work/$name.cli")" -eq 2
+  bm=frontends/ffi/examples/baremetal
+  mkdir -p "$work/bm-$name"
+  bash "$bm/gen-trace.sh" "$work/$name.bin" "$csv" >"$work/bm-$name/trace.h"
+  arm-none-eabi-gcc -std=c11 -Wall -Wextra -Werror -O2 -mcpu=cortex-m4 -mthumb \
+    -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffreestanding -nostdlib \
+    -Ifrontends/ffi/include -I"$work/bm-$name" -T "$bm/link.ld" "$bm/main.c" \
+    "$thumb/release/liblcmp_ffi.a" -lgcc -Wl,--gc-sections -Wl,-z,noexecstack \
+    -o "$work/bm-$name/image.elf"
+  # SYS_WRITE0 goes to QEMU's semihosting console, which is its stderr.
+  timeout 120 "${qemu[@]}" -kernel "$work/bm-$name/image.elf" 2>"$work/$name.bm" >/dev/null
   diff -u "$work/$name.cli" "$work/$name.c"
   diff -u "$work/$name.cli" "$work/$name.fw"
-  echo "$name ($topology $switch): $(head -n1 "$work/$name.cli") (lcmp replay, C, QEMU)"
+  diff -u "$work/$name.cli" "$work/$name.bm"
+  echo "$name ($topology $switch): $(head -n1 "$work/$name.cli") (lcmp replay, C, QEMU Rust, QEMU C)"
 done
 
 echo "--- panic audit"
