@@ -150,7 +150,7 @@ fn links(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError> {
         .margin(12)
         .x_label_area_size(60)
         .y_label_area_size(60)
-        .build_cartesian_2d(0.0..n, 0.0..1.05f64)
+        .build_cartesian_2d(0.0..n, 0.0..1.3f64)
         .map_err(err)?;
     let labels = names.clone();
     chart

@@ -229,3 +229,33 @@ fn schemes_route_as_the_core_decides() {
     assert_eq!(share("lcmp", "DC1->DC3"), 0.0);
     assert!(share("lcmp", "DC1->DC6") > 0.25);
 }
+
+#[test]
+fn queues_are_fifo() {
+    // A 10 MB flow at 100 Gbps into a 10 Gbps link; 100 µs later a 1 KB
+    // flow arrives. Ahead of it: the big flow's first 110 µs (1.375 MB, its
+    // bytes of the arrival step included) less the 112.5 KB served since
+    // the first step, about 1.26 MB, so it waits about 1,010 µs at 10 Gbps.
+    // Processor sharing would let it through in a few µs; a lost byte would
+    // leave it unfinished.
+    let topo = Topology::from_json(
+        r#"{"name":"slow","buffer_bytes":1000000000,
+        "dcs":[{"id":1,"name":"A"},{"id":2,"name":"B"}],
+        "links":[{"a":1,"b":2,"capacity_bps":10000000000,"delay_us":1000}]}"#,
+    )
+    .expect("valid");
+    let net = Network::new(&topo, &BuildOptions::default()).expect("network");
+    let mut small = flow(100.0, 1, 2, 1_000);
+    small.src_host = 1;
+    let out = engine::run(
+        &net,
+        &EngineConfig::default(),
+        &[flow(0.0, 1, 2, 10_000_000), small],
+        1e6,
+    );
+    let wait = out.flows[1].fct_us.expect("done") - 1_000.0;
+    assert!((990.0..=1_030.0).contains(&wait), "waited {wait} µs");
+    // The big flow: 10 MB at 10 Gbps is 8 ms, plus the small flow's 1 KB.
+    let big = out.flows[0].fct_us.expect("done") - 1_000.0;
+    assert!((8_000.0..=8_030.0).contains(&big), "big flow took {big} µs");
+}
