@@ -93,7 +93,7 @@ done
 
 echo "--- panic audit"
 bash "$fw/panic-audit.sh" "$thumb/nopanic/lcmp-firmware" >"$work/panics.txt"
-grep -v '^#' "$fw/panic-paths.txt" | sed '/^$/d' >"$work/panics.expected"
+{ grep -v '^#' "$fw/panic-paths.txt" || true; } | sed '/^$/d' >"$work/panics.expected"
 cat "$work/panics.txt"
 sort -u -o "$work/panics.expected" "$work/panics.expected"
 new_paths=$(comm -13 "$work/panics.expected" "$work/panics.txt")
@@ -135,6 +135,11 @@ base=$(section "$thumb/release/size-baseline" .text)
 rodata=$(( $(section "$thumb/release/size-probe" .rodata) - $(section "$thumb/release/size-baseline" .rodata) ))
 core=$((probe - base))
 echo "LCMP core in an image (size-probe - size-baseline): .text $core B, .rodata $rodata B"
+echo "largest stack frames of the firmware (bytes; install path, see docs/firmware.md):"
+"$llvm_bin/llvm-objdump" -d -C --no-show-raw-insn "$image" | awk '
+  /^[0-9a-f]+ <.*>:$/ { fn = $2; sub(/::h[0-9a-f]+>:$/, "", fn); sub(/^</, "", fn) }
+  /\tsub(\.w)?\tsp, (sp, )?#0x[0-9a-f]+/ { print fn, $NF }' |
+  while read -r fn imm; do echo "$((16#${imm#\#0x})) $fn"; done | sort -rn | head -n 6
 if [ $((core + rodata)) -gt 16384 ]; then
   echo "the decision core exceeds the 16 KiB flash budget"; exit 1
 fi

@@ -79,7 +79,7 @@ static DECIDER: StaticCell<ReplayDecider> = StaticCell::new();
 #[entry]
 fn main() -> ! {
     let mut ok = false;
-    if let Some(decider) = DECIDER.try_init_with(|| ReplayDecider::new(CONFIG)) {
+    if let Some(decider) = take_decider() {
         ok = true;
         for scenario in &SCENARIOS {
             // Evaluate every scenario, even after a failure.
@@ -94,22 +94,45 @@ fn main() -> ! {
     loop {}
 }
 
-/// Runs one scenario on a freshly reset decider; `true` if it reproduces
-/// the host's digest and counts.
-fn run(decider: &mut ReplayDecider, s: &Scenario) -> bool {
-    // A reset, as a firmware would do on reconfiguration.
+// The set-up steps below are kept out of line (`inline(never)`): each
+// builds large values (a 33 KiB decider, 19 KiB decoded tables) in its own
+// stack frame, so the peak stack is the largest of them, not their sum
+// (docs/firmware.md, "RAM").
+
+/// Initialises the static decider in place, once.
+#[inline(never)]
+fn take_decider() -> Option<&'static mut ReplayDecider> {
+    DECIDER.try_init_with(|| ReplayDecider::new(CONFIG))
+}
+
+/// Resets the decider, as a firmware would on reconfiguration.
+#[inline(never)]
+fn reset(decider: &mut ReplayDecider) {
     *decider = ReplayDecider::new(CONFIG);
-    let blob = match decode_blob(s.tables) {
-        Ok(blob) => blob,
-        Err(_) => {
-            fmt::error!("{=str}: table blob rejected", s.name);
-            return false;
-        }
+}
+
+/// Decodes a table blob and installs it; the blob's generation, or `None`
+/// (logged) if the blob or its tables are rejected.
+#[inline(never)]
+fn install(decider: &mut ReplayDecider, s: &Scenario) -> Option<u64> {
+    let Ok(blob) = decode_blob(s.tables) else {
+        fmt::error!("{=str}: table blob rejected", s.name);
+        return None;
     };
     if decider.install(&blob.tables).is_err() {
         fmt::error!("{=str}: tables rejected by the core", s.name);
-        return false;
+        return None;
     }
+    Some(blob.generation)
+}
+
+/// Runs one scenario on a freshly reset decider; `true` if it reproduces
+/// the host's digest and counts.
+fn run(decider: &mut ReplayDecider, s: &Scenario) -> bool {
+    reset(decider);
+    let Some(generation) = install(decider, s) else {
+        return false;
+    };
     let reader = match TraceReader::new(s.trace) {
         Ok(r) => r,
         Err(_) => {
@@ -136,7 +159,7 @@ fn run(decider: &mut ReplayDecider, s: &Scenario) -> bool {
     fmt::info!(
         "{=str}: generation={=u64} digest {=u64:#018x}",
         s.name,
-        blob.generation,
+        generation,
         summary.digest
     );
     fmt::info!(
