@@ -52,8 +52,9 @@
 // A port id is not below `LCMP_PORTS`.
 #define LCMP_ERR_PORT_OUT_OF_RANGE -6
 
-// The table blob could not be decoded (bad magic, version, length, CRC or
-// payload).
+// The table blob could not be decoded for a reason without its own code
+// (reserved bits set, length mismatch or over the limit, a malformed,
+// oversize or non-canonical payload); see also `LCMP_ERR_BLOB_*`.
 #define LCMP_ERR_BAD_BLOB -7
 
 // The table blob is shorter than its header or its declared length.

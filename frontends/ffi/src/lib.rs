@@ -81,8 +81,9 @@ pub const LCMP_ERR_NOT_INITIALIZED: i32 = -4;
 pub const LCMP_ERR_INVALID_ARGUMENT: i32 = -5;
 /// A port id is not below `LCMP_PORTS`.
 pub const LCMP_ERR_PORT_OUT_OF_RANGE: i32 = -6;
-/// The table blob could not be decoded (bad magic, version, length, CRC or
-/// payload).
+/// The table blob could not be decoded for a reason without its own code
+/// (reserved bits set, length mismatch or over the limit, a malformed,
+/// oversize or non-canonical payload); see also `LCMP_ERR_BLOB_*`.
 pub const LCMP_ERR_BAD_BLOB: i32 = -7;
 /// The table blob is shorter than its header or its declared length.
 pub const LCMP_ERR_BLOB_TRUNCATED: i32 = -30;
