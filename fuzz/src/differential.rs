@@ -5,9 +5,9 @@
 //!
 //! Flow-cache capacity is made unobservable rather than modelled: the
 //! decider has a 16-slot cache (two buckets of 8) and the pool holds at
-//! most 16 distinct flows, so a flow's two buckets always have a free or
-//! idle slot (at most 15 *other* flows exist) and an insert can never be
-//! refused; `Unpinned` is therefore a failure here. The total clock
+//! most 8 distinct flows, so even a flow whose two bucket choices coincide
+//! finds a free or idle slot (at most 7 *other* flows exist) and an insert
+//! can never be refused; `Unpinned` is therefore a failure here. The total clock
 //! advance is capped below 2^31 ticks (the start tick is arbitrary, so the
 //! counter still wraps), so an entry's wrapping age is its true age and an
 //! idle entry can never look fresh again; then where the crate put an entry,
@@ -25,7 +25,7 @@ pub const PORTS: usize = 8;
 /// Flow-cache slots of the decider.
 pub const FLOWS: usize = 16;
 /// Most distinct flows (see the module docs).
-pub const MAX_FLOWS: usize = 16;
+pub const MAX_FLOWS: usize = 8;
 /// Port ids used in tables and events (8 and 9 are out of range).
 const PORT_SPACE: u8 = 10;
 /// Cap on the total clock advance of one input.

@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use arbitrary::{Arbitrary, Unstructured};
 use lcmp_decide::{
     Counters, CutReason, Decider, Decision, Error, Explanation, FlowKey, GroupId, Instant, Params,
-    PortId, Reason, Scheme,
+    PortId, Reason,
 };
 
 use crate::input::{flow_pool, Event, Scenario};
@@ -347,21 +347,12 @@ impl Harness {
             Reason::HashInKept | Reason::WeightedInKept => {
                 let c = chosen.expect("pick");
                 assert!(c.kept);
-                // Ranks are a permutation and the kept set is a prefix of
-                // the lower half that is under the cut.
-                let mut ranks: Vec<_> = live.iter().map(|c| c.rank.expect("ranked")).collect();
-                ranks.sort_unstable();
-                assert!(ranks.iter().enumerate().all(|(i, r)| usize::from(*r) == i));
+                // The kept set is the part of the lower half under the cut.
                 let keep = if live.len() / 2 < 2 { live.len() } else { live.len() / 2 };
                 let cut = self.params().cut;
                 for o in &live {
                     let r = usize::from(o.rank.expect("ranked"));
                     assert_eq!(o.kept, r < keep && o.cost < cut, "{o:?}");
-                    for p in &live {
-                        if p.rank < o.rank {
-                            assert!((p.cost, p.port) < (o.cost, o.port));
-                        }
-                    }
                 }
             }
             Reason::Ecmp | Reason::EcmpFallback => {
@@ -376,8 +367,16 @@ impl Harness {
             }
             r => panic!("explanation with reason {r:?}"),
         }
-        if e.scheme != Scheme::Lcmp {
-            assert!(e.candidates.iter().all(|c| c.rank.is_none()));
+        // Under every scheme the live candidates are ranked by (C, port).
+        let mut ranks: Vec<_> = live.iter().map(|c| c.rank.expect("live is ranked")).collect();
+        ranks.sort_unstable();
+        assert!(ranks.iter().enumerate().all(|(i, r)| usize::from(*r) == i), "{e:?}");
+        for o in &live {
+            for p in &live {
+                if p.rank < o.rank {
+                    assert!((p.cost, p.port) < (o.cost, o.port), "{e:?}");
+                }
+            }
         }
     }
 

@@ -2,7 +2,8 @@
 //! a `std` reference model ([`model`]) and the drivers the fuzz targets
 //! call: [`events`] (invariants after every event), [`differential`]
 //! (crate vs model, decision by decision), [`blob`] (the table-blob
-//! decoder) and [`json`] (the topology and scenario JSON parsers).
+//! decoder), [`json`] (the topology and scenario JSON parsers) and
+//! [`tofino`] (the Tofino entries' interpreter against the core).
 //!
 //! The drivers panic on a violated invariant; libFuzzer turns the panic into
 //! a crash artifact. They also build on stable, so `cargo test` here runs
@@ -14,6 +15,7 @@ pub mod events;
 pub mod input;
 pub mod json;
 pub mod model;
+pub mod tofino;
 
 /// Replays every file under `fuzz/corpus/<target>/` through `f`
 /// (used by the unit tests; the fuzzer replays corpora itself).

@@ -11,18 +11,25 @@
 //! Where the spec leaves a choice open, the model follows the crate's
 //! *documented* contract, and says so:
 //!
-//! * `Q` and `T` are stored as level *indices* at sample time and turned
-//!   into scores with the level table in force when a decision reads them
-//!   (the crate's `estimator` docs). After an install with a different level
-//!   table, an index beyond the new table reads as 0.
+//! * `Q` is a function of the last sampled depth and the port's buffer and
+//!   level count *in force when a decision reads it* (the crate's `monitor`
+//!   docs); `T` is stored as a level *index* at sample time and scored with
+//!   the level table in force when read (an index beyond a shorter new table
+//!   reads as 0); `D` is the stored counter. `C_cong` and `C` are recomputed
+//!   from these on every read, with the weights in force: the crate caches
+//!   `C_cong` per port (refreshed at samples and installs), and this is what
+//!   checks that cache.
 //! * Samples for a port the tables do not list (or before any install)
-//!   advance the raw depth, trend and time only; `Q` and `T` read 0 and the
-//!   duration counter is untouched.
+//!   advance the raw depth, trend (with `K = 3`) and time only; its `T`
+//!   reads 0 and the duration counter is untouched.
+//! * `rank` is the position among the live candidates sorted by
+//!   `(C, port)` under every scheme (information only for ECMP and UCMP,
+//!   which pick in installation order).
 //! * With no tables installed every packet is `NoRoute(UnknownGroup)`: there
 //!   are no groups to hash over.
-//! * The flow table is unbounded. The differential target keeps at most 16
-//!   flows against a 16-slot cache of two 8-slot buckets, so the crate's
-//!   cache can never refuse an insert; and it keeps the total clock advance
+//! * The flow table is unbounded. The differential target keeps at most 8
+//!   flows against a 16-slot cache of 8-slot buckets, so the crate's cache
+//!   can never refuse an insert; and it keeps the total clock advance
 //!   below 2^31 ticks, so the wrapping age of an entry is its true age. In
 //!   that regime the crate's slot placement, eviction of *idle* entries and
 //!   GC are unobservable except through the GC counter, which is not
@@ -47,9 +54,7 @@ struct Port {
     trend: i64,
     last_sample: u32,
     duration: u16,
-    /// Level index of `Q` (`None`: below every level, score 0).
-    q: Option<usize>,
-    /// Level index of `T`.
+    /// Level index of `T` (`None`: below every level, score 0).
     t: Option<usize>,
 }
 
@@ -135,14 +140,6 @@ impl Model {
         match cfg {
             Some((t, pc)) => {
                 let n = t.levels.len();
-                // Q: highest i with bytes >= floor(buffer * i / n); none for 0 bytes.
-                p.q = if bytes == 0 {
-                    None
-                } else {
-                    (0..n).rev().find(|&i| {
-                        u128::from(bytes) >= u128::from(pc.buffer_bytes) * i as u128 / n as u128
-                    })
-                };
                 // T: highest i with T >= (rate / 8) * ((i + 1) / n) * interval_s.
                 p.t = if p.trend <= 0 {
                     None
@@ -156,17 +153,14 @@ impl Model {
                         lhs >= rhs
                     })
                 };
-                let q_score = p.q.map_or(0, |i| t.levels[i]);
+                let q_score = queue_score(bytes, pc.buffer_bytes, &t.levels);
                 if q_score >= t.params.high_water {
                     p.duration = p.duration.saturating_add(1);
                 } else if q_score <= t.params.low_water {
                     p.duration = p.duration.saturating_sub(1);
                 }
             }
-            None => {
-                p.q = None;
-                p.t = None;
-            }
+            None => p.t = None,
         }
         self.counters.samples += 1;
         Ok(())
@@ -281,9 +275,9 @@ impl Model {
                 w.s_path,
             );
             let port = &self.ports[usize::from(c.port.0)];
-            let score = |code: Option<usize>| code.and_then(|i| t.levels.get(i).copied()).unwrap_or(0);
-            let q = score(port.q);
-            let tl = score(port.t);
+            let cfg = t.ports.iter().find(|p| p.id == c.port).expect("validated");
+            let q = queue_score(port.prev_bytes, cfg.buffer_bytes, &t.levels);
+            let tl = port.t.and_then(|i| t.levels.get(i).copied()).unwrap_or(0);
             let d = (port.duration >> 2).min(255) as u8;
             let c_cong = shift_cap(
                 u64::from(w.w_ql) * u64::from(q)
@@ -322,12 +316,15 @@ impl Model {
             return out;
         }
         let cands = &mut out.candidates;
+        let mut order = live.clone();
+        order.sort_by_key(|&i| (cands[i].cost, cands[i].port));
+        for (rank, &i) in order.iter().enumerate() {
+            cands[i].rank = Some(rank as u8);
+        }
         let (chosen, reason) = match scheme {
             Scheme::Lcmp if self.current => {
                 // §3.4: sort (C, port), keep the lower half (all when
                 // n / 2 < 2), drop C >= cut, hash within; else min cost.
-                let mut order = live.clone();
-                order.sort_by_key(|&i| (cands[i].cost, cands[i].port));
                 let keep = if order.len() / 2 < 2 {
                     order.len()
                 } else {
@@ -336,7 +333,6 @@ impl Model {
                 let mut kept = Vec::new();
                 for (rank, &i) in order.iter().enumerate() {
                     let c = &mut cands[i];
-                    c.rank = Some(rank as u8);
                     if rank >= keep {
                         c.cut_reason = Some(CutReason::UpperHalf);
                     } else if c.cost >= t.params.cut {
@@ -418,6 +414,19 @@ fn clamp_i64(v: i128) -> i64 {
 /// `min(sum >> shift, 255)`.
 fn shift_cap(sum: u64, shift: u8) -> u8 {
     (sum >> shift).min(255) as u8
+}
+
+/// `Q`: `level[i]` for the highest `i` with `bytes >= floor(buffer * i / n)`;
+/// 0 for an empty queue.
+fn queue_score(bytes: u64, buffer: u64, levels: &[u8]) -> u8 {
+    let n = levels.len();
+    if bytes == 0 {
+        return 0;
+    }
+    (0..n)
+        .rev()
+        .find(|&i| u128::from(bytes) >= u128::from(buffer) * i as u128 / n as u128)
+        .map_or(0, |i| levels[i])
 }
 
 /// Alg. 1.

@@ -1,0 +1,179 @@
+//! The `tofino_equiv` driver: the Tofino frontend's table entries, run by
+//! its interpreter with Tofino match semantics and the flow-pin registers,
+//! against `lcmp-decide` on the same tables, samples, port events and
+//! packets. Every packet must leave on the same (device) port, or be dropped
+//! by both.
+//!
+//! Within what the frontend supports: IPv4, CRC-32, the hash pick, group
+//! ids below 256, the default 2 s idle timeout, and a clock that advances a
+//! few milliseconds a phase (the ASIC's pin timestamps count 65.536 µs
+//! units, so idle-timeout boundaries are not compared). Inputs whose
+//! distinct flows share a pin cell are skipped: one cell per index evicts on
+//! the ASIC but not in the core's cache. This is the same contract as the
+//! crate's own quickcheck (`frontends/tofino/tests/equivalence.rs`), searched
+//! by coverage instead of at random.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use arbitrary::Arbitrary;
+use lcmp_decide::tables::MAX_PORTS;
+use lcmp_decide::{
+    Addresses, Decider, DeciderConfig, FlowKey, GroupId, HashAlgorithm, Instant, Params, Pick,
+    PortId,
+};
+use lcmp_tofino::hash::Headers;
+use lcmp_tofino::interp::{pin_slot, Interpreter, PinRegisters};
+use lcmp_tofino::{Agent, ExportOptions};
+
+use crate::input::{QueueSpec, SchemeSpec, TablesSpec, GROUP_SPACE};
+
+/// Packets compared so far (the seed test checks the target is not vacuous).
+pub static COMPARED: AtomicUsize = AtomicUsize::new(0);
+
+/// One `tofino_equiv` input.
+#[derive(Arbitrary, Debug)]
+pub struct TofinoInput {
+    /// The tables (port ids below 64).
+    pub tables: Box<TablesSpec>,
+    /// Hash seed.
+    pub seed: u32,
+    /// Scheme.
+    pub scheme: SchemeSpec,
+    /// Device ports 128, 132, ... instead of the identity map.
+    pub front_panel: bool,
+    /// Flows: `(source, low destination bits, sport, dport, TCP?, group)`.
+    pub flows: Vec<(u32, u16, u16, u16, bool, u8)>,
+    /// Phases: state changes, then every flow sends a packet.
+    pub phases: Vec<Phase>,
+}
+
+/// State changes before a round of packets.
+#[derive(Arbitrary, Debug)]
+pub struct Phase {
+    /// Samples: `(µs since the previous one, port selector, depth)`.
+    pub samples: Vec<(u16, u8, QueueSpec)>,
+    /// Liveness changes: `(port selector, up)`.
+    pub links: Vec<(u8, bool)>,
+}
+
+fn headers(k: &FlowKey) -> Headers {
+    match k.addrs {
+        Addresses::V4 { src, dst } => Headers {
+            src,
+            dst,
+            sport: k.sport,
+            dport: k.dport,
+            proto: k.proto,
+        },
+        Addresses::V6 { .. } => unreachable!("IPv4 only"),
+    }
+}
+
+/// Runs one input.
+pub fn run(input: &TofinoInput) {
+    let mut tables = input.tables.build(MAX_PORTS as u8);
+    tables.params.pick = Pick::Hash;
+    tables.params.idle_timeout_ticks = Params::PAPER.idle_timeout_ticks;
+    tables.params.ticks_per_second = Params::PAPER.ticks_per_second;
+    let config = DeciderConfig {
+        scheme: input.scheme.build(),
+        seed: input.seed,
+        hash: HashAlgorithm::Crc32,
+    };
+    let mut options = ExportOptions::default();
+    if input.front_panel {
+        for (i, d) in options.dev_ports.iter_mut().enumerate() {
+            *d = 128 + 4 * i as u16;
+        }
+    }
+    let mut agent = match Agent::new(&tables, config, options) {
+        Ok(a) => a,
+        Err(e) => {
+            // Only what the core rejects (the rest is excluded above).
+            assert!(tables.compile(MAX_PORTS).is_err(), "agent refused valid tables: {e}");
+            return;
+        }
+    };
+    let mut core: Box<Decider<MAX_PORTS, 1024>> = Box::new(Decider::new(config));
+    core.install(&tables).expect("the agent accepted them");
+
+    let flows: Vec<(FlowKey, GroupId)> = input
+        .flows
+        .iter()
+        .take(24)
+        .map(|&(src, low, sport, dport, tcp, g)| {
+            let gid = u16::from(g) % GROUP_SPACE;
+            let dst = (10 << 24) | (u32::from(gid) << 16) | u32::from(low);
+            let key = FlowKey {
+                addrs: Addresses::V4 { src, dst },
+                sport,
+                dport,
+                proto: if tcp { 6 } else { 17 },
+            };
+            (key, GroupId(gid))
+        })
+        .collect();
+    // Distinct flows sharing a pin cell are not comparable (module docs).
+    let slots = agent.program().sizes.pin_slots;
+    let mut cells = BTreeMap::new();
+    for (k, _) in &flows {
+        let (sig, idx) = pin_slot(&headers(k), slots);
+        if cells.insert(idx, sig).is_some_and(|old| old != sig) {
+            return;
+        }
+    }
+
+    let ports: Vec<PortId> = tables.ports.iter().map(|p| p.id).collect();
+    let pick = |sel: u8| ports[usize::from(sel) % ports.len()];
+    let mut pins = PinRegisters::default();
+    let mut t = 1u32;
+    for (n, phase) in input.phases.iter().take(6).enumerate() {
+        if !ports.is_empty() {
+            for &(dt, sel, q) in phase.samples.iter().take(64) {
+                t += u32::from(dt % 5000);
+                let (now, port, bytes) = (Instant::from_ticks(t), pick(sel), q.bytes());
+                agent.sample(now, port, bytes).expect("agent sample");
+                core.sample(now, port, bytes).expect("core sample");
+            }
+            for &(sel, up) in phase.links.iter().take(16) {
+                agent.set_port_up(pick(sel), up).expect("agent link");
+                core.set_port_up(pick(sel), up).expect("core link");
+            }
+        }
+        t += 10;
+        let program = agent.program();
+        let entries = agent.entries().expect("entries");
+        let interp = Interpreter::new(&program, &entries);
+        for (key, group) in &flows {
+            let d = core.on_packet(Instant::from_ticks(t), key, *group);
+            let tr = interp
+                .packet(&mut pins, &headers(key), u64::from(t) * 1000)
+                .expect("interpreter");
+            let want = d.port().map(|p| agent.dev_port(p));
+            COMPARED.fetch_add(1, Ordering::Relaxed);
+            assert_eq!(
+                tr.port, want,
+                "phase {n}: flow {key:?} -> {group:?}: interpreter {tr:?}, core {d:?}"
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use arbitrary::{Arbitrary, Unstructured};
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn seed_corpus_passes_and_compares_packets() {
+        let n = crate::replay_corpus("tofino_equiv", |data| {
+            if let Ok(i) = super::TofinoInput::arbitrary_take_rest(Unstructured::new(data)) {
+                super::run(&i);
+            }
+        });
+        assert!(n > 0, "no seeds");
+        let compared = super::COMPARED.load(Ordering::Relaxed);
+        assert!(compared >= 100, "only {compared} packets compared");
+    }
+}
