@@ -26,6 +26,9 @@ use crate::stats::{summarise, RunResult};
 use crate::traffic::{generate, Pairs, TrafficSpec};
 use crate::workload::Workload;
 
+/// Most worker threads of one sweep (each holds one run's state).
+pub const MAX_JOBS: usize = 64;
+
 /// Most flows one run may have (expected value), to bound memory and time.
 pub const MAX_FLOWS_PER_RUN: f64 = 5_000_000.0;
 
@@ -363,7 +366,7 @@ impl Experiment {
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<RunResult>>> = Mutex::new(vec![None; total]);
         std::thread::scope(|scope| {
-            for _ in 0..jobs.clamp(1, total.max(1)) {
+            for _ in 0..jobs.clamp(1, total.clamp(1, MAX_JOBS)) {
                 scope.spawn(|| loop {
                     let job = next.fetch_add(1, Ordering::Relaxed);
                     if job >= total {
