@@ -2,8 +2,9 @@
 # Fuzzing (issue 8; docs/fuzzing.md). The fuzz crate's own tests on stable
 # (reference-model golden vectors, seed corpora replayed), then every
 # cargo-fuzz target built on nightly and run from its committed seed corpus
-# for LCMP_FUZZ_SECONDS seconds (default 60). A crash, a panic, an invariant
-# or model mismatch, or an input running longer than 10 s fails the part.
+# for LCMP_FUZZ_SECONDS seconds (default 60), LCMP_FUZZ_JOBS targets at a
+# time (default 2, one per core). A crash, a panic, an invariant or model
+# mismatch, or an input running longer than 10 s fails the part.
 #   LCMP_FUZZ_SECONDS=600 LCMP_TEST_ONLY=60 scripts/test.sh   # run longer
 #   LCMP_FUZZ_TARGETS="differential" ...                      # a subset
 set -euo pipefail
@@ -14,6 +15,7 @@ if ! rustup toolchain list | grep -q '^nightly'; then
   rustup toolchain install nightly --profile minimal
 fi
 seconds=${LCMP_FUZZ_SECONDS:-60}
+jobs=${LCMP_FUZZ_JOBS:-2}
 
 cd fuzz
 cargo test --lib
@@ -22,30 +24,61 @@ cargo test --lib
 flags=(-s none -a)
 cargo +nightly fuzz build "${flags[@]}"
 targets=${LCMP_FUZZ_TARGETS:-$(cargo +nightly fuzz list)}
-failed=()
-for target in $targets; do
+logs=$(mktemp -d)
+
+# run TARGET: fuzz it from its seeds; new inputs go to a scratch directory
+# (the first one), so the committed seeds stay as they are.
+run() {
+  local target=$1 work dict=()
   work=$(mktemp -d)
   rm -rf "artifacts/$target"
-  echo "--- fuzz $target for ${seconds}s"
-  dict=()
   if [ -f "dict/$target.dict" ]; then dict=(-dict="dict/$target.dict"); fi
-  # New inputs go to $work (the first directory); the seeds stay as committed.
-  if cargo +nightly fuzz run "${flags[@]}" "$target" "$work" "corpus/$target" -- \
-      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -malloc_limit_mb=512 \
-      -max_len=4096 -print_final_stats=1 "${dict[@]}" 2>"$work.log"; then
-    grep -E '^#[0-9]+[[:space:]]+DONE|stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$work.log" || true
+  local rc=0
+  cargo +nightly fuzz run "${flags[@]}" "$target" "$work" "corpus/$target" -- \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -malloc_limit_mb=512 \
+    -max_len=4096 -print_final_stats=1 "${dict[@]}" >"$logs/$target.log" 2>&1 || rc=$?
+  rm -rf "$work"
+  return $rc
+}
+
+failed=()
+report() {
+  local target=$1 rc=$2
+  echo "--- $target (${seconds}s)"
+  if [ "$rc" -eq 0 ]; then
+    grep -E '^#[0-9]+[[:space:]]+DONE|stat::(average_exec_per_sec|peak_rss_mb)' "$logs/$target.log" || true
   else
-    tail -n 60 "$work.log"
+    # The panic (invariant or mismatch), libFuzzer's verdict, then the input.
+    grep -m 1 -A 12 'panicked at' "$logs/$target.log" || true
+    grep -E 'ERROR: libFuzzer|SUMMARY:|Test unit written' "$logs/$target.log" || tail -n 30 "$logs/$target.log"
     for crash in artifacts/"$target"/*; do
       [ -e "$crash" ] || continue
       echo "--- reproducer $crash:"
-      cargo +nightly fuzz fmt "${flags[@]}" "$target" "$crash" 2>&1 | tail -n 80 || true
+      cargo +nightly fuzz fmt "${flags[@]}" "$target" "$crash" 2>&1 | head -n 300 || true
     done
     failed+=("$target")
   fi
-  rm -rf "$work" "$work.log"
+}
+
+# At most $jobs targets at once.
+pending=($targets)
+while [ "${#pending[@]}" -ne 0 ]; do
+  batch=("${pending[@]:0:$jobs}")
+  pending=("${pending[@]:$jobs}")
+  pids=()
+  for target in "${batch[@]}"; do
+    run "$target" &
+    pids+=($!)
+  done
+  for i in "${!batch[@]}"; do
+    rc=0
+    wait "${pids[$i]}" || rc=$?
+    report "${batch[$i]}" "$rc"
+  done
 done
+rm -rf "$logs"
 if [ "${#failed[@]}" -ne 0 ]; then
-  echo "fuzz targets that crashed: ${failed[*]} (reproduce: cd fuzz && cargo +nightly fuzz run -s none -a TARGET artifacts/TARGET/crash-...)"
+  echo "fuzz targets that crashed: ${failed[*]}"
+  echo "reproduce: cd fuzz && cargo +nightly fuzz run -s none -a TARGET artifacts/TARGET/crash-..."
   exit 1
 fi
