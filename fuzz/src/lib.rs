@@ -2,8 +2,9 @@
 //! a `std` reference model ([`model`]) and the drivers the fuzz targets
 //! call: [`events`] (invariants after every event), [`differential`]
 //! (crate vs model, decision by decision), [`blob`] (the table-blob
-//! decoder), [`json`] (the topology and scenario JSON parsers) and
-//! [`tofino`] (the Tofino entries' interpreter against the core).
+//! decoder), [`json`] (the topology and scenario JSON parsers),
+//! [`tofino`] (the Tofino entries' interpreter against the core) and
+//! [`trace`] (the replay trace parsers).
 //!
 //! The drivers panic on a violated invariant; libFuzzer turns the panic into
 //! a crash artifact. They also build on stable, so `cargo test` here runs
@@ -16,6 +17,7 @@ pub mod input;
 pub mod json;
 pub mod model;
 pub mod tofino;
+pub mod trace;
 
 /// Replays every file under `fuzz/corpus/<target>/` through `f`
 /// (used by the unit tests; the fuzzer replays corpora itself).
@@ -45,9 +47,15 @@ mod seeds {
     use std::path::Path;
 
     fn write(target: &str, name: &str, body: &[u8]) {
+        write_variant(target, name, 0, body);
+    }
+
+    /// `variant` is the `u32` that `arbitrary` maps to the wanted enum
+    /// variant (`(x * variants) >> 32`).
+    fn write_variant(target: &str, name: &str, variant: u32, body: &[u8]) {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
         std::fs::create_dir_all(&dir).expect("mkdir");
-        let mut bytes = vec![0u8; 4];
+        let mut bytes = variant.to_le_bytes().to_vec();
         bytes.extend_from_slice(body);
         std::fs::write(dir.join(format!("seed-{name}")), bytes).expect("write");
     }
@@ -60,6 +68,19 @@ mod seeds {
             let name = e.path().file_stem().expect("stem").to_string_lossy().into_owned();
             write("scenario_json", &format!("cli-{name}"), &std::fs::read(e.path()).expect("read"));
         }
+        // trace_replay: Csv = 0, CsvNamed = 0x6000_0000, Encoded = 0xC000_0000.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let csv = std::fs::read_to_string(root.join("lcmp-tables/tests/data/testbed8-dc1.csv")).expect("csv");
+        write_variant("trace_replay", "testbed8-dc1-csv", 0x6000_0000, csv.as_bytes());
+        let steady = std::fs::read_to_string(root.join("frontends/firmware/traces/steady.csv")).expect("csv");
+        let head: String = steady.lines().take(40).flat_map(|l| [l, "\n"]).collect();
+        write_variant("trace_replay", "steady-head-csv", 0x6000_0000, head.as_bytes());
+        let topo = lcmp_tables::Topology::embedded("testbed8").expect("embedded");
+        let events = lcmp_tables::replay::parse_csv(&csv, Some(&topo)).expect("parses");
+        let numeric: String = csv.replace(",DC8", ",8").replace(",DC2", ",2");
+        write("trace_replay", "testbed8-dc1-numeric-csv", numeric.as_bytes());
+        let encoded = lcmp_tables::replay::encode_trace_vec(&events).expect("encodes");
+        write_variant("trace_replay", "testbed8-dc1-encoded", 0xC000_0000, &encoded);
         for topo in lcmp_tables::topology::EMBEDDED {
             let t = lcmp_tables::Topology::embedded(topo).expect("embedded");
             write("scenario_json", &format!("topology-{topo}"), serde_json::to_string(&t).expect("json").as_bytes());
