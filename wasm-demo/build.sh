@@ -25,23 +25,26 @@ target=$(cargo metadata -q --format-version 1 --no-deps \
   | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 wasm="$target/wasm32-unknown-unknown/wasm-release/wasm_demo.wasm"
 out=wasm-demo/www/pkg
-rm -rf "$out"
-wasm-bindgen --target web --no-typescript --out-dir "$out" "$wasm"
-
-bg="$out/wasm_demo_bg.wasm"
-raw=$(stat -c %s "$bg")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp "$wasm" "$tmp/wasm_demo.wasm"
+raw=$(stat -c %s "$wasm")
+# wasm-opt runs before wasm-bindgen: binaryen 108 (Debian 12) breaks the
+# externref table that wasm-bindgen adds (the page then fails at start).
 if command -v wasm-opt >/dev/null 2>&1; then
   if wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
       --enable-sign-ext --enable-mutable-globals --enable-reference-types \
-      --enable-multivalue -o "$bg.opt" "$bg"; then
-    mv "$bg.opt" "$bg"
+      --enable-multivalue -o "$tmp/opt.wasm" "$tmp/wasm_demo.wasm"; then
+    mv "$tmp/opt.wasm" "$tmp/wasm_demo.wasm"
   else
     echo "wasm-demo: wasm-opt failed; keeping the unoptimised module" >&2
-    rm -f "$bg.opt"
   fi
 fi
+rm -rf "$out"
+wasm-bindgen --target web --no-typescript --out-dir "$out" "$tmp/wasm_demo.wasm"
+bg="$out/wasm_demo_bg.wasm"
 size=$(stat -c %s "$bg")
-echo "wasm-demo: $bg: $size bytes ($(( (size + 1023) / 1024 )) KiB; $(( (raw + 1023) / 1024 )) KiB before wasm-opt)"
+echo "wasm-demo: $bg: $size bytes ($(( (size + 1023) / 1024 )) KiB; $(( (raw + 1023) / 1024 )) KiB from rustc)"
 echo "wasm-demo: serve it with: python3 -m http.server -d wasm-demo/www --bind 127.0.0.1 8000"
 echo "wasm-demo: then open http://127.0.0.1:8000/"
 if [ "${1:-}" = "--serve" ]; then
