@@ -166,6 +166,8 @@ test('the LCMP demo page', { timeout: 240_000 }, async () => {
     assert.ok((await page.locator('#cands tbody tr').count()) >= 1);
     await compareWithCli(page, 'bso13');
     await page.selectOption('#topology', 'testbed8');
+    assert.equal(await page.$eval('#dst', (s) => s.selectedOptions[0].textContent), 'DC8');
+    await page.evaluate(() => { document.activeElement.blur(); document.querySelector('#paste-box').open = false; });
 
     // The simulation: slowdowns for all three schemes, while the page
     // stays responsive (a click is handled during the run).
@@ -183,8 +185,13 @@ test('the LCMP demo page', { timeout: 240_000 }, async () => {
     await page.fill('#f-sport', '49152');
     await page.screenshot({ path: path.join(artifacts, 'page-1280-full-sim.png'), fullPage: true });
     await page.setViewportSize({ width: 800, height: 1000 });
+    await page.evaluate(() => { document.activeElement.blur(); window.scrollTo(0, 0); });
     await page.screenshot({ path: path.join(artifacts, 'page-800.png') });
     await page.screenshot({ path: path.join(artifacts, 'page-800-full.png'), fullPage: true });
+    await page.locator('#h-explain').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(artifacts, 'page-800-decision.png') });
+    await page.locator('#h-sim').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(artifacts, 'page-800-sim.png') });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page scrolls sideways at 800 px (${overflow} px)`);
   } finally {

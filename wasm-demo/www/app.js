@@ -94,6 +94,8 @@ function loadTopology(spec) {
   const sw = $('switch');
   sw.textContent = '';
   for (const s of state.topo.switches) sw.append(el('option', { value: String(s.id), text: s.name }));
+  $('dst').value = '';
+  $('send-out').textContent = '';
   fillDestinations();
   resetPorts();
   return true;
@@ -102,7 +104,7 @@ function loadTopology(spec) {
 function fillDestinations() {
   const s = currentSwitch();
   const dst = $('dst');
-  const keep = Number(dst.value);
+  const keep = dst.value === '' ? NaN : Number(dst.value);
   dst.textContent = '';
   for (const d of state.topo.switches) {
     if (d.id !== s.id) dst.append(el('option', { value: String(d.id), text: d.name }));
@@ -441,7 +443,7 @@ async function main() {
       update();
     }
   });
-  $('switch').addEventListener('change', () => { fillDestinations(); resetPorts(); update(); });
+  $('switch').addEventListener('change', () => { $('send-out').textContent = ''; fillDestinations(); resetPorts(); update(); });
   $('dst').addEventListener('change', update);
   for (const r of document.querySelectorAll('input[name=scheme]')) r.addEventListener('change', update);
   for (const id of ['seed', 'f-src', 'f-dst', 'f-sport', 'f-dport', 'f-proto']) $(id).addEventListener('input', update);
