@@ -175,6 +175,8 @@ test('the LCMP demo page', { timeout: 240_000 }, async () => {
     await page.dispatchEvent('#sim-window', 'change');
     await page.click('#sim-start');
     await page.waitForSelector('.sim-run', { timeout: 30_000 });
+    await page.locator('#h-sim').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(artifacts, 'page-1280-sim-running.png') });
     await page.fill('#f-sport', '50000');
     await page.waitForFunction(() => /done/.test(document.getElementById('sim-status').textContent), null, { timeout: 180_000 });
     for (const scheme of ['ecmp', 'ucmp', 'lcmp']) {

@@ -13,6 +13,7 @@ const WEIGHTS = [
   ['w_dp', 'w_dp', 'duration weight (Eq. 4)'],
 ];
 const TREND_STEP = 25; // % of the buffer the queue moved over the last sample
+const QUEUE_SCALE = 0.2; // a full queue bar in the simulation view, fraction of the buffer
 
 const state = {
   defaults: null,
@@ -368,11 +369,17 @@ function simStart() {
 function simFrame() {
   if (!state.simRunning || !state.sim) return;
   const t0 = performance.now();
+  const speed = Number($('sim-speed').value);
   let more = true;
-  // About 25 ms of work per frame, then draw and yield to the browser.
-  while (more && performance.now() - t0 < 25) more = state.sim.advance(0.1);
+  let done = 0;
+  // At most `speed` ms of simulated time (0: as much as fits) and about
+  // 25 ms of work per frame, then draw and yield to the browser.
+  while (more && (speed === 0 || done < speed) && performance.now() - t0 < 25) {
+    more = state.sim.advance(0.1);
+    done += 0.1;
+  }
   drawSim(JSON.parse(state.sim.snapshot()), more);
-  if (more) setTimeout(simFrame, 0);
+  if (more) setTimeout(simFrame, speed === 0 ? 0 : 16);
   else {
     state.simRunning = false;
     $('sim-start').disabled = true;
@@ -393,9 +400,10 @@ function drawSim(snap, more) {
       el('span', {}, 'median ', el('b', { class: 'p50', text: r.completed ? fmt(r.p50) : '–' })),
       el('span', {}, 'p99 ', el('b', { class: 'p99', text: r.completed ? fmt(r.p99) : '–' }))));
     card.append(el('div', { class: 'hint', text: `FCT slowdown; ${r.completed} of ${r.flows} flows done` }));
-    card.append(el('div', { class: 'hint', text: 'queue at DC1 (bar: 0–1 % of buffer) · utilisation' }));
+    const scale = r.paths.length ? r.paths[0].buffer_bytes * QUEUE_SCALE : 1;
+    card.append(el('div', { class: 'hint', text: `orange: queue at DC1 (full bar ${fmt(scale / 1e9, 1)} GB); blue: utilisation` }));
     for (const p of r.paths) {
-      const qFrac = Math.min(1, p.queue_bytes / (p.buffer_bytes * 0.01));
+      const qFrac = Math.min(1, p.queue_bytes / (p.buffer_bytes * QUEUE_SCALE));
       card.append(el('div', { class: 'qrow', title: `port ${p.port} via ${p.via}: queue ${p.queue_bytes} B, ${p.flows} flows` },
         el('span', { text: p.via }),
         el('div', { class: 'qbar' }, el('span', { style: `width:${100 * qFrac}%` })),
