@@ -175,7 +175,7 @@ test('the LCMP demo page', { timeout: 240_000 }, async () => {
     await page.dispatchEvent('#sim-window', 'change');
     await page.click('#sim-start');
     await page.waitForSelector('.sim-run', { timeout: 30_000 });
-    await page.locator('#h-sim').scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.getElementById('h-sim').scrollIntoView());
     await page.screenshot({ path: path.join(artifacts, 'page-1280-sim-running.png') });
     await page.fill('#f-sport', '50000');
     await page.waitForFunction(() => /done/.test(document.getElementById('sim-status').textContent), null, { timeout: 180_000 });
@@ -190,9 +190,9 @@ test('the LCMP demo page', { timeout: 240_000 }, async () => {
     await page.evaluate(() => { document.activeElement.blur(); window.scrollTo(0, 0); });
     await page.screenshot({ path: path.join(artifacts, 'page-800.png') });
     await page.screenshot({ path: path.join(artifacts, 'page-800-full.png'), fullPage: true });
-    await page.locator('#h-explain').scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.getElementById('h-explain').scrollIntoView());
     await page.screenshot({ path: path.join(artifacts, 'page-800-decision.png') });
-    await page.locator('#h-sim').scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.getElementById('h-sim').scrollIntoView());
     await page.screenshot({ path: path.join(artifacts, 'page-800-sim.png') });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page scrolls sideways at 800 px (${overflow} px)`);
