@@ -125,7 +125,11 @@ impl Harness {
                 }
                 assert!(self.d.tables().is_some());
             }
-            Err(_) => assert_eq!(self.d.tables(), before.as_ref(), "failed install changed tables"),
+            Err(_) => assert_eq!(
+                self.d.tables(),
+                before.as_ref(),
+                "failed install changed tables"
+            ),
         }
     }
 
@@ -181,7 +185,10 @@ impl Harness {
                 let len = self.d.flow_cache().len();
                 let evictions = self.d.counters().gc_evictions;
                 let n = self.d.gc(self.instant(), budget);
-                assert!(n <= budget.min(FLOWS), "gc evicted {n} with budget {budget}");
+                assert!(
+                    n <= budget.min(FLOWS),
+                    "gc evicted {n} with budget {budget}"
+                );
                 assert_eq!(self.d.flow_cache().len(), len - n);
                 assert_eq!(self.d.counters().gc_evictions, evictions + n as u64);
                 // GC never removes an established flow: checked on its next
@@ -233,7 +240,11 @@ impl Harness {
         match decision {
             Decision::Hit(p) => {
                 assert!(self.up(p), "hit on a down port {p:?}");
-                assert_eq!(self.last_port.get(key), Some(&p), "hit on a port never pinned");
+                assert_eq!(
+                    self.last_port.get(key),
+                    Some(&p),
+                    "hit on a port never pinned"
+                );
             }
             Decision::New { port, .. } | Decision::Unpinned(port) => {
                 assert!(
@@ -266,7 +277,11 @@ impl Harness {
             }
         }
         if let Decision::New { failover: true, .. } = decision {
-            let old = self.last_port.get(key).copied().expect("failover of an unpinned flow");
+            let old = self
+                .last_port
+                .get(key)
+                .copied()
+                .expect("failover of an unpinned flow");
             assert!(!self.up(old), "failover away from a live port");
         }
 
@@ -276,7 +291,9 @@ impl Harness {
         want.packets += 1;
         match decision {
             Decision::Hit(_) => want.hits += 1,
-            Decision::New { failover: false, .. } => want.new_flows += 1,
+            Decision::New {
+                failover: false, ..
+            } => want.new_flows += 1,
             Decision::New { failover: true, .. } => want.failovers += 1,
             Decision::Unpinned(_) => want.unpinned += 1,
             Decision::NoRoute(_) => want.no_route += 1,
@@ -316,7 +333,10 @@ impl Harness {
             Some(g) => {
                 let ports: Vec<_> = g.candidates.iter().map(|c| c.port).collect();
                 let got: Vec<_> = e.candidates.iter().map(|c| c.port).collect();
-                assert_eq!(got, ports, "explanation lists the group's candidates in order");
+                assert_eq!(
+                    got, ports,
+                    "explanation lists the group's candidates in order"
+                );
             }
         }
         for c in &e.candidates {
@@ -334,7 +354,9 @@ impl Harness {
             assert!(e.chosen.is_some() && e.chosen == e.pinned);
             return;
         }
-        let chosen = e.chosen.and_then(|p| e.candidates.iter().find(|c| c.port == p));
+        let chosen = e
+            .chosen
+            .and_then(|p| e.candidates.iter().find(|c| c.port == p));
         match e.reason {
             Reason::UnknownGroup => assert!(group.is_none() && e.chosen.is_none()),
             Reason::NoLiveCandidate => assert!(live.is_empty() && e.chosen.is_none()),
@@ -348,7 +370,11 @@ impl Harness {
                 let c = chosen.expect("pick");
                 assert!(c.kept);
                 // The kept set is the part of the lower half under the cut.
-                let keep = if live.len() / 2 < 2 { live.len() } else { live.len() / 2 };
+                let keep = if live.len() / 2 < 2 {
+                    live.len()
+                } else {
+                    live.len() / 2
+                };
                 let cut = self.params().cut;
                 for o in &live {
                     let r = usize::from(o.rank.expect("ranked"));
@@ -368,9 +394,15 @@ impl Harness {
             r => panic!("explanation with reason {r:?}"),
         }
         // Under every scheme the live candidates are ranked by (C, port).
-        let mut ranks: Vec<_> = live.iter().map(|c| c.rank.expect("live is ranked")).collect();
+        let mut ranks: Vec<_> = live
+            .iter()
+            .map(|c| c.rank.expect("live is ranked"))
+            .collect();
         ranks.sort_unstable();
-        assert!(ranks.iter().enumerate().all(|(i, r)| usize::from(*r) == i), "{e:?}");
+        assert!(
+            ranks.iter().enumerate().all(|(i, r)| usize::from(*r) == i),
+            "{e:?}"
+        );
         for o in &live {
             for p in &live {
                 if p.rank < o.rank {

@@ -264,7 +264,12 @@ fn check_topology(t: &Topology) {
 }
 
 fn check_scenario(s: &Scenario) {
-    for sch in [None, Some(Scheme::Lcmp), Some(Scheme::Ecmp), Some(Scheme::Ucmp)] {
+    for sch in [
+        None,
+        Some(Scheme::Lcmp),
+        Some(Scheme::Ecmp),
+        Some(Scheme::Ucmp),
+    ] {
         let out = match s.explain(sch) {
             Ok(out) => out,
             Err(e) => {
@@ -309,7 +314,8 @@ mod test {
     /// The CLI's hand-checked scenarios parse and explain.
     #[test]
     fn cli_scenarios_explain() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../frontends/cli/tests/scenarios");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../frontends/cli/tests/scenarios");
         let mut n = 0;
         for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let text = std::fs::read_to_string(e.path()).expect("read");

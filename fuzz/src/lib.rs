@@ -53,7 +53,9 @@ mod seeds {
     /// `variant` is the `u32` that `arbitrary` maps to the wanted enum
     /// variant (`(x * variants) >> 32`).
     fn write_variant(target: &str, name: &str, variant: u32, body: &[u8]) {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus")
+            .join(target);
         std::fs::create_dir_all(&dir).expect("mkdir");
         let mut bytes = variant.to_le_bytes().to_vec();
         bytes.extend_from_slice(body);
@@ -65,27 +67,62 @@ mod seeds {
     fn write_seeds() {
         let cli = Path::new(env!("CARGO_MANIFEST_DIR")).join("../frontends/cli/tests/scenarios");
         for e in std::fs::read_dir(cli).expect("scenarios").flatten() {
-            let name = e.path().file_stem().expect("stem").to_string_lossy().into_owned();
-            write("scenario_json", &format!("cli-{name}"), &std::fs::read(e.path()).expect("read"));
+            let name = e
+                .path()
+                .file_stem()
+                .expect("stem")
+                .to_string_lossy()
+                .into_owned();
+            write(
+                "scenario_json",
+                &format!("cli-{name}"),
+                &std::fs::read(e.path()).expect("read"),
+            );
         }
         // trace_replay: Csv = 0, CsvNamed = 0x6000_0000, Encoded = 0xC000_0000.
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let csv = std::fs::read_to_string(root.join("lcmp-tables/tests/data/testbed8-dc1.csv")).expect("csv");
-        write_variant("trace_replay", "testbed8-dc1-csv", 0x6000_0000, csv.as_bytes());
-        let steady = std::fs::read_to_string(root.join("frontends/firmware/traces/steady.csv")).expect("csv");
+        let csv = std::fs::read_to_string(root.join("lcmp-tables/tests/data/testbed8-dc1.csv"))
+            .expect("csv");
+        write_variant(
+            "trace_replay",
+            "testbed8-dc1-csv",
+            0x6000_0000,
+            csv.as_bytes(),
+        );
+        let steady = std::fs::read_to_string(root.join("frontends/firmware/traces/steady.csv"))
+            .expect("csv");
         let head: String = steady.lines().take(40).flat_map(|l| [l, "\n"]).collect();
-        write_variant("trace_replay", "steady-head-csv", 0x6000_0000, head.as_bytes());
+        write_variant(
+            "trace_replay",
+            "steady-head-csv",
+            0x6000_0000,
+            head.as_bytes(),
+        );
         let topo = lcmp_tables::Topology::embedded("testbed8").expect("embedded");
         let events = lcmp_tables::replay::parse_csv(&csv, Some(&topo)).expect("parses");
         let numeric: String = csv.replace(",DC8", ",8").replace(",DC2", ",2");
-        write("trace_replay", "testbed8-dc1-numeric-csv", numeric.as_bytes());
+        write(
+            "trace_replay",
+            "testbed8-dc1-numeric-csv",
+            numeric.as_bytes(),
+        );
         let encoded = lcmp_tables::replay::encode_trace_vec(&events).expect("encodes");
-        write_variant("trace_replay", "testbed8-dc1-encoded", 0xC000_0000, &encoded);
+        write_variant(
+            "trace_replay",
+            "testbed8-dc1-encoded",
+            0xC000_0000,
+            &encoded,
+        );
         for topo in lcmp_tables::topology::EMBEDDED {
             let t = lcmp_tables::Topology::embedded(topo).expect("embedded");
-            write("scenario_json", &format!("topology-{topo}"), serde_json::to_string(&t).expect("json").as_bytes());
+            write(
+                "scenario_json",
+                &format!("topology-{topo}"),
+                serde_json::to_string(&t).expect("json").as_bytes(),
+            );
             for dc in t.dcs.iter().take(2) {
-                let tables = lcmp_tables::build_tables(&t, dc.id, &Default::default()).expect("build");
+                let tables =
+                    lcmp_tables::build_tables(&t, dc.id, &Default::default()).expect("build");
                 let blob = lcmp_tables::blob::encode_blob_vec(&tables, 1).expect("encode");
                 write("tables_decode", &format!("{topo}-dc{}", dc.id), &blob);
             }

@@ -145,10 +145,8 @@ impl Model {
                     None
                 } else {
                     (0..n).rev().find(|&i| {
-                        let lhs = p.trend as u128
-                            * n as u128
-                            * u128::from(t.params.ticks_per_second)
-                            * 8;
+                        let lhs =
+                            p.trend as u128 * n as u128 * u128::from(t.params.ticks_per_second) * 8;
                         let rhs = u128::from(pc.rate_bps) * (i as u128 + 1) * u128::from(interval);
                         lhs >= rhs
                     })
@@ -452,7 +450,8 @@ fn validate(t: &Tables, port_capacity: usize) -> Result<(), Error> {
     if w.s_total >= 32 {
         return Err(Error::ShiftTooLarge(Setting::TotalShift));
     }
-    let fits = |ws: &[u32]| ws.iter().map(|&x| u64::from(x)).sum::<u64>() * 255 <= u64::from(u32::MAX);
+    let fits =
+        |ws: &[u32]| ws.iter().map(|&x| u64::from(x)).sum::<u64>() * 255 <= u64::from(u32::MAX);
     if !fits(&[w.w_dl, w.w_lc]) {
         return Err(Error::WeightOverflow(Setting::PathWeights));
     }
@@ -599,8 +598,17 @@ mod test {
         assert_eq!(murmur3(&[0x21, 0x43, 0x65], 0), 0x7E4A_8634);
         assert_eq!(murmur3(b"Hello, world!", 1234), 0xFAF6_CDB3);
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
-        let k = FlowKey::v4(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 7, 2), 0x1234, 0xABCD, 17);
-        assert_eq!(key_bytes(&k), [0x01, 0, 0, 0x0A, 0x02, 0x07, 0, 0x0A, 0x34, 0x12, 0xCD, 0xAB]);
+        let k = FlowKey::v4(
+            Ipv4Addr::new(10, 0, 0, 1),
+            Ipv4Addr::new(10, 0, 7, 2),
+            0x1234,
+            0xABCD,
+            17,
+        );
+        assert_eq!(
+            key_bytes(&k),
+            [0x01, 0, 0, 0x0A, 0x02, 0x07, 0, 0x0A, 0x34, 0x12, 0xCD, 0xAB]
+        );
     }
 
     /// testbed8 DC1 → DC8 (first-hop metric), scored by hand from issue 2:
@@ -611,35 +619,87 @@ mod test {
     #[test]
     fn testbed8_golden() {
         let mut t = Tables::paper_defaults();
-        let mut g = Group { id: GroupId(8), candidates: heapless::Vec::new() };
-        for (i, (gbps, ms)) in [(200u64, 25u32), (200, 250), (100, 10), (100, 100), (25, 5), (25, 50)]
-            .into_iter()
-            .enumerate()
+        let mut g = Group {
+            id: GroupId(8),
+            candidates: heapless::Vec::new(),
+        };
+        for (i, (gbps, ms)) in [
+            (200u64, 25u32),
+            (200, 250),
+            (100, 10),
+            (100, 100),
+            (25, 5),
+            (25, 50),
+        ]
+        .into_iter()
+        .enumerate()
         {
             let port = PortId(i as u8);
-            t.ports.push(PortConfig { id: port, rate_bps: gbps * 1_000_000_000, buffer_bytes: 5_000_000_000 }).unwrap();
-            g.candidates.push(Candidate { port, delay_units: ms, capacity_bps: gbps * 1_000_000_000 }).unwrap();
+            t.ports
+                .push(PortConfig {
+                    id: port,
+                    rate_bps: gbps * 1_000_000_000,
+                    buffer_bytes: 5_000_000_000,
+                })
+                .unwrap();
+            g.candidates
+                .push(Candidate {
+                    port,
+                    delay_units: ms,
+                    capacity_bps: gbps * 1_000_000_000,
+                })
+                .unwrap();
         }
         t.groups.push(g).unwrap();
         let mut m = Model::new(8, Scheme::Lcmp, 0, HashAlgorithm::Murmur3);
         m.install(&t).unwrap();
-        let k = FlowKey::v4(Ipv4Addr::new(10, 1, 0, 1), Ipv4Addr::new(10, 8, 0, 1), 1000, 4791, 17);
+        let k = FlowKey::v4(
+            Ipv4Addr::new(10, 1, 0, 1),
+            Ipv4Addr::new(10, 8, 0, 1),
+            1000,
+            4791,
+            17,
+        );
         let e = m.explain(&k, GroupId(8), Instant::from_ticks(0));
-        let got: Vec<_> = e.candidates.iter().map(|c| (c.delay_score, c.cap_score, c.c_path, c.cost)).collect();
+        let got: Vec<_> = e
+            .candidates
+            .iter()
+            .map(|c| (c.delay_score, c.cap_score, c.c_path, c.cost))
+            .collect();
         assert_eq!(
             got,
-            [(199, 128, 181, 135), (255, 128, 223, 167), (79, 204, 110, 82), (255, 204, 242, 181), (39, 255, 93, 69), (255, 255, 255, 191)]
+            [
+                (199, 128, 181, 135),
+                (255, 128, 223, 167),
+                (79, 204, 110, 82),
+                (255, 204, 242, 181),
+                (39, 255, 93, 69),
+                (255, 255, 255, 191)
+            ]
         );
-        let kept: Vec<_> = e.candidates.iter().filter(|c| c.kept).map(|c| c.port.0).collect();
+        let kept: Vec<_> = e
+            .candidates
+            .iter()
+            .filter(|c| c.kept)
+            .map(|c| c.port.0)
+            .collect();
         assert_eq!(kept, [0, 2, 4]);
         // A full queue on port 4 for a while: Q 255, D rises, C moves up.
         for i in 0..8 {
-            m.sample(Instant::from_ticks(1000 * (i + 1)), PortId(4), 5_000_000_000).unwrap();
+            m.sample(
+                Instant::from_ticks(1000 * (i + 1)),
+                PortId(4),
+                5_000_000_000,
+            )
+            .unwrap();
         }
         let e = m.explain(&k, GroupId(8), Instant::from_ticks(9000));
         let c4 = e.candidates[4];
         // Q 255, T 255 (a 5 GB rise at 25 Gbps), D = 8 >> 2;
         // C_cong = (2*255 + 255 + 2) >> 3 = 95, C = (3*93 + 95) >> 2 = 93.
-        assert_eq!((c4.q, c4.t, c4.d, c4.c_cong, c4.cost), (255, 255, 2, 95, 93));
+        assert_eq!(
+            (c4.q, c4.t, c4.d, c4.c_cong, c4.cost),
+            (255, 255, 2, 95, 93)
+        );
     }
 }

@@ -91,7 +91,10 @@ pub fn run(input: &TofinoInput) {
         Ok(a) => a,
         Err(e) => {
             // Only what the core rejects (the rest is excluded above).
-            assert!(tables.compile(MAX_PORTS).is_err(), "agent refused valid tables: {e}");
+            assert!(
+                tables.compile(MAX_PORTS).is_err(),
+                "agent refused valid tables: {e}"
+            );
             return;
         }
     };

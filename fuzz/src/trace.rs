@@ -14,7 +14,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use arbitrary::Arbitrary;
 use lcmp_decide::DeciderConfig;
-use lcmp_tables::replay::{encode_trace_vec, parse_csv, replay, ReplayDecider, TraceEvent, TraceReader};
+use lcmp_tables::replay::{
+    encode_trace_vec, parse_csv, replay, ReplayDecider, TraceEvent, TraceReader,
+};
 use lcmp_tables::{build_tables, BuildOptions, Topology};
 
 use crate::input::Bytes;
