@@ -156,6 +156,11 @@ test('the LCMP demo page', { timeout: 240_000 }, async () => {
     await page.click('#use-pasted');
     assert.ok(await page.isVisible('#error'));
     assert.match(await page.textContent('#error'), /topology/);
+    // The page keeps explaining the topology it had.
+    await page.fill('#w-beta', '2');
+    assert.equal(await page.locator('#cands tbody tr').count(), 6);
+    await compareWithCli(page, 'after-bad-paste');
+    await page.fill('#w-beta', '1');
     // A good one works (two DCs, one link).
     await page.fill('#topo-json', JSON.stringify({ name: 'two', buffer_bytes: 1000000, dcs: [{ id: 1, name: 'A' }, { id: 2, name: 'B' }], links: [{ a: 1, b: 2, capacity_bps: 100000000000, delay_us: 5000 }] }));
     await page.click('#use-pasted');

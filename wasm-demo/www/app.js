@@ -18,7 +18,7 @@ const QUEUE_SCALE = 0.2; // a full queue bar in the simulation view, fraction of
 const state = {
   defaults: null,
   topo: null, // { topology, switches: [{ id, name, ports: [...] }] }
-  pasted: null,
+  topoSpec: 'testbed8', // the scenario's `topology`: a name or the pasted object
   ports: new Map(), // port -> { up, queue, trend }
   last: null, // last explanation
   sim: null,
@@ -164,7 +164,7 @@ function scenario() {
   const down = [...state.ports].filter(([, p]) => !p.up).map(([port]) => port);
   const num = (id) => Number($(id).value);
   return {
-    topology: $('topology').value === 'pasted' ? state.pasted : $('topology').value,
+    topology: state.topoSpec,
     switch: Number($('switch').value),
     weights: weights(),
     seed: num('seed'),
@@ -210,7 +210,7 @@ function drawExplanation(e) {
     ? `No route: ${e.reason_text}.`
     : `${e.scheme.toUpperCase()} sends this flow out of port ${chosen} via ${dcName(e.chosen_neighbor)}: ${e.reason_text}.`;
   const kept = e.candidates.filter((c) => c.kept).sort((a, b) => a.rank - b.rank);
-  $('pick-line').textContent = `hash ${e.hash} (0x${e.hash.toString(16).padStart(8, '0')}); kept ${kept.length ? kept.map((c) => c.port).join(', ') : 'none'} in cost order; ${e.candidates.length} candidates.`;
+  $('pick-line').textContent = `hash ${e.hash} (0x${e.hash.toString(16).padStart(8, '0')}); kept ${kept.length ? kept.map((c) => c.port).join(', ') : 'none'} in cost order; ${e.candidates.length} candidate${e.candidates.length === 1 ? '' : 's'}.`;
   const rows = [...e.candidates].sort((a, b) => (a.rank ?? 999) - (b.rank ?? 999) || a.port - b.port);
   const tb = document.querySelector('#cands tbody');
   tb.textContent = '';
@@ -441,12 +441,15 @@ async function main() {
       $('topo-json').focus();
       return;
     }
-    if (loadTopology(v)) update();
+    if (loadTopology(v)) {
+      state.topoSpec = v;
+      update();
+    }
   });
   $('use-pasted').addEventListener('click', () => {
     const text = $('topo-json').value;
     if (loadTopology(text)) {
-      state.pasted = JSON.parse(text);
+      state.topoSpec = JSON.parse(text);
       $('topology').value = 'pasted';
       update();
     }
