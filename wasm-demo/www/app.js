@@ -270,6 +270,7 @@ function drawTopology(e) {
   const cand = new Map(e.candidates.map((c) => [c.neighbor, c]));
   const gEdges = mk('g', {});
   const gHot = mk('g', {});
+  const gLabels = mk('g', {});
   for (const l of state.topo.topology.links) {
     const [x1, y1] = pos.get(l.a) || [0, 0];
     const [x2, y2] = pos.get(l.b) || [0, 0];
@@ -288,7 +289,7 @@ function drawTopology(e) {
       'data-port': c.port,
     }));
     const [mx, my] = [(x1 + 2 * x2) / 3, (y1 + 2 * y2) / 3];
-    gHot.append(mk('text', { x: mx + 4, y: my - 4, fill: colour, 'font-weight': 600 }, c.up ? `C ${c.cost}` : 'down'));
+    gLabels.append(mk('text', { x: mx + 4, y: my - 4, fill: colour, 'font-weight': 600 }, c.up ? `C ${c.cost}` : 'down'));
     // The path's second hop towards the destination.
     if (other !== dst) {
       const l2 = state.topo.topology.links.find((m) => (m.a === other && m.b === dst) || (m.b === other && m.a === dst));
@@ -307,6 +308,7 @@ function drawTopology(e) {
     g.append(mk('text', { x, y: y + 4, 'text-anchor': 'middle' }, d.name));
     svg.append(g);
   }
+  svg.append(gLabels);
 }
 
 // ---- send N flows ---------------------------------------------------------
