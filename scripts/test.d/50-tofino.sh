@@ -13,7 +13,8 @@ cargo test -p lcmp-tofino
 # p4runtime 1.6.0 install together on Python 3.11; see docs/tofino.md.
 P4RUNTIME_VERSION=1.6.0
 FINSY_VERSION=0.30.0
-VENV="${LCMP_TOFINO_VENV:-$HOME/.cache/lcmp-tofino-py}"
+# Inside the clone (target/ is ignored): CI caches nothing outside it.
+VENV="${LCMP_TOFINO_VENV:-$PWD/target/lcmp-tofino-py}"
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
