@@ -220,7 +220,14 @@ impl FlowKey {
     /// ```
     pub fn ecmp_hash(&self, algorithm: HashAlgorithm, seed: u32) -> u32 {
         match algorithm {
-            HashAlgorithm::Murmur3 => murmur3_words(&self.ecmp_words(), seed),
+            // IPv4, the common case, skips building the nine-word buffer.
+            HashAlgorithm::Murmur3 => match self.addrs {
+                Addresses::V4 { src, dst } => {
+                    let ports = u32::from(self.sport) | (u32::from(self.dport) << 16);
+                    murmur3_words(&[src, dst, ports], seed)
+                }
+                Addresses::V6 { .. } => murmur3_words(&self.ecmp_words(), seed),
+            },
             HashAlgorithm::Crc32 => crc32(&self.ecmp_bytes()) ^ seed,
         }
     }
