@@ -1,9 +1,10 @@
 //! The `decide_events` driver: an arbitrary event sequence against a small
-//! decider (8 ports, a 32-slot flow cache, so it fills), checking the
+//! decider (8 ports, a 16-slot flow cache, so it fills), checking the
 //! invariants of issue 8 after every event:
 //!
 //! 1. A `New` or `Unpinned` port is a live candidate of the packet's group
-//!    in the installed tables; a `Hit` port is up and is the port the flow
+//!    in the installed tables (`Unpinned`: `live[hash % n]`, the stateless
+//!    ECMP pick); a `Hit` port is up and is the port the flow
 //!    was last pinned to; `NoRoute(UnknownGroup)` only for a group that is
 //!    not installed, `NoRoute(NoLiveCandidate)` only when every candidate
 //!    is down.
@@ -22,6 +23,7 @@
 //!    of range are typed errors.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use arbitrary::{Arbitrary, Unstructured};
 use lcmp_decide::{
@@ -33,13 +35,24 @@ use crate::input::{flow_pool, Event, Scenario};
 
 /// Ports of the decider under test.
 pub const PORTS: usize = 8;
-/// Flow-cache slots (four buckets: small enough to fill).
-pub const FLOWS: usize = 32;
+/// Flow-cache slots (two buckets of 8: 17 active flows fill a flow's
+/// buckets).
+pub const FLOWS: usize = 16;
 /// Port ids used in tables and events: `0..PORT_SPACE` (8 and 9 are out of
 /// range).
 const PORT_SPACE: u8 = 10;
 /// At most this many distinct flows.
 const MAX_FLOWS: usize = 64;
+
+/// Decisions seen so far by kind: hit, new, failover, unpinned, no route
+/// (the seed test checks that the committed seeds reach every kind).
+pub static KINDS: [AtomicU64; 5] = [
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+];
 
 /// What the harness knows about a flow's pin.
 #[derive(Clone, Copy, Debug)]
@@ -227,9 +240,13 @@ impl Harness {
                 assert_eq!((e.chosen, e.reason), (Some(port), reason), "{e:?}");
                 assert_eq!(e.pinned.is_some(), failover, "{e:?}");
             }
-            Decision::Unpinned(_) => {
+            Decision::Unpinned(p) => {
                 assert!(e.chosen.is_some() && e.reason != Reason::Pinned, "{e:?}");
                 assert_eq!(e.pinned, None);
+                // Stateless ECMP over the live candidates, in installation
+                // order: the same port for the flow every time.
+                let live: Vec<_> = e.candidates.iter().filter(|c| c.up).collect();
+                assert_eq!(p, live[e.hash as usize % live.len()].port, "{e:?}");
             }
             Decision::NoRoute(r) => {
                 assert_eq!((e.chosen, e.reason), (None, r), "{e:?}");
@@ -284,6 +301,17 @@ impl Harness {
                 .expect("failover of an unpinned flow");
             assert!(!self.up(old), "failover away from a live port");
         }
+
+        let kind = match decision {
+            Decision::Hit(_) => 0,
+            Decision::New {
+                failover: false, ..
+            } => 1,
+            Decision::New { failover: true, .. } => 2,
+            Decision::Unpinned(_) => 3,
+            Decision::NoRoute(_) => 4,
+        };
+        KINDS[kind].fetch_add(1, Ordering::Relaxed);
 
         // 4. Counters.
         let after = *self.d.counters();
@@ -431,5 +459,13 @@ mod test {
     fn seed_corpus_passes() {
         let n = crate::replay_corpus("decide_events", super::run);
         assert!(n > 0, "no seeds");
+        let kinds: Vec<u64> = super::KINDS
+            .iter()
+            .map(|k| k.load(std::sync::atomic::Ordering::Relaxed))
+            .collect();
+        assert!(
+            kinds.iter().all(|&k| k > 0),
+            "hit/new/failover/unpinned/no-route: {kinds:?}"
+        );
     }
 }

@@ -145,7 +145,10 @@ impl FlowSpec {
     }
 }
 
-/// The flow pool of a scenario: at most `max` distinct specs, never empty.
+/// The flow pool of a scenario: exactly `max` distinct flows, the specs'
+/// first and then synthesised ones (`10.1.0.i -> 10.8.0.1`, UDP), so that a
+/// packet event can name many flows cheaply (filling the flow cache takes
+/// one short event per flow, not one flow spec each).
 pub fn flow_pool(specs: &[FlowSpec], max: usize) -> Vec<FlowKey> {
     let mut keys: Vec<FlowKey> = Vec::new();
     for s in specs {
@@ -154,14 +157,19 @@ pub fn flow_pool(specs: &[FlowSpec], max: usize) -> Vec<FlowKey> {
             keys.push(k);
         }
     }
-    if keys.is_empty() {
-        keys.push(FlowKey::v4(
-            Ipv4Addr::new(10, 0, 0, 1),
+    let mut i = 0u16;
+    while keys.len() < max {
+        let k = FlowKey::v4(
+            Ipv4Addr::from_bits(0x0A01_0000 | u32::from(i)),
             Ipv4Addr::new(10, 8, 0, 1),
-            1000,
+            1000u16.wrapping_add(i),
             4791,
             17,
-        ));
+        );
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+        i = i.wrapping_add(1);
     }
     keys
 }
@@ -169,7 +177,8 @@ pub fn flow_pool(specs: &[FlowSpec], max: usize) -> Vec<FlowKey> {
 /// One event.
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Event {
-    /// A packet of pool flow `flow % len` towards group `group % GROUP_SPACE`.
+    /// A packet of pool flow `flow % pool size` towards group
+    /// `group % GROUP_SPACE`.
     Packet {
         /// Pool index.
         flow: u8,
