@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 failed=()
+passed=0
 for part in scripts/test.d/*.sh; do
   name=$(basename "$part")
   if [ -n "${LCMP_TEST_ONLY:-}" ] && [[ "$name" != "$LCMP_TEST_ONLY"* ]]; then
@@ -17,6 +18,7 @@ for part in scripts/test.d/*.sh; do
   start=$(date +%s)
   if bash "$part"; then
     echo "=== $name: ok ($(( $(date +%s) - start )) s)"
+    passed=$((passed + 1))
   else
     echo "=== $name: FAILED ($(( $(date +%s) - start )) s)"
     failed+=("$name")
@@ -24,6 +26,7 @@ for part in scripts/test.d/*.sh; do
 done
 if [ "${#failed[@]}" -ne 0 ]; then
   echo "failed parts: ${failed[*]}"
+  echo "test parts: $passed passed, ${#failed[@]} failed"
   exit 1
 fi
-echo "all test parts passed"
+echo "test parts: $passed passed, 0 failed"
