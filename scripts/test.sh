@@ -26,7 +26,7 @@ for part in scripts/test.d/*.sh; do
 done
 if [ "${#failed[@]}" -ne 0 ]; then
   echo "failed parts: ${failed[*]}"
-  echo "test parts: $passed passed, ${#failed[@]} failed"
+  echo "parts: $passed passed, ${#failed[@]} failed"
   exit 1
 fi
-echo "test parts: $passed passed, 0 failed"
+echo "parts: $passed passed, 0 failed"
