@@ -282,25 +282,31 @@ fn weighted(r: &Ranking, kept: usize, group: &CompiledGroup, hash: u32) -> Optio
     r.index(kept.saturating_sub(1))
 }
 
+/// `hash % n` over the `n` candidates that pass `eligible`, in installation
+/// order: the ECMP step shared by ECMP, UCMP and the stateless fallback.
+fn hash_among(
+    group: &CompiledGroup,
+    hash: u32,
+    eligible: impl Fn(&CompiledCandidate) -> bool,
+) -> Option<usize> {
+    let n = group.candidates.iter().filter(|c| eligible(c)).count();
+    let pick = bucket(hash, n);
+    group
+        .candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| eligible(c))
+        .nth(pick)
+        .map(|(i, _)| i)
+}
+
 /// ECMP: `hash % live` over the live candidates in installation order.
 fn choose_ecmp<const PORTS: usize>(
     inputs: &Inputs<'_, PORTS>,
     group: &CompiledGroup,
     hash: u32,
 ) -> Option<usize> {
-    let live = group
-        .candidates
-        .iter()
-        .filter(|c| inputs.up(c.port))
-        .count();
-    let pick = bucket(hash, live);
-    group
-        .candidates
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| inputs.up(c.port))
-        .nth(pick)
-        .map(|(i, _)| i)
+    hash_among(group, hash, |c| inputs.up(c.port))
 }
 
 /// UCMP as in the artifact: the maximum capacity among live candidates.
@@ -321,16 +327,7 @@ fn choose_ucmp<const PORTS: usize>(
     hash: u32,
 ) -> Option<usize> {
     let max = ucmp_capacity(inputs, group);
-    let widest = |c: &&CompiledCandidate| inputs.up(c.port) && c.capacity_bps == max;
-    let n = group.candidates.iter().filter(widest).count();
-    let pick = bucket(hash, n);
-    group
-        .candidates
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| widest(c))
-        .nth(pick)
-        .map(|(i, _)| i)
+    hash_among(group, hash, |c| inputs.up(c.port) && c.capacity_bps == max)
 }
 
 /// The new-flow decision for a flow with ECMP hash `hash` in `group_id`:
