@@ -20,6 +20,9 @@ pub const MAX_CANDIDATES: usize = 16;
 pub const MAX_GROUPS: usize = 64;
 /// Most ports in one table set (port ids are `0..MAX_PORTS`).
 pub const MAX_PORTS: usize = 64;
+/// Group ids below this are found by direct index (one load) on the packet
+/// path; larger ids by binary search over at most [`MAX_GROUPS`] groups.
+pub const DIRECT_GROUP_IDS: usize = 256;
 
 /// The paper's level scores `255 * (i + 1) / N` for `N = 10` (Fig. 3).
 pub const DEFAULT_LEVELS: [u8; 10] = default_levels::<10>();
@@ -289,19 +292,32 @@ impl Tables {
                 // Capacity equals the source's, so this cannot fail.
                 cands.push(compiled).map_err(|_| Error::EmptyGroup(group))?;
             }
+            // Ports are below MAX_PORTS = 64 (checked above), so each has a bit.
+            let port_mask = cands.iter().fold(0u64, |m, c| {
+                m | 1u64.checked_shl(u32::from(c.port.0)).unwrap_or(0)
+            });
             groups
                 .push(CompiledGroup {
                     id: g.id,
                     candidates: cands,
+                    port_mask,
                 })
                 .map_err(|_| Error::DuplicateGroup(g.id.0))?;
         }
         groups.sort_unstable_by_key(|g| g.id);
+        let mut direct = [0u8; DIRECT_GROUP_IDS];
+        for (i, g) in groups.iter().enumerate() {
+            if let Some(slot) = direct.get_mut(usize::from(g.id.0)) {
+                // i < MAX_GROUPS = 64, so i + 1 fits a byte; 0 means absent.
+                *slot = u8::try_from(i.saturating_add(1)).unwrap_or(0);
+            }
+        }
         Ok(CompiledTables {
             params: self.params,
             levels: self.levels.clone(),
             ports,
             groups,
+            direct,
         })
     }
 }
@@ -334,6 +350,16 @@ pub struct CompiledGroup {
     pub id: GroupId,
     /// Candidates in installation order.
     pub candidates: Vec<CompiledCandidate, MAX_CANDIDATES>,
+    /// Bit `p` is set when port `p` is a candidate: the packet path checks a
+    /// pin against it in O(1) (a withdrawn candidate's flows are re-decided).
+    pub port_mask: u64,
+}
+
+impl CompiledGroup {
+    /// Whether `port` is one of the group's candidates.
+    pub const fn has_candidate(&self, port: PortId) -> bool {
+        port.0 < 64 && self.port_mask & (1u64 << port.0) != 0
+    }
 }
 
 /// Validated tables with precomputed path scores: what a decider runs on.
@@ -345,6 +371,9 @@ pub struct CompiledTables {
     levels: Vec<u8, MAX_LEVELS>,
     ports: Vec<PortConfig, MAX_PORTS>,
     groups: Vec<CompiledGroup, MAX_GROUPS>,
+    /// `direct[id] = index + 1` into `groups` for ids below
+    /// [`DIRECT_GROUP_IDS`], 0 when absent.
+    direct: [u8; DIRECT_GROUP_IDS],
 }
 
 impl CompiledTables {
@@ -363,12 +392,25 @@ impl CompiledTables {
         self.ports.iter().find(|p| p.id == port)
     }
 
-    /// A group by id (binary search: groups are sorted at compile time).
+    /// A group by id: one indexed load for ids below [`DIRECT_GROUP_IDS`],
+    /// else a binary search (groups are sorted at compile time).
     pub fn group(&self, id: GroupId) -> Option<&CompiledGroup> {
-        self.groups
-            .binary_search_by_key(&id, |g| g.id)
-            .ok()
-            .and_then(|i| self.groups.get(i))
+        match self.direct.get(usize::from(id.0)) {
+            Some(&i) => usize::from(i)
+                .checked_sub(1)
+                .and_then(|i| self.groups.get(i)),
+            None => self
+                .groups
+                .binary_search_by_key(&id, |g| g.id)
+                .ok()
+                .and_then(|i| self.groups.get(i)),
+        }
+    }
+
+    /// Whether `port` is a candidate of group `id` (false when the group is
+    /// not installed): the pin check of the packet path.
+    pub fn is_candidate(&self, id: GroupId, port: PortId) -> bool {
+        self.group(id).is_some_and(|g| g.has_candidate(port))
     }
 
     /// All groups, sorted by id.
@@ -419,6 +461,30 @@ mod test {
             .collect();
         assert_eq!(got, [(39, 255, 93), (79, 204, 110)]);
         assert!(c.group(GroupId(1)).is_none());
+    }
+
+    #[test]
+    fn group_lookup_and_candidate_mask() {
+        let mut t = tables();
+        // A large id (binary-search path) beside the direct-indexed 8.
+        let mut g = t.groups[0].clone();
+        g.id = GroupId(4000);
+        g.candidates.truncate(1);
+        let _ = t.groups.push(g);
+        let c = t.compile(8).expect("valid");
+        assert_eq!(c.group(GroupId(8)).map(|g| g.port_mask), Some(0b11));
+        assert_eq!(c.group(GroupId(4000)).map(|g| g.port_mask), Some(0b01));
+        for id in [0u16, 7, 9, 255, 256, 3999, 4001, u16::MAX] {
+            assert!(c.group(GroupId(id)).is_none(), "group {id}");
+        }
+        assert!(c.is_candidate(GroupId(8), PortId(1)));
+        assert!(
+            !c.is_candidate(GroupId(8), PortId(2)),
+            "port 2 is listed, not a candidate"
+        );
+        assert!(!c.is_candidate(GroupId(4000), PortId(1)));
+        assert!(!c.is_candidate(GroupId(9), PortId(0)), "unknown group");
+        assert!(!c.is_candidate(GroupId(8), PortId(200)));
     }
 
     #[test]
