@@ -21,6 +21,39 @@ pub struct DeciderConfig {
     pub seed: u32,
     /// The ECMP hash function.
     pub hash: HashAlgorithm,
+    /// What a new flow gets when the flow cache has no room for it.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub overflow: Overflow,
+}
+
+/// What a new flow gets when the flow cache cannot pin it (both of its
+/// buckets hold only active flows and none can move; see
+/// [`crate::flow_cache`]).
+///
+/// A flow that is forwarded without a pin can move later: its next packet
+/// after a slot frees up is decided afresh (LCMP's choice depends on
+/// congestion, not only on the hash), and any stateless spread over the
+/// live candidates changes when a port flaps. No bounded memory can avoid
+/// that for every flow, so the default refuses such a flow instead, the way
+/// a full connection-tracking table drops new connections: every flow that
+/// is forwarded at all is pinned, and a pinned flow that keeps sending
+/// keeps its port while the port is up and a candidate of its group (§7.5:
+/// RDMA's Go-Back-N turns one reordering into a retransmission burst).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Overflow {
+    /// `Decision::NoRoute(Reason::CacheFull)`: the packet is not forwarded
+    /// (the sender retries; by then idle entries may have been collected).
+    /// No forwarded flow ever changes port while its port is up and a
+    /// candidate.
+    #[default]
+    Refuse,
+    /// `Decision::Unpinned`: stateless ECMP over the live candidates. Keeps
+    /// every flow flowing, but such a flow may change port later (when it
+    /// gets a slot, or when a port flaps).
+    Stateless,
 }
 
 /// The outcome of [`Decider::on_packet`].
@@ -36,13 +69,19 @@ pub enum Decision {
         port: PortId,
         /// Why (LCMP pick, fallback, baseline).
         reason: Reason,
-        /// The flow was pinned to a port that went down (fast failover).
+        /// The flow was pinned to a port it can no longer use, and was
+        /// re-decided in place: the port went down (fast failover, §3.4) or
+        /// an install withdrew it from the packet's group
+        /// ([`Counters::failovers`] and [`Counters::withdrawals`] tell which).
         failover: bool,
     },
-    /// The flow cache had no room: routed by the stateless ECMP hash over the
-    /// live candidates (consistent per flow), not pinned.
+    /// The flow cache had no room and the decider runs [`Overflow::Stateless`]:
+    /// routed by the stateless ECMP hash over the live candidates, not
+    /// pinned.
     Unpinned(PortId),
-    /// No live candidate, or an unknown group.
+    /// No live candidate, an unknown group, or (under the default
+    /// [`Overflow::Refuse`]) no room to pin a new flow
+    /// ([`Reason::CacheFull`]).
     NoRoute(Reason),
 }
 
@@ -57,9 +96,11 @@ impl Decision {
 }
 
 /// Event counters. Every packet lands in exactly one of `hits`,
-/// `new_flows`, `failovers`, `unpinned` and `no_route`, so they add up to
-/// `packets`; `min_cost_fallbacks` and `ecmp_fallbacks` count reasons among
-/// the new decisions.
+/// `new_flows`, `failovers`, `withdrawals`, `unpinned` and `no_route`, so
+/// they add up to `packets`; `min_cost_fallbacks` and `ecmp_fallbacks` count
+/// reasons among the new decisions, `cache_full` the new flows the cache
+/// could not pin (among `unpinned` or `no_route`), `displacements` the
+/// inserts that moved an entry to its other bucket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -72,7 +113,11 @@ pub struct Counters {
     pub new_flows: u64,
     /// Pinned flows whose port was down, re-decided and re-pinned.
     pub failovers: u64,
-    /// Flows routed statelessly because the flow cache was full.
+    /// Pinned flows whose port is up but no longer a candidate of the
+    /// packet's group (an install withdrew it), re-decided and re-pinned.
+    pub withdrawals: u64,
+    /// Flows routed statelessly because the flow cache was full
+    /// ([`Overflow::Stateless`]).
     pub unpinned: u64,
     /// Packets with no route.
     pub no_route: u64,
@@ -80,10 +125,25 @@ pub struct Counters {
     pub min_cost_fallbacks: u64,
     /// New decisions that fell back to ECMP (tables outdated).
     pub ecmp_fallbacks: u64,
+    /// New flows the flow cache had no room for (refused under
+    /// [`Overflow::Refuse`], counted in `no_route`; unpinned under
+    /// [`Overflow::Stateless`]).
+    pub cache_full: u64,
+    /// Inserts that moved an active entry to its other bucket (its port
+    /// unchanged) to make room.
+    pub displacements: u64,
     /// Idle flow-cache entries cleared by `gc`.
     pub gc_evictions: u64,
     /// Queue samples accepted.
     pub samples: u64,
+}
+
+/// Whether a pin can be honoured, and if not, why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PinState {
+    Usable,
+    PortDown,
+    Withdrawn,
 }
 
 fn bump(counter: &mut u64) {
@@ -153,10 +213,13 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
                 hits: 0,
                 new_flows: 0,
                 failovers: 0,
+                withdrawals: 0,
                 unpinned: 0,
                 no_route: 0,
                 min_cost_fallbacks: 0,
                 ecmp_fallbacks: 0,
+                cache_full: 0,
+                displacements: 0,
                 gc_evictions: 0,
                 samples: 0,
             },
@@ -278,9 +341,34 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
         }
     }
 
-    /// Routes one packet (§3.1): an established flow whose port is up follows
-    /// its pin; otherwise (new flow, or pinned port down) the flow is decided
-    /// and pinned. Total: every input gets a [`Decision`].
+    /// Whether a pin on `port` can be honoured for a packet of `group`: the
+    /// port is up and still a candidate of the group (O(1): a direct group
+    /// index and a port bitmask).
+    fn pin_usable(&self, group: GroupId, port: PortId) -> PinState {
+        if !self.port_up(port) {
+            PinState::PortDown
+        } else if !self
+            .tables
+            .as_ref()
+            .is_some_and(|t| t.is_candidate(group, port))
+        {
+            PinState::Withdrawn
+        } else {
+            PinState::Usable
+        }
+    }
+
+    /// Routes one packet (§3.1): an established flow whose port is up and
+    /// still a candidate of `group` follows its pin; otherwise (a new flow,
+    /// a pinned port that went down, or one an install withdrew from the
+    /// group) the flow is decided and pinned. A new flow the cache cannot
+    /// pin gets what [`DeciderConfig::overflow`] says. Total: every input
+    /// gets a [`Decision`].
+    ///
+    /// The promise this keeps: a flow that is forwarded and keeps sending
+    /// (never idle longer than the idle timeout) keeps its egress port as
+    /// long as that port is up and a candidate of its group (under
+    /// [`Overflow::Refuse`], the default, for every flow).
     #[must_use]
     pub fn on_packet(&mut self, now: Instant, key: &FlowKey, group: GroupId) -> Decision {
         bump(&mut self.counters.packets);
@@ -288,8 +376,10 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
         let fingerprint = key.fingerprint();
         let probe = self.cache.probe(fingerprint, now, idle);
         let pinned = probe.found;
+        let mut cause = PinState::Usable;
         if let Some(pin) = pinned {
-            if self.port_up(pin.port) {
+            cause = self.pin_usable(group, pin.port);
+            if cause == PinState::Usable {
                 self.cache.refresh(pin.slot, now);
                 bump(&mut self.counters.hits);
                 return Decision::Hit(pin.port);
@@ -305,9 +395,13 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
             return Decision::NoRoute(reason);
         };
         if let Some(pin) = pinned {
-            // Lazy failover: only this flow is re-decided, in place.
+            // Lazy re-decision: only this flow, in place, on its next packet
+            // (no sweep at failure or install time).
             self.cache.repin(pin.slot, port, now);
-            bump(&mut self.counters.failovers);
+            bump(match cause {
+                PinState::Withdrawn => &mut self.counters.withdrawals,
+                _ => &mut self.counters.failovers,
+            });
             self.count_reason(reason);
             return Decision::New {
                 port,
@@ -315,9 +409,15 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
                 failover: true,
             };
         }
-        match self.cache.insert_probed(&probe, fingerprint, port, now) {
-            Ok(_) => {
+        match self
+            .cache
+            .insert_probed(&probe, fingerprint, port, now, idle)
+        {
+            Ok(placement) => {
                 bump(&mut self.counters.new_flows);
+                if placement.displaced {
+                    bump(&mut self.counters.displacements);
+                }
                 self.count_reason(reason);
                 Decision::New {
                     port,
@@ -326,11 +426,21 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
                 }
             }
             Err(_) => {
-                bump(&mut self.counters.unpinned);
-                let (stateless, _) = decide(&self.inputs(Scheme::Ecmp), group, hash);
-                // The group had a live candidate a moment ago, so ECMP finds
-                // one too; fall back to the LCMP port for totality.
-                Decision::Unpinned(stateless.unwrap_or(port))
+                bump(&mut self.counters.cache_full);
+                match self.config.overflow {
+                    Overflow::Refuse => {
+                        bump(&mut self.counters.no_route);
+                        Decision::NoRoute(Reason::CacheFull)
+                    }
+                    Overflow::Stateless => {
+                        bump(&mut self.counters.unpinned);
+                        let (stateless, _) = decide(&self.inputs(Scheme::Ecmp), group, hash);
+                        // The group had a live candidate a moment ago, so
+                        // ECMP finds one too; fall back to the LCMP port for
+                        // totality.
+                        Decision::Unpinned(stateless.unwrap_or(port))
+                    }
+                }
             }
         }
     }
@@ -345,8 +455,12 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
 
     /// Explains the decision `on_packet` would make for `key` now, without
     /// changing anything: every candidate's scores, the sort, the cuts, the
-    /// kept set, the hash, the pick and the reason. An established flow on a
-    /// live port is reported as [`Reason::Pinned`].
+    /// kept set, the hash, the pick and the reason. An established flow whose
+    /// port is up and still a candidate of `group` is reported as
+    /// [`Reason::Pinned`]; a pin that can no longer be honoured shows in
+    /// `pinned` beside the re-decision. Whether a new flow would find room
+    /// in the flow cache is not predicted ([`Reason::CacheFull`] comes from
+    /// `on_packet` only).
     #[must_use]
     pub fn explain(&self, key: &FlowKey, group: GroupId, now: Instant) -> Explanation {
         let hash = key.ecmp_hash(self.config.hash, self.config.seed);
@@ -354,7 +468,7 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
         let idle = self.idle_timeout();
         if let Some(pin) = self.cache.lookup(key.fingerprint(), now, idle) {
             explanation.pinned = Some(pin.port);
-            if self.port_up(pin.port) {
+            if self.pin_usable(group, pin.port) == PinState::Usable {
                 explanation.chosen = Some(pin.port);
                 explanation.reason = Reason::Pinned;
             }

@@ -4,17 +4,25 @@
 //! time) in buckets of [`BUCKET`] consecutive slots. A flow has two candidate
 //! buckets, chosen by two independent bit fields of its 64-bit fingerprint
 //! ("two-choice" hashing), and is inserted into the one with more free
-//! room; so every lookup, insert and refresh touches at most two buckets
-//! (16 slots), and the table fills to about 80 % with under 0.1 % of inserts
-//! refused (docs/performance.md). A slot is 12 bytes: the fingerprint's low
-//! 56 bits (matched exactly), the egress port, and the last-seen tick.
+//! room; so every lookup and refresh touches at most two buckets (16
+//! slots). A slot is 12 bytes: the fingerprint's low 56 bits (matched
+//! exactly), the egress port, and the last-seen tick.
+//!
+//! When both buckets of a new flow hold only active flows, the insert makes
+//! room by moving one of those entries to *its* other bucket (one cuckoo
+//! displacement, as in bucketized cuckoo hashing; the moved entry keeps its
+//! port, so its flow does not notice). Both buckets of a stored entry are
+//! recomputed from its stored fingerprint bits, so no extra state is kept.
+//! This bounds an insert to `2 * BUCKET` extra bucket scans and lets the
+//! table fill to well over 90 % before an insert is refused
+//! (docs/performance.md has the measured refusal rates).
 //!
 //! Idle entries (`now - last_seen > idle_timeout`) count as absent on
 //! lookup, are reused on insert, and are cleared by the incremental
 //! [`FlowCache::gc`], which visits a bounded number of slots per call. An
-//! entry that is not idle is never evicted: when both buckets of a flow hold
-//! only active flows, the insert fails and the caller routes the flow
-//! statelessly (see [`crate::Decider::on_packet`]).
+//! entry that is not idle is never evicted: when no room can be made, the
+//! insert fails ([`CacheFull`]) and the caller decides what the flow gets
+//! (see [`crate::Overflow`]).
 //!
 //! Tick wrap-around: ages are taken modulo 2^32, so an entry older than
 //! `2^32 - idle_timeout` ticks could look fresh again; a caller that runs
@@ -63,6 +71,16 @@ impl Slot {
 
     const fn port(&self) -> PortId {
         PortId((self.tag_hi_port & 0xFF) as u8)
+    }
+
+    /// The 56 fingerprint bits the slot keeps: enough to recompute both of
+    /// its buckets (the second uses bits 32..56 only).
+    const fn fingerprint(&self) -> u64 {
+        (self.tag_lo as u64) | (((self.tag_hi_port >> 8) as u64) << 32)
+    }
+
+    const fn is_vacant(&self, now: Instant, idle_timeout: u32) -> bool {
+        self.is_empty() || self.is_idle(now, idle_timeout)
     }
 
     const fn matches(&self, tags: (u32, u32)) -> bool {
@@ -118,11 +136,22 @@ pub struct Probe {
     vacant: Option<usize>,
 }
 
-/// Returned by [`FlowCache::insert`] when every slot of the flow's probe
-/// window holds an active flow.
+/// Returned by [`FlowCache::insert`] when every slot of the flow's two
+/// buckets holds an active flow and none of them could move to its other
+/// bucket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct CacheFull;
+
+/// Where [`FlowCache::insert`] put a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Placement {
+    /// The flow's slot.
+    pub slot: usize,
+    /// Whether an active entry was moved to its other bucket to make room.
+    pub displaced: bool,
+}
 
 impl<const N: usize> FlowCache<N> {
     const CHECK: () = assert!(
@@ -162,11 +191,12 @@ impl<const N: usize> FlowCache<N> {
     pub const SLOT_BYTES: usize = size_of::<Slot>();
 
     /// The first slots of a flow's two buckets (the same bucket twice when
-    /// the cache has only one).
+    /// the cache has only one): fingerprint bits 0..32 and 32..56, both kept
+    /// in the slot, so a stored entry's other bucket can be recomputed.
     const fn buckets(fingerprint: u64) -> [usize; 2] {
         [
             Self::bucket_start(fingerprint),
-            Self::bucket_start(fingerprint >> 32),
+            Self::bucket_start((fingerprint >> 32) & 0x00FF_FFFF),
         ]
     }
 
@@ -197,7 +227,7 @@ impl<const N: usize> FlowCache<N> {
                     matching = Some((i, s.port(), s.is_idle(now, idle_timeout)));
                     break 'scan;
                 }
-                if s.is_empty() || s.is_idle(now, idle_timeout) {
+                if s.is_vacant(now, idle_timeout) {
                     room.0 = room.0.saturating_add(1);
                     room.1 = room.1.or(Some(i));
                 }
@@ -251,31 +281,38 @@ impl<const N: usize> FlowCache<N> {
 
     /// Pins `fingerprint` to `port`. An existing entry for the same
     /// fingerprint (even an idle one) is overwritten; otherwise an empty or
-    /// idle slot of the emptier bucket is used. Port 255 is reserved.
+    /// idle slot of the emptier bucket is used; otherwise one active entry
+    /// of the two buckets is moved to its other bucket to make room. Port
+    /// 255 is reserved.
     pub fn insert(
         &mut self,
         fingerprint: u64,
         port: PortId,
         now: Instant,
         idle_timeout: u32,
-    ) -> Result<usize, CacheFull> {
+    ) -> Result<Placement, CacheFull> {
         let probe = self.probe(fingerprint, now, idle_timeout);
-        self.insert_probed(&probe, fingerprint, port, now)
+        self.insert_probed(&probe, fingerprint, port, now, idle_timeout)
     }
 
-    /// [`FlowCache::insert`] into the slot a [`FlowCache::probe`] of the same
-    /// fingerprint found, with no change to the cache in between.
+    /// [`FlowCache::insert`] after a [`FlowCache::probe`] of the same
+    /// fingerprint, with no change to the cache in between (the common case
+    /// needs no second scan).
     pub fn insert_probed(
         &mut self,
         probe: &Probe,
         fingerprint: u64,
         port: PortId,
         now: Instant,
-    ) -> Result<usize, CacheFull> {
+        idle_timeout: u32,
+    ) -> Result<Placement, CacheFull> {
         if u32::from(port.0) == EMPTY_PORT {
             return Err(CacheFull);
         }
-        let i = probe.vacant.ok_or(CacheFull)?;
+        let (i, displaced) = match probe.vacant {
+            Some(i) => (i, false),
+            None => (self.make_room(fingerprint, now, idle_timeout)?, true),
+        };
         let slot = self.slots.get_mut(i).ok_or(CacheFull)?;
         if slot.is_empty() {
             self.len = self.len.saturating_add(1);
@@ -286,7 +323,53 @@ impl<const N: usize> FlowCache<N> {
             tag_hi_port: tags.1 | u32::from(port.0),
             last_seen: now.ticks(),
         };
-        Ok(i)
+        Ok(Placement { slot: i, displaced })
+    }
+
+    /// One cuckoo displacement: finds an entry of `fingerprint`'s (full)
+    /// buckets whose other bucket has a vacant slot, moves it there (port
+    /// and last-seen unchanged) and returns the slot it left. At most
+    /// `2 * BUCKET` bucket scans.
+    fn make_room(
+        &mut self,
+        fingerprint: u64,
+        now: Instant,
+        idle_timeout: u32,
+    ) -> Result<usize, CacheFull> {
+        for start in Self::buckets(fingerprint) {
+            for j in 0..BUCKET {
+                let from = start | j;
+                let Some(&entry) = self.slots.get(from) else {
+                    continue;
+                };
+                let [a, b] = Self::buckets(entry.fingerprint());
+                let other = if a == start { b } else { a };
+                if other == start {
+                    continue;
+                }
+                let to = self
+                    .bucket(other)
+                    .iter()
+                    .position(|s| s.is_vacant(now, idle_timeout))
+                    .map(|k| other | k);
+                if let Some(target) = to.and_then(|to| self.slots.get_mut(to)) {
+                    if target.is_empty() {
+                        // The moved entry takes an empty slot and the new
+                        // flow takes its old one: one more occupied slot,
+                        // counted by the caller's write.
+                        self.len = self.len.saturating_add(1);
+                    }
+                    *target = entry;
+                    if let Some(old) = self.slots.get_mut(from) {
+                        // Counted as empty again so the caller's write adds it.
+                        *old = Slot::EMPTY;
+                        self.len = self.len.saturating_sub(1);
+                    }
+                    return Ok(from);
+                }
+            }
+        }
+        Err(CacheFull)
     }
 
     /// Incremental garbage collection: visits the next `budget` slots
@@ -364,6 +447,108 @@ mod test {
         assert_eq!(c.len(), 17);
     }
 
+    /// A well-mixed 64-bit fingerprint for flow `i`.
+    fn mixed(i: u32) -> u64 {
+        crate::hash::murmur3_x86_32(&i.to_le_bytes(), 1) as u64
+            | (u64::from(crate::hash::murmur3_x86_32(&i.to_le_bytes(), 2)) << 32)
+    }
+
+    /// Fills a cache of `N` slots to `fill_percent` with distinct active
+    /// flows; returns (inserts that found no vacant slot in the flow's two
+    /// buckets, inserts refused even after a displacement).
+    fn fill<const N: usize>(fill_percent: usize) -> (usize, usize) {
+        let mut c: FlowCache<N> = FlowCache::new();
+        let now = Instant::from_ticks(0);
+        let (mut full, mut refused) = (0, 0);
+        for i in 0..(N * fill_percent / 100) as u32 {
+            let fp = mixed(i);
+            let no_room = c.probe(fp, now, IDLE).vacant.is_none();
+            if no_room {
+                full += 1;
+            }
+            match c.insert(fp, PortId((i % 200) as u8), now, IDLE) {
+                // A displacement happens exactly when the buckets were full.
+                Ok(p) => assert_eq!(p.displaced, no_room),
+                Err(CacheFull) => refused += 1,
+            }
+        }
+        // Every inserted flow is still there with its own port.
+        let mut found = 0;
+        for i in 0..(N * fill_percent / 100) as u32 {
+            if let Some(p) = c.lookup(mixed(i), now, IDLE) {
+                assert_eq!(p.port, PortId((i % 200) as u8));
+                found += 1;
+            }
+        }
+        assert_eq!(found, c.len());
+        assert_eq!(found + refused, N * fill_percent / 100);
+        (full, refused)
+    }
+
+    #[test]
+    fn displacement_fills_past_90_percent() {
+        for (fill_percent, max_refused) in [(80, 0), (90, 0), (95, 0), (98, 20), (100, 80)] {
+            let (full, refused) = fill::<4096>(fill_percent);
+            std::eprintln!("{fill_percent} %: {full} without room, {refused} refused");
+            assert!(
+                refused <= max_refused,
+                "{fill_percent} %: {refused} refused"
+            );
+            assert!(refused <= full);
+        }
+    }
+
+    #[test]
+    fn displaced_entry_keeps_its_port() {
+        let mut c: FlowCache<32> = FlowCache::new();
+        let now = Instant::from_ticks(0);
+        // Four buckets; fingerprint bits 3..5 pick the first, 35..37 the
+        // second.
+        let fp = |i: u64, first: u64, second: u64| (first << 3) | (i << 8) | (second << 35);
+        // Buckets 0 and 1 fill with flows whose buckets are exactly those.
+        for i in 0..16u64 {
+            assert!(c.insert(fp(i, 0, 1), PortId(i as u8), now, IDLE).is_ok());
+        }
+        assert_eq!(c.insert(fp(16, 0, 1), PortId(1), now, IDLE), Err(CacheFull));
+        // h (buckets 2 and 3, both empty: the first wins the tie), then
+        // seven flows of buckets 2 and 1 (full) fill bucket 2.
+        let h = fp(100, 2, 3);
+        let p = c.insert(h, PortId(100), now, IDLE).expect("empty bucket");
+        assert!(!p.displaced);
+        assert_eq!(p.slot / BUCKET, 2);
+        for i in 17..24u64 {
+            assert_eq!(
+                c.insert(fp(i, 2, 1), PortId(i as u8), now, IDLE)
+                    .map(|p| p.slot / BUCKET),
+                Ok(2)
+            );
+        }
+        // x has buckets 0 and 2, both full of active flows: h, whose other
+        // bucket (3) is empty, moves there and x takes its slot.
+        let x = fp(30, 0, 2);
+        let p = c.insert(x, PortId(30), now, IDLE).expect("room made");
+        assert!(p.displaced);
+        assert_eq!(p.slot / BUCKET, 2);
+        assert_eq!(c.len(), 16 + 1 + 7 + 1);
+        let h_now = c.lookup(h, now, IDLE).expect("h kept");
+        assert_eq!((h_now.port, h_now.slot / BUCKET), (PortId(100), 3));
+        for i in 0..16u64 {
+            assert_eq!(
+                c.lookup(fp(i, 0, 1), now, IDLE).map(|p| p.port),
+                Some(PortId(i as u8))
+            );
+        }
+        for i in 17..24u64 {
+            assert_eq!(
+                c.lookup(fp(i, 2, 1), now, IDLE).map(|p| p.port),
+                Some(PortId(i as u8))
+            );
+        }
+        assert_eq!(c.lookup(x, now, IDLE).map(|p| p.port), Some(PortId(30)));
+        // Nothing else can move: a flow of buckets 0 and 1 is still refused.
+        assert_eq!(c.insert(fp(31, 0, 1), PortId(1), now, IDLE), Err(CacheFull));
+    }
+
     #[test]
     fn two_choice_fills_to_80_percent() {
         // 80 % of 4096 slots with well-mixed fingerprints: under 0.5 % refused.
@@ -404,7 +589,9 @@ mod test {
     fn repin_and_remove() {
         let mut c: FlowCache<16> = FlowCache::new();
         let now = Instant::from_ticks(5);
-        let slot = c.insert(77, PortId(1), now, IDLE).unwrap_or(usize::MAX);
+        let slot = c
+            .insert(77, PortId(1), now, IDLE)
+            .map_or(usize::MAX, |p| p.slot);
         c.repin(slot, PortId(4), now);
         assert_eq!(c.lookup(77, now, IDLE).map(|p| p.port), Some(PortId(4)));
         c.remove(slot);

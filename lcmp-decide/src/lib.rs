@@ -78,7 +78,7 @@ pub mod tables;
 mod time;
 
 pub use cost::Weights;
-pub use decider::{Counters, Decider, DeciderConfig, Decision};
+pub use decider::{Counters, Decider, DeciderConfig, Decision, Overflow};
 pub use error::{Error, Setting};
 pub use flow_cache::FlowCache;
 pub use hash::{Addresses, FlowKey, HashAlgorithm};

@@ -57,7 +57,9 @@ pub enum Reason {
     Ucmp,
     /// LCMP with its tables marked outdated: plain ECMP (§5 safe fallback).
     EcmpFallback,
-    /// The flow cache had no room: stateless ECMP, not pinned.
+    /// The flow cache had no room for a new flow: refused
+    /// ([`crate::Overflow::Refuse`]) or routed by stateless ECMP
+    /// ([`crate::Overflow::Stateless`]), not pinned.
     CacheFull,
     /// The group has no live candidate.
     NoLiveCandidate,
@@ -80,7 +82,9 @@ impl Reason {
             Reason::Ecmp => "ECMP: hashed over all live candidates",
             Reason::Ucmp => "UCMP: hashed over the live candidates of maximum capacity",
             Reason::EcmpFallback => "LCMP tables outdated: fell back to ECMP over live candidates",
-            Reason::CacheFull => "flow cache full: stateless ECMP over live candidates, not pinned",
+            Reason::CacheFull => {
+                "flow cache full: new flow not pinned (refused, or stateless ECMP if so configured)"
+            }
             Reason::NoLiveCandidate => "no route: every candidate of the group is down",
             Reason::UnknownGroup => "no route: the destination group is not installed",
         }

@@ -142,7 +142,7 @@ fn down_ports_are_never_chosen_and_pinned_flows_fail_over() {
     let c = d.counters();
     assert_eq!(
         c.packets,
-        c.hits + c.new_flows + c.failovers + c.unpinned + c.no_route
+        c.hits + c.new_flows + c.failovers + c.withdrawals + c.unpinned + c.no_route
     );
     assert!(c.failovers > 0);
     // Everything down: NoRoute, and the pin is dropped.
@@ -231,7 +231,7 @@ fn hitless_install_keeps_pins_and_uses_new_tables_for_new_flows() {
 }
 
 #[test]
-fn full_cache_routes_statelessly_and_never_evicts_active_pins() {
+fn full_cache_refuses_new_flows_and_never_evicts_active_pins() {
     let mut d: Decider<8, 8> = Decider::new(DeciderConfig::default());
     d.install(&testbed8_dc1(Params::PAPER)).expect("valid");
     let mut outcomes = Vec::new();
@@ -240,14 +240,13 @@ fn full_cache_routes_statelessly_and_never_evicts_active_pins() {
     }
     let c = *d.counters();
     assert_eq!(c.new_flows, 8, "eight slots");
-    assert_eq!(c.unpinned, 56);
+    assert_eq!((c.cache_full, c.no_route, c.unpinned), (56, 56, 0));
     assert_eq!(d.flow_cache().len(), 8);
-    for (i, o) in outcomes.iter().enumerate() {
-        if let Decision::Unpinned(p) = o {
-            let e = FlowKey::ecmp_hash(&flow(i as u32), HashAlgorithm::Murmur3, 0);
-            assert_eq!(*p, PortId((e % 6) as u8), "stateless ECMP");
-        }
-    }
+    let refused = outcomes
+        .iter()
+        .filter(|o| **o == Decision::NoRoute(Reason::CacheFull))
+        .count();
+    assert_eq!(refused, 56);
     // After the idle timeout, GC frees the slots and new flows pin again.
     let later = t(3_000_000);
     assert_eq!(d.gc(later, 8), 8);
@@ -255,6 +254,28 @@ fn full_cache_routes_statelessly_and_never_evicts_active_pins() {
         d.on_packet(later, &flow(1000), DC8),
         Decision::New { .. }
     ));
+}
+
+#[test]
+fn full_cache_routes_statelessly_when_configured() {
+    let mut d: Decider<8, 8> = Decider::new(DeciderConfig {
+        overflow: Overflow::Stateless,
+        ..DeciderConfig::default()
+    });
+    d.install(&testbed8_dc1(Params::PAPER)).expect("valid");
+    let mut outcomes = Vec::new();
+    for i in 0..64 {
+        outcomes.push(d.on_packet(t(i), &flow(i), DC8));
+    }
+    let c = *d.counters();
+    assert_eq!(c.new_flows, 8, "eight slots");
+    assert_eq!((c.cache_full, c.unpinned, c.no_route), (56, 56, 0));
+    for (i, o) in outcomes.iter().enumerate() {
+        if let Decision::Unpinned(p) = o {
+            let e = FlowKey::ecmp_hash(&flow(i as u32), HashAlgorithm::Murmur3, 0);
+            assert_eq!(*p, PortId((e % 6) as u8), "stateless ECMP");
+        }
+    }
 }
 
 #[test]

@@ -96,6 +96,7 @@ impl World {
             scheme: self.scheme,
             seed: 42,
             hash: HashAlgorithm::Murmur3,
+            ..DeciderConfig::default()
         });
         d.install(&self.tables())
             .expect("generated tables are valid");

@@ -53,6 +53,7 @@ pub fn decider(scheme: Scheme, params: Params) -> Decider<8, 1024> {
         scheme,
         seed: 0,
         hash: HashAlgorithm::Murmur3,
+        ..DeciderConfig::default()
     });
     d.install(&testbed8_dc1(params)).expect("valid tables");
     d
