@@ -388,8 +388,11 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
         let hash = key.ecmp_hash(self.config.hash, self.config.seed);
         let (chosen, reason) = decide(&self.inputs(self.config.scheme), group, hash);
         let Some(port) = chosen else {
-            if let Some(pin) = pinned {
-                self.cache.remove(pin.slot);
+            // No route: forget the flow, idle entry included, so that a
+            // later install raising the idle timeout cannot revive a pin
+            // the flow was told it no longer has.
+            if let Some(slot) = probe.entry() {
+                self.cache.remove(slot);
             }
             bump(&mut self.counters.no_route);
             return Decision::NoRoute(reason);

@@ -134,6 +134,16 @@ pub struct Probe {
     /// Where an insert of the flow would go (`None`: both buckets full of
     /// active flows).
     vacant: Option<usize>,
+    /// The slot of the flow's entry, live or idle.
+    entry: Option<usize>,
+}
+
+impl Probe {
+    /// The slot holding the flow's entry, live or idle (an idle entry is
+    /// not a pin, but would be one again if the idle timeout were raised).
+    pub const fn entry(&self) -> Option<usize> {
+        self.entry
+    }
 }
 
 /// Returned by [`FlowCache::insert`] when every slot of the flow's two
@@ -244,7 +254,11 @@ impl<const N: usize> FlowCache<N> {
         let found = matching
             .filter(|&(_, _, idle)| !idle)
             .map(|(slot, port, _)| Pinned { slot, port });
-        Probe { found, vacant }
+        Probe {
+            found,
+            vacant,
+            entry: matching.map(|(slot, _, _)| slot),
+        }
     }
 
     /// The live (not idle) entry for `fingerprint`, if any.

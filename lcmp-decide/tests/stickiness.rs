@@ -1,0 +1,480 @@
+//! The decider's promise to RDMA senders (§7.5): a flow that is forwarded
+//! and keeps sending (never idle longer than the idle timeout in force)
+//! keeps its egress port as long as that port is up and still a candidate of
+//! its group, whether the cache overflowed, ports flapped or tables changed.
+//! Unit tests for each case, then a quickcheck property over random event
+//! sequences against a cache small enough to overflow.
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use common::*;
+use lcmp_decide::*;
+use quickcheck::{Arbitrary, Gen, QuickCheck};
+
+const IDLE: u32 = Params::PAPER.idle_timeout_ticks;
+
+/// A one-bucket decider (8 slots) on testbed8's DC1.
+fn tiny(overflow: Overflow) -> Decider<8, 8> {
+    let mut d = Decider::new(DeciderConfig {
+        overflow,
+        ..DeciderConfig::default()
+    });
+    d.install(&testbed8_dc1(Params::PAPER)).expect("valid");
+    d
+}
+
+/// Pins flows 0..8 at `t(0)` and returns their ports.
+fn pin_eight(d: &mut Decider<8, 8>) -> Vec<PortId> {
+    (0..8)
+        .map(|i| match d.on_packet(t(0), &flow(i), DC8) {
+            Decision::New { port, .. } => port,
+            other => panic!("flow {i}: {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn overflow_then_free_slot_never_moves_a_forwarded_flow() {
+    let mut d = tiny(Overflow::Refuse);
+    let ports = pin_eight(&mut d);
+    // Flow 8 finds no room: refused, not forwarded anywhere.
+    assert_eq!(
+        d.on_packet(t(1), &flow(8), DC8),
+        Decision::NoRoute(Reason::CacheFull)
+    );
+    // The eight keep sending once a second; flow 8 keeps retrying.
+    for s in 1..4u32 {
+        let now = t(s * 1_000_000);
+        for (i, p) in ports.iter().enumerate() {
+            if i == 0 && s > 1 {
+                continue; // flow 0 stops after 1 s
+            }
+            assert_eq!(d.on_packet(now, &flow(i as u32), DC8), Decision::Hit(*p));
+        }
+        let retry = d.on_packet(now, &flow(8), DC8);
+        if s < 4 && now.ticks() - 1_000_000 <= IDLE {
+            assert_eq!(retry, Decision::NoRoute(Reason::CacheFull), "at {s} s");
+        }
+    }
+    // Flow 0 has now been idle for more than 2 s: its slot is reused.
+    let now = t(3_000_001);
+    let got = d.on_packet(now, &flow(8), DC8);
+    let Decision::New {
+        port,
+        failover: false,
+        ..
+    } = got
+    else {
+        panic!("flow 8 after a slot freed: {got:?}");
+    };
+    assert_eq!(d.on_packet(now, &flow(8), DC8), Decision::Hit(port));
+    for (i, p) in ports.iter().enumerate().skip(1) {
+        assert_eq!(d.on_packet(now, &flow(i as u32), DC8), Decision::Hit(*p));
+    }
+    let c = d.counters();
+    assert!(c.cache_full >= 3);
+    assert_eq!(c.cache_full, c.no_route);
+    assert_eq!(c.unpinned, 0);
+}
+
+#[test]
+fn stateless_overflow_can_move_a_flow_which_is_why_it_is_not_the_default() {
+    // Under Overflow::Stateless an overflowed flow is forwarded by ECMP over
+    // the live candidates; once a slot frees, it is decided by LCMP and may
+    // land elsewhere. Find such a flow among the first hundred.
+    let mut moved = 0;
+    for k in 8..108u32 {
+        let mut d = tiny(Overflow::Stateless);
+        let _ = pin_eight(&mut d);
+        let Decision::Unpinned(first) = d.on_packet(t(1), &flow(k), DC8) else {
+            panic!("flow {k} should overflow");
+        };
+        let later = t(IDLE + 10);
+        let second = d.on_packet(later, &flow(k), DC8).port().expect("route");
+        if second != first {
+            moved += 1;
+        }
+        // Refuse, the default, never forwards it before it is pinned.
+        let mut strict = tiny(Overflow::Refuse);
+        let _ = pin_eight(&mut strict);
+        assert_eq!(
+            strict.on_packet(t(1), &flow(k), DC8),
+            Decision::NoRoute(Reason::CacheFull)
+        );
+    }
+    assert!(moved > 10, "{moved} of 100 overflowed flows moved");
+}
+
+#[test]
+fn port_flap_while_overflowed_moves_only_the_flows_of_the_dead_port() {
+    let mut d = tiny(Overflow::Refuse);
+    let ports = pin_eight(&mut d);
+    assert_eq!(
+        d.on_packet(t(1), &flow(8), DC8),
+        Decision::NoRoute(Reason::CacheFull)
+    );
+    let dead = ports[0];
+    d.set_port_up(dead, false).expect("port");
+    let mut now_on = ports.clone();
+    for (i, p) in ports.iter().enumerate() {
+        let got = d.on_packet(t(10), &flow(i as u32), DC8);
+        if *p == dead {
+            let Decision::New {
+                port,
+                failover: true,
+                ..
+            } = got
+            else {
+                panic!("flow {i} on the dead port: {got:?}");
+            };
+            assert_ne!(port, dead);
+            now_on[i] = port;
+        } else {
+            assert_eq!(got, Decision::Hit(*p));
+        }
+    }
+    // The port comes back: nobody moves back or anywhere else.
+    d.set_port_up(dead, true).expect("port");
+    for (i, p) in now_on.iter().enumerate() {
+        assert_eq!(d.on_packet(t(20), &flow(i as u32), DC8), Decision::Hit(*p));
+    }
+    // The overflowed flow is still refused (its buckets are full and live).
+    assert_eq!(
+        d.on_packet(t(30), &flow(8), DC8),
+        Decision::NoRoute(Reason::CacheFull)
+    );
+    assert!(d.counters().failovers >= 1);
+    assert_eq!(d.counters().withdrawals, 0);
+}
+
+/// 300 flows pinned on the full testbed8 DC1 group; returns their ports.
+fn pin_many(d: &mut Decider<8, 1024>) -> Vec<PortId> {
+    (0..300)
+        .map(|i| d.on_packet(t(i), &flow(i), DC8).port().expect("route"))
+        .collect()
+}
+
+/// Installs testbed8 DC1 tables edited by `edit` and checks that exactly the
+/// flows pinned on `gone` are re-decided, as withdrawals, onto other ports,
+/// and that everything else stays.
+fn withdraw(edit: impl Fn(&mut Tables), gone: PortId) {
+    let mut d = decider(Scheme::Lcmp, Params::PAPER);
+    let ports = pin_many(&mut d);
+    assert!(ports.contains(&gone), "some flow is pinned on {gone:?}");
+    let mut tables = testbed8_dc1(Params::PAPER);
+    edit(&mut tables);
+    d.install(&tables).expect("valid");
+    // explain shows the stale pin and the re-decision before the packet.
+    let i = ports.iter().position(|p| *p == gone).expect("pinned");
+    let e = d.explain(&flow(i as u32), DC8, t(1000));
+    assert_eq!(e.pinned, Some(gone));
+    assert_ne!(e.reason, Reason::Pinned);
+    let mut moved = 0;
+    for (i, p) in ports.iter().enumerate() {
+        let got = d.on_packet(t(1000), &flow(i as u32), DC8);
+        if *p == gone {
+            let Decision::New {
+                port,
+                failover: true,
+                ..
+            } = got
+            else {
+                panic!("flow {i} on the withdrawn port: {got:?}");
+            };
+            assert_ne!(port, gone);
+            moved += 1;
+            // ... and it stays there.
+            assert_eq!(
+                d.on_packet(t(1001), &flow(i as u32), DC8),
+                Decision::Hit(port)
+            );
+        } else {
+            assert_eq!(got, Decision::Hit(*p), "flow {i}");
+        }
+    }
+    let c = d.counters();
+    assert_eq!(c.withdrawals, moved);
+    assert_eq!(c.failovers, 0);
+}
+
+#[test]
+fn withdrawn_candidate_moves_its_flows_lazily() {
+    // DC6 (port 4) leaves the group but stays a port of the switch.
+    withdraw(
+        |t| {
+            t.groups[0].candidates.remove(4);
+        },
+        PortId(4),
+    );
+}
+
+#[test]
+fn withdrawn_port_moves_its_flows_lazily() {
+    // DC4 (port 2) leaves the switch's tables altogether.
+    withdraw(
+        |t| {
+            t.groups[0].candidates.remove(2);
+            t.ports.remove(2);
+        },
+        PortId(2),
+    );
+}
+
+#[test]
+fn withdrawn_group_drops_its_pins() {
+    let mut d = decider(Scheme::Lcmp, Params::PAPER);
+    let ports = pin_many(&mut d);
+    let mut tables = testbed8_dc1(Params::PAPER);
+    tables.groups.clear();
+    d.install(&tables).expect("valid");
+    for i in 0..300u32 {
+        assert_eq!(
+            d.on_packet(t(1000), &flow(i), DC8),
+            Decision::NoRoute(Reason::UnknownGroup)
+        );
+    }
+    assert_eq!(d.flow_cache().len(), 0, "pins of a gone group are dropped");
+    // The group comes back: flows are decided afresh and pinned again.
+    d.install(&testbed8_dc1(Params::PAPER)).expect("valid");
+    for (i, p) in ports.iter().enumerate() {
+        let got = d.on_packet(t(2000), &flow(i as u32), DC8);
+        assert!(
+            matches!(
+                got,
+                Decision::New {
+                    failover: false,
+                    ..
+                }
+            ),
+            "{got:?}"
+        );
+        // Same tables, same congestion, same hash: the same decision.
+        assert_eq!(got.port(), Some(*p));
+    }
+}
+
+#[test]
+fn a_pin_is_checked_against_the_packets_group() {
+    // Two groups on the same ports; a flow pinned via group 8 that shows up
+    // with group 9, where its port is not a candidate, is re-decided.
+    let mut tables = testbed8_dc1(Params::PAPER);
+    let mut g9 = tables.groups[0].clone();
+    g9.id = GroupId(9);
+    g9.candidates.retain(|c| c.port.0 < 2);
+    tables.groups.push(g9).expect("capacity");
+    let mut d: Decider<8, 1024> = Decider::new(DeciderConfig::default());
+    d.install(&tables).expect("valid");
+    let (i, p) = (0..100u32)
+        .find_map(|i| {
+            let p = d.on_packet(t(0), &flow(i), DC8).port()?;
+            (p.0 >= 2).then_some((i, p))
+        })
+        .expect("a flow on ports 2..6");
+    let got = d.on_packet(t(1), &flow(i), GroupId(9));
+    assert!(
+        matches!(got, Decision::New { failover: true, port, .. } if port.0 < 2),
+        "{got:?}"
+    );
+    assert_ne!(got.port(), Some(p));
+    assert_eq!(d.counters().withdrawals, 1);
+}
+
+// ---------------------------------------------------------------------------
+// The property.
+
+/// Ports of the property's switch (testbed8 DC1) and its two groups.
+const PORTS: u8 = 6;
+const GROUPS: [GroupId; 2] = [GroupId(8), GroupId(9)];
+/// More flows than the 16-slot cache holds, so it overflows.
+const FLOWS: u32 = 40;
+
+#[derive(Clone, Debug)]
+enum Event {
+    /// A packet of flow `n % FLOWS` (its group is fixed: `n % 2`).
+    Packet(u32),
+    Advance(u32),
+    Sample(u8, u64),
+    Flap(u8, bool),
+    /// New tables: per group, a candidate mask over the six ports (an empty
+    /// mask drops the group), a delay tweak and an idle timeout.
+    Install([u8; 2], u32, bool),
+    Gc(u16),
+    SetCurrent(bool),
+}
+
+impl Arbitrary for Event {
+    fn arbitrary(g: &mut Gen) -> Self {
+        match u8::arbitrary(g) % 16 {
+            0..=7 => Event::Packet(u32::arbitrary(g) % FLOWS),
+            8 | 9 => Event::Advance(match u8::arbitrary(g) % 4 {
+                0 => u32::arbitrary(g) % 3_000_000,
+                _ => u32::arbitrary(g) % 400_000,
+            }),
+            10 => Event::Sample(u8::arbitrary(g) % PORTS, u64::arbitrary(g) % 6_000_000_000),
+            11 => Event::Flap(u8::arbitrary(g) % PORTS, bool::arbitrary(g)),
+            12 => Event::Install(
+                [u8::arbitrary(g), u8::arbitrary(g)],
+                u32::arbitrary(g) % 300,
+                bool::arbitrary(g),
+            ),
+            13 => Event::Gc(u16::arbitrary(g) % 40),
+            14 => Event::SetCurrent(bool::arbitrary(g)),
+            _ => Event::Packet(u32::arbitrary(g) % 4), // a few heavy hitters
+        }
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        Box::new(std::iter::empty())
+    }
+}
+
+fn tables_for(masks: [u8; 2], delay: u32, short_idle: bool) -> Tables {
+    let mut t = testbed8_dc1(Params {
+        idle_timeout_ticks: if short_idle { 500_000 } else { IDLE },
+        ..Params::PAPER
+    });
+    let base = t.groups[0].clone();
+    t.groups.clear();
+    for (id, mask) in GROUPS.iter().zip(masks) {
+        let mut g = base.clone();
+        g.id = *id;
+        g.candidates.retain(|c| mask & (1 << c.port.0) != 0);
+        if let Some(c) = g.candidates.first_mut() {
+            c.delay_units = delay;
+        }
+        if !g.candidates.is_empty() {
+            t.groups.push(g).expect("capacity");
+        }
+    }
+    t
+}
+
+/// What the property knows about a forwarded flow.
+#[derive(Clone, Copy, Debug)]
+struct Forwarded {
+    port: PortId,
+    /// Absolute tick of its last forwarded packet.
+    seen: u64,
+    /// The smallest idle timeout in force since.
+    min_idle: u32,
+}
+
+/// How often each case arose over all runs (the property must exercise
+/// overflow, failover, withdrawal and displacement to mean anything).
+static SEEN: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
+
+fn never_moves(events: Vec<Event>) -> bool {
+    let mut d: Decider<8, 16> = Decider::new(DeciderConfig {
+        seed: 7,
+        ..DeciderConfig::default()
+    });
+    d.install(&tables_for([0x3F, 0x3F], 25, false))
+        .expect("valid");
+    let mut idle = IDLE;
+    let (mut now, mut abs) = (5u32, 5u64);
+    let mut flows: HashMap<u32, Forwarded> = HashMap::new();
+    let is_candidate = |d: &Decider<8, 16>, g: GroupId, p: PortId| {
+        d.tables().is_some_and(|t| t.is_candidate(g, p))
+    };
+    let up = |d: &Decider<8, 16>, p: PortId| d.port_state(p).is_some_and(|s| s.is_up());
+    for ev in events {
+        match ev {
+            Event::Packet(n) => {
+                let group = GROUPS[(n % 2) as usize];
+                let established = flows
+                    .get(&n)
+                    .copied()
+                    .filter(|f| abs - f.seen <= u64::from(f.min_idle));
+                let before = *d.counters();
+                let got = d.on_packet(t(now), &flow(n), group);
+                if let Some(f) = established {
+                    if up(&d, f.port) && is_candidate(&d, group, f.port) {
+                        assert_eq!(got, Decision::Hit(f.port), "flow {n} moved");
+                    }
+                }
+                if let Some(p) = got.port() {
+                    assert!(up(&d, p) && is_candidate(&d, group, p), "{got:?}");
+                }
+                if let Decision::Hit(p) = got {
+                    assert_eq!(flows.get(&n).map(|f| f.port), Some(p), "hit on a new port");
+                }
+                let c = *d.counters();
+                assert_eq!(
+                    c.packets,
+                    c.hits + c.new_flows + c.failovers + c.withdrawals + c.unpinned + c.no_route
+                );
+                let bumped = |a: u64, b: u64| u64::from(a != b);
+                for (k, moved) in [
+                    bumped(before.cache_full, c.cache_full),
+                    bumped(before.failovers, c.failovers),
+                    bumped(before.withdrawals, c.withdrawals),
+                    bumped(before.displacements, c.displacements),
+                    bumped(before.hits, c.hits),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    SEEN[k].fetch_add(moved, Ordering::Relaxed);
+                }
+                match got {
+                    Decision::Hit(port) | Decision::New { port, .. } => {
+                        flows.insert(
+                            n,
+                            Forwarded {
+                                port,
+                                seen: abs,
+                                min_idle: idle,
+                            },
+                        );
+                    }
+                    Decision::Unpinned(_) => panic!("Overflow::Refuse never forwards unpinned"),
+                    Decision::NoRoute(_) => {
+                        flows.remove(&n);
+                    }
+                }
+            }
+            Event::Advance(dt) => {
+                now = now.wrapping_add(dt);
+                abs += u64::from(dt);
+            }
+            Event::Sample(p, q) => d.sample(t(now), PortId(p), q).expect("port"),
+            Event::Flap(p, on) => d.set_port_up(PortId(p), on).expect("port"),
+            Event::Install(masks, delay, short) => {
+                if d.install(&tables_for(masks, delay, short)).is_ok() {
+                    idle = d.tables().map_or(IDLE, |t| t.params().idle_timeout_ticks);
+                    for f in flows.values_mut() {
+                        f.min_idle = f.min_idle.min(idle);
+                    }
+                }
+            }
+            Event::Gc(budget) => {
+                let _ = d.gc(t(now), usize::from(budget));
+            }
+            Event::SetCurrent(c) => d.set_tables_current(c),
+        }
+    }
+    true
+}
+
+#[test]
+fn a_forwarded_flow_that_keeps_sending_never_moves() {
+    QuickCheck::new()
+        .rng(Gen::new(400))
+        .tests(400)
+        .quickcheck(never_moves as fn(Vec<Event>) -> bool);
+    // The runs reached every case the promise is about.
+    let seen: Vec<u64> = SEEN.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+    let names = [
+        "cache full",
+        "failover",
+        "withdrawal",
+        "displacement",
+        "hit",
+    ];
+    for (name, n) in names.iter().zip(&seen) {
+        assert!(*n > 0, "no {name} in any run: {seen:?}");
+    }
+}
