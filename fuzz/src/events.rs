@@ -1,22 +1,28 @@
 //! The `decide_events` driver: an arbitrary event sequence against a small
-//! decider (8 ports, a 16-slot flow cache, so it fills), checking the
-//! invariants of issue 8 after every event:
+//! decider (8 ports, a 16-slot flow cache, so it fills; the default
+//! `Overflow::Refuse`), checking after every event:
 //!
-//! 1. A `New` or `Unpinned` port is a live candidate of the packet's group
-//!    in the installed tables (`Unpinned`: `live[hash % n]`, the stateless
-//!    ECMP pick); a `Hit` port is up and is the port the flow
-//!    was last pinned to; `NoRoute(UnknownGroup)` only for a group that is
-//!    not installed, `NoRoute(NoLiveCandidate)` only when every candidate
-//!    is down.
-//! 2. An established flow (pinned, and not idle under any idle timeout in
-//!    force since its last packet) whose port is up gets `Hit` on that port;
-//!    if its port is down it fails over (`failover: true`) or has no route.
+//! 1. A `New` port is a live candidate of the packet's group in the
+//!    installed tables; so is a `Hit` port, which is also the port the flow
+//!    was last pinned to; `Unpinned` never happens (only
+//!    `Overflow::Stateless` routes without a pin);
+//!    `NoRoute(UnknownGroup)` only for a group that is not installed,
+//!    `NoRoute(NoLiveCandidate)` only when every candidate is down,
+//!    `NoRoute(CacheFull)` only for a flow with no live pin.
+//! 2. The promise to RDMA senders: a flow that was forwarded and has not
+//!    been idle longer than any idle timeout in force since its last packet
+//!    gets `Hit` on its port while that port is up and a candidate of the
+//!    packet's group; otherwise it is re-decided (`failover: true`, away
+//!    from a port that is down or withdrawn) or has no route.
 //! 3. `flow_cache().len() <= capacity` after every event; GC evicts at most
 //!    `budget` entries and the length and `gc_evictions` move by what it
 //!    returns.
-//! 4. Counters add up: `packets == hits + new_flows + failovers + unpinned +
-//!    no_route`, and each packet moves exactly its own bucket.
-//! 5. `explain` just before a packet predicts its decision, and every
+//! 4. Counters add up: `packets == hits + new_flows + failovers +
+//!    withdrawals + unpinned + no_route`, and each packet moves exactly its
+//!    own counters (`cache_full` with a refusal, `displacements` at most
+//!    with a new flow).
+//! 5. `explain` just before a packet predicts its decision (a refusal is
+//!    predicted as the new decision it would have pinned), and every
 //!    explanation is self-consistent (kept ⇒ up, down ⇒ cut as `Down`, the
 //!    pick is kept, the minimum-cost fallback takes the minimum).
 //! 6. A failed install changes nothing; samples and liveness for ports out
@@ -44,15 +50,10 @@ const PORT_SPACE: u8 = 10;
 /// At most this many distinct flows.
 const MAX_FLOWS: usize = 64;
 
-/// Decisions seen so far by kind: hit, new, failover, unpinned, no route
-/// (the seed test checks that the committed seeds reach every kind).
-pub static KINDS: [AtomicU64; 5] = [
-    AtomicU64::new(0),
-    AtomicU64::new(0),
-    AtomicU64::new(0),
-    AtomicU64::new(0),
-    AtomicU64::new(0),
-];
+/// Decisions seen so far by kind: hit, new, failover (port down),
+/// withdrawal (port no longer a candidate), refused (cache full), other no
+/// route (the seed test checks that the committed seeds reach every kind).
+pub static KINDS: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
 
 /// What the harness knows about a flow's pin.
 #[derive(Clone, Copy, Debug)]
@@ -119,13 +120,17 @@ impl Harness {
         self.d.port_state(port).is_some_and(|s| s.is_up())
     }
 
-    /// Whether `port` is a live candidate of `group` in the installed tables.
-    fn live_candidate(&self, group: GroupId, port: PortId) -> bool {
+    /// Whether `port` is a candidate of `group` in the installed tables.
+    fn candidate(&self, group: GroupId, port: PortId) -> bool {
         self.d
             .tables()
             .and_then(|t| t.group(group))
             .is_some_and(|g| g.candidates.iter().any(|c| c.port == port))
-            && self.up(port)
+    }
+
+    /// Whether `port` is a live candidate of `group` in the installed tables.
+    fn live_candidate(&self, group: GroupId, port: PortId) -> bool {
+        self.candidate(group, port) && self.up(port)
     }
 
     fn install(&mut self, t: &lcmp_decide::Tables) {
@@ -240,13 +245,12 @@ impl Harness {
                 assert_eq!((e.chosen, e.reason), (Some(port), reason), "{e:?}");
                 assert_eq!(e.pinned.is_some(), failover, "{e:?}");
             }
-            Decision::Unpinned(p) => {
+            Decision::Unpinned(p) => panic!("Overflow::Refuse routed {p:?} without a pin"),
+            Decision::NoRoute(Reason::CacheFull) => {
+                // explain does not predict room in the cache: it shows the
+                // new decision that could not be pinned.
                 assert!(e.chosen.is_some() && e.reason != Reason::Pinned, "{e:?}");
-                assert_eq!(e.pinned, None);
-                // Stateless ECMP over the live candidates, in installation
-                // order: the same port for the flow every time.
-                let live: Vec<_> = e.candidates.iter().filter(|c| c.up).collect();
-                assert_eq!(p, live[e.hash as usize % live.len()].port, "{e:?}");
+                assert_eq!(e.pinned, None, "a pinned flow is never refused");
             }
             Decision::NoRoute(r) => {
                 assert_eq!((e.chosen, e.reason), (None, r), "{e:?}");
@@ -256,7 +260,10 @@ impl Harness {
         // 1. The port is legitimate.
         match decision {
             Decision::Hit(p) => {
-                assert!(self.up(p), "hit on a down port {p:?}");
+                assert!(
+                    self.live_candidate(group, p),
+                    "hit on {p:?}, not a live candidate of {group:?}"
+                );
                 assert_eq!(
                     self.last_port.get(key),
                     Some(&p),
@@ -276,12 +283,14 @@ impl Harness {
                 let g = self.d.tables().and_then(|t| t.group(group)).expect("group");
                 assert!(g.candidates.iter().all(|c| !self.up(c.port)));
             }
+            Decision::NoRoute(Reason::CacheFull) => {}
             Decision::NoRoute(r) => panic!("NoRoute with reason {r:?}"),
         }
 
-        // 2. Stickiness and failover.
+        // 2. A forwarded flow that keeps sending never moves while its port
+        // is up and a candidate of its group.
         if let Some(pin) = established {
-            if self.up(pin.port) {
+            if self.live_candidate(group, pin.port) {
                 assert_eq!(decision, Decision::Hit(pin.port), "established flow moved");
             } else {
                 assert!(
@@ -289,27 +298,34 @@ impl Harness {
                         decision,
                         Decision::New { failover: true, .. } | Decision::NoRoute(_)
                     ),
-                    "established flow on a down port: {decision:?}"
+                    "established flow on a down or withdrawn port: {decision:?}"
                 );
             }
         }
-        if let Decision::New { failover: true, .. } = decision {
+        let withdrawn = if let Decision::New { failover: true, .. } = decision {
             let old = self
                 .last_port
                 .get(key)
                 .copied()
                 .expect("failover of an unpinned flow");
-            assert!(!self.up(old), "failover away from a live port");
-        }
+            assert!(
+                !self.live_candidate(group, old),
+                "re-decided away from a live candidate {old:?}"
+            );
+            self.up(old)
+        } else {
+            false
+        };
 
         let kind = match decision {
             Decision::Hit(_) => 0,
             Decision::New {
                 failover: false, ..
             } => 1,
+            Decision::New { failover: true, .. } if withdrawn => 3,
             Decision::New { failover: true, .. } => 2,
-            Decision::Unpinned(_) => 3,
-            Decision::NoRoute(_) => 4,
+            Decision::NoRoute(Reason::CacheFull) => 4,
+            Decision::Unpinned(_) | Decision::NoRoute(_) => 5,
         };
         KINDS[kind].fetch_add(1, Ordering::Relaxed);
 
@@ -321,10 +337,20 @@ impl Harness {
             Decision::Hit(_) => want.hits += 1,
             Decision::New {
                 failover: false, ..
-            } => want.new_flows += 1,
+            } => {
+                want.new_flows += 1;
+                // At most one displacement, with a new flow only.
+                want.displacements = after.displacements.clamp(before.displacements, before.displacements + 1);
+            }
+            Decision::New { failover: true, .. } if withdrawn => want.withdrawals += 1,
             Decision::New { failover: true, .. } => want.failovers += 1,
             Decision::Unpinned(_) => want.unpinned += 1,
-            Decision::NoRoute(_) => want.no_route += 1,
+            Decision::NoRoute(r) => {
+                want.no_route += 1;
+                if r == Reason::CacheFull {
+                    want.cache_full += 1;
+                }
+            }
         }
         if let Decision::New { reason, .. } = decision {
             match reason {
@@ -446,10 +472,13 @@ impl Harness {
         let c: Counters = *self.d.counters();
         assert_eq!(
             c.packets,
-            c.hits + c.new_flows + c.failovers + c.unpinned + c.no_route,
+            c.hits + c.new_flows + c.failovers + c.withdrawals + c.unpinned + c.no_route,
             "{c:?}"
         );
-        assert!(c.min_cost_fallbacks + c.ecmp_fallbacks <= c.new_flows + c.failovers);
+        assert!(
+            c.min_cost_fallbacks + c.ecmp_fallbacks <= c.new_flows + c.failovers + c.withdrawals
+        );
+        assert!(c.cache_full <= c.no_route && c.displacements <= c.new_flows);
     }
 }
 
@@ -465,7 +494,7 @@ mod test {
             .collect();
         assert!(
             kinds.iter().all(|&k| k > 0),
-            "hit/new/failover/unpinned/no-route: {kinds:?}"
+            "hit/new/failover/withdrawal/refused/no-route: {kinds:?}"
         );
     }
 }

@@ -55,6 +55,9 @@ impl ConfigSpec {
             } else {
                 HashAlgorithm::Murmur3
             },
+            // The default `Overflow::Refuse`: decide_events checks that no
+            // forwarded flow ever moves, which only it promises.
+            ..DeciderConfig::default()
         }
     }
 }

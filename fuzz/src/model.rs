@@ -27,6 +27,11 @@
 //!   which pick in installation order).
 //! * With no tables installed every packet is `NoRoute(UnknownGroup)`: there
 //!   are no groups to hash over.
+//! * A pin is honoured only while its port is up and listed among the
+//!   packet's group's candidates (an install may withdraw it); otherwise the
+//!   flow is re-decided, counted as a failover (port down) or a withdrawal
+//!   (port up, no longer a candidate). A flow that gets no route is
+//!   forgotten, idle entry included.
 //! * The flow table is unbounded. The differential target keeps at most 8
 //!   flows against a 16-slot cache of 8-slot buckets, so the crate's cache
 //!   can never refuse an insert; and it keeps the total clock advance
@@ -182,12 +187,22 @@ impl Model {
         self.ports.get(usize::from(port.0)).is_some_and(|p| !p.down)
     }
 
+    /// Whether `port` is listed among `group`'s candidates in the installed
+    /// tables (a pin on anything else was withdrawn by an install).
+    fn is_candidate(&self, group: GroupId, port: PortId) -> bool {
+        self.tables.as_ref().is_some_and(|t| {
+            t.groups
+                .iter()
+                .any(|g| g.id == group && g.candidates.iter().any(|c| c.port == port))
+        })
+    }
+
     /// One packet (§3.1 steps 2-4, §3.4 fast failover).
     pub fn on_packet(&mut self, now: Instant, key: &FlowKey, group: GroupId) -> Decision {
         self.counters.packets += 1;
         let pin = self.live_pin(key, now);
         if let Some(port) = pin {
-            if self.up(port) {
+            if self.up(port) && self.is_candidate(group, port) {
                 self.flows.insert(*key, (port, now.ticks()));
                 self.counters.hits += 1;
                 return Decision::Hit(port);
@@ -195,15 +210,19 @@ impl Model {
         }
         let e = self.evaluate(key, group, self.scheme);
         let Some(port) = e.chosen else {
-            if pin.is_some() {
-                self.flows.remove(key);
-            }
+            // The flow is forgotten, idle or not: a later install that
+            // raises the idle timeout must not revive it.
+            self.flows.remove(key);
             self.counters.no_route += 1;
             return Decision::NoRoute(e.reason);
         };
         self.flows.insert(*key, (port, now.ticks()));
-        if pin.is_some() {
-            self.counters.failovers += 1;
+        if let Some(old) = pin {
+            if self.up(old) {
+                self.counters.withdrawals += 1;
+            } else {
+                self.counters.failovers += 1;
+            }
         } else {
             self.counters.new_flows += 1;
         }
@@ -224,7 +243,7 @@ impl Model {
         let mut e = self.evaluate(key, group, self.scheme);
         if let Some(port) = self.live_pin(key, now) {
             e.pinned = Some(port);
-            if self.up(port) {
+            if self.up(port) && self.is_candidate(group, port) {
                 e.chosen = Some(port);
                 e.reason = Reason::Pinned;
             }

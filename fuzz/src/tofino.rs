@@ -80,6 +80,7 @@ pub fn run(input: &TofinoInput) {
         scheme: input.scheme.build(),
         seed: input.seed,
         hash: HashAlgorithm::Crc32,
+        ..DeciderConfig::default()
     };
     let mut options = ExportOptions::default();
     if input.front_panel {

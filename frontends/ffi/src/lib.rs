@@ -364,6 +364,7 @@ fn config_from_c(c: &lcmp_config) -> Result<DeciderConfig, i32> {
         scheme,
         seed: c.seed,
         hash,
+        ..DeciderConfig::default()
     })
 }
 

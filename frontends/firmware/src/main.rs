@@ -25,7 +25,7 @@ use cortex_m_rt::entry;
 use cortex_m_semihosting::debug::{self, EXIT_FAILURE, EXIT_SUCCESS};
 #[cfg(feature = "log")]
 use defmt_semihosting as _;
-use lcmp_decide::{DeciderConfig, HashAlgorithm, Scheme};
+use lcmp_decide::{DeciderConfig, HashAlgorithm, Overflow, Scheme};
 use lcmp_tables::blob::decode_blob;
 use lcmp_tables::replay::{replay, ReplayDecider, TraceReader};
 use static_cell::StaticCell;
@@ -68,6 +68,7 @@ const CONFIG: DeciderConfig = DeciderConfig {
     scheme: Scheme::Lcmp,
     seed: 0,
     hash: HashAlgorithm::Murmur3,
+    overflow: Overflow::Refuse,
 };
 
 /// The decider (the shape the replay digest is defined for: 64 ports, 1024

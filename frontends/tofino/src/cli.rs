@@ -155,6 +155,7 @@ fn config(c: &CommonArgs) -> DeciderConfig {
             HashArg::Crc32 => HashAlgorithm::Crc32,
             HashArg::Murmur3 => HashAlgorithm::Murmur3,
         },
+        ..DeciderConfig::default()
     }
 }
 

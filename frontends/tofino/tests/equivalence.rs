@@ -112,6 +112,7 @@ impl Arbitrary for Scenario {
             scheme,
             seed: u32::arbitrary(g),
             hash: HashAlgorithm::Crc32,
+            ..DeciderConfig::default()
         };
         // Queue samples: mostly on LCMP ports, depths across the buffer.
         let mut samples = Vec::new();
@@ -266,6 +267,7 @@ fn modulo_tables_are_exact() {
         scheme: Scheme::Ecmp,
         seed: 0,
         hash: HashAlgorithm::Crc32,
+        ..DeciderConfig::default()
     };
     let agent = Agent::new(&t, cfg, ExportOptions::default()).expect("agent");
     let program = agent.program();
@@ -363,6 +365,7 @@ fn corrupted_entries_are_caught() {
         scheme: Scheme::Lcmp,
         seed: 99,
         hash: HashAlgorithm::Crc32,
+        ..DeciderConfig::default()
     };
     let agent =
         lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, ExportOptions::default()).expect("agent");
@@ -540,6 +543,7 @@ fn testbed8_dc1_pick_list_and_device_ports() {
         scheme: Scheme::Lcmp,
         seed: 0,
         hash: HashAlgorithm::Crc32,
+        ..DeciderConfig::default()
     };
     let mut opts = ExportOptions::default();
     for (i, d) in opts.dev_ports.iter_mut().enumerate() {
