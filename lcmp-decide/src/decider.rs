@@ -1,7 +1,9 @@
 //! The decider: flow cache, congestion monitor and installed tables behind
 //! one sans-IO interface (§3.1 runtime workflow, Fig. 2).
 
-use crate::flow_cache::FlowCache;
+use crate::flow_cache::{
+    FlowCache, FlowCacheRef, FlowCacheWith, SlotArray, SlotBlock, SlotStorage,
+};
 use crate::fmt::trace;
 use crate::hash::{FlowKey, HashAlgorithm};
 use crate::monitor::{PortState, Signals};
@@ -150,8 +152,14 @@ fn bump(counter: &mut u64) {
     *counter = counter.saturating_add(1);
 }
 
-/// The LCMP decision core for one DCI switch: `PORTS` ports, a flow cache of
-/// `FLOWS` slots (a power of two). No heap; usable in a `static`.
+/// Packets of a burst are decided this many at a time by
+/// [`DeciderWith::on_packets`] (DPDK's `rte_eth_rx_burst` default).
+pub const BURST: usize = 32;
+
+/// The LCMP decision core for one DCI switch: `PORTS` ports and a flow cache
+/// over slot storage `S`. Use [`Decider<PORTS, FLOWS>`](Decider), which owns
+/// `FLOWS` slots (a power of two; no heap, usable in a `static`), or
+/// [`DeciderRef`], whose slots the caller provides at run time.
 ///
 /// ```
 /// use lcmp_decide::*;
@@ -183,31 +191,61 @@ fn bump(counter: &mut u64) {
 /// let d: lcmp_decide::Decider<65, 1024> = lcmp_decide::Decider::new(Default::default());
 /// ```
 #[derive(Clone, Debug)]
-pub struct Decider<const PORTS: usize, const FLOWS: usize> {
+pub struct DeciderWith<const PORTS: usize, S> {
     config: DeciderConfig,
     tables: Option<CompiledTables>,
     tables_valid: bool,
     ports: [PortState; PORTS],
-    cache: FlowCache<FLOWS>,
+    cache: FlowCacheWith<S>,
     counters: Counters,
 }
 
-impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
+/// A decider that owns its `FLOWS` flow-cache slots (a power of two, at
+/// least 16): `const fn` construction, for `static`s and fixed firmware.
+pub type Decider<const PORTS: usize, const FLOWS: usize> = DeciderWith<PORTS, SlotArray<FLOWS>>;
+
+/// A decider over caller-provided flow-cache storage, sized at run time
+/// (`16 * blocks.len()` slots; 12 bytes a slot).
+///
+/// ```
+/// # use lcmp_decide::{flow_cache::SlotBlock, DeciderConfig, DeciderRef};
+/// let mut blocks = vec![SlotBlock::EMPTY; 1 << 16]; // 1 048 576 slots, 12 MiB
+/// let d: DeciderRef<'_, 64> = DeciderRef::with_slots(DeciderConfig::default(), &mut blocks).unwrap();
+/// assert_eq!(d.flow_cache().capacity(), 1 << 20);
+/// ```
+pub type DeciderRef<'a, const PORTS: usize> = DeciderWith<PORTS, &'a mut [SlotBlock]>;
+
+impl<const PORTS: usize, const FLOWS: usize> DeciderWith<PORTS, SlotArray<FLOWS>> {
+    /// A decider with no tables: every packet gets `NoRoute` until
+    /// [`DeciderWith::install`].
+    pub const fn new(config: DeciderConfig) -> Self {
+        Self::from_cache(config, FlowCache::new())
+    }
+}
+
+impl<'a, const PORTS: usize> DeciderWith<PORTS, &'a mut [SlotBlock]> {
+    /// A decider with no tables over caller-provided flow-cache storage
+    /// (cleared here). The count of blocks must be a power of two
+    /// ([`Error::FlowSlots`] otherwise).
+    pub fn with_slots(config: DeciderConfig, blocks: &'a mut [SlotBlock]) -> Result<Self, Error> {
+        Ok(Self::from_cache(config, FlowCacheRef::with_slots(blocks)?))
+    }
+}
+
+impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     const CHECK: () = assert!(
         PORTS > 0 && PORTS <= MAX_PORTS,
         "Decider PORTS must be between 1 and MAX_PORTS"
     );
 
-    /// A decider with no tables: every packet gets `NoRoute` until
-    /// [`Decider::install`].
-    pub const fn new(config: DeciderConfig) -> Self {
+    const fn from_cache(config: DeciderConfig, cache: FlowCacheWith<S>) -> Self {
         let () = Self::CHECK;
-        Decider {
+        DeciderWith {
             config,
             tables: None,
             tables_valid: false,
             ports: [PortState::NEW; PORTS],
-            cache: FlowCache::new(),
+            cache,
             counters: Counters {
                 packets: 0,
                 hits: 0,
@@ -328,7 +366,7 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
     }
 
     /// The flow cache (read-only: occupancy for telemetry).
-    pub const fn flow_cache(&self) -> &FlowCache<FLOWS> {
+    pub const fn flow_cache(&self) -> &FlowCacheWith<S> {
         &self.cache
     }
 
@@ -370,10 +408,51 @@ impl<const PORTS: usize, const FLOWS: usize> Decider<PORTS, FLOWS> {
     /// long as that port is up and a candidate of its group (under
     /// [`Overflow::Refuse`], the default, for every flow).
     #[must_use]
+    #[inline]
     pub fn on_packet(&mut self, now: Instant, key: &FlowKey, group: GroupId) -> Decision {
+        self.route(now, key, group, key.fingerprint())
+    }
+
+    /// Routes a burst of packets, in order: `out[i]` is exactly what
+    /// [`DeciderWith::on_packet`] would return for `packets[i]` after the
+    /// packets before it (duplicates of a flow inside the burst included).
+    /// Processes `min(packets.len(), out.len())` packets and returns how
+    /// many. Faster than a loop over `on_packet` when the flow cache is
+    /// larger than the CPU's caches: each group of [`BURST`] packets first
+    /// computes every flow's fingerprint and reads the cache lines its
+    /// lookup needs (independent loads, so their misses overlap, as DPDK's
+    /// `rte_hash_lookup_bulk` does), then decides the packets one by one.
+    pub fn on_packets(
+        &mut self,
+        now: Instant,
+        packets: &[(FlowKey, GroupId)],
+        out: &mut [Decision],
+    ) -> usize {
+        let n = packets.len().min(out.len());
+        let (Some(packets), Some(out)) = (packets.get(..n), out.get_mut(..n)) else {
+            return 0;
+        };
+        for (burst, decisions) in packets.chunks(BURST).zip(out.chunks_mut(BURST)) {
+            let mut fingerprints = [0u64; BURST];
+            let mut lines = 0u64;
+            for ((key, _), fp) in burst.iter().zip(fingerprints.iter_mut()) {
+                *fp = key.fingerprint();
+                lines ^= self.cache.touch(*fp);
+            }
+            // Keeps the reads: their only purpose is to start the misses.
+            core::hint::black_box(lines);
+            for (((key, group), fp), d) in burst.iter().zip(fingerprints).zip(decisions) {
+                *d = self.route(now, key, *group, fp);
+            }
+        }
+        n
+    }
+
+    /// [`DeciderWith::on_packet`] with the flow's fingerprint computed.
+    #[inline]
+    fn route(&mut self, now: Instant, key: &FlowKey, group: GroupId, fingerprint: u64) -> Decision {
         bump(&mut self.counters.packets);
         let idle = self.idle_timeout();
-        let fingerprint = key.fingerprint();
         let probe = self.cache.probe(fingerprint, now, idle);
         let pinned = probe.found;
         let mut cause = PinState::Usable;

@@ -53,6 +53,10 @@ pub enum Error {
         /// The candidate's port.
         port: u8,
     },
+    /// Caller-provided flow-cache storage of this many slots: the count of
+    /// [`crate::flow_cache::SlotBlock`]s must be a power of two (so the
+    /// slots are a power of two of at least 16).
+    FlowSlots(usize),
 }
 
 /// Names a configuration setting in an [`Error`].
@@ -131,6 +135,10 @@ impl fmt::Display for Error {
             Error::ZeroCapacity { group, port } => {
                 write!(f, "group {group}: candidate port {port} has zero capacity")
             }
+            Error::FlowSlots(n) => write!(
+                f,
+                "flow-cache storage of {n} slots: must be a power of two of at least 16"
+            ),
         }
     }
 }

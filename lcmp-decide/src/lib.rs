@@ -78,9 +78,11 @@ pub mod tables;
 mod time;
 
 pub use cost::Weights;
-pub use decider::{Counters, Decider, DeciderConfig, Decision, Overflow};
+pub use decider::{
+    Counters, Decider, DeciderConfig, DeciderRef, DeciderWith, Decision, Overflow, BURST,
+};
 pub use error::{Error, Setting};
-pub use flow_cache::FlowCache;
+pub use flow_cache::{FlowCache, FlowCacheRef, FlowCacheWith, SlotBlock};
 pub use hash::{Addresses, FlowKey, HashAlgorithm};
 pub use monitor::Signals;
 pub use select::{CandidateExplanation, CutReason, Explanation, Reason, Scheme};

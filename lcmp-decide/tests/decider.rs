@@ -232,24 +232,24 @@ fn hitless_install_keeps_pins_and_uses_new_tables_for_new_flows() {
 
 #[test]
 fn full_cache_refuses_new_flows_and_never_evicts_active_pins() {
-    let mut d: Decider<8, 8> = Decider::new(DeciderConfig::default());
+    let mut d: Decider<8, 16> = Decider::new(DeciderConfig::default());
     d.install(&testbed8_dc1(Params::PAPER)).expect("valid");
     let mut outcomes = Vec::new();
     for i in 0..64 {
         outcomes.push(d.on_packet(t(i), &flow(i), DC8));
     }
     let c = *d.counters();
-    assert_eq!(c.new_flows, 8, "eight slots");
-    assert_eq!((c.cache_full, c.no_route, c.unpinned), (56, 56, 0));
-    assert_eq!(d.flow_cache().len(), 8);
+    assert_eq!(c.new_flows, 16, "sixteen slots");
+    assert_eq!((c.cache_full, c.no_route, c.unpinned), (48, 48, 0));
+    assert_eq!(d.flow_cache().len(), 16);
     let refused = outcomes
         .iter()
         .filter(|o| **o == Decision::NoRoute(Reason::CacheFull))
         .count();
-    assert_eq!(refused, 56);
+    assert_eq!(refused, 48);
     // After the idle timeout, GC frees the slots and new flows pin again.
     let later = t(3_000_000);
-    assert_eq!(d.gc(later, 8), 8);
+    assert_eq!(d.gc(later, 16), 16);
     assert!(matches!(
         d.on_packet(later, &flow(1000), DC8),
         Decision::New { .. }
@@ -258,7 +258,7 @@ fn full_cache_refuses_new_flows_and_never_evicts_active_pins() {
 
 #[test]
 fn full_cache_routes_statelessly_when_configured() {
-    let mut d: Decider<8, 8> = Decider::new(DeciderConfig {
+    let mut d: Decider<8, 16> = Decider::new(DeciderConfig {
         overflow: Overflow::Stateless,
         ..DeciderConfig::default()
     });
@@ -268,8 +268,8 @@ fn full_cache_routes_statelessly_when_configured() {
         outcomes.push(d.on_packet(t(i), &flow(i), DC8));
     }
     let c = *d.counters();
-    assert_eq!(c.new_flows, 8, "eight slots");
-    assert_eq!((c.cache_full, c.unpinned, c.no_route), (56, 56, 0));
+    assert_eq!(c.new_flows, 16, "sixteen slots");
+    assert_eq!((c.cache_full, c.unpinned, c.no_route), (48, 48, 0));
     for (i, o) in outcomes.iter().enumerate() {
         if let Decision::Unpinned(p) = o {
             let e = FlowKey::ecmp_hash(&flow(i as u32), HashAlgorithm::Murmur3, 0);

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use lcmp_decide::flow_cache::SlotStorage;
 use lcmp_decide::*;
 use quickcheck::{quickcheck, Arbitrary, Gen};
 
@@ -89,15 +90,9 @@ impl World {
         t
     }
 
-    /// Builds a decider and applies samples and liveness; returns it and the
-    /// time reached.
-    fn decider(&self) -> (Decider<8, 256>, u32) {
-        let mut d = Decider::new(DeciderConfig {
-            scheme: self.scheme,
-            seed: 42,
-            hash: HashAlgorithm::Murmur3,
-            ..DeciderConfig::default()
-        });
+    /// Installs the tables and applies samples and liveness to `d`; returns
+    /// the time reached.
+    fn setup<S: SlotStorage>(&self, d: &mut DeciderWith<8, S>) -> u32 {
         d.install(&self.tables())
             .expect("generated tables are valid");
         let mut now = 0u32;
@@ -109,6 +104,23 @@ impl World {
             d.set_port_up(PortId(i as u8), !down)
                 .expect("ports below 8");
         }
+        now
+    }
+
+    fn config(&self) -> DeciderConfig {
+        DeciderConfig {
+            scheme: self.scheme,
+            seed: 42,
+            hash: HashAlgorithm::Murmur3,
+            ..DeciderConfig::default()
+        }
+    }
+
+    /// Builds a decider that owns its 256 slots; returns it and the time
+    /// reached.
+    fn decider(&self) -> (Decider<8, 256>, u32) {
+        let mut d = Decider::new(self.config());
+        let now = self.setup(&mut d);
         (d, now)
     }
 
@@ -120,38 +132,64 @@ impl World {
     }
 }
 
+/// Evaluates `$body` with `($d, $now)` set up from `$w`, once on a decider
+/// that owns its slots and once on one over caller-provided blocks of the
+/// same size; true when both are.
+macro_rules! on_both {
+    ($w:expr, |$d:ident, $now:ident| $body:expr) => {{
+        let w = &$w;
+        let owned = {
+            let (mut $d, $now) = w.decider();
+            let _ = &mut $d;
+            $body
+        };
+        let mut blocks = vec![SlotBlock::EMPTY; 256 / 16];
+        let borrowed = {
+            let mut $d = DeciderRef::<8>::with_slots(w.config(), &mut blocks).expect("16 blocks");
+            let $now = w.setup(&mut $d);
+            $body
+        };
+        owned && borrowed
+    }};
+}
+
 quickcheck! {
     fn chosen_port_is_always_a_live_candidate(w: World) -> bool {
-        let (mut d, now) = w.decider();
         let live = w.live();
-        w.flows.iter().all(|f| match d.on_packet(t(now), &flow(*f), DC8) {
+        on_both!(w, |d, now| w.flows.iter().all(|f| match d.on_packet(t(now), &flow(*f), DC8) {
             Decision::NoRoute(Reason::NoLiveCandidate) => live.is_empty(),
+            // 256 slots can be full for a flow's two buckets.
+            Decision::NoRoute(Reason::CacheFull) => true,
             other => other.port().is_some_and(|p| live.contains(&p)),
-        })
+        }))
     }
 
     fn explain_agrees_with_on_packet_and_has_no_side_effects(w: World) -> bool {
-        let (mut d, now) = w.decider();
-        w.flows.iter().all(|f| {
+        on_both!(w, |d, now| w.flows.iter().all(|f| {
             let before = d.explain(&flow(*f), DC8, t(now));
             let again = d.explain(&flow(*f), DC8, t(now));
             let decided = d.on_packet(t(now), &flow(*f), DC8);
-            before == again && (before.chosen == decided.port() || before.reason == Reason::Pinned)
-        })
+            before == again
+                && (before.chosen == decided.port()
+                    || before.reason == Reason::Pinned
+                    || decided == Decision::NoRoute(Reason::CacheFull))
+        }))
     }
 
     fn a_hit_never_changes_port_while_up(w: World, later: Vec<(u8, u64)>) -> bool {
-        let (mut d, mut now) = w.decider();
-        let first: Vec<Option<PortId>> =
-            w.flows.iter().map(|f| d.on_packet(t(now), &flow(*f), DC8).port()).collect();
-        // Congestion changes a lot; pins must not move.
-        for (p, q) in later {
-            now = now.wrapping_add(1000);
-            d.sample(t(now), PortId(p % 8), q).expect("ports below 8");
-        }
-        w.flows.iter().zip(&first).all(|(f, p)| match p {
-            Some(port) => d.on_packet(t(now), &flow(*f), DC8) == Decision::Hit(*port),
-            None => true,
+        on_both!(w, |d, now| {
+            let mut now = now;
+            let first: Vec<Option<PortId>> =
+                w.flows.iter().map(|f| d.on_packet(t(now), &flow(*f), DC8).port()).collect();
+            // Congestion changes a lot; pins must not move.
+            for (p, q) in &later {
+                now = now.wrapping_add(1000);
+                d.sample(t(now), PortId(p % 8), *q).expect("ports below 8");
+            }
+            w.flows.iter().zip(&first).all(|(f, p)| match p {
+                Some(port) => d.on_packet(t(now), &flow(*f), DC8) == Decision::Hit(*port),
+                None => true,
+            })
         })
     }
 
@@ -182,12 +220,14 @@ quickcheck! {
     }
 
     fn counters_add_up(w: World) -> bool {
-        let (mut d, now) = w.decider();
-        for f in &w.flows {
-            let _ = d.on_packet(t(now), &flow(*f), DC8);
-        }
-        let c = d.counters();
-        c.packets == w.flows.len() as u64
-            && c.packets == c.hits + c.new_flows + c.failovers + c.unpinned + c.no_route
+        on_both!(w, |d, now| {
+            for f in &w.flows {
+                let _ = d.on_packet(t(now), &flow(*f), DC8);
+            }
+            let c = d.counters();
+            c.packets == w.flows.len() as u64
+                && c.packets
+                    == c.hits + c.new_flows + c.failovers + c.withdrawals + c.unpinned + c.no_route
+        })
     }
 }

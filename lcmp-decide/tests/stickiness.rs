@@ -10,14 +10,14 @@ mod common;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use common::events::*;
 use common::*;
+use lcmp_decide::flow_cache::SlotStorage;
 use lcmp_decide::*;
-use quickcheck::{Arbitrary, Gen, QuickCheck};
+use quickcheck::{Gen, QuickCheck};
 
-const IDLE: u32 = Params::PAPER.idle_timeout_ticks;
-
-/// A one-bucket decider (8 slots) on testbed8's DC1.
-fn tiny(overflow: Overflow) -> Decider<8, 8> {
+/// The smallest decider (16 slots, two buckets) on testbed8's DC1.
+fn tiny(overflow: Overflow) -> Decider<8, 16> {
     let mut d = Decider::new(DeciderConfig {
         overflow,
         ..DeciderConfig::default()
@@ -26,56 +26,66 @@ fn tiny(overflow: Overflow) -> Decider<8, 8> {
     d
 }
 
-/// Pins flows 0..8 at `t(0)` and returns their ports.
-fn pin_eight(d: &mut Decider<8, 8>) -> Vec<PortId> {
-    (0..8)
-        .map(|i| match d.on_packet(t(0), &flow(i), DC8) {
-            Decision::New { port, .. } => port,
-            other => panic!("flow {i}: {other:?}"),
-        })
-        .collect()
+/// Offers flows 0, 1, ... at `t(0)` until the cache is full; returns the
+/// pinned flows with their ports, and the next flow, which the full cache
+/// refuses.
+fn fill(d: &mut Decider<8, 16>) -> (Vec<(u32, PortId)>, u32) {
+    let mut pinned = Vec::new();
+    let mut i = 0;
+    while d.flow_cache().len() < 16 {
+        if let Decision::New { port, .. } = d.on_packet(t(0), &flow(i), DC8) {
+            pinned.push((i, port));
+        }
+        i += 1;
+    }
+    (pinned, i)
 }
 
 #[test]
 fn overflow_then_free_slot_never_moves_a_forwarded_flow() {
     let mut d = tiny(Overflow::Refuse);
-    let ports = pin_eight(&mut d);
-    // Flow 8 finds no room: refused, not forwarded anywhere.
+    let (pinned, x) = fill(&mut d);
+    // Flow x finds no room: refused, not forwarded anywhere.
     assert_eq!(
-        d.on_packet(t(1), &flow(8), DC8),
+        d.on_packet(t(1), &flow(x), DC8),
         Decision::NoRoute(Reason::CacheFull)
     );
-    // The eight keep sending once a second; flow 8 keeps retrying.
+    // The pinned flows keep sending once a second, except the first, which
+    // stops after 1 s; flow x keeps retrying and is refused while no slot
+    // is idle.
     for s in 1..4u32 {
         let now = t(s * 1_000_000);
-        for (i, p) in ports.iter().enumerate() {
-            if i == 0 && s > 1 {
-                continue; // flow 0 stops after 1 s
+        for (k, (i, p)) in pinned.iter().enumerate() {
+            if k == 0 && s > 1 {
+                continue;
             }
-            assert_eq!(d.on_packet(now, &flow(i as u32), DC8), Decision::Hit(*p));
+            assert_eq!(d.on_packet(now, &flow(*i), DC8), Decision::Hit(*p));
         }
-        let retry = d.on_packet(now, &flow(8), DC8);
-        if s < 4 && now.ticks() - 1_000_000 <= IDLE {
-            assert_eq!(retry, Decision::NoRoute(Reason::CacheFull), "at {s} s");
-        }
+        assert_eq!(
+            d.on_packet(now, &flow(x), DC8),
+            Decision::NoRoute(Reason::CacheFull),
+            "at {s} s"
+        );
     }
-    // Flow 0 has now been idle for more than 2 s: its slot is reused.
+    // The first flow has now been idle for more than 2 s: x may take its
+    // slot (or one a displacement frees) only if its buckets allow; offer
+    // it until a slot is idle.
     let now = t(3_000_001);
-    let got = d.on_packet(now, &flow(8), DC8);
+    let got = d.on_packet(now, &flow(x), DC8);
     let Decision::New {
         port,
         failover: false,
         ..
     } = got
     else {
-        panic!("flow 8 after a slot freed: {got:?}");
+        panic!("flow {x} after a slot freed: {got:?}");
     };
-    assert_eq!(d.on_packet(now, &flow(8), DC8), Decision::Hit(port));
-    for (i, p) in ports.iter().enumerate().skip(1) {
-        assert_eq!(d.on_packet(now, &flow(i as u32), DC8), Decision::Hit(*p));
+    assert_eq!(d.on_packet(now, &flow(x), DC8), Decision::Hit(port));
+    for (i, p) in pinned.iter().skip(1) {
+        assert_eq!(d.on_packet(now, &flow(*i), DC8), Decision::Hit(*p));
     }
     let c = d.counters();
-    assert!(c.cache_full >= 3);
+    assert!(c.cache_full >= 4);
     assert_eq!(c.cache_full, c.no_route);
     assert_eq!(c.unpinned, 0);
 }
@@ -84,24 +94,25 @@ fn overflow_then_free_slot_never_moves_a_forwarded_flow() {
 fn stateless_overflow_can_move_a_flow_which_is_why_it_is_not_the_default() {
     // Under Overflow::Stateless an overflowed flow is forwarded by ECMP over
     // the live candidates; once a slot frees, it is decided by LCMP and may
-    // land elsewhere. Find such a flow among the first hundred.
+    // land elsewhere. Count such flows among a hundred overflowed ones.
     let mut moved = 0;
-    for k in 8..108u32 {
+    for k in 0..100u32 {
         let mut d = tiny(Overflow::Stateless);
-        let _ = pin_eight(&mut d);
-        let Decision::Unpinned(first) = d.on_packet(t(1), &flow(k), DC8) else {
-            panic!("flow {k} should overflow");
+        let (_, x) = fill(&mut d);
+        let x = x + k;
+        let Decision::Unpinned(first) = d.on_packet(t(1), &flow(x), DC8) else {
+            panic!("flow {x} should overflow");
         };
         let later = t(IDLE + 10);
-        let second = d.on_packet(later, &flow(k), DC8).port().expect("route");
+        let second = d.on_packet(later, &flow(x), DC8).port().expect("route");
         if second != first {
             moved += 1;
         }
         // Refuse, the default, never forwards it before it is pinned.
         let mut strict = tiny(Overflow::Refuse);
-        let _ = pin_eight(&mut strict);
+        let _ = fill(&mut strict);
         assert_eq!(
-            strict.on_packet(t(1), &flow(k), DC8),
+            strict.on_packet(t(1), &flow(x), DC8),
             Decision::NoRoute(Reason::CacheFull)
         );
     }
@@ -111,16 +122,16 @@ fn stateless_overflow_can_move_a_flow_which_is_why_it_is_not_the_default() {
 #[test]
 fn port_flap_while_overflowed_moves_only_the_flows_of_the_dead_port() {
     let mut d = tiny(Overflow::Refuse);
-    let ports = pin_eight(&mut d);
+    let (pinned, x) = fill(&mut d);
     assert_eq!(
-        d.on_packet(t(1), &flow(8), DC8),
+        d.on_packet(t(1), &flow(x), DC8),
         Decision::NoRoute(Reason::CacheFull)
     );
-    let dead = ports[0];
+    let dead = pinned[0].1;
     d.set_port_up(dead, false).expect("port");
-    let mut now_on = ports.clone();
-    for (i, p) in ports.iter().enumerate() {
-        let got = d.on_packet(t(10), &flow(i as u32), DC8);
+    let mut now_on = pinned.clone();
+    for (k, (i, p)) in pinned.iter().enumerate() {
+        let got = d.on_packet(t(10), &flow(*i), DC8);
         if *p == dead {
             let Decision::New {
                 port,
@@ -131,19 +142,19 @@ fn port_flap_while_overflowed_moves_only_the_flows_of_the_dead_port() {
                 panic!("flow {i} on the dead port: {got:?}");
             };
             assert_ne!(port, dead);
-            now_on[i] = port;
+            now_on[k].1 = port;
         } else {
             assert_eq!(got, Decision::Hit(*p));
         }
     }
     // The port comes back: nobody moves back or anywhere else.
     d.set_port_up(dead, true).expect("port");
-    for (i, p) in now_on.iter().enumerate() {
-        assert_eq!(d.on_packet(t(20), &flow(i as u32), DC8), Decision::Hit(*p));
+    for (i, p) in &now_on {
+        assert_eq!(d.on_packet(t(20), &flow(*i), DC8), Decision::Hit(*p));
     }
-    // The overflowed flow is still refused (its buckets are full and live).
+    // The overflowed flow is still refused (the cache is full and live).
     assert_eq!(
-        d.on_packet(t(30), &flow(8), DC8),
+        d.on_packet(t(30), &flow(x), DC8),
         Decision::NoRoute(Reason::CacheFull)
     );
     assert!(d.counters().failovers >= 1);
@@ -285,73 +296,6 @@ fn a_pin_is_checked_against_the_packets_group() {
 // ---------------------------------------------------------------------------
 // The property.
 
-/// Ports of the property's switch (testbed8 DC1) and its two groups.
-const PORTS: u8 = 6;
-const GROUPS: [GroupId; 2] = [GroupId(8), GroupId(9)];
-/// More flows than the 16-slot cache holds, so it overflows.
-const FLOWS: u32 = 40;
-
-#[derive(Clone, Debug)]
-enum Event {
-    /// A packet of flow `n % FLOWS` (its group is fixed: `n % 2`).
-    Packet(u32),
-    Advance(u32),
-    Sample(u8, u64),
-    Flap(u8, bool),
-    /// New tables: per group, a candidate mask over the six ports (an empty
-    /// mask drops the group), a delay tweak and an idle timeout.
-    Install([u8; 2], u32, bool),
-    Gc(u16),
-    SetCurrent(bool),
-}
-
-impl Arbitrary for Event {
-    fn arbitrary(g: &mut Gen) -> Self {
-        match u8::arbitrary(g) % 16 {
-            0..=7 => Event::Packet(u32::arbitrary(g) % FLOWS),
-            8 | 9 => Event::Advance(match u8::arbitrary(g) % 4 {
-                0 => u32::arbitrary(g) % 3_000_000,
-                _ => u32::arbitrary(g) % 400_000,
-            }),
-            10 => Event::Sample(u8::arbitrary(g) % PORTS, u64::arbitrary(g) % 6_000_000_000),
-            11 => Event::Flap(u8::arbitrary(g) % PORTS, bool::arbitrary(g)),
-            12 => Event::Install(
-                [u8::arbitrary(g), u8::arbitrary(g)],
-                u32::arbitrary(g) % 300,
-                bool::arbitrary(g),
-            ),
-            13 => Event::Gc(u16::arbitrary(g) % 40),
-            14 => Event::SetCurrent(bool::arbitrary(g)),
-            _ => Event::Packet(u32::arbitrary(g) % 4), // a few heavy hitters
-        }
-    }
-
-    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
-        Box::new(std::iter::empty())
-    }
-}
-
-fn tables_for(masks: [u8; 2], delay: u32, short_idle: bool) -> Tables {
-    let mut t = testbed8_dc1(Params {
-        idle_timeout_ticks: if short_idle { 500_000 } else { IDLE },
-        ..Params::PAPER
-    });
-    let base = t.groups[0].clone();
-    t.groups.clear();
-    for (id, mask) in GROUPS.iter().zip(masks) {
-        let mut g = base.clone();
-        g.id = *id;
-        g.candidates.retain(|c| mask & (1 << c.port.0) != 0);
-        if let Some(c) = g.candidates.first_mut() {
-            c.delay_units = delay;
-        }
-        if !g.candidates.is_empty() {
-            t.groups.push(g).expect("capacity");
-        }
-    }
-    t
-}
-
 /// What the property knows about a forwarded flow.
 #[derive(Clone, Copy, Debug)]
 struct Forwarded {
@@ -366,103 +310,102 @@ struct Forwarded {
 /// overflow, failover, withdrawal and displacement to mean anything).
 static SEEN: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
 
-fn never_moves(events: Vec<Event>) -> bool {
-    let mut d: Decider<8, 16> = Decider::new(DeciderConfig {
-        seed: 7,
-        ..DeciderConfig::default()
-    });
-    d.install(&tables_for([0x3F, 0x3F], 25, false))
-        .expect("valid");
-    let mut idle = IDLE;
-    let (mut now, mut abs) = (5u32, 5u64);
+fn never_moves_in<S: SlotStorage>(mut d: DeciderWith<8, S>, events: &[Event]) -> bool {
+    install_start(&mut d);
+    let mut clock = Clock::START;
     let mut flows: HashMap<u32, Forwarded> = HashMap::new();
-    let is_candidate = |d: &Decider<8, 16>, g: GroupId, p: PortId| {
+    let is_candidate = |d: &DeciderWith<8, S>, g: GroupId, p: PortId| {
         d.tables().is_some_and(|t| t.is_candidate(g, p))
     };
-    let up = |d: &Decider<8, 16>, p: PortId| d.port_state(p).is_some_and(|s| s.is_up());
+    let up = |d: &DeciderWith<8, S>, p: PortId| d.port_state(p).is_some_and(|s| s.is_up());
     for ev in events {
-        match ev {
-            Event::Packet(n) => {
-                let group = GROUPS[(n % 2) as usize];
-                let established = flows
-                    .get(&n)
-                    .copied()
-                    .filter(|f| abs - f.seen <= u64::from(f.min_idle));
-                let before = *d.counters();
-                let got = d.on_packet(t(now), &flow(n), group);
-                if let Some(f) = established {
-                    if up(&d, f.port) && is_candidate(&d, group, f.port) {
-                        assert_eq!(got, Decision::Hit(f.port), "flow {n} moved");
-                    }
-                }
-                if let Some(p) = got.port() {
-                    assert!(up(&d, p) && is_candidate(&d, group, p), "{got:?}");
-                }
-                if let Decision::Hit(p) = got {
-                    assert_eq!(flows.get(&n).map(|f| f.port), Some(p), "hit on a new port");
-                }
-                let c = *d.counters();
-                assert_eq!(
-                    c.packets,
-                    c.hits + c.new_flows + c.failovers + c.withdrawals + c.unpinned + c.no_route
-                );
-                let bumped = |a: u64, b: u64| u64::from(a != b);
-                for (k, moved) in [
-                    bumped(before.cache_full, c.cache_full),
-                    bumped(before.failovers, c.failovers),
-                    bumped(before.withdrawals, c.withdrawals),
-                    bumped(before.displacements, c.displacements),
-                    bumped(before.hits, c.hits),
-                ]
-                .into_iter()
-                .enumerate()
-                {
-                    SEEN[k].fetch_add(moved, Ordering::Relaxed);
-                }
-                match got {
-                    Decision::Hit(port) | Decision::New { port, .. } => {
-                        flows.insert(
-                            n,
-                            Forwarded {
-                                port,
-                                seen: abs,
-                                min_idle: idle,
-                            },
-                        );
-                    }
-                    Decision::Unpinned(_) => panic!("Overflow::Refuse never forwards unpinned"),
-                    Decision::NoRoute(_) => {
-                        flows.remove(&n);
-                    }
+        apply(&mut d, ev, &mut clock);
+        if let Event::Install(..) = ev {
+            let idle = d.tables().map_or(IDLE, |t| t.params().idle_timeout_ticks);
+            for f in flows.values_mut() {
+                f.min_idle = f.min_idle.min(idle);
+            }
+        }
+        let Event::Packets(packets) = ev else {
+            continue;
+        };
+        let idle = d.tables().map_or(IDLE, |t| t.params().idle_timeout_ticks);
+        for &n in packets {
+            let group = group_of(n);
+            let established = flows
+                .get(&n)
+                .copied()
+                .filter(|f| clock.abs - f.seen <= u64::from(f.min_idle));
+            let before = *d.counters();
+            let got = d.on_packet(clock.instant(), &flow(n), group);
+            if let Some(f) = established {
+                if up(&d, f.port) && is_candidate(&d, group, f.port) {
+                    assert_eq!(got, Decision::Hit(f.port), "flow {n} moved");
                 }
             }
-            Event::Advance(dt) => {
-                now = now.wrapping_add(dt);
-                abs += u64::from(dt);
+            if let Some(p) = got.port() {
+                assert!(up(&d, p) && is_candidate(&d, group, p), "{got:?}");
             }
-            Event::Sample(p, q) => d.sample(t(now), PortId(p), q).expect("port"),
-            Event::Flap(p, on) => d.set_port_up(PortId(p), on).expect("port"),
-            Event::Install(masks, delay, short) => {
-                if d.install(&tables_for(masks, delay, short)).is_ok() {
-                    idle = d.tables().map_or(IDLE, |t| t.params().idle_timeout_ticks);
-                    for f in flows.values_mut() {
-                        f.min_idle = f.min_idle.min(idle);
-                    }
+            if let Decision::Hit(p) = got {
+                assert_eq!(flows.get(&n).map(|f| f.port), Some(p), "hit on a new port");
+            }
+            let c = *d.counters();
+            assert_eq!(
+                c.packets,
+                c.hits + c.new_flows + c.failovers + c.withdrawals + c.unpinned + c.no_route
+            );
+            let bumped = |a: u64, b: u64| u64::from(a != b);
+            for (k, moved) in [
+                bumped(before.cache_full, c.cache_full),
+                bumped(before.failovers, c.failovers),
+                bumped(before.withdrawals, c.withdrawals),
+                bumped(before.displacements, c.displacements),
+                bumped(before.hits, c.hits),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                SEEN[k].fetch_add(moved, Ordering::Relaxed);
+            }
+            match got {
+                Decision::Hit(port) | Decision::New { port, .. } => {
+                    let seen = clock.abs;
+                    flows.insert(
+                        n,
+                        Forwarded {
+                            port,
+                            seen,
+                            min_idle: idle,
+                        },
+                    );
+                }
+                Decision::Unpinned(_) => panic!("Overflow::Refuse never forwards unpinned"),
+                Decision::NoRoute(_) => {
+                    flows.remove(&n);
                 }
             }
-            Event::Gc(budget) => {
-                let _ = d.gc(t(now), usize::from(budget));
-            }
-            Event::SetCurrent(c) => d.set_tables_current(c),
         }
     }
     true
 }
 
+fn never_moves(events: Vec<Event>) -> bool {
+    let config = DeciderConfig {
+        seed: 7,
+        ..DeciderConfig::default()
+    };
+    // The owned and the caller-provided storage forms, same promise.
+    let owned: Decider<8, 16> = Decider::new(config);
+    let mut block = [SlotBlock::EMPTY; 1];
+    let borrowed: DeciderRef<'_, 8> =
+        DeciderRef::with_slots(config, &mut block).expect("one block");
+    never_moves_in(owned, &events) && never_moves_in(borrowed, &events)
+}
+
 #[test]
 fn a_forwarded_flow_that_keeps_sending_never_moves() {
     QuickCheck::new()
-        .rng(Gen::new(400))
+        .rng(Gen::new(100))
         .tests(400)
         .quickcheck(never_moves as fn(Vec<Event>) -> bool);
     // The runs reached every case the promise is about.

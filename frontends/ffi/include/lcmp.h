@@ -22,7 +22,7 @@
 #define LCMP_DECIDER_SIZE_MAX 40960
 
 // Upper bound of [`lcmp_decider_align`] on every target.
-#define LCMP_DECIDER_ALIGN_MAX 8
+#define LCMP_DECIDER_ALIGN_MAX 64
 
 // Most candidates in one route group (and in one explanation).
 #define LCMP_MAX_CANDIDATES 16

@@ -60,7 +60,7 @@ pub const LCMP_FLOWS: usize = 1024;
 /// time), for `static` storage in C.
 pub const LCMP_DECIDER_SIZE_MAX: usize = 40960;
 /// Upper bound of [`lcmp_decider_align`] on every target.
-pub const LCMP_DECIDER_ALIGN_MAX: usize = 8;
+pub const LCMP_DECIDER_ALIGN_MAX: usize = 64;
 /// Most candidates in one route group (and in one explanation).
 pub const LCMP_MAX_CANDIDATES: usize = 16;
 /// The port value meaning "none" (no route, not pinned, no rank).
@@ -1071,8 +1071,13 @@ mod test {
     use lcmp_decide::{Candidate, Group, PortConfig};
 
     /// Aligned storage for one decider on the heap.
-    fn storage() -> Vec<u64> {
-        vec![0u64; lcmp_decider_size().div_ceil(8)]
+    /// A 64-byte-aligned line of caller memory.
+    #[derive(Clone, Copy)]
+    #[repr(C, align(64))]
+    pub(crate) struct Line([u8; 64]);
+
+    fn storage() -> Vec<Line> {
+        vec![Line([0; 64]); lcmp_decider_size().div_ceil(64)]
     }
 
     fn tables() -> Tables {
@@ -1103,10 +1108,10 @@ mod test {
         t
     }
 
-    fn init(mem: &mut [u64]) -> *mut lcmp_decider {
+    fn init(mem: &mut [Line]) -> *mut lcmp_decider {
         let mut d = ptr::null_mut();
         let rc = unsafe {
-            lcmp_decider_init(mem.as_mut_ptr().cast(), mem.len() * 8, ptr::null(), &mut d)
+            lcmp_decider_init(mem.as_mut_ptr().cast(), mem.len() * 64, ptr::null(), &mut d)
         };
         assert_eq!(rc, LCMP_OK);
         assert!(!d.is_null());
@@ -1123,9 +1128,9 @@ mod test {
     #[test]
     fn init_rejects_bad_memory_and_config() {
         let mut mem = storage();
-        mem.push(0);
+        mem.push(Line([0; 64]));
         let mut d = ptr::null_mut();
-        let len = mem.len() * 8;
+        let len = mem.len() * 64;
         let p = mem.as_mut_ptr().cast::<c_void>();
         unsafe {
             assert_eq!(

@@ -15,6 +15,11 @@ use lcmp_tables::blob::encode_blob_vec;
 use lcmp_tables::replay::{parse_csv, replay, ReplayDecider, TraceEvent};
 use lcmp_tables::{build_tables, BuildOptions, Topology};
 
+/// A 64-byte-aligned line of caller memory.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
 fn scenario(csv: &str) -> (Topology, u16) {
     let first = csv.lines().next().unwrap();
     let field = |k: &str| {
@@ -60,12 +65,12 @@ fn check_trace(csv: &str) {
     reference.install(&tables).unwrap();
     let want = replay(&mut reference, events.iter().copied().map(Ok), |_| {}).unwrap();
 
-    let mut mem = vec![0u64; lcmp_decider_size().div_ceil(8)];
+    let mut mem = vec![Line([0; 64]); lcmp_decider_size().div_ceil(64)];
     let mut d = ptr::null_mut();
     let mut digest = lcmp_digest::default();
     unsafe {
         assert_eq!(
-            lcmp_decider_init(mem.as_mut_ptr().cast(), mem.len() * 8, ptr::null(), &mut d),
+            lcmp_decider_init(mem.as_mut_ptr().cast(), mem.len() * 64, ptr::null(), &mut d),
             LCMP_OK
         );
         assert_eq!(lcmp_install(d, blob.as_ptr(), blob.len()), LCMP_OK);
@@ -139,11 +144,11 @@ fn blob_faults_have_their_own_codes() {
     let topo = Topology::embedded("testbed8").unwrap();
     let tables = build_tables(&topo, 1, &BuildOptions::default()).unwrap();
     let blob = encode_blob_vec(&tables, 3).unwrap();
-    let mut mem = vec![0u64; lcmp_decider_size().div_ceil(8)];
+    let mut mem = vec![Line([0; 64]); lcmp_decider_size().div_ceil(64)];
     let mut d = ptr::null_mut();
     unsafe {
         assert_eq!(
-            lcmp_decider_init(mem.as_mut_ptr().cast(), mem.len() * 8, ptr::null(), &mut d),
+            lcmp_decider_init(mem.as_mut_ptr().cast(), mem.len() * 64, ptr::null(), &mut d),
             LCMP_OK
         );
         let install = |bytes: &[u8]| lcmp_install(d, bytes.as_ptr(), bytes.len());

@@ -201,7 +201,7 @@ impl Default for ExportOptions {
 
 /// The decider the agent runs: all ports, a token flow cache (the data
 /// plane pins flows, the agent never calls `on_packet`).
-type AgentDecider = Decider<MAX_PORTS, 8>;
+type AgentDecider = Decider<MAX_PORTS, 16>;
 
 /// The switch-CPU agent: the decision core fed with polled queue samples
 /// and port events, and the source of every table entry.
@@ -285,7 +285,7 @@ impl Agent {
     }
 
     /// The core the agent runs.
-    pub fn decider(&self) -> &Decider<MAX_PORTS, 8> {
+    pub fn decider(&self) -> &AgentDecider {
         &self.decider
     }
 

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod events;
+
 use core::net::Ipv4Addr;
 use lcmp_decide::*;
 

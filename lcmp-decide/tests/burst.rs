@@ -1,0 +1,115 @@
+//! `on_packets` (the burst path) gives exactly the decisions of calling
+//! `on_packet` once per packet, in order: a quickcheck property over random
+//! event sequences whose bursts mix hits, new flows, failovers,
+//! withdrawals, overflows and repeated flows, on both storage forms and
+//! both overflow policies.
+
+mod common;
+
+use common::events::*;
+use common::*;
+use lcmp_decide::flow_cache::SlotStorage;
+use lcmp_decide::*;
+use quickcheck::{Gen, QuickCheck};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Packets routed by the property, and how many of them were in a burst
+/// that also held a refused or unpinned packet (the overflow case).
+static PACKETS: AtomicU64 = AtomicU64::new(0);
+static OVERFLOW_BURSTS: AtomicU64 = AtomicU64::new(0);
+
+/// Runs `events` through `burst` (with `on_packets`) and `single` (with
+/// `on_packet` per packet); every decision and counter must agree.
+fn agree<A: SlotStorage, B: SlotStorage>(
+    mut burst: DeciderWith<8, A>,
+    mut single: DeciderWith<8, B>,
+    events: &[Event],
+) -> bool {
+    install_start(&mut burst);
+    install_start(&mut single);
+    let (mut c1, mut c2) = (Clock::START, Clock::START);
+    for ev in events {
+        apply(&mut burst, ev, &mut c1);
+        apply(&mut single, ev, &mut c2);
+        let Event::Packets(flows) = ev else {
+            continue;
+        };
+        let packets: Vec<(FlowKey, GroupId)> =
+            flows.iter().map(|&n| (flow(n), group_of(n))).collect();
+        let mut out = vec![Decision::NoRoute(Reason::UnknownGroup); packets.len()];
+        assert_eq!(
+            burst.on_packets(c1.instant(), &packets, &mut out),
+            packets.len()
+        );
+        let one_by_one: Vec<Decision> = packets
+            .iter()
+            .map(|(k, g)| single.on_packet(c2.instant(), k, *g))
+            .collect();
+        assert_eq!(out, one_by_one);
+        assert_eq!(burst.counters(), single.counters());
+        PACKETS.fetch_add(packets.len() as u64, Ordering::Relaxed);
+        let overflowed = out.iter().any(|d| {
+            matches!(
+                d,
+                Decision::Unpinned(_) | Decision::NoRoute(Reason::CacheFull)
+            )
+        });
+        OVERFLOW_BURSTS.fetch_add(u64::from(overflowed), Ordering::Relaxed);
+    }
+    let now = c1.instant();
+    assert_eq!(burst.flow_cache().len(), single.flow_cache().len());
+    (0..FLOWS).all(|n| {
+        burst.explain(&flow(n), group_of(n), now) == single.explain(&flow(n), group_of(n), now)
+    })
+}
+
+fn burst_is_sequential(events: Vec<Event>, stateless: bool) -> bool {
+    let config = DeciderConfig {
+        seed: 3,
+        overflow: if stateless {
+            Overflow::Stateless
+        } else {
+            Overflow::Refuse
+        },
+        ..DeciderConfig::default()
+    };
+    let mut blocks = [SlotBlock::EMPTY; 1];
+    let borrowed = DeciderRef::<8>::with_slots(config, &mut blocks).expect("one block");
+    let mut blocks2 = [SlotBlock::EMPTY; 1];
+    let borrowed2 = DeciderRef::<8>::with_slots(config, &mut blocks2).expect("one block");
+    // Owned burst against borrowed single, and the other way round.
+    agree(Decider::<8, 16>::new(config), borrowed, &events)
+        && agree(borrowed2, Decider::<8, 16>::new(config), &events)
+}
+
+#[test]
+fn a_burst_decides_exactly_as_packet_by_packet() {
+    QuickCheck::new()
+        .rng(Gen::new(100))
+        .tests(300)
+        .quickcheck(burst_is_sequential as fn(Vec<Event>, bool) -> bool);
+    assert!(PACKETS.load(Ordering::Relaxed) > 10_000);
+    assert!(
+        OVERFLOW_BURSTS.load(Ordering::Relaxed) > 0,
+        "no burst overflowed the cache"
+    );
+}
+
+#[test]
+fn a_short_output_bounds_the_burst() {
+    let mut d = decider(Scheme::Lcmp, Params::PAPER);
+    let packets: Vec<(FlowKey, GroupId)> = (0..100).map(|i| (flow(i), DC8)).collect();
+    let mut out = [Decision::NoRoute(Reason::UnknownGroup); 70];
+    assert_eq!(d.on_packets(t(1), &packets, &mut out), 70);
+    assert!(out.iter().all(|d| matches!(d, Decision::New { .. })));
+    assert_eq!(d.counters().packets, 70);
+    // The rest, later: the first 70 hit, the others are new.
+    let mut rest = vec![Decision::NoRoute(Reason::UnknownGroup); 100];
+    assert_eq!(d.on_packets(t(2), &packets, &mut rest), 100);
+    assert!(rest[..70]
+        .iter()
+        .zip(&out)
+        .all(|(r, o)| Some(*r) == o.port().map(Decision::Hit)));
+    assert!(rest[70..].iter().all(|d| matches!(d, Decision::New { .. })));
+    assert_eq!(d.on_packets(t(3), &[], &mut rest), 0);
+}
