@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 
 use crate::hash::{CrcSpec, Headers, CRC32C, ECMP_FIELDS, SIG_FIELDS};
 use crate::model::{EntrySet, Match, Program, TableEntry};
-use crate::schema::{names, MatchKind, Schema, Sizes, HASH_HI_BITS, PORT_BITS};
+use crate::schema::{names, MatchKind, Schema, Sizes, HASH_HI_BITS, PIN_EMPTY_SEEN, PORT_BITS};
 
 /// An interpreter failure: the entries would make the ASIC's behaviour
 /// unspecified.
@@ -97,7 +97,7 @@ pub struct IngressTrace {
 }
 
 /// One flow-pin cell of `lcmp_pin0`/`lcmp_pin1`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PinCell {
     /// CRC-32C signature of the 5-tuple (`lo`).
     pub sig: u32,
@@ -105,8 +105,17 @@ pub struct PinCell {
     pub seen: u32,
 }
 
-/// The flow-pin registers (cells never written read as zero, as after the
-/// program is loaded).
+impl Default for PinCell {
+    fn default() -> Self {
+        PinCell {
+            sig: 0,
+            seen: PIN_EMPTY_SEEN,
+        }
+    }
+}
+
+/// The flow-pin registers (cells never written hold their initial values,
+/// as after the program is loaded).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PinRegisters {
     /// `lcmp_pin0` and `lcmp_pin1` by index.

@@ -815,6 +815,9 @@ mod test {
             state.apply(u).expect("applies");
         }
         assert_eq!(state.plan_from(&old), Plan::default());
-        assert!(state.apply(&back.phases[2].updates[0]).is_err(), "deleted twice");
+        assert!(
+            state.apply(&back.phases[2].updates[0]).is_err(),
+            "deleted twice"
+        );
     }
 }

@@ -207,6 +207,10 @@ pub const MAX_PRIORITY: u32 = 1;
 /// Most flow-pin cells per way (the index is at most 16 bits, so the two
 /// ways' indices are disjoint halves of the 32-bit signature).
 pub const MAX_PIN_WAY_SLOTS: u32 = 1 << 16;
+/// A flow-pin cell's initial "last seen" (`hi`): half a wrap of the 32-bit
+/// timestamp (`ingress_mac_tstamp[47:16]`, 65.536 µs units) before 0, so a
+/// cell is free from the first packet (not only after the idle timeout).
+pub const PIN_EMPTY_SEEN: u32 = 0x8000_0000;
 /// Fewest flow-pin cells per way.
 pub const MIN_PIN_WAY_SLOTS: u32 = 1 << 8;
 

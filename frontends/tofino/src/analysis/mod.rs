@@ -253,6 +253,40 @@ impl StagePlan {
     }
 }
 
+impl StagePlan {
+    /// The stage plan of every gress and the memory per object, as
+    /// Markdown tables (what `docs/tofino.md` shows).
+    pub fn markdown(&self) -> String {
+        let mut o = String::new();
+        for g in &self.gresses {
+            o.push_str(&format!(
+                "{} ({}): {} stages\n\n| stage | units |\n| --- | --- |\n",
+                g.control,
+                self.target.name(),
+                g.stages
+            ));
+            for (i, names) in self.stage_names(g).iter().enumerate() {
+                o.push_str(&format!("| {i} | {} |\n", names.join(", ")));
+            }
+            o.push('\n');
+        }
+        o.push_str("| object | kind | entries | width | stage | SRAM blocks | TCAM blocks |\n");
+        o.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
+        for f in &self.objects {
+            o.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} | {} |\n",
+                f.name, f.kind, f.entries, f.width, f.stage, f.sram_blocks, f.tcam_blocks
+            ));
+        }
+        o.push_str(&format!(
+            "| total | | | | | {} | {} |\n",
+            self.sram_blocks(),
+            self.tcam_blocks()
+        ));
+        o
+    }
+}
+
 /// Arch typedefs the program uses but does not declare (TNA/T2NA specs).
 const ARCH_TYPES: [(&str, u64); 4] = [
     ("PortId_t", 9),
@@ -340,7 +374,11 @@ struct Builder<'a> {
 }
 
 /// The field a path names, or `None` for a local or a constant.
-fn field(path: &[String], locals: &BTreeSet<&str>, consts: &BTreeMap<String, u128>) -> Option<String> {
+fn field(
+    path: &[String],
+    locals: &BTreeSet<&str>,
+    consts: &BTreeMap<String, u128>,
+) -> Option<String> {
     let root = path.first()?;
     if locals.contains(root.as_str()) || (path.len() == 1 && consts.contains_key(root)) {
         return None;
@@ -353,7 +391,13 @@ fn field(path: &[String], locals: &BTreeSet<&str>, consts: &BTreeMap<String, u12
 
 impl Builder<'_> {
     /// Fields `e` reads, and the extern instances it calls.
-    fn reads(&self, e: &Expr, locals: &BTreeSet<&str>, out: &mut BTreeSet<String>, calls: &mut Vec<String>) {
+    fn reads(
+        &self,
+        e: &Expr,
+        locals: &BTreeSet<&str>,
+        out: &mut BTreeSet<String>,
+        calls: &mut Vec<String>,
+    ) {
         match e {
             Expr::Num(_) => {}
             Expr::Path(p) => {
@@ -365,7 +409,9 @@ impl Builder<'_> {
                     }
                 }
             }
-            Expr::Slice(e, _, _) | Expr::Un(_, e) | Expr::Cast(_, e) => self.reads(e, locals, out, calls),
+            Expr::Slice(e, _, _) | Expr::Un(_, e) | Expr::Cast(_, e) => {
+                self.reads(e, locals, out, calls)
+            }
             Expr::Bin(_, a, b) => {
                 self.reads(a, locals, out, calls);
                 self.reads(b, locals, out, calls);
@@ -584,7 +630,13 @@ impl Builder<'_> {
         Ok(())
     }
 
-    fn stmt_unit(&mut self, s: &Stmt, line: u32, branches: &[(usize, bool)], gate: &BTreeSet<String>) {
+    fn stmt_unit(
+        &mut self,
+        s: &Stmt,
+        line: u32,
+        branches: &[(usize, bool)],
+        gate: &BTreeSet<String>,
+    ) {
         let none: BTreeSet<&str> = BTreeSet::new();
         let mut action_reads = BTreeSet::new();
         let mut writes = BTreeSet::new();
@@ -670,7 +722,10 @@ pub fn show(e: &Expr) -> String {
         Expr::Un(op, e) => format!("{op}{}", show(e)),
         Expr::Cast(Type::Bits(w), e) => format!("(bit<{w}>){}", show(e)),
         Expr::Cast(Type::Named(n, _), e) => format!("({n}){}", show(e)),
-        Expr::List(items) => format!("{{{}}}", items.iter().map(show).collect::<Vec<_>>().join(", ")),
+        Expr::List(items) => format!(
+            "{{{}}}",
+            items.iter().map(show).collect::<Vec<_>>().join(", ")
+        ),
     }
 }
 
@@ -699,9 +754,7 @@ fn overlaps(a: &str, b: &str) -> bool {
 }
 
 fn common(a: &BTreeSet<String>, b: &BTreeSet<String>) -> Option<String> {
-    a.iter()
-        .find(|x| b.iter().any(|y| overlaps(x, y)))
-        .cloned()
+    a.iter().find(|x| b.iter().any(|y| overlaps(x, y))).cloned()
 }
 
 /// Whether two units are in different branches of one `if`.
@@ -726,8 +779,8 @@ fn place(control: &str, mut units: Vec<Unit>) -> (Gress, Vec<String>) {
             }
             let edge = if let Some(f) = common(&a.writes, &b.match_reads) {
                 Some((DepKind::Match, f))
-            } else if let Some(f) = common(&a.writes, &b.action_reads)
-                .or_else(|| common(&a.writes, &b.writes))
+            } else if let Some(f) =
+                common(&a.writes, &b.action_reads).or_else(|| common(&a.writes, &b.writes))
             {
                 Some((DepKind::Action, f))
             } else {
@@ -889,8 +942,16 @@ fn resources(prog: &Program, c: &ControlDecl, g: &Gress, control: &str) -> Resou
     }
     for (s, su) in uses.iter().enumerate() {
         let over = [
-            ("logical tables", su.logical_tables as u64, limits::LOGICAL_TABLES as u64),
-            ("stateful ALUs", su.stateful_alus as u64, limits::STATEFUL_ALUS as u64),
+            (
+                "logical tables",
+                su.logical_tables as u64,
+                limits::LOGICAL_TABLES as u64,
+            ),
+            (
+                "stateful ALUs",
+                su.stateful_alus as u64,
+                limits::STATEFUL_ALUS as u64,
+            ),
             ("SRAM blocks", su.sram_blocks, limits::SRAM_BLOCKS),
             ("TCAM blocks", su.tcam_blocks, limits::TCAM_BLOCKS),
         ];
@@ -1039,7 +1100,10 @@ Pipeline(P(), I(), D(), P(), E(), D()) pipe;
         // tc is in the else branch of a gateway testing meta.b (written by tb).
         assert_eq!(stage("tc"), Some(2));
         assert_eq!(g.stages, 4, "meta.d's statement follows meta.c's");
-        assert!(g.deps.iter().any(|d| d.kind == DepKind::Match && d.field == "meta.a"));
+        assert!(g
+            .deps
+            .iter()
+            .any(|d| d.kind == DepKind::Match && d.field == "meta.a"));
         assert_eq!(plan.gress("E").map(|g| g.stages), Some(0));
         // `(meta.a << 1) + meta.b + meta.c` is three operations.
         assert_eq!(plan.violations.len(), 1, "{:?}", plan.violations);

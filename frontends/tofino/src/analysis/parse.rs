@@ -194,15 +194,9 @@ fn lex(text: &str) -> Result<Vec<Token>, ParseError> {
                 Some(p) if !s.starts_with("0x") && !s.starts_with("0X") => &s[p + 1..],
                 _ => s.as_str(),
             };
-            let v = if let Some(h) = body
-                .strip_prefix("0x")
-                .or_else(|| body.strip_prefix("0X"))
-            {
+            let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
                 u128::from_str_radix(h, 16)
-            } else if let Some(b) = body
-                .strip_prefix("0b")
-                .or_else(|| body.strip_prefix("0B"))
-            {
+            } else if let Some(b) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
                 u128::from_str_radix(b, 2)
             } else {
                 body.parse::<u128>()

@@ -92,13 +92,11 @@ pub fn render(schema: &Schema, plan: &Plan, script: Script) -> String {
     let _ = writeln!(o, "p4 = bfrt.{PROGRAM}.pipe");
     let n = plan.phases.len();
     for (i, phase) in plan.phases.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "\n# Phase {}/{n}: {} ({} writes)",
-            i + 1,
-            phase.what,
-            phase.updates.len()
-        );
+        let writes = match phase.updates.len() {
+            1 => "1 write".to_string(),
+            n => format!("{n} writes"),
+        };
+        let _ = writeln!(o, "\n# Phase {}/{n}: {} ({writes})", i + 1, phase.what);
         for u in &phase.updates {
             let Some(t) = schema.table(u.entry.table) else {
                 continue;

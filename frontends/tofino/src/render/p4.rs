@@ -9,7 +9,7 @@ use core::fmt::Write as _;
 use crate::analysis::{self, StagePlan};
 use crate::hash::{p4_field_list, CrcSpec, CRC32C, ECMP_FIELDS, SIG_FIELDS};
 use crate::model::{Program, Target};
-use crate::schema::{Control, Schema, Table};
+use crate::schema::{Control, Schema, Table, PIN_EMPTY_SEEN};
 
 const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 
@@ -63,7 +63,7 @@ pub fn body(program: &Program) -> String {
     let schema = program.schema();
     let s = &program.sizes;
     let n = s.pin_index_bits();
-    let subs: [(&str, String); 11] = [
+    let subs: [(&str, String); 12] = [
         ("SEED", format!("{:08X}", program.seed)),
         ("PIN_IDLE", program.pin_idle_units().to_string()),
         ("PIN_BITS", n.to_string()),
@@ -72,6 +72,7 @@ pub fn body(program: &Program) -> String {
         ("IDX1", format!("31:{}", 32 - n)),
         ("ECMP_POLY", CrcSpec::ecmp(program.seed).p4()),
         ("SIG_POLY", CRC32C.p4()),
+        ("EMPTY_SEEN", format!("{PIN_EMPTY_SEEN:08X}")),
         ("ECMP_FIELDS", p4_field_list(ECMP_FIELDS)),
         ("SIG_FIELDS", p4_field_list(SIG_FIELDS)),
         ("TABLES", tables_of(&schema, Control::Ingress)),
