@@ -14,6 +14,10 @@ use lcmp_tofino::{Agent, EntrySet, ExportOptions, Program};
 const PIN_SLOTS: u32 = 512;
 
 fn agent() -> Agent {
+    agent_with(PIN_SLOTS)
+}
+
+fn agent_with(pin_slots: u32) -> Agent {
     let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
     let cfg = DeciderConfig {
         scheme: Scheme::Lcmp,
@@ -21,7 +25,7 @@ fn agent() -> Agent {
         hash: HashAlgorithm::Crc32,
     };
     let opts = ExportOptions {
-        pin_slots: PIN_SLOTS,
+        pin_slots,
         ..ExportOptions::default()
     };
     lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, opts).expect("agent")
@@ -224,4 +228,42 @@ fn a_dead_pinned_port_is_resubmitted_and_re_pinned() {
         let t = i1.packet(&mut pins, &f, 3_000_000).expect("pinned");
         assert_eq!((t.port, t.resubmitted, t.pin_hit), (Some(new), false, true));
     }
+}
+
+/// The fraction of `flows` distinct flows, arriving one after the other
+/// and all live, whose pin fails (both ways hold live pins of others).
+fn pin_failures(pin_slots: u32, flows: u32) -> f64 {
+    let a = agent_with(pin_slots);
+    let (program, entries) = (a.program(), a.entries().expect("entries"));
+    let interp = Interpreter::new(&program, &entries);
+    let mut pins = PinRegisters::default();
+    let mut x: u32 = 0x9E37_79B9;
+    let mut failed = 0u32;
+    for i in 0..flows {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        let h = Headers {
+            src: 0x0A01_0000 | (x & 0xFFFF),
+            dst: 0x0A08_0001,
+            sport: (x >> 16) as u16,
+            dport: (i & 0xFFFF) as u16,
+            proto: 6,
+        };
+        let t = interp.packet(&mut pins, &h, 1_000_000).expect("packet");
+        failed += u32::from(t.pin_failed);
+    }
+    f64::from(failed) / f64::from(flows)
+}
+
+/// The figures of `docs/tofino.md`: with the default 2 x 65 536 cells,
+/// the share of new flows left unpinned when 25 000 and 50 000 flows are
+/// live (the paper's flow cache holds 50 000).
+#[test]
+fn pin_failure_rate_at_the_default_size() {
+    let default = lcmp_tofino::model::DEFAULT_PIN_SLOTS;
+    let (f25, f50) = (pin_failures(default, 25_000), pin_failures(default, 50_000));
+    eprintln!("unpinned: {:.2} % of 25k flows, {:.2} % of 50k flows", 100.0 * f25, 100.0 * f50);
+    assert!(f25 > 0.0 && f25 < 0.01, "{f25}");
+    assert!(f50 > f25 && f50 < 0.05, "{f50}");
 }

@@ -260,11 +260,15 @@ impl StagePlan {
         let mut o = String::new();
         for g in &self.gresses {
             o.push_str(&format!(
-                "{} ({}): {} stages\n\n| stage | units |\n| --- | --- |\n",
+                "{} ({}): {} stages\n\n",
                 g.control,
                 self.target.name(),
                 g.stages
             ));
+            if g.stages == 0 {
+                continue;
+            }
+            o.push_str("| stage | units |\n| --- | --- |\n");
             for (i, names) in self.stage_names(g).iter().enumerate() {
                 o.push_str(&format!("| {i} | {} |\n", names.join(", ")));
             }
