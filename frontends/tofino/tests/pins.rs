@@ -263,7 +263,11 @@ fn pin_failures(pin_slots: u32, flows: u32) -> f64 {
 fn pin_failure_rate_at_the_default_size() {
     let default = lcmp_tofino::model::DEFAULT_PIN_SLOTS;
     let (f25, f50) = (pin_failures(default, 25_000), pin_failures(default, 50_000));
-    eprintln!("unpinned: {:.2} % of 25k flows, {:.2} % of 50k flows", 100.0 * f25, 100.0 * f50);
+    eprintln!(
+        "unpinned: {:.2} % of 25k flows, {:.2} % of 50k flows",
+        100.0 * f25,
+        100.0 * f50
+    );
     assert!(f25 > 0.0 && f25 < 0.01, "{f25}");
     assert!(f50 > f25 && f50 < 0.05, "{f50}");
 }

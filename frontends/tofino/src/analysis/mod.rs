@@ -338,9 +338,8 @@ pub fn analyze(p4: &str, target: Target) -> Result<StagePlan, ParseError> {
         };
         b.stmts(&c.apply, &[], &BTreeSet::new())?;
         for (aname, a) in &c.actions {
-            let locals: BTreeSet<&str> = a.params.iter().map(|p| p.name.as_str()).collect();
             for s in &a.body {
-                b.check_ops(s, &format!("action {aname}"), &locals);
+                b.check_ops(s, &format!("action {aname}"));
             }
         }
         let Builder {
@@ -513,10 +512,10 @@ impl Builder<'_> {
     }
 
     /// Flags an assignment that needs more than one ALU operation.
-    fn check_ops(&mut self, s: &Stmt, place: &str, locals: &BTreeSet<&str>) {
+    fn check_ops(&mut self, s: &Stmt, place: &str) {
         match s {
             Stmt::Assign { lhs, rhs, line } => {
-                let n = ops(rhs, &self.prog.consts, locals);
+                let n = ops(rhs, &self.prog.consts);
                 if n > 1 {
                     self.violations.push(format!(
                         "{}: {place}, line {line}: `{}` needs {n} ALU operations in one action \
@@ -530,7 +529,7 @@ impl Builder<'_> {
                 then, otherwise, ..
             } => {
                 for s in then.iter().chain(otherwise) {
-                    self.check_ops(s, place, locals);
+                    self.check_ops(s, place);
                 }
             }
             Stmt::Call { .. } => {}
@@ -578,7 +577,7 @@ impl Builder<'_> {
                     self.stmt_unit(s, *line, branches, gate);
                 }
                 Stmt::Assign { line, .. } => {
-                    self.check_ops(s, "apply", &none);
+                    self.check_ops(s, "apply");
                     self.stmt_unit(s, *line, branches, gate);
                 }
             }
@@ -655,7 +654,7 @@ impl Builder<'_> {
         let mut kind = UnitKind::Statement;
         let mut name = show_stmt(s);
         let n_ops = match s {
-            Stmt::Assign { rhs, .. } => ops(rhs, &self.prog.consts, &none),
+            Stmt::Assign { rhs, .. } => ops(rhs, &self.prog.consts),
             _ => 0,
         };
         for c in &calls {
@@ -697,17 +696,17 @@ impl Builder<'_> {
 
 /// ALU operations an expression needs: one per operator (constant
 /// sub-expressions fold); casts, slices, moves and extern results are free.
-fn ops(e: &Expr, consts: &BTreeMap<String, u128>, locals: &BTreeSet<&str>) -> usize {
+fn ops(e: &Expr, consts: &BTreeMap<String, u128>) -> usize {
     let constant = |e: &Expr| parse::const_value(e, consts).is_some();
     match e {
         Expr::Num(_) | Expr::Path(_) => 0,
-        Expr::Slice(e, _, _) | Expr::Cast(_, e) => ops(e, consts, locals),
+        Expr::Slice(e, _, _) | Expr::Cast(_, e) => ops(e, consts),
         Expr::Un(_, e) if constant(e) => 0,
-        Expr::Un(_, e) => 1 + ops(e, consts, locals),
+        Expr::Un(_, e) => 1 + ops(e, consts),
         Expr::Bin(_, a, b) if constant(a) && constant(b) => 0,
-        Expr::Bin(_, a, b) => 1 + ops(a, consts, locals) + ops(b, consts, locals),
-        Expr::List(items) => items.iter().map(|i| ops(i, consts, locals)).sum(),
-        Expr::Call(_, args) => args.iter().map(|i| ops(i, consts, locals)).sum(),
+        Expr::Bin(_, a, b) => 1 + ops(a, consts) + ops(b, consts),
+        Expr::List(items) => items.iter().map(|i| ops(i, consts)).sum(),
+        Expr::Call(_, args) => args.iter().map(|i| ops(i, consts)).sum(),
     }
 }
 
