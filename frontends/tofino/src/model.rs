@@ -219,7 +219,7 @@ impl Plan {
 
 /// The phases of an update, in order, and what each holds (see
 /// [`EntrySet::plan_from`]).
-const PHASES: [&str; 7] = [
+pub const PHASE_NAMES: [&str; 7] = [
     "ports that came up",
     "static tables",
     "new buckets",
@@ -269,7 +269,7 @@ impl EntrySet {
     /// property with the interpreter after every single write.
     pub fn plan_from(&self, old: &EntrySet) -> Plan {
         let (was, now) = (old.by_key(), self.by_key());
-        let mut phases: Vec<Phase> = PHASES
+        let mut phases: Vec<Phase> = PHASE_NAMES
             .iter()
             .map(|what| Phase {
                 what,

@@ -17,7 +17,7 @@ mod common;
 use core::net::Ipv4Addr;
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use common::{below, entries_pick_list, headers, Scenario};
+use common::{entries_pick_list, headers, Scenario, TwoPhase};
 use lcmp_decide::tables::MAX_PORTS;
 use lcmp_decide::{
     Candidate, Decider, DeciderConfig, Decision, FlowKey, Group, GroupId, HashAlgorithm, Instant,
@@ -26,7 +26,7 @@ use lcmp_decide::{
 use lcmp_tofino::interp::{Interpreter, PinRegisters, PinStatus};
 use lcmp_tofino::model::{bucket_ranges, Match};
 use lcmp_tofino::{Agent, EntrySet, Error, ExportOptions};
-use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
+use quickcheck::{QuickCheck, TestResult};
 
 /// The fuzz crate's reference model, compiled into this test as a module
 /// (it uses only `lcmp-decide`'s public types, `heapless` and `std`).
@@ -56,11 +56,11 @@ fn three(s: &Scenario) -> Result<Option<Three>, String> {
         .install(&s.tables)
         .map_err(|e| format!("model install: {e}"))?;
     let mut t = Three { agent, core, model };
-    apply(&mut t, &s.samples, &s.down)?;
+    apply(&mut t, &s.samples, &s.down, &[])?;
     Ok(Some(t))
 }
 
-fn apply(t: &mut Three, samples: &[(u32, u8, u64)], down: &[u8]) -> Result<(), String> {
+fn apply(t: &mut Three, samples: &[(u32, u8, u64)], down: &[u8], up: &[u8]) -> Result<(), String> {
     for &(ts, port, depth) in samples {
         let now = Instant::from_ticks(ts);
         t.agent
@@ -73,15 +73,19 @@ fn apply(t: &mut Three, samples: &[(u32, u8, u64)], down: &[u8]) -> Result<(), S
             .sample(now, PortId(port), depth)
             .map_err(|e| format!("{e:?}"))?;
     }
-    for &p in down {
+    let events = down
+        .iter()
+        .map(|&p| (p, false))
+        .chain(up.iter().map(|&p| (p, true)));
+    for (p, is_up) in events {
         t.agent
-            .set_port_up(PortId(p), false)
+            .set_port_up(PortId(p), is_up)
             .map_err(|e| e.to_string())?;
         t.core
-            .set_port_up(PortId(p), false)
+            .set_port_up(PortId(p), is_up)
             .map_err(|e| e.to_string())?;
         t.model
-            .set_port_up(PortId(p), false)
+            .set_port_up(PortId(p), is_up)
             .map_err(|e| format!("{e:?}"))?;
     }
     Ok(())
@@ -374,36 +378,6 @@ fn corrupted_entries_are_caught() {
     );
 }
 
-/// A scenario in two phases: flows start under one congestion state, then
-/// more samples arrive and more ports go down, and every flow sends again.
-#[derive(Clone, Debug)]
-struct TwoPhase {
-    base: Scenario,
-    samples2: Vec<(u32, u8, u64)>,
-    down2: Vec<u8>,
-}
-
-impl Arbitrary for TwoPhase {
-    fn arbitrary(g: &mut Gen) -> Self {
-        let base = Scenario::arbitrary(g);
-        let ids: Vec<u8> = base.tables.ports.iter().map(|p| p.id.0).collect();
-        let mut now = base.samples.last().map_or(0, |s| s.0);
-        let samples2 = (0..below(g, 30))
-            .map(|_| {
-                now += 1 + u32::arbitrary(g) % 5000;
-                let depth = [0, u64::arbitrary(g) % 6_000_000_000, u64::arbitrary(g)][below(g, 3)];
-                (now, ids[below(g, ids.len())], depth)
-            })
-            .collect();
-        let down2 = ids.iter().copied().filter(|_| below(g, 3) == 0).collect();
-        TwoPhase {
-            base,
-            samples2,
-            down2,
-        }
-    }
-}
-
 static PACKETS: AtomicUsize = AtomicUsize::new(0);
 static FAILOVERS: AtomicUsize = AtomicUsize::new(0);
 static WAY1_PINS: AtomicUsize = AtomicUsize::new(0);
@@ -422,7 +396,7 @@ fn check_two_phase(s: &TwoPhase) -> Result<bool, String> {
     let mut clock = b.samples.last().map_or(0, |x| x.0);
     for phase in 0..2 {
         if phase == 1 {
-            apply(&mut t, &s.samples2, &s.down2)?;
+            apply(&mut t, &s.samples2, &s.down2, &s.up2)?;
             clock = clock.max(s.samples2.last().map_or(0, |x| x.0));
         }
         clock += 10;

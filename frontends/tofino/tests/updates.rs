@@ -12,50 +12,12 @@ mod common;
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::collections::BTreeSet;
 
-use common::{below, entries_pick_list, headers, Scenario};
+use common::{entries_pick_list, headers, TwoPhase};
 use lcmp_decide::{Instant, PortId};
 use lcmp_tofino::interp::{Interpreter, PinRegisters};
-use lcmp_tofino::model::{bucket_ranges, Op, Phase, Plan, Update};
+use lcmp_tofino::model::{bucket_ranges, Op, Phase, Plan, Update, PHASE_NAMES};
 use lcmp_tofino::{Agent, EntrySet, Error, Program};
-use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
-
-/// A scenario and a second state: more samples, more ports down, some
-/// ports back up.
-#[derive(Clone, Debug)]
-struct Move {
-    base: Scenario,
-    samples2: Vec<(u32, u8, u64)>,
-    down2: Vec<u8>,
-    up2: Vec<u8>,
-}
-
-impl Arbitrary for Move {
-    fn arbitrary(g: &mut Gen) -> Self {
-        let base = Scenario::arbitrary(g);
-        let ids: Vec<u8> = base.tables.ports.iter().map(|p| p.id.0).collect();
-        let mut now = base.samples.last().map_or(0, |s| s.0);
-        let samples2 = (0..below(g, 30))
-            .map(|_| {
-                now += 1 + u32::arbitrary(g) % 5000;
-                let depth = [0, u64::arbitrary(g) % 6_000_000_000, u64::arbitrary(g)][below(g, 3)];
-                (now, ids[below(g, ids.len())], depth)
-            })
-            .collect();
-        let down2 = ids.iter().copied().filter(|_| below(g, 3) == 0).collect();
-        let up2 = base
-            .down
-            .iter()
-            .copied()
-            .filter(|_| bool::arbitrary(g))
-            .collect();
-        Move {
-            base,
-            samples2,
-            down2,
-            up2,
-        }
-    }
-}
+use quickcheck::{QuickCheck, TestResult};
 
 /// What a group may be routed to during an update.
 struct Allowed {
@@ -178,17 +140,8 @@ fn allowed(agent_old: &Agent, old: &EntrySet, new: &EntrySet) -> Vec<(u16, Allow
 static STATES: AtomicUsize = AtomicUsize::new(0);
 static PROBES: AtomicUsize = AtomicUsize::new(0);
 static PHASES: [AtomicUsize; 7] = [const { AtomicUsize::new(0) }; 7];
-const PHASE_NAMES: [&str; 7] = [
-    "ports that came up",
-    "static tables",
-    "new buckets",
-    "moved buckets",
-    "group sizes",
-    "retired buckets",
-    "ports that went down",
-];
 
-fn check_move(m: &Move) -> Result<bool, String> {
+fn check_move(m: &TwoPhase) -> Result<bool, String> {
     let b = &m.base;
     let mut agent = match Agent::new(&b.tables, b.config, b.options) {
         Ok(a) => a,
@@ -243,7 +196,7 @@ fn check_move(m: &Move) -> Result<bool, String> {
 
 #[test]
 fn every_state_of_an_update_routes_to_a_live_candidate() {
-    fn prop(m: Move) -> TestResult {
+    fn prop(m: TwoPhase) -> TestResult {
         match check_move(&m) {
             Ok(true) => TestResult::passed(),
             Ok(false) => TestResult::discard(),
@@ -252,7 +205,7 @@ fn every_state_of_an_update_routes_to_a_live_candidate() {
     }
     QuickCheck::new()
         .tests(300)
-        .quickcheck(prop as fn(Move) -> TestResult);
+        .quickcheck(prop as fn(TwoPhase) -> TestResult);
     let (states, probes) = (STATES.load(Relaxed), PROBES.load(Relaxed));
     let phases: Vec<usize> = PHASES.iter().map(|p| p.load(Relaxed)).collect();
     eprintln!("{states} intermediate states, {probes} probes, phases {phases:?}");

@@ -212,3 +212,41 @@ pub fn entries_pick_list(entries: &EntrySet, group: GroupId) -> Option<Vec<u64>>
         })
         .collect()
 }
+
+/// A scenario and a second state: more samples, more ports down, some
+/// ports back up.
+#[derive(Clone, Debug)]
+pub struct TwoPhase {
+    pub base: Scenario,
+    pub samples2: Vec<(u32, u8, u64)>,
+    pub down2: Vec<u8>,
+    pub up2: Vec<u8>,
+}
+
+impl Arbitrary for TwoPhase {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let base = Scenario::arbitrary(g);
+        let ids: Vec<u8> = base.tables.ports.iter().map(|p| p.id.0).collect();
+        let mut now = base.samples.last().map_or(0, |s| s.0);
+        let samples2 = (0..below(g, 30))
+            .map(|_| {
+                now += 1 + u32::arbitrary(g) % 5000;
+                let depth = [0, u64::arbitrary(g) % 6_000_000_000, u64::arbitrary(g)][below(g, 3)];
+                (now, ids[below(g, ids.len())], depth)
+            })
+            .collect();
+        let down2 = ids.iter().copied().filter(|_| below(g, 3) == 0).collect();
+        let up2 = base
+            .down
+            .iter()
+            .copied()
+            .filter(|_| bool::arbitrary(g))
+            .collect();
+        TwoPhase {
+            base,
+            samples2,
+            down2,
+            up2,
+        }
+    }
+}
