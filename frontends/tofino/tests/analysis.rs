@@ -162,7 +162,13 @@ fn the_ingress_chain_has_the_expected_dependencies() {
         DepKind::Match,
         "meta.bucket"
     ));
-    assert!(edge("lcmp_pin0", "lcmp_pin1", DepKind::Match, "meta.st0"));
+    assert!(edge("lcmp_pin0", "lcmp_pin1", DepKind::Control, "meta.st0"));
+    assert!(edge(
+        "lcmp_port_alive",
+        "ig_dprsr_md.drop_ctl = 1",
+        DepKind::Control,
+        "meta.dead"
+    ));
     assert!(edge(
         "lcmp_port1",
         "lcmp_port0",

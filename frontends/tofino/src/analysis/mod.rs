@@ -15,8 +15,10 @@
 //! reads), and it writes fields. For units `a` before `b` that can run for
 //! the same packet (not in different branches of one `if`):
 //!
-//! * **match dependency**: `b` matches or tests a field `a` writes:
-//!   `b` is in a later stage;
+//! * **match dependency**: `b` matches on a field `a` writes: `b` is in a
+//!   later stage;
+//! * **control dependency**: `b` is applied under a gateway that tests a
+//!   field `a` writes: a later stage;
 //! * **action dependency**: `b`'s action reads or writes a field `a` writes:
 //!   a later stage;
 //! * **anti dependency**: `b` writes a field `a` reads: the same stage or
@@ -65,8 +67,11 @@ pub const TCAM_BLOCK_BITS: u64 = 44;
 /// Why one unit must follow another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DepKind {
-    /// The later unit matches on or tests a written field (+1 stage).
+    /// The later unit matches on a written field (+1 stage).
     Match,
+    /// The later unit is applied under a gateway that tests a written field
+    /// (+1 stage).
+    Control,
     /// The later unit's action reads or rewrites a written field (+1 stage).
     Action,
     /// The later unit writes a field the earlier one reads (same stage).
@@ -77,7 +82,7 @@ impl DepKind {
     /// Stages between the two units at least.
     pub const fn latency(self) -> u32 {
         match self {
-            DepKind::Match | DepKind::Action => 1,
+            DepKind::Match | DepKind::Control | DepKind::Action => 1,
             DepKind::Anti => 0,
         }
     }
@@ -86,6 +91,7 @@ impl DepKind {
     pub const fn name(self) -> &'static str {
         match self {
             DepKind::Match => "match",
+            DepKind::Control => "control",
             DepKind::Action => "action",
             DepKind::Anti => "anti",
         }
@@ -129,8 +135,10 @@ pub struct Unit {
     pub line: u32,
     /// The stage it is placed in (0-based).
     pub stage: u32,
-    /// Fields read at the match (keys and gateway conditions).
+    /// Fields read by the table's keys.
     pub match_reads: BTreeSet<String>,
+    /// Fields read by the conditions of the enclosing `if`s (gateways).
+    pub gate_reads: BTreeSet<String>,
     /// Fields read by the action.
     pub action_reads: BTreeSet<String>,
     /// Fields written.
@@ -599,7 +607,7 @@ impl Builder<'_> {
             });
         };
         let none: BTreeSet<&str> = BTreeSet::new();
-        let mut match_reads = gate.clone();
+        let mut match_reads = BTreeSet::new();
         let mut calls = Vec::new();
         for k in &t.keys {
             self.reads(&k.expr, &none, &mut match_reads, &mut calls);
@@ -625,6 +633,7 @@ impl Builder<'_> {
             line,
             stage: 0,
             match_reads,
+            gate_reads: gate.clone(),
             action_reads,
             writes,
             ops: 0,
@@ -685,7 +694,8 @@ impl Builder<'_> {
             kind,
             line,
             stage: 0,
-            match_reads: gate.clone(),
+            match_reads: BTreeSet::new(),
+            gate_reads: gate.clone(),
             action_reads,
             writes,
             ops: n_ops,
@@ -782,13 +792,20 @@ fn place(control: &str, mut units: Vec<Unit>) -> (Gress, Vec<String>) {
             }
             let edge = if let Some(f) = common(&a.writes, &b.match_reads) {
                 Some((DepKind::Match, f))
+            } else if let Some(f) = common(&a.writes, &b.gate_reads) {
+                Some((DepKind::Control, f))
             } else if let Some(f) =
                 common(&a.writes, &b.action_reads).or_else(|| common(&a.writes, &b.writes))
             {
                 Some((DepKind::Action, f))
             } else {
-                let reads: BTreeSet<String> =
-                    a.match_reads.union(&a.action_reads).cloned().collect();
+                let reads: BTreeSet<String> = a
+                    .match_reads
+                    .iter()
+                    .chain(&a.gate_reads)
+                    .chain(&a.action_reads)
+                    .cloned()
+                    .collect();
                 common(&b.writes, &reads).map(|f| (DepKind::Anti, f))
             };
             if let Some((kind, field)) = edge {
@@ -1102,6 +1119,10 @@ Pipeline(P(), I(), D(), P(), E(), D()) pipe;
         assert_eq!(stage("tb"), Some(1), "match dependency on meta.a");
         // tc is in the else branch of a gateway testing meta.b (written by tb).
         assert_eq!(stage("tc"), Some(2));
+        assert!(g
+            .deps
+            .iter()
+            .any(|d| d.kind == DepKind::Control && d.field == "meta.b"));
         assert_eq!(g.stages, 4, "meta.d's statement follows meta.c's");
         assert!(g
             .deps
@@ -1121,6 +1142,7 @@ Pipeline(P(), I(), D(), P(), E(), D()) pipe;
             line: 1,
             stage: 0,
             match_reads: BTreeSet::new(),
+            gate_reads: BTreeSet::new(),
             action_reads: BTreeSet::new(),
             writes: BTreeSet::new(),
             ops: 0,
