@@ -88,8 +88,8 @@ pub struct CommonArgs {
     /// The routing scheme.
     #[arg(long, value_enum, default_value_t = SchemeArg::Lcmp)]
     pub scheme: SchemeArg,
-    /// Flow-pin register cells, both ways together (rounded up to a power of
-    /// two; 512 to 131072).
+    /// Flow-pin register cells, both ways together (clamped to 512 to 131072
+    /// and rounded up to a power of two).
     #[arg(long, default_value_t = crate::model::DEFAULT_PIN_SLOTS)]
     pub pin_slots: u32,
     /// The ASIC (sets the queue counters' cell size).

@@ -137,7 +137,7 @@ pub fn pin_indices(sig: u32, pin_slots: u32) -> (u64, u64) {
         groups: 0,
         max_k: 0,
         ports: 0,
-        pin_slots: pin_slots.max(1).next_power_of_two(),
+        pin_slots: Sizes::pin_slots_for(pin_slots),
     };
     let n = sizes.pin_index_bits();
     let mask = (1u64 << n) - 1;

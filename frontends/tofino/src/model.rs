@@ -367,8 +367,8 @@ impl Program {
 /// Options of an export that the tables do not carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExportOptions {
-    /// Flow-pin register cells, both ways (rounded up to a power of two;
-    /// 512 to 131 072).
+    /// Flow-pin register cells, both ways ([`Sizes::pin_slots_for`]: 512 to
+    /// 131 072, a power of two).
     pub pin_slots: u32,
     /// The Tofino device port (`PortId_t`, below 512) of each
     /// `lcmp-decide` port id; identity by default.
@@ -558,7 +558,7 @@ impl Agent {
             groups: self.compiled.groups().len() as u32,
             max_k: max_k as u32,
             ports,
-            pin_slots: self.options.pin_slots.max(1).next_power_of_two(),
+            pin_slots: Sizes::pin_slots_for(self.options.pin_slots),
         };
         Program {
             sizes,

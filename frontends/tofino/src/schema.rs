@@ -280,6 +280,22 @@ pub struct Sizes {
 }
 
 impl Sizes {
+    /// The flow-pin cells a request for `requested` gets: clamped to two
+    /// ways of [`MIN_PIN_WAY_SLOTS`] to [`MAX_PIN_WAY_SLOTS`] and rounded
+    /// up to a power of two.
+    ///
+    /// ```
+    /// use lcmp_tofino::schema::Sizes;
+    /// assert_eq!(Sizes::pin_slots_for(100_000), 131_072);
+    /// assert_eq!(Sizes::pin_slots_for(u32::MAX), 131_072);
+    /// assert_eq!(Sizes::pin_slots_for(0), 512);
+    /// ```
+    pub fn pin_slots_for(requested: u32) -> u32 {
+        requested
+            .clamp(2 * MIN_PIN_WAY_SLOTS, 2 * MAX_PIN_WAY_SLOTS)
+            .next_power_of_two()
+    }
+
     /// Flow-pin cells per way.
     pub fn pin_way_slots(&self) -> u32 {
         (self.pin_slots / 2).clamp(MIN_PIN_WAY_SLOTS, MAX_PIN_WAY_SLOTS)

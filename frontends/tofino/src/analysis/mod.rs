@@ -902,6 +902,14 @@ fn width(prog: &Program, c: &ControlDecl, e: &Expr) -> Option<u64> {
 }
 
 fn type_width(prog: &Program, ty: &Type) -> Option<u64> {
+    type_width_at(prog, ty, 0)
+}
+
+/// Nested at most 16 deep (a type that contains itself has no width).
+fn type_width_at(prog: &Program, ty: &Type, depth: u32) -> Option<u64> {
+    if depth > 16 {
+        return None;
+    }
     match ty {
         Type::Bits(w) => Some(u64::from(*w)),
         Type::Named(n, _) => {
@@ -909,10 +917,13 @@ fn type_width(prog: &Program, ty: &Type) -> Option<u64> {
                 return Some(*w);
             }
             if let Some(t) = prog.typedefs.get(n) {
-                return type_width(prog, t);
+                return type_width_at(prog, t, depth + 1);
             }
             let fields = prog.structs.get(n)?;
-            fields.iter().map(|f| type_width(prog, &f.ty)).sum()
+            fields
+                .iter()
+                .map(|f| type_width_at(prog, &f.ty, depth + 1))
+                .sum()
         }
     }
 }
@@ -1015,7 +1026,10 @@ fn table_footprint(
     if kinds.iter().all(|k| *k == "exact") {
         // Exact: key + action data + ~8 bits of overhead per entry, in
         // cuckoo-hashed SRAM at ~80 % fill.
-        let bits = entries * (key_bits + data_bits + 8) * 5 / 4;
+        let bits = entries
+            .saturating_mul(key_bits + data_bits + 8)
+            .saturating_mul(5)
+            / 4;
         return Footprint {
             name: full,
             kind: "exact".into(),
@@ -1040,9 +1054,14 @@ fn table_footprint(
         })
         .max()
         .unwrap_or(1);
-    let words = entries * expand;
-    let tcam = words.div_ceil(TCAM_BLOCK_ENTRIES) * key_bits.div_ceil(TCAM_BLOCK_BITS).max(1);
-    let sram = (words * (data_bits + 8)).div_ceil(SRAM_BLOCK_BITS).max(1);
+    let words = entries.saturating_mul(expand);
+    let tcam = words
+        .div_ceil(TCAM_BLOCK_ENTRIES)
+        .saturating_mul(key_bits.div_ceil(TCAM_BLOCK_BITS).max(1));
+    let sram = words
+        .saturating_mul(data_bits + 8)
+        .div_ceil(SRAM_BLOCK_BITS)
+        .max(1);
     let kind = ["range", "ternary", "lpm"]
         .into_iter()
         .find(|k| kinds.contains(k))
@@ -1081,7 +1100,7 @@ fn register_footprint(
         entries: size,
         width: cell,
         // One spare block per stateful ALU.
-        sram_blocks: (size * cell).div_ceil(SRAM_BLOCK_BITS) + 1,
+        sram_blocks: size.saturating_mul(cell).div_ceil(SRAM_BLOCK_BITS) + 1,
         tcam_blocks: 0,
         stage,
     }
@@ -1132,6 +1151,26 @@ Pipeline(P(), I(), D(), P(), E(), D()) pipe;
         // `(meta.a << 1) + meta.b + meta.c` is three operations.
         assert_eq!(plan.violations.len(), 1, "{:?}", plan.violations);
         assert!(plan.violations[0].contains("3 ALU operations"));
+    }
+
+    quickcheck::quickcheck! {
+        /// Mangled programs (a window cut out, a byte changed) are parse
+        /// errors or plans, never panics.
+        fn mangled_programs_never_panic(cut: u16, len: u8, at: u16, byte: u8) -> bool {
+            let text = SMALL.as_bytes();
+            let mut v = text.to_vec();
+            let c = usize::from(cut) % v.len();
+            let end = (c + usize::from(len)).min(v.len());
+            v.drain(c..end);
+            if !v.is_empty() {
+                let a = usize::from(at) % v.len();
+                v[a] = byte % 128;
+            }
+            let s = String::from_utf8_lossy(&v);
+            let _ = analyze(&s, Target::Tofino1);
+            let _ = analyze("struct a { a x; } control I(inout a m) { table t { key = { m.x : exact; } actions = { } size = 1; } apply { t.apply(); } } Pipeline(P(), I(), D(), P(), I(), D()) p;", Target::Tofino2);
+            true
+        }
     }
 
     #[test]
