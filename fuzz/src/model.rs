@@ -363,8 +363,8 @@ impl Model {
                     (Some(cands[order[0]].port), Reason::MinCostFallback)
                 } else {
                     match t.params.pick {
-                        Pick::Hash => (
-                            Some(cands[kept[hash as usize % kept.len()]].port),
+                        Pick::Hash | Pick::ScaledHash => (
+                            Some(cands[kept[hash_pick(t.params.pick, hash, kept.len())]].port),
                             Reason::HashInKept,
                         ),
                         Pick::CapacityWeighted => {
@@ -389,7 +389,7 @@ impl Model {
                 for &i in &live {
                     cands[i].kept = true;
                 }
-                let pick = live[hash as usize % live.len()];
+                let pick = live[hash_pick(t.params.pick, hash, live.len())];
                 let reason = if scheme == Scheme::Ecmp {
                     Reason::Ecmp
                 } else {
@@ -413,7 +413,7 @@ impl Model {
                     }
                 }
                 (
-                    Some(cands[kept[hash as usize % kept.len()]].port),
+                    Some(cands[kept[hash_pick(t.params.pick, hash, kept.len())]].port),
                     Reason::Ucmp,
                 )
             }
@@ -421,6 +421,16 @@ impl Model {
         out.chosen = chosen;
         out.reason = reason;
         out
+    }
+}
+
+/// The hash pick among `n` choices: `hash % n`, or for `ScaledHash` the
+/// top 16 bits scaled, `floor((hash >> 16) * n / 2^16)` (the capacity
+/// weighted pick hashes ECMP steps with `%` too).
+fn hash_pick(pick: Pick, hash: u32, n: usize) -> usize {
+    match pick {
+        Pick::ScaledHash => ((u64::from(hash >> 16) * n as u64) / 65_536) as usize,
+        Pick::Hash | Pick::CapacityWeighted => hash as usize % n,
     }
 }
 

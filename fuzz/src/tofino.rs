@@ -4,14 +4,15 @@
 //! packets. Every packet must leave on the same (device) port, or be dropped
 //! by both.
 //!
-//! Within what the frontend supports: IPv4, CRC-32, the hash pick, group
-//! ids below 256, the default 2 s idle timeout, and a clock that advances a
-//! few milliseconds a phase (the ASIC's pin timestamps count 65.536 µs
-//! units, so idle-timeout boundaries are not compared). Inputs whose
-//! distinct flows share a pin cell are skipped: one cell per index evicts on
-//! the ASIC but not in the core's cache. This is the same contract as the
-//! crate's own quickcheck (`frontends/tofino/tests/equivalence.rs`), searched
-//! by coverage instead of at random.
+//! Within what the frontend supports: IPv4, CRC-32, the data plane's pick
+//! (`Pick::ScaledHash`), group ids below 256, the default 2 s idle timeout,
+//! and a clock that advances a few milliseconds a phase (the ASIC's pin
+//! timestamps count 65.536 µs units, so idle-timeout boundaries are not
+//! compared). Inputs whose distinct flows share a way-0 pin cell are
+//! skipped, so no pin can fail (both ways busy) where the core's cache has
+//! room; the crate's quickcheck (`frontends/tofino/tests/equivalence.rs`)
+//! and `tests/pins.rs` cover shared cells. This is the same contract,
+//! searched by coverage instead of at random.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -73,7 +74,7 @@ fn headers(k: &FlowKey) -> Headers {
 /// Runs one input.
 pub fn run(input: &TofinoInput) {
     let mut tables = input.tables.build(MAX_PORTS as u8);
-    tables.params.pick = Pick::Hash;
+    tables.params.pick = Pick::ScaledHash;
     tables.params.idle_timeout_ticks = Params::PAPER.idle_timeout_ticks;
     tables.params.ticks_per_second = Params::PAPER.ticks_per_second;
     let config = DeciderConfig {
@@ -118,7 +119,7 @@ pub fn run(input: &TofinoInput) {
             (key, GroupId(gid))
         })
         .collect();
-    // Distinct flows sharing a pin cell are not comparable (module docs).
+    // Distinct flows sharing a way-0 pin cell are skipped (module docs).
     let slots = agent.program().sizes.pin_slots;
     let mut cells = BTreeMap::new();
     for (k, _) in &flows {

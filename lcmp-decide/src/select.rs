@@ -243,9 +243,14 @@ fn kept_prefix(r: &Ranking, cut: u8) -> (usize, usize) {
     (keep, kept)
 }
 
-/// `hash % n` as an index (n > 0).
-fn bucket(hash: u32, n: usize) -> usize {
-    (hash as usize).checked_rem(n).unwrap_or(0)
+/// The hash pick among `n > 0` choices: `hash % n`, or with
+/// [`Pick::ScaledHash`] the top 16 bits scaled into `0..n`,
+/// `((hash >> 16) * n) >> 16` (below `n` for every hash).
+fn bucket(hash: u32, n: usize, pick: Pick) -> usize {
+    match pick {
+        Pick::Hash | Pick::CapacityWeighted => (hash as usize).checked_rem(n).unwrap_or(0),
+        Pick::ScaledHash => (u64::from(hash >> 16).saturating_mul(n as u64) >> 16) as usize,
+    }
 }
 
 /// The LCMP pick (§3.4) from a ranking: a group index and the reason.
@@ -261,7 +266,9 @@ fn choose_lcmp(
         return (r.index(0), Reason::MinCostFallback);
     }
     match params.pick {
-        Pick::Hash => (r.index(bucket(hash, kept)), Reason::HashInKept),
+        Pick::Hash | Pick::ScaledHash => {
+            (r.index(bucket(hash, kept, params.pick)), Reason::HashInKept)
+        }
         Pick::CapacityWeighted => (weighted(r, kept, group, hash), Reason::WeightedInKept),
     }
 }
@@ -286,15 +293,17 @@ fn weighted(r: &Ranking, kept: usize, group: &CompiledGroup, hash: u32) -> Optio
     r.index(kept.saturating_sub(1))
 }
 
-/// `hash % n` over the `n` candidates that pass `eligible`, in installation
-/// order: the ECMP step shared by ECMP, UCMP and the stateless fallback.
+/// The hash pick ([`bucket`]) among the `n` candidates that pass
+/// `eligible`, in installation order: the ECMP step shared by ECMP, UCMP
+/// and the stateless fallback.
 fn hash_among(
     group: &CompiledGroup,
     hash: u32,
+    mode: Pick,
     eligible: impl Fn(&CompiledCandidate) -> bool,
 ) -> Option<usize> {
     let n = group.candidates.iter().filter(|c| eligible(c)).count();
-    let pick = bucket(hash, n);
+    let pick = bucket(hash, n, mode);
     group
         .candidates
         .iter()
@@ -304,13 +313,14 @@ fn hash_among(
         .map(|(i, _)| i)
 }
 
-/// ECMP: `hash % live` over the live candidates in installation order.
+/// ECMP: the hash pick over the live candidates in installation order.
 fn choose_ecmp<const PORTS: usize>(
     inputs: &Inputs<'_, PORTS>,
     group: &CompiledGroup,
     hash: u32,
+    mode: Pick,
 ) -> Option<usize> {
-    hash_among(group, hash, |c| inputs.up(c.port))
+    hash_among(group, hash, mode, |c| inputs.up(c.port))
 }
 
 /// UCMP as in the artifact: the maximum capacity among live candidates.
@@ -329,9 +339,12 @@ fn choose_ucmp<const PORTS: usize>(
     inputs: &Inputs<'_, PORTS>,
     group: &CompiledGroup,
     hash: u32,
+    mode: Pick,
 ) -> Option<usize> {
     let max = ucmp_capacity(inputs, group);
-    hash_among(group, hash, |c| inputs.up(c.port) && c.capacity_bps == max)
+    hash_among(group, hash, mode, |c| {
+        inputs.up(c.port) && c.capacity_bps == max
+    })
 }
 
 /// The new-flow decision for a flow with ECMP hash `hash` in `group_id`:
@@ -347,13 +360,15 @@ pub(crate) fn decide<const PORTS: usize>(
     let Some(group) = tables.group(group_id) else {
         return (None, Reason::UnknownGroup);
     };
+    // CapacityWeighted applies to LCMP's kept set only; ECMP steps hash.
+    let mode = tables.params().pick;
     let (index, reason) = match inputs.scheme {
         Scheme::Lcmp if inputs.tables_valid => {
             choose_lcmp(&rank(inputs, tables, group), tables, group, hash)
         }
-        Scheme::Lcmp => (choose_ecmp(inputs, group, hash), Reason::EcmpFallback),
-        Scheme::Ecmp => (choose_ecmp(inputs, group, hash), Reason::Ecmp),
-        Scheme::Ucmp => (choose_ucmp(inputs, group, hash), Reason::Ucmp),
+        Scheme::Lcmp => (choose_ecmp(inputs, group, hash, mode), Reason::EcmpFallback),
+        Scheme::Ecmp => (choose_ecmp(inputs, group, hash, mode), Reason::Ecmp),
+        Scheme::Ucmp => (choose_ucmp(inputs, group, hash, mode), Reason::Ucmp),
     };
     match index.and_then(|i| group.candidates.get(i)) {
         Some(c) => (Some(c.port), reason),
@@ -429,4 +444,53 @@ pub(crate) fn evaluate<const PORTS: usize>(
         c.cut_reason = cut;
     }
     out
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    /// Golden vectors of the two hash picks (`docs/tofino.md` lists the
+    /// scaled one): `hash % n` against `((hash >> 16) * n) >> 16`.
+    #[test]
+    fn bucket_golden_vectors() {
+        let cases: [(u32, usize, usize, usize); 8] = [
+            // (hash, n, hash % n, scaled)
+            (0, 3, 0, 0),
+            (0xFFFF_FFFF, 3, 0, 2),
+            (0x5555_0000, 3, 2, 0), // 21845 * 3 = 65535 -> 0
+            (0x5556_0000, 3, 0, 1), // 21846 * 3 = 65538 -> 1
+            (0xAAAB_FFFF, 3, 2, 2), // 43691 * 3 = 131073 -> 2
+            (0x8000_0000, 2, 0, 1),
+            (0x1234_5678, 16, 8, 1),
+            (0xDEAD_BEEF, 6, 5, 5), // 57005 * 6 = 342030 -> 5
+        ];
+        for (hash, n, modulo, scaled) in cases {
+            assert_eq!(bucket(hash, n, Pick::Hash), modulo, "{hash:#x} % {n}");
+            assert_eq!(
+                bucket(hash, n, Pick::ScaledHash),
+                scaled,
+                "{hash:#x} scaled {n}"
+            );
+        }
+    }
+
+    /// The scaled pick gives each of `n` choices `floor` or `ceil` of
+    /// `65536 / n` top-16-bit values, for every `n <= 16`.
+    #[test]
+    fn scaled_pick_shares_are_within_one() {
+        for n in 1..=16usize {
+            let mut count = [0u32; 16];
+            for top in 0..=u16::MAX {
+                let b = bucket(u32::from(top) << 16, n, Pick::ScaledHash);
+                assert!(b < n);
+                count[b] += 1;
+            }
+            let lo = 65_536 / n as u32;
+            assert!(
+                count[..n].iter().all(|&c| c == lo || c == lo + 1),
+                "{n}: {count:?}"
+            );
+        }
+    }
 }

@@ -92,6 +92,14 @@ pub enum Pick {
     /// into the kept candidates' capacity shares. An extension, off by
     /// default; see `docs/simulator.md`.
     CapacityWeighted,
+    /// `((hash >> 16) * n) >> 16`: the hash's top 16 bits scaled into
+    /// `0..n` (multiply-shift range reduction) instead of `hash % n`, for
+    /// every hash pick of the decider (LCMP's kept set, ECMP, UCMP). Each
+    /// of `n <= 16` choices gets `floor` or `ceil` of `65536 / n` of the
+    /// hash space, within `n / 65536` of an even share. This is what a
+    /// Tofino data plane computes with one range-match table (no modulo
+    /// unit); see `docs/tofino.md`.
+    ScaledHash,
 }
 
 /// Scalar settings of the estimators and the selection.

@@ -43,6 +43,31 @@ fn idle_testbed8_keeps_the_three_cheapest() {
     assert_eq!(e.chosen, Some(PortId(sorted[(e.hash % 3) as usize])));
 }
 
+/// `Pick::ScaledHash` (the Tofino data plane's pick) keeps the same kept
+/// set and picks `kept[((hash >> 16) * 3) >> 16]`, for ECMP too.
+#[test]
+fn scaled_hash_pick_scales_the_top_bits() {
+    let params = Params {
+        pick: Pick::ScaledHash,
+        ..Params::PAPER
+    };
+    let d = decider(Scheme::Lcmp, params);
+    let sorted = [4u8, 2, 0];
+    let mut differs = 0;
+    for i in 0..200 {
+        let e = d.explain(&flow(i), DC8, t(0));
+        assert_eq!(kept_ports(&e), [0, 2, 4]);
+        assert_eq!(e.reason, Reason::HashInKept);
+        let scaled = ((e.hash >> 16) * 3) >> 16;
+        assert_eq!(e.chosen, Some(PortId(sorted[scaled as usize])));
+        differs += usize::from(scaled != e.hash % 3);
+    }
+    assert!(differs > 50, "the two picks must differ for many flows");
+    let d = decider(Scheme::Ecmp, params);
+    let e = d.explain(&flow(5), DC8, t(0));
+    assert_eq!(e.chosen, Some(PortId((((e.hash >> 16) * 6) >> 16) as u8)));
+}
+
 #[test]
 fn full_queue_moves_a_kept_port_out_when_congestion_can_outweigh_path() {
     // With the paper's 3:1 fusion the congestion term adds at most 31 and

@@ -50,7 +50,7 @@ impl Arbitrary for World {
             .choose(&[Scheme::Lcmp, Scheme::Ecmp, Scheme::Ucmp])
             .unwrap_or(&Scheme::Lcmp);
         let pick = *g
-            .choose(&[Pick::Hash, Pick::CapacityWeighted])
+            .choose(&[Pick::Hash, Pick::CapacityWeighted, Pick::ScaledHash])
             .unwrap_or(&Pick::Hash);
         World {
             cands,

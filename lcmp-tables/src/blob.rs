@@ -489,7 +489,8 @@ mod test {
             p.weights.w_dp = t.1;
             p.cut = t.2;
             if t.3 {
-                p.pick = lcmp_decide::Pick::CapacityWeighted;
+                p.pick = [lcmp_decide::Pick::CapacityWeighted, lcmp_decide::Pick::ScaledHash]
+                    [usize::from(t.2 % 2)];
             }
             let port = PortConfig { id: lcmp_decide::PortId(t.2), rate_bps: v, buffer_bytes: v / 3 };
             let cand = Candidate { port: lcmp_decide::PortId(1), delay_units: w.0, capacity_bps: v };

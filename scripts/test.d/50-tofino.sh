@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# lcmp-tofino: unit, equivalence (quickcheck against lcmp-decide) and golden
-# tests; then the Python checks of the generated files: a structural lint of
-# lcmp.p4 (no P4 compiler here), P4Runtime text with the PyPI p4runtime
-# protobufs and with finsy, bfrt_python and BF-Runtime JSON replayed against
-# a mock of `bfrt` built from lcmp.p4.
+# lcmp-tofino: unit, equivalence (quickcheck against lcmp-decide and the
+# fuzz crate's reference model), pin, update, stage-analysis and golden
+# tests; then the Python checks of the generated files: a structural lint
+# of lcmp.p4 (no P4 compiler here), P4Runtime text with the PyPI p4runtime
+# protobufs and with finsy, and the bfrt_python script, the BF-Runtime JSON
+# and the P4Runtime requests loaded through a reimplementation of
+# bfrt_python's reader (open-p4studio bfrtcli.py / bfrtTable.py).
 set -euo pipefail
 source scripts/lib.sh
 
@@ -31,9 +33,13 @@ trap 'rm -rf "$work"' EXIT
 export_to() {
   cargo run -q -p lcmp-tofino --example tofino_export -- "$@" >/dev/null
 }
+golden=frontends/tofino/tests/golden
 export_to entries --topology bso13 --switch DC3 --seed 12648430 \
   --dev-port 0=128 --dev-port 1=136 --dev-port 2=144 -o "$work/bso13-dc3"
-export_to entries --topology testbed8 --switch DC8 --scheme ecmp --seed 7 -o "$work/testbed8-dc8-ecmp"
+export_to entries --topology testbed8 --switch DC8 --scheme ecmp --seed 7 \
+  --target tofino2 --pin-slots 1024 -o "$work/testbed8-dc8-ecmp"
+# The idle load the golden update starts from.
+export_to entries --topology testbed8 --switch DC1 -o "$work/testbed8-dc1-idle"
 # A murmur3 configuration is refused with the typed error.
 if cargo run -q -p lcmp-tofino --example tofino_export -- \
     p4 --topology testbed8 --switch DC1 --hash murmur3 -o "$work/murmur3" 2>"$work/err"; then
@@ -41,10 +47,15 @@ if cargo run -q -p lcmp-tofino --example tofino_export -- \
 fi
 grep -q "needs the CRC-32 ECMP hash" "$work/err"
 
-for dir in frontends/tofino/tests/golden "$work/bso13-dc3" "$work/testbed8-dc8-ecmp"; do
+for dir in "$golden" "$work/bso13-dc3" "$work/testbed8-dc8-ecmp"; do
   echo "--- $dir"
   "$PY" frontends/tofino/tests/py/lint_p4.py "$dir/lcmp.p4"
-  "$PY" frontends/tofino/tests/py/check_p4runtime.py p4runtime "$dir"
-  "$PY" frontends/tofino/tests/py/check_p4runtime.py finsy "$dir"
-  "$PY" frontends/tofino/tests/py/check_bfrt.py "$dir"
+  update=()
+  if [ "$dir" = "$golden" ]; then update=("$golden/update"); fi
+  "$PY" frontends/tofino/tests/py/check_p4runtime.py p4runtime "$dir" "${update[@]}"
+  "$PY" frontends/tofino/tests/py/check_p4runtime.py finsy "$dir" "${update[@]}"
+  "$PY" frontends/tofino/tests/py/check_bfrt.py load "$dir"
 done
+echo "--- update: idle testbed8 DC1 -> $golden/state.json"
+"$PY" frontends/tofino/tests/py/check_bfrt.py update "$work/testbed8-dc1-idle" "$golden/update" "$golden"
+"$PY" frontends/tofino/tests/py/check_bfrt.py selftest "$golden"

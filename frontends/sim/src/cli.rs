@@ -47,7 +47,7 @@ pub struct SimArgs {
     /// Offered loads, comma-separated [default: 0.3,0.5,0.8].
     #[arg(long, value_delimiter = ',')]
     pub load: Vec<f64>,
-    /// Schemes: ecmp, ucmp, lcmp, rm-alpha, rm-beta, lcmp-w, lcmp-c, lcmp-wc
+    /// Schemes: ecmp, ucmp, lcmp, rm-alpha, rm-beta, lcmp-w, lcmp-c, lcmp-wc, lcmp-t
     /// [default: ecmp,ucmp,lcmp].
     #[arg(long, value_delimiter = ',')]
     pub schemes: Vec<String>,

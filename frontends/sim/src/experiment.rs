@@ -62,11 +62,14 @@ pub enum SchemeSpec {
     LcmpC,
     /// Both variants: capacity-weighted pick and the strong congestion term.
     LcmpWc,
+    /// LCMP with the Tofino data plane's pick, [`Pick::ScaledHash`]
+    /// (`docs/tofino.md`).
+    LcmpT,
 }
 
 impl SchemeSpec {
     /// Every scheme, in display order.
-    pub const ALL: [SchemeSpec; 8] = [
+    pub const ALL: [SchemeSpec; 9] = [
         SchemeSpec::Ecmp,
         SchemeSpec::Ucmp,
         SchemeSpec::Lcmp,
@@ -75,6 +78,7 @@ impl SchemeSpec {
         SchemeSpec::LcmpW,
         SchemeSpec::LcmpC,
         SchemeSpec::LcmpWc,
+        SchemeSpec::LcmpT,
     ];
 
     /// The command-line name.
@@ -88,6 +92,7 @@ impl SchemeSpec {
             SchemeSpec::LcmpW => "lcmp-w",
             SchemeSpec::LcmpC => "lcmp-c",
             SchemeSpec::LcmpWc => "lcmp-wc",
+            SchemeSpec::LcmpT => "lcmp-t",
         }
     }
 
@@ -129,6 +134,10 @@ impl SchemeSpec {
             SchemeSpec::LcmpC => {
                 params.weights.beta = 4;
                 params.weights.s_cong = 1;
+                Scheme::Lcmp
+            }
+            SchemeSpec::LcmpT => {
+                params.pick = Pick::ScaledHash;
                 Scheme::Lcmp
             }
             SchemeSpec::LcmpWc => {

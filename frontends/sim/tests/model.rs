@@ -107,7 +107,12 @@ fn bytes_are_conserved_and_links_and_queues_stay_in_bounds() {
     let topo = Topology::embedded("testbed8").expect("embedded");
     let flows = paper_flows(0.8, 7);
     assert!(flows.len() > 1000);
-    for scheme in [SchemeSpec::Ecmp, SchemeSpec::Lcmp, SchemeSpec::LcmpW] {
+    for scheme in [
+        SchemeSpec::Ecmp,
+        SchemeSpec::Lcmp,
+        SchemeSpec::LcmpW,
+        SchemeSpec::LcmpT,
+    ] {
         let (s, params) = scheme.settings(lcmp_decide::Weights::PAPER);
         let net = Network::new(
             &topo,

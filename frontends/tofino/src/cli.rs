@@ -8,12 +8,12 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
-use lcmp_decide::{DeciderConfig, HashAlgorithm, Scheme};
+use lcmp_decide::{DeciderConfig, HashAlgorithm, Pick, Scheme};
 use lcmp_tables::{build_tables, BuildOptions, Topology};
 
 use crate::error::Error;
-use crate::model::{Agent, EntrySet, ExportOptions, Program};
-use crate::render::{entry_files, program_files, Files};
+use crate::model::{Agent, EntrySet, ExportOptions, Program, Target};
+use crate::render::{entry_files, program_files, update_files, Files};
 use crate::state::CongestionState;
 
 /// `lcmp tofino ...`.
@@ -29,9 +29,22 @@ pub struct TofinoArgs {
 pub enum TofinoCommand {
     /// Write the P4_16 TNA program `lcmp.p4` and its P4Info.
     P4(CommonArgs),
-    /// Write the table entries and register values for a congestion state
-    /// (bfrt_python, BF-Runtime JSON, P4Runtime text), with the program.
+    /// Write the table entries for a congestion state (bfrt_python,
+    /// BF-Runtime JSON, P4Runtime text), as a load into empty tables, with
+    /// the program.
     Entries(EntriesArgs),
+    /// Write the ordered, hitless update from one congestion state to
+    /// another (bfrt_python, P4Runtime text).
+    Update(UpdateArgs),
+}
+
+/// The ASIC, as named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TargetArg {
+    /// Tofino 1 (80-byte queue cells).
+    Tofino1,
+    /// Tofino 2 (176-byte queue cells).
+    Tofino2,
 }
 
 /// The ECMP hash, as named on the command line.
@@ -75,9 +88,13 @@ pub struct CommonArgs {
     /// The routing scheme.
     #[arg(long, value_enum, default_value_t = SchemeArg::Lcmp)]
     pub scheme: SchemeArg,
-    /// Flow-pin register cells (rounded up to a power of two).
+    /// Flow-pin register cells, both ways together (clamped to 512 to 131072
+    /// and rounded up to a power of two).
     #[arg(long, default_value_t = crate::model::DEFAULT_PIN_SLOTS)]
     pub pin_slots: u32,
+    /// The ASIC (sets the queue counters' cell size).
+    #[arg(long, value_enum, default_value_t = TargetArg::Tofino1)]
+    pub target: TargetArg,
     /// Device port of a core port, `PORT=DEV_PORT` (repeatable; ports not
     /// named map to themselves).
     #[arg(long = "dev-port", value_name = "PORT=DEV_PORT", value_parser = parse_dev_port)]
@@ -109,6 +126,20 @@ pub struct EntriesArgs {
     pub state: Option<PathBuf>,
 }
 
+/// `lcmp tofino update`.
+#[derive(Clone, Debug, Args)]
+pub struct UpdateArgs {
+    /// Topology, switch, output and hash.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The congestion state the switch holds now (default: idle).
+    #[arg(long)]
+    pub from: Option<PathBuf>,
+    /// The congestion state to move to.
+    #[arg(long)]
+    pub state: PathBuf,
+}
+
 /// A topology by embedded name or file path.
 pub fn load_topology(spec: &str) -> Result<Topology, Error> {
     if let Some(t) = Topology::embedded(spec) {
@@ -123,7 +154,7 @@ pub fn load_topology(spec: &str) -> Result<Topology, Error> {
 }
 
 /// The agent for a switch of a topology, with the paper's default build
-/// options.
+/// options and the data plane's pick ([`Pick::ScaledHash`]).
 ///
 /// ```
 /// use lcmp_decide::{DeciderConfig, HashAlgorithm};
@@ -139,7 +170,8 @@ pub fn agent_for(
     options: ExportOptions,
 ) -> Result<Agent, Error> {
     let id = topo.dc_id(switch).ok_or(Error::UnknownSwitch)?;
-    let tables = build_tables(topo, id, &BuildOptions::default()).map_err(Error::Tables)?;
+    let mut tables = build_tables(topo, id, &BuildOptions::default()).map_err(Error::Tables)?;
+    tables.params.pick = Pick::ScaledHash;
     Agent::new(&tables, config, options)
 }
 
@@ -163,6 +195,10 @@ fn agent(c: &CommonArgs) -> Result<Agent, Error> {
     let topo = load_topology(&c.topology)?;
     let mut options = ExportOptions {
         pin_slots: c.pin_slots,
+        target: match c.target {
+            TargetArg::Tofino1 => Target::Tofino1,
+            TargetArg::Tofino2 => Target::Tofino2,
+        },
         ..ExportOptions::default()
     };
     for &(port, dev) in &c.dev_ports {
@@ -173,17 +209,35 @@ fn agent(c: &CommonArgs) -> Result<Agent, Error> {
     agent_for(&topo, &c.switch, config(c), options)
 }
 
+fn read_state(path: &Path) -> Result<CongestionState, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    CongestionState::from_json(&text)
+}
+
 /// The program and entries `lcmp tofino entries` writes.
 pub fn export(args: &EntriesArgs) -> Result<(Program, EntrySet), Error> {
     let mut agent = agent(&args.common)?;
     if let Some(path) = &args.state {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        CongestionState::from_json(&text)?.apply(&mut agent)?;
+        read_state(path)?.apply(&mut agent)?;
     }
     Ok((agent.program(), agent.entries()?))
+}
+
+/// The program and the entries before and after, for `lcmp tofino update`.
+pub fn export_update(args: &UpdateArgs) -> Result<(Program, EntrySet, EntrySet), Error> {
+    let mut agent = agent(&args.common)?;
+    if let Some(path) = &args.from {
+        read_state(path)?.apply(&mut agent)?;
+    }
+    let old = agent.entries()?;
+    // A fresh agent on the same tables: the new state is what the switch
+    // measures next, not a continuation of the old samples.
+    let mut agent = self::agent(&args.common)?;
+    read_state(&args.state)?.apply(&mut agent)?;
+    Ok((agent.program(), old, agent.entries()?))
 }
 
 /// Writes `files` into `dir`, returning the paths.
@@ -211,6 +265,10 @@ pub fn run(args: TofinoArgs) -> Result<(), Error> {
         TofinoCommand::Entries(e) => {
             let (program, entries) = export(e)?;
             (e.common.out.clone(), entry_files(&program, &entries))
+        }
+        TofinoCommand::Update(u) => {
+            let (program, old, new) = export_update(u)?;
+            (u.common.out.clone(), update_files(&program, &old, &new))
         }
     };
     for p in write_files(&dir, &files)? {

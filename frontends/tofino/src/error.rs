@@ -11,9 +11,11 @@ pub enum Error {
     /// The configuration hashes with MurmurHash3: Tofino has no murmur3 hash
     /// unit, so the export needs `HashAlgorithm::Crc32` (`--hash crc32`).
     Murmur3NotSupported,
-    /// The tables ask for the capacity-weighted pick, which a
-    /// `(group, hash % k)` selection table cannot express.
-    WeightedPickNotSupported,
+    /// The tables pick with something other than
+    /// [`lcmp_decide::Pick::ScaledHash`], the pick the data plane computes
+    /// (one range match on the hash's top 16 bits): the paper's `hash % k`
+    /// needs a modulo, the capacity-weighted pick a per-flow weight.
+    PickNotSupported(lcmp_decide::Pick),
     /// The decision core rejected the tables.
     Core(lcmp_decide::Error),
     /// A group id does not fit the default address plan (`10.<group>.0.0/16`
@@ -39,6 +41,9 @@ pub enum Error {
     /// The device port given for this core port is not below 512, or is
     /// shared with another LCMP port.
     DevPort(u8),
+    /// A write does not fit the entries it is applied to (an insert of a
+    /// present key, a modify or delete of an absent one) in this table.
+    Update(&'static str),
     /// The congestion-state file is not valid JSON of the documented shape.
     State(serde_json::Error),
     /// The state names a port beyond the tables' port range.
@@ -64,9 +69,10 @@ impl fmt::Display for Error {
                 "the Tofino export needs the CRC-32 ECMP hash (Tofino has no murmur3 unit): \
                  configure HashAlgorithm::Crc32 (--hash crc32)",
             ),
-            Error::WeightedPickNotSupported => f.write_str(
-                "the capacity-weighted pick cannot be expressed as a (group, hash % k) \
-                 selection table; use Pick::Hash",
+            Error::PickNotSupported(p) => write!(
+                f,
+                "the Tofino data plane picks with Pick::ScaledHash (a range match on the \
+                 hash's top 16 bits), not Pick::{p:?}: set params.pick = ScaledHash"
             ),
             Error::Core(e) => write!(f, "invalid tables: {e}"),
             Error::GroupNotAddressable(g) => write!(
@@ -85,6 +91,11 @@ impl fmt::Display for Error {
             Error::DevPort(p) => write!(
                 f,
                 "port {p}: its device port must be below 512 and not shared with another port"
+            ),
+            Error::Update(t) => write!(
+                f,
+                "{t}: the write does not fit the table's entries (insert of a present key, \
+                 or modify or delete of an absent one)"
             ),
             Error::State(e) => write!(f, "invalid congestion state: {e}"),
             Error::StatePort(p) => write!(f, "congestion state names port {p}, out of range"),

@@ -5,7 +5,9 @@
 //! (IPv4: `src`, `dst`, `sport | dport << 16`, each a little-endian `u32`)
 //! with CRC-32/ISO-HDLC and XORs the seed. A P4 field list is concatenated
 //! most significant bit first, so the P4 program lists the header fields
-//! byte-swapped: [`ECMP_FIELDS`] is that list, and [`CRC32`] the polynomial.
+//! byte-swapped: [`ECMP_FIELDS`] is that list. The seed costs no
+//! operation: a CRC's final XOR is a parameter of `CRCPolynomial`, so
+//! [`CrcSpec::ecmp`] folds it in (`xor = 0xFFFFFFFF ^ seed`).
 //! The interpreter evaluates both with its own bitwise CRC
 //! ([`CrcSpec::checksum`]), independent of the `crc` crate the core uses,
 //! so a wrong field order or polynomial fails the equivalence test.
@@ -41,6 +43,21 @@ pub const CRC32C: CrcSpec = CrcSpec {
 };
 
 impl CrcSpec {
+    /// The ECMP hash with `seed` folded into the final XOR:
+    /// `CRC-32(bytes) ^ seed` in one hash unit.
+    ///
+    /// ```
+    /// use lcmp_tofino::hash::{CrcSpec, CRC32};
+    /// let b = b"123456789";
+    /// assert_eq!(CrcSpec::ecmp(0x1234_5678).checksum(b), CRC32.checksum(b) ^ 0x1234_5678);
+    /// ```
+    pub const fn ecmp(seed: u32) -> CrcSpec {
+        CrcSpec {
+            xor: CRC32.xor ^ seed,
+            ..CRC32
+        }
+    }
+
     /// The CRC of `bytes`, bit by bit (reference implementation).
     ///
     /// ```

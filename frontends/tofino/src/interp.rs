@@ -1,10 +1,10 @@
 //! An interpreter of the exported entries with Tofino match semantics: the
-//! reference the equivalence tests run against `Decider::on_packet`.
+//! reference the equivalence tests run against `Decider::on_packet` and
+//! against the independent model of `fuzz/src/model.rs`.
 //!
-//! It evaluates the ingress of `lcmp.p4` for the first packet of a flow
-//! (the flow-pin register is empty, so the selection decides) and the
-//! egress queue quantisation, reading only the [`EntrySet`], the
-//! [`Schema`] and the hash field list and polynomial of [`crate::hash`]:
+//! It evaluates the ingress of `lcmp.p4`, reading only the [`EntrySet`],
+//! the [`Schema`] and the hash field lists and polynomials of
+//! [`crate::hash`]:
 //!
 //! * exact keys match equal values; an LPM key matches when the top
 //!   `prefix_len` bits agree, and the longest prefix wins; ternary keys match
@@ -14,20 +14,22 @@
 //!   the ASIC's choice would then be unspecified.
 //!
 //! [`Interpreter::ingress`] evaluates a flow's first packet without state;
-//! [`Interpreter::packet`] also runs the flow-pin registers
-//! ([`PinRegisters`]: signature, last seen, port, one cell per index) and
-//! the resubmit of a packet whose pinned port is down, as `lcmp.p4` does.
+//! [`Interpreter::route`] does the same for a destination and a hash (the
+//! update tests sweep every bucket). [`Interpreter::packet`] also runs the
+//! two-way flow-pin registers ([`PinRegisters`]) statement by statement as
+//! `lcmp.p4` does, the resubmit of a packet whose pinned port is down, and
+//! the pin-failure digest.
 
 use core::fmt;
 
 use std::collections::BTreeMap;
 
-use crate::hash::{Headers, CRC32, CRC32C, ECMP_FIELDS, SIG_FIELDS};
+use crate::hash::{CrcSpec, Headers, CRC32C, ECMP_FIELDS, SIG_FIELDS};
 use crate::model::{EntrySet, Match, Program, TableEntry};
-use crate::schema::{names, MatchKind, Schema};
+use crate::schema::{names, MatchKind, Schema, Sizes, HASH_HI_BITS, PIN_EMPTY_SEEN, PORT_BITS};
 
 /// An interpreter failure: the entries would make the ASIC's behaviour
-/// unspecified, or a static table is incomplete.
+/// unspecified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum InterpError {
@@ -48,52 +50,98 @@ impl fmt::Display for InterpError {
 
 impl core::error::Error for InterpError {}
 
+/// A way's result (`PIN_*` in `lcmp.p4`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PinStatus {
+    /// Not consulted, or no pin of the flow (`PIN_NONE`).
+    #[default]
+    None,
+    /// The flow's live pin (`PIN_HIT`).
+    Hit,
+    /// An expired cell, now the flow's (`PIN_TAKEN`).
+    Taken,
+    /// A live pin of another flow (`PIN_BUSY`).
+    Busy,
+}
+
 /// The intermediate values of one ingress pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IngressTrace {
-    /// `meta.group`, if the destination is an LCMP route.
+    /// `meta.group`, if the destination is an LCMP route with a live
+    /// candidate (`set_group`).
     pub group: Option<u64>,
-    /// `meta.hash` (CRC-32 of the field list, XOR the seed).
+    /// The destination's group has no live candidate (`no_route`: dropped).
+    pub no_route: bool,
+    /// `meta.hash` (CRC-32 of the field list with the seed in its XOR).
     pub hash: u32,
     /// `meta.k`.
     pub k: Option<u64>,
-    /// `meta.rsum`.
-    pub rsum: Option<u64>,
     /// `meta.bucket`.
     pub bucket: Option<u64>,
+    /// The selection table's port.
+    pub selected: Option<u64>,
     /// The egress port, if the packet is forwarded.
     pub port: Option<u64>,
-    /// The flow-pin register held this flow (stateful passes only).
+    /// A static or selection table missed for a routed group (never, with
+    /// consistent entries; the packet is dropped, and a pin may record a
+    /// wrong port).
+    pub miss: Option<&'static str>,
+    /// Way 0's and way 1's results (stateful passes only).
+    pub ways: (PinStatus, PinStatus),
+    /// The flow followed a live pin (stateful passes only).
     pub pin_hit: bool,
+    /// Both ways held other flows: the digest was sent, the flow is unpinned.
+    pub pin_failed: bool,
     /// The packet was resubmitted because its pinned port is down.
     pub resubmitted: bool,
 }
 
-/// One flow-pin cell: `lcmp_pin` (`lo` signature, `hi` last seen) and
-/// `lcmp_pin_port`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// One flow-pin cell of `lcmp_pin0`/`lcmp_pin1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PinCell {
-    /// CRC-32C signature of the 5-tuple.
+    /// CRC-32C signature of the 5-tuple (`lo`).
     pub sig: u32,
-    /// Last seen, `ingress_mac_tstamp[47:16]`.
+    /// Last seen, `ingress_mac_tstamp[47:16]` (`hi`).
     pub seen: u32,
-    /// The pinned port.
-    pub port: u16,
 }
 
-/// The flow-pin registers (cells never written read as zero, as after
-/// the program is loaded).
+impl Default for PinCell {
+    fn default() -> Self {
+        PinCell {
+            sig: 0,
+            seen: PIN_EMPTY_SEEN,
+        }
+    }
+}
+
+/// The flow-pin registers (cells never written hold their initial values,
+/// as after the program is loaded).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PinRegisters {
-    /// Written cells by index.
-    pub cells: BTreeMap<u64, PinCell>,
+    /// `lcmp_pin0` and `lcmp_pin1` by index.
+    pub ways: [BTreeMap<u64, PinCell>; 2],
+    /// `lcmp_port0` and `lcmp_port1` by index.
+    pub ports: [BTreeMap<u64, u16>; 2],
 }
 
-/// The signature and pin index of a flow (`meta.sig`, `meta.pin_idx`).
+/// The signature and way-0 index of a flow (`meta.sig`, `meta.sig[n-1:0]`)
+/// for `pin_slots` cells in all.
 pub fn pin_slot(h: &Headers, pin_slots: u32) -> (u32, u64) {
     let sig = CRC32C.checksum(&h.field_list_bytes(SIG_FIELDS));
-    let mask = u64::from(pin_slots.max(1).next_power_of_two()) - 1;
-    (sig, u64::from(sig) & mask)
+    (sig, pin_indices(sig, pin_slots).0)
+}
+
+/// The two ways' indices of a signature: `sig[n-1:0]` and `sig[31:32-n]`.
+pub fn pin_indices(sig: u32, pin_slots: u32) -> (u64, u64) {
+    let sizes = Sizes {
+        groups: 0,
+        max_k: 0,
+        ports: 0,
+        pin_slots: Sizes::pin_slots_for(pin_slots),
+    };
+    let n = sizes.pin_index_bits();
+    let mask = (1u64 << n) - 1;
+    (u64::from(sig) & mask, u64::from(sig) >> (32 - n))
 }
 
 /// Evaluates an [`EntrySet`] as the ASIC would.
@@ -208,38 +256,58 @@ impl<'a> Interpreter<'a> {
             .and_then(|e| e.params.first().copied()))
     }
 
-    /// The ingress pass of a flow's first packet.
+    /// The ECMP hash of a packet, as `ecmp_hash.get(...)` computes it.
+    pub fn hash(&self, h: &Headers) -> u32 {
+        CrcSpec::ecmp(self.program.seed).checksum(&h.field_list_bytes(ECMP_FIELDS))
+    }
+
+    /// The ingress pass of a flow's first packet (no pin state).
     pub fn ingress(&self, h: &Headers) -> Result<IngressTrace, InterpError> {
+        let mut tr = self.route(h.dst, self.hash(h))?;
+        // A new flow goes where the selection points, if that port is up.
+        if let Some(sel) = tr.selected {
+            tr.port = self.alive(sel)?.then_some(sel);
+        }
+        Ok(tr)
+    }
+
+    /// Group, bucket and selection for a destination and an ECMP hash
+    /// (`port` is left unset).
+    pub fn route(&self, dst: u32, hash: u32) -> Result<IngressTrace, InterpError> {
         let mut tr = IngressTrace {
-            hash: CRC32.checksum(&h.field_list_bytes(ECMP_FIELDS)) ^ self.program.seed,
+            hash,
             ..IngressTrace::default()
         };
-        tr.group = self.param(names::DST_GROUP, &[u64::from(h.dst)], "set_group")?;
-        let Some(group) = tr.group else { return Ok(tr) };
-        tr.k = self.param(names::GROUP_SIZE, &[group], "set_group_size")?;
-        let Some(k) = tr.k else { return Ok(tr) };
-        let mut rsum = 0u64;
-        for (i, table) in names::MOD_N.iter().enumerate() {
-            let nibble = u64::from(tr.hash >> (4 * i)) & 0xF;
-            let Some(r) = self.param(table, &[k, nibble], names::SET_R[i])? else {
-                return Ok(tr);
-            };
-            // meta.rsum is bit<8>: the P4 additions wrap.
-            rsum = (rsum + r) & 0xFF;
+        let Some(e) = self.lookup(names::DST_GROUP, &[u64::from(dst)])? else {
+            return Ok(tr); // lcmp_miss: not an LCMP destination
+        };
+        if e.action != "set_group" {
+            tr.no_route = true;
+            return Ok(tr);
         }
-        tr.rsum = Some(rsum);
-        tr.bucket = self.param(names::MOD_FOLD, &[k, rsum], "set_bucket")?;
+        tr.group = e.params.first().copied();
+        tr.k = e.params.get(1).copied();
+        let (Some(group), Some(k)) = (tr.group, tr.k) else {
+            return Ok(tr);
+        };
+        let hi = u64::from(hash >> (32 - HASH_HI_BITS));
+        tr.bucket = self.param(names::BUCKET, &[k, hi], "set_bucket")?;
         let Some(bucket) = tr.bucket else {
+            tr.miss = Some(names::BUCKET);
             return Ok(tr);
         };
-        let Some(port) = self.param(names::SELECT, &[group, bucket], "set_port")? else {
-            return Ok(tr);
-        };
-        let alive = self
-            .lookup(names::PORT_ALIVE, &[port])?
-            .is_some_and(|e| e.action == "port_up");
-        tr.port = alive.then_some(port);
+        tr.selected = self.param(names::SELECT, &[group, bucket], "set_port")?;
+        if tr.selected.is_none() {
+            tr.miss = Some(names::SELECT);
+        }
         Ok(tr)
+    }
+
+    /// Whether `lcmp_port_alive` says `port_up` for a port.
+    pub fn alive(&self, port: u64) -> Result<bool, InterpError> {
+        Ok(self
+            .lookup(names::PORT_ALIVE, &[port])?
+            .is_some_and(|e| e.action == "port_up"))
     }
 
     /// One packet through the ingress with the flow-pin registers, at MAC
@@ -260,6 +328,7 @@ impl<'a> Interpreter<'a> {
         Ok(first)
     }
 
+    /// One pass, statement by statement as `LcmpIngress.apply`.
     fn pass(
         &self,
         pins: &mut PinRegisters,
@@ -267,57 +336,83 @@ impl<'a> Interpreter<'a> {
         tstamp_ns: u64,
         resubmit_flag: bool,
     ) -> Result<IngressTrace, InterpError> {
-        let mut tr = self.ingress(h)?;
-        // The selection port, before the liveness check (`meta.sel_port`).
-        let sel = match (tr.group, tr.bucket) {
-            (Some(g), Some(b)) => self.param(names::SELECT, &[g, b], "set_port")?,
-            _ => None,
-        };
-        let Some(sel) = sel else {
-            tr.port = None; // no_route: dropped before the pin stage
-            return Ok(tr);
-        };
-        let (sig, idx) = pin_slot(h, self.program.sizes.pin_slots);
+        let mut tr = self.route(h.dst, self.hash(h))?;
+        if tr.group.is_none() {
+            return Ok(tr); // not LCMP, or no_route
+        }
+        let (sig, _) = pin_slot(h, self.program.sizes.pin_slots);
+        let (i0, i1) = pin_indices(sig, self.program.sizes.pin_slots);
         let now = (tstamp_ns >> 16) as u32;
         let idle = u32::try_from(self.program.pin_idle_units()).unwrap_or(u32::MAX);
-        let cell = pins.cells.entry(idx).or_default();
-        let hit = if !resubmit_flag && cell.sig == sig && now.wrapping_sub(cell.seen) <= idle {
-            cell.seen = now;
-            true
-        } else {
-            cell.sig = sig;
-            cell.seen = now;
-            false
+        let port_mask = (1u64 << PORT_BITS) - 1;
+        // meta.out_port: 0 from the parser, then set_port's.
+        let mut out = tr.selected.unwrap_or(0);
+        // pin0_lookup / pin1_lookup.
+        let lookup = |c: &mut PinCell| {
+            if now.wrapping_sub(c.seen) > idle {
+                *c = PinCell { sig, seen: now };
+                PinStatus::Taken
+            } else if c.sig == sig {
+                c.seen = now;
+                PinStatus::Hit
+            } else {
+                PinStatus::Busy
+            }
         };
-        let out = if hit {
-            u64::from(cell.port)
-        } else {
-            cell.port = sel as u16;
-            sel
+        let [way0, way1] = &mut pins.ways;
+        let st0 = lookup(way0.entry(i0).or_default());
+        let st1 = match st0 {
+            PinStatus::Hit => PinStatus::None,
+            PinStatus::Taken => {
+                // pin1_find: only the flow's own live pin.
+                let c = way1.entry(i1).or_default();
+                if c.sig == sig && now.wrapping_sub(c.seen) <= idle {
+                    c.seen = now;
+                    PinStatus::Hit
+                } else {
+                    PinStatus::None
+                }
+            }
+            _ => lookup(way1.entry(i1).or_default()),
         };
-        tr.pin_hit = hit;
-        let alive = self
-            .lookup(names::PORT_ALIVE, &[out])?
-            .is_some_and(|e| e.action == "port_up");
-        tr.port = alive.then_some(out);
-        tr.resubmitted = !alive && hit;
-        Ok(tr)
-    }
-
-    /// The egress queue score `Q` of a packet leaving `port` with
-    /// `deq_qdepth = cells` (`None`: not an LCMP port).
-    pub fn egress_q(&self, port: u64, cells: u64) -> Result<Option<u8>, InterpError> {
-        let Some(e) = self.lookup(names::PORT_CLASS, &[port])? else {
-            return Ok(None);
-        };
-        if e.action != "set_port_class" {
-            return Ok(None);
+        tr.pin_hit = st0 == PinStatus::Hit;
+        let [port0, port1] = &mut pins.ports;
+        match st1 {
+            PinStatus::Hit => {
+                tr.pin_hit = true;
+                if resubmit_flag {
+                    port1.insert(i1, out as u16);
+                } else {
+                    out = u64::from(port1.get(&i1).copied().unwrap_or(0)) & port_mask;
+                }
+            }
+            PinStatus::Taken => {
+                port1.insert(i1, out as u16);
+            }
+            PinStatus::Busy => tr.pin_failed = true,
+            PinStatus::None => {}
         }
-        let cls = e.params.get(1).copied().unwrap_or(0);
-        let q = self
-            .param(names::Q_QUANT, &[cls, cells], "set_q")?
-            .unwrap_or(0);
-        Ok(Some(q as u8))
+        match st0 {
+            PinStatus::Hit if resubmit_flag => {
+                port0.insert(i0, out as u16);
+            }
+            PinStatus::Hit => out = u64::from(port0.get(&i0).copied().unwrap_or(0)) & port_mask,
+            PinStatus::Taken => {
+                port0.insert(i0, out as u16);
+            }
+            _ => {}
+        }
+        tr.ways = (st0, st1);
+        let alive = self.alive(out)?;
+        if tr.miss.is_some() {
+            return Ok(tr); // drop_ctl from the missing table
+        }
+        if alive {
+            tr.port = Some(out);
+        } else {
+            tr.resubmitted = tr.pin_hit && !resubmit_flag;
+        }
+        Ok(tr)
     }
 }
 
@@ -326,11 +421,12 @@ mod test {
     use super::*;
     use crate::model::{Agent, ExportOptions};
     use lcmp_decide::{
-        Candidate, DeciderConfig, Group, GroupId, HashAlgorithm, PortConfig, PortId, Tables,
+        Candidate, DeciderConfig, Group, GroupId, HashAlgorithm, Pick, PortConfig, PortId, Tables,
     };
 
     fn program() -> Program {
         let mut t = Tables::paper_defaults();
+        t.params.pick = Pick::ScaledHash;
         let _ = t.ports.push(PortConfig {
             id: PortId(0),
             rate_bps: 1_000_000_000,
@@ -407,7 +503,6 @@ mod test {
                     3,
                 ),
             ],
-            registers: vec![],
         };
         let i = Interpreter::new(&p, &set);
         let g = |dst: u64| {
@@ -425,20 +520,19 @@ mod test {
         let p = program();
         let r = |low, high, prio, q| {
             entry(
-                names::Q_QUANT,
+                names::BUCKET,
                 vec![Match::Exact(0), Match::Range { low, high }],
                 Some(prio),
-                "set_q",
+                "set_bucket",
                 q,
             )
         };
         let set = EntrySet {
             entries: vec![r(0, 100, 1, 10), r(50, 60, 5, 20), r(90, 200, 1, 30)],
-            registers: vec![],
         };
         let i = Interpreter::new(&p, &set);
         let q = |d: u64| {
-            i.lookup(names::Q_QUANT, &[0, d])
+            i.lookup(names::BUCKET, &[0, d])
                 .map(|e| e.map(|e| e.params[0]))
         };
         assert_eq!(q(10), Ok(Some(10)));
@@ -447,11 +541,11 @@ mod test {
         assert_eq!(q(300), Ok(None));
         assert_eq!(
             q(95),
-            Err(InterpError::Ambiguous(names::Q_QUANT)),
+            Err(InterpError::Ambiguous(names::BUCKET)),
             "equal priorities overlap"
         );
         assert_eq!(
-            i.lookup(names::Q_QUANT, &[1, 10]).map(|e| e.is_some()),
+            i.lookup(names::BUCKET, &[1, 10]).map(|e| e.is_some()),
             Ok(false)
         );
     }
@@ -470,7 +564,6 @@ mod test {
         };
         let set = EntrySet {
             entries: vec![e(1), e(2)],
-            registers: vec![],
         };
         let i = Interpreter::new(&p, &set);
         assert_eq!(

@@ -1,25 +1,32 @@
 //! # lcmp-tofino
 //!
-//! LCMP on a Tofino DCI switch: a generated P4_16 TNA program (`lcmp.p4`)
-//! and the table entries that a switch-CPU agent writes into it, rendered
-//! from one internal model as `bfrt_python`, BF-Runtime JSON and P4Runtime
-//! text (P4Info + `WriteRequest`), with an interpreter that proves the
-//! entries pick the same port as `lcmp-decide`.
+//! LCMP on a Tofino DCI switch: a generated P4_16 TNA/T2NA program
+//! (`lcmp.p4`) and the table entries that a switch-CPU agent writes into
+//! it, rendered from one internal model as `bfrt_python`, BF-Runtime JSON
+//! and P4Runtime text (P4Info + `WriteRequest`s), with ordered hitless
+//! updates, an interpreter that checks the entries pick the same port as
+//! `lcmp-decide`, and a stage analysis of the generated program.
 //!
 //! ## Architecture, by layer
 //!
-//! * [`schema`]: every table, key, action and register of `lcmp.p4`, with
-//!   widths and sizes; all renderers and the interpreter read it.
+//! * [`schema`]: every table, key, action, register and digest of
+//!   `lcmp.p4`, with widths and sizes; all renderers and the interpreter
+//!   read it.
 //! * [`hash`]: the ECMP hash as the ASIC computes it (field list and CRC
-//!   polynomial), with a bitwise reference CRC.
-//! * [`model`]: [`Agent`], the decision core fed with polled queue samples
-//!   and port events, and [`EntrySet`], the entries it installs. The module
-//!   docs prove the `(group, hash mod k)` selection equal to the core's
-//!   hash-in-kept-set.
+//!   polynomial, the seed folded into the final XOR), with a bitwise
+//!   reference CRC.
+//! * [`model`]: [`Agent`], the decision core (with
+//!   [`lcmp_decide::Pick::ScaledHash`]) fed with polled queue counters and
+//!   port events; [`EntrySet`], the entries it installs; [`model::Plan`],
+//!   the ordered writes between two entry sets. The module docs prove the
+//!   `(group, bucket)` selection equal to the core's pick.
 //! * [`render`]: `lcmp.p4`, `bfrt_python`, BF-Runtime JSON, P4Info and
 //!   `WriteRequest` text.
-//! * [`interp`]: evaluates an [`EntrySet`] with Tofino match semantics.
-//! * [`cli`]: `lcmp tofino p4|entries` as clap arguments and `run`.
+//! * [`interp`]: evaluates an [`EntrySet`] with Tofino match semantics and
+//!   the flow-pin registers.
+//! * [`analysis`]: parses the generated P4 and places its tables in stages
+//!   by their match, action and control dependencies.
+//! * [`cli`]: `lcmp tofino p4|entries|update` as clap arguments and `run`.
 //!
 //! ## What this crate does not do
 //!
@@ -33,6 +40,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod cli;
 mod error;
 pub mod hash;
@@ -43,5 +51,5 @@ pub mod schema;
 mod state;
 
 pub use error::Error;
-pub use model::{Agent, EntrySet, ExportOptions, Program};
+pub use model::{Agent, EntrySet, ExportOptions, Plan, Program, Target};
 pub use state::{CongestionState, Sample};

@@ -1,52 +1,105 @@
 //! The one internal model of what the control-plane agent writes into the
-//! ASIC: table entries and register values ([`EntrySet`]), built from the
-//! decision core's state by [`Agent`].
+//! ASIC: table entries ([`EntrySet`]) built from the decision core's state
+//! by [`Agent`], and the ordered, hitless updates between two entry sets
+//! ([`Plan`]).
 //!
 //! # The selection design, and why it equals the core
 //!
-//! For a new flow of group `g` with ECMP hash `h`, `lcmp-decide` picks
-//! `P[h mod k]`, where `P` is the group's *pick list*: the LCMP kept set in
-//! `(cost, port)` order (or the single minimum-cost candidate when nothing
-//! is kept; or, for the ECMP/UCMP schemes, the live or maximum-capacity
-//! candidates in installation order), and `k = |P|`. The pick list depends
-//! on the congestion state only, never on `h`; the agent reads it from the
-//! core ([`lcmp_decide::Decider::explain`]) and installs
+//! The agent runs `lcmp-decide` with [`Pick::ScaledHash`]: for a new flow
+//! of group `g` with ECMP hash `h`, the core picks `P[b]` with
+//! `b = ((h >> 16) * k) >> 16`, where `P` is the group's *pick list* (the
+//! LCMP kept set in `(cost, port)` order, the single minimum-cost
+//! candidate when nothing is kept, or the live / maximum-capacity
+//! candidates in installation order for ECMP / UCMP) and `k = |P|`. `P`
+//! depends on the congestion state only, never on `h`; the agent reads it
+//! from the core ([`Agent::pick_list`]) and installs
 //!
-//! * `lcmp_group_size[g] = k`, and
+//! * `lcmp_dst_group[prefix of g] = set_group(g, k)` (or `no_route`), and
 //! * `lcmp_select[(g, b)] = P[b]` for `b < k`.
 //!
-//! Tofino has no modulo, so the data plane computes `h mod k` from static
-//! tables: writing `h = Σ_{i<8} n_i 16^i` (its nibbles),
-//! `h mod k = (Σ r_i) mod k` with `r_i = (n_i · 16^i) mod k`, because
-//! congruence mod `k` is preserved by sums and products. The eight
-//! `lcmp_mod_n{i}` tables hold `r_i` keyed by `(k, n_i)` (exact,
-//! `16 · max_k` entries each, all looked up in one stage); their sum is at
-//! most `8 (k - 1) < 128`, so it fits `bit<8>` without wrapping, and
-//! `lcmp_mod_fold[(k, s)] = s mod k` for `s ≤ 8 (k - 1)` finishes the
-//! reduction. So `bucket = h mod k` exactly, for every `h` and every
-//! `k ≤ max_k`, and the port is `P[h mod k]`: the core's choice. Those
-//! tables never change at run time; a congestion change rewrites at most
-//! `k + 1` entries of one group. The interpreter
-//! ([`crate::interp`]) checks all of this against `Decider::on_packet`.
+//! Tofino has no modulo and no multiplier on the match path, but `b` is a
+//! step function of `h >> 16`: `b = j` exactly when
+//! `⌈j · 2^16 / k⌉ <= h >> 16 <= ⌈(j + 1) · 2^16 / k⌉ - 1`. The static
+//! `lcmp_bucket` table holds these ranges for every `k <= max_k`
+//! (`Σ k` entries, [`bucket_ranges`]), so the data plane computes `b`
+//! with one range match, and the port is `P[b]`: the core's choice. The
+//! pick differs from the paper's `h mod k` (the core keeps both modes);
+//! each bucket gets `⌊2^16 / k⌋` or `⌈2^16 / k⌉` of the hash space, so the
+//! shares are within `k / 2^16` of even (`docs/tofino.md` has the
+//! simulator's figures). A congestion change rewrites at most `k + 1`
+//! entries of one group, in the order of [`EntrySet::plan_from`].
 
-use lcmp_decide::estimator::queue::queue_threshold;
 use lcmp_decide::tables::{CompiledTables, MAX_PORTS};
 use lcmp_decide::{
-    Decider, DeciderConfig, FlowKey, GroupId, HashAlgorithm, Instant, Pick, PortId, Tables, Weights,
+    Decider, DeciderConfig, FlowKey, GroupId, HashAlgorithm, Instant, Pick, PortId, Tables,
 };
 
 use crate::error::Error;
-use crate::schema::{names, Schema, Sizes, QDEPTH_BITS};
+use crate::schema::{names, Schema, Sizes, HASH_HI_BITS, MAX_PRIORITY, PORT_BITS};
 
-/// Bytes in one `deq_qdepth` cell (Tofino 1 and 2).
-pub const CELL_BYTES: u64 = 80;
+/// The ASIC generation the agent runs on: it sets the traffic manager's
+/// cell size (queue counters count cells) and the stage budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// Tofino 1 (TNA): 12 stages, 80-byte cells.
+    #[default]
+    Tofino1,
+    /// Tofino 2 (T2NA): 20 stages, 176-byte cells.
+    Tofino2,
+}
 
-/// Default flow-pin register cells (the paper's 50k-flow cache, rounded up
-/// to a power of two).
-pub const DEFAULT_PIN_SLOTS: u32 = 65_536;
+impl Target {
+    /// Both generations.
+    pub const ALL: [Target; 2] = [Target::Tofino1, Target::Tofino2];
+
+    /// Bytes in one traffic-manager cell (`usage_cells` unit).
+    pub const fn cell_bytes(self) -> u64 {
+        match self {
+            Target::Tofino1 => 80,
+            Target::Tofino2 => 176,
+        }
+    }
+
+    /// MAU stages per pipe (each gress must fit).
+    pub const fn stages(self) -> u32 {
+        match self {
+            Target::Tofino1 => 12,
+            Target::Tofino2 => 20,
+        }
+    }
+
+    /// `__TARGET_TOFINO__`.
+    pub const fn number(self) -> u32 {
+        match self {
+            Target::Tofino1 => 1,
+            Target::Tofino2 => 2,
+        }
+    }
+
+    /// The name in prose and tables.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Target::Tofino1 => "Tofino 1",
+            Target::Tofino2 => "Tofino 2",
+        }
+    }
+
+    /// The BF-Runtime traffic-manager table the agent polls for queue depth
+    /// (`usage_cells`, keyed by `dev_port`).
+    pub const fn tm_counter_table(self) -> &'static str {
+        match self {
+            Target::Tofino1 => "tf1.tm.counter.eg_port",
+            Target::Tofino2 => "tf2.tm.counter.eg_port",
+        }
+    }
+}
+
+/// Default flow-pin register cells, both ways together (65 536 per way: the
+/// paper's 50k-flow cache at a load of 0.38).
+pub const DEFAULT_PIN_SLOTS: u32 = 1 << 17;
 
 /// One key field's match value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Match {
     /// Exact value.
     Exact(u64),
@@ -90,35 +143,195 @@ pub struct TableEntry {
     pub params: Vec<u64>,
 }
 
-/// One register cell written by the agent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RegisterWrite {
-    /// Register (short name).
-    pub register: &'static str,
-    /// Cell index.
-    pub index: u32,
-    /// Value.
-    pub value: u64,
+/// What identifies an entry in its table: the table, the matches and the
+/// priority (P4Runtime's entry key).
+pub type EntryKey = (&'static str, Vec<Match>, Option<u32>);
+
+impl TableEntry {
+    /// The entry's key.
+    pub fn key(&self) -> EntryKey {
+        (self.table, self.matches.clone(), self.priority)
+    }
 }
 
-/// Everything the agent writes: the program's sizes, its schema, and the
-/// entries and register values for one congestion state.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Every entry the agent writes for one congestion state, in load order
+/// (a fresh pipeline loaded in this order never routes a packet through a
+/// half-written group: the group entries come last).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EntrySet {
-    /// Table entries, grouped by table in pipeline order.
+    /// Table entries.
     pub entries: Vec<TableEntry>,
-    /// Register values.
-    pub registers: Vec<RegisterWrite>,
 }
 
-/// A port class: ports that share line rate and buffer share quantisation
-/// entries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-pub struct PortClass {
-    /// Line rate, bits per second.
-    pub rate_bps: u64,
-    /// Buffer, bytes.
-    pub buffer_bytes: u64,
+/// A write operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Add a new entry (P4Runtime `INSERT`, bfrt `add_with_*`).
+    Insert,
+    /// Change an entry's action or parameters (`MODIFY`, `mod_with_*`).
+    Modify,
+    /// Remove an entry (`DELETE`, `delete`).
+    Delete,
+}
+
+/// One write.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Update {
+    /// The operation.
+    pub op: Op,
+    /// The entry (for a delete, its key is what counts).
+    pub entry: TableEntry,
+}
+
+/// A batch of writes that may be applied in any order (one P4Runtime
+/// `WriteRequest`); phases are applied one after the other.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Phase {
+    /// What the phase does, for comments and logs.
+    pub what: &'static str,
+    /// Its writes.
+    pub updates: Vec<Update>,
+}
+
+/// Ordered writes from one entry set to another: non-empty phases only.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// The phases, in order.
+    pub phases: Vec<Phase>,
+}
+
+impl Plan {
+    /// Every write, in order.
+    pub fn updates(&self) -> impl Iterator<Item = &Update> {
+        self.phases.iter().flat_map(|p| p.updates.iter())
+    }
+
+    /// Number of writes.
+    pub fn len(&self) -> usize {
+        self.phases.iter().map(|p| p.updates.len()).sum()
+    }
+
+    /// Whether there is nothing to write.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The phases of an update, in order, and what each holds (see
+/// [`EntrySet::plan_from`]).
+pub const PHASE_NAMES: [&str; 7] = [
+    "ports that came up",
+    "static tables",
+    "new buckets",
+    "moved buckets",
+    "group sizes",
+    "retired buckets",
+    "ports that went down",
+];
+
+fn phase_of(u: &Update) -> usize {
+    let up = u.entry.action == "port_up";
+    match (u.entry.table, u.op) {
+        (names::PORT_ALIVE, Op::Insert) => 0,
+        (names::PORT_ALIVE, Op::Modify) if up => 0,
+        (names::PORT_ALIVE, _) => 6,
+        (names::SELECT, Op::Insert) => 2,
+        (names::SELECT, Op::Modify) => 3,
+        (names::SELECT, Op::Delete) => 5,
+        (names::DST_GROUP, _) => 4,
+        (_, Op::Delete) => 6,
+        _ => 1,
+    }
+}
+
+impl EntrySet {
+    /// Entries by key.
+    fn by_key(&self) -> std::collections::BTreeMap<EntryKey, &TableEntry> {
+        self.entries.iter().map(|e| (e.key(), e)).collect()
+    }
+
+    /// The ordered writes that turn `old` (what the switch holds) into
+    /// `self`, such that a packet at any point of the update is routed to a
+    /// port that is a live candidate of its group (in the old or the new
+    /// pick list, and up in `lcmp_port_alive`):
+    ///
+    /// 1. ports that came up are marked up;
+    /// 2. static tables are filled (only at load time);
+    /// 3. selection entries for new buckets are added (`k` still old);
+    /// 4. moved buckets are rewritten (each bucket is old or new: both live);
+    /// 5. `lcmp_dst_group` switches each group to its new `k` (one atomic
+    ///    entry write per group), or to `no_route`;
+    /// 6. buckets beyond the new `k` are deleted (no packet reads them);
+    /// 7. ports that went down are marked down, once no selection entry
+    ///    names them.
+    ///
+    /// Within a phase the writes commute. `tests/updates.rs` checks the
+    /// property with the interpreter after every single write.
+    pub fn plan_from(&self, old: &EntrySet) -> Plan {
+        let (was, now) = (old.by_key(), self.by_key());
+        let mut phases: Vec<Phase> = PHASE_NAMES
+            .iter()
+            .map(|what| Phase {
+                what,
+                updates: Vec::new(),
+            })
+            .collect();
+        let mut push = |u: Update| {
+            if let Some(p) = phases.get_mut(phase_of(&u)) {
+                p.updates.push(u);
+            }
+        };
+        for e in &self.entries {
+            match was.get(&e.key()) {
+                None => push(Update {
+                    op: Op::Insert,
+                    entry: e.clone(),
+                }),
+                Some(o) if o.action != e.action || o.params != e.params => push(Update {
+                    op: Op::Modify,
+                    entry: e.clone(),
+                }),
+                Some(_) => {}
+            }
+        }
+        for e in &old.entries {
+            if !now.contains_key(&e.key()) {
+                push(Update {
+                    op: Op::Delete,
+                    entry: e.clone(),
+                });
+            }
+        }
+        phases.retain(|p| !p.updates.is_empty());
+        Plan { phases }
+    }
+
+    /// The writes that load `self` into a pipeline with empty tables.
+    pub fn load_plan(&self) -> Plan {
+        self.plan_from(&EntrySet::default())
+    }
+
+    /// `self` with one write applied (the interpreter's view of a switch in
+    /// the middle of an update). A write that does not fit the current
+    /// contents (an insert of a present key, a modify or delete of an
+    /// absent one) is refused, as the switch would refuse it.
+    pub fn apply(&mut self, u: &Update) -> Result<(), Error> {
+        let key = u.entry.key();
+        let at = self.entries.iter().position(|e| e.key() == key);
+        match (u.op, at) {
+            (Op::Insert, None) => self.entries.push(u.entry.clone()),
+            (Op::Modify, Some(i)) => {
+                if let Some(e) = self.entries.get_mut(i) {
+                    *e = u.entry.clone();
+                }
+            }
+            (Op::Delete, Some(i)) => {
+                self.entries.remove(i);
+            }
+            _ => return Err(Error::Update(u.entry.table)),
+        }
+        Ok(())
+    }
 }
 
 /// The configuration a `lcmp.p4` is generated for.
@@ -126,24 +339,9 @@ pub struct PortClass {
 pub struct Program {
     /// Table and register sizes.
     pub sizes: Sizes,
-    /// The ECMP hash seed (XORed into the CRC).
+    /// The ECMP hash seed (folded into the CRC's final XOR).
     pub seed: u32,
-    /// Weights and shifts of Eq. 1-5.
-    pub weights: Weights,
-    /// Duration high-water mark (queue score).
-    pub high_water: u8,
-    /// Duration low-water mark (queue score).
-    pub low_water: u8,
-    /// Trend EWMA shift `K`.
-    pub trend_shift: u8,
-    /// Level scores.
-    pub levels: Vec<u8>,
-    /// Port classes, sorted.
-    pub classes: Vec<PortClass>,
-    /// The agent's sampling period in ticks (sets the data-plane trend
-    /// thresholds).
-    pub interval_ticks: u32,
-    /// Ticks per second.
+    /// Ticks per second of the core's clock.
     pub ticks_per_second: u32,
     /// Flow idle timeout, ticks.
     pub idle_timeout_ticks: u32,
@@ -169,13 +367,14 @@ impl Program {
 /// Options of an export that the tables do not carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExportOptions {
-    /// Flow-pin register cells (rounded up to a power of two).
+    /// Flow-pin register cells, both ways ([`Sizes::pin_slots_for`]: 512 to
+    /// 131 072, a power of two).
     pub pin_slots: u32,
-    /// The agent's sampling period, ticks.
-    pub interval_ticks: u32,
     /// The Tofino device port (`PortId_t`, below 512) of each
     /// `lcmp-decide` port id; identity by default.
     pub dev_ports: [u16; MAX_PORTS],
+    /// The ASIC generation (cell size of the queue counters).
+    pub target: Target,
 }
 
 /// The identity port map.
@@ -193,8 +392,8 @@ impl Default for ExportOptions {
     fn default() -> Self {
         ExportOptions {
             pin_slots: DEFAULT_PIN_SLOTS,
-            interval_ticks: 1000,
             dev_ports: identity_ports(),
+            target: Target::Tofino1,
         }
     }
 }
@@ -203,13 +402,31 @@ impl Default for ExportOptions {
 /// plane pins flows, the agent never calls `on_packet`).
 type AgentDecider = Decider<MAX_PORTS, 16>;
 
-/// The switch-CPU agent: the decision core fed with polled queue samples
+/// The `lcmp_bucket` ranges for a pick list of `k`: `(bucket, low, high)`
+/// over `hash[31:16]`, i.e. `bucket = ((hash >> 16) * k) >> 16` as ranges
+/// (empty for `k = 0`).
+///
+/// ```
+/// assert_eq!(
+///     lcmp_tofino::model::bucket_ranges(3),
+///     [(0, 0, 21_845), (1, 21_846, 43_690), (2, 43_691, 65_535)]
+/// );
+/// ```
+pub fn bucket_ranges(k: u64) -> Vec<(u64, u64, u64)> {
+    let span = 1u64 << HASH_HI_BITS;
+    // The smallest x with (x * k) >> 16 >= j.
+    let start = |j: u64| (j * span).div_ceil(k.max(1));
+    (0..k).map(|j| (j, start(j), start(j + 1) - 1)).collect()
+}
+
+/// The switch-CPU agent: the decision core fed with polled queue counters
 /// and port events, and the source of every table entry.
 ///
 /// ```
 /// use lcmp_decide::*;
 /// use lcmp_tofino::{Agent, ExportOptions};
 /// let mut t = Tables::paper_defaults();
+/// t.params.pick = Pick::ScaledHash;
 /// t.ports.push(PortConfig { id: PortId(1), rate_bps: 100_000_000_000, buffer_bytes: 1 << 24 }).unwrap();
 /// let mut g = Group { id: GroupId(8), candidates: heapless::Vec::new() };
 /// g.candidates.push(Candidate { port: PortId(1), delay_units: 5, capacity_bps: 100_000_000_000 }).unwrap();
@@ -217,20 +434,25 @@ type AgentDecider = Decider<MAX_PORTS, 16>;
 /// let crc = DeciderConfig { hash: HashAlgorithm::Crc32, ..DeciderConfig::default() };
 /// let agent = Agent::new(&t, crc, ExportOptions::default()).unwrap();
 /// assert!(agent.entries().unwrap().entries.iter().any(|e| e.table == "lcmp_select"));
-/// // murmur3 is refused with a typed error.
+/// // murmur3, and the paper's `hash % k` pick, are refused with typed errors.
 /// assert!(Agent::new(&t, DeciderConfig::default(), ExportOptions::default()).is_err());
+/// t.params.pick = Pick::Hash;
+/// assert!(Agent::new(&t, crc, ExportOptions::default()).is_err());
 /// ```
 #[derive(Clone, Debug)]
 pub struct Agent {
     decider: AgentDecider,
     compiled: CompiledTables,
+    tables: Tables,
     config: DeciderConfig,
     options: ExportOptions,
 }
 
 impl Agent {
-    /// An agent for `tables` under `config`. Refuses murmur3 and the
-    /// capacity-weighted pick, and tables the core rejects.
+    /// An agent for `tables` under `config`. Refuses murmur3, any pick but
+    /// [`Pick::ScaledHash`] (what the data plane computes), group ids the
+    /// address plan cannot hold, bad device ports, and tables the core
+    /// rejects.
     pub fn new(
         tables: &Tables,
         config: DeciderConfig,
@@ -239,8 +461,8 @@ impl Agent {
         if config.hash != HashAlgorithm::Crc32 {
             return Err(Error::Murmur3NotSupported);
         }
-        if tables.params.pick != Pick::Hash {
-            return Err(Error::WeightedPickNotSupported);
+        if tables.params.pick != Pick::ScaledHash {
+            return Err(Error::PickNotSupported(tables.params.pick));
         }
         let compiled = tables.compile(MAX_PORTS)?;
         for g in compiled.groups() {
@@ -253,7 +475,7 @@ impl Agent {
         for p in 0..MAX_PORTS as u8 {
             if compiled.port(PortId(p)).is_some() {
                 let dev = options.dev_ports[usize::from(p)];
-                if dev >= 1 << crate::schema::PORT_BITS || used.contains(&dev) {
+                if dev >= 1 << PORT_BITS || used.contains(&dev) {
                     return Err(Error::DevPort(p));
                 }
                 used.push(dev);
@@ -264,17 +486,30 @@ impl Agent {
         Ok(Agent {
             decider,
             compiled,
+            tables: tables.clone(),
             config,
             options,
         })
     }
 
-    /// Feeds one polled queue sample (`queue_bytes` = `lcmp_qdepth` cells ×
-    /// 80) into the core.
+    /// Feeds one queue sample in bytes into the core.
     pub fn sample(&mut self, now: Instant, port: PortId, queue_bytes: u64) -> Result<(), Error> {
         self.decider
             .sample(now, port, queue_bytes)
             .map_err(|_| Error::StatePort(port.0))
+    }
+
+    /// Feeds one poll of the traffic manager's `usage_cells` for the port's
+    /// egress (BF-Runtime `tf1.tm.counter.eg_port` / `tf2...`, keyed by
+    /// `dev_port`): `usage_cells × cell size` bytes of the target.
+    pub fn on_usage_cells(
+        &mut self,
+        now: Instant,
+        port: PortId,
+        usage_cells: u64,
+    ) -> Result<(), Error> {
+        let bytes = usage_cells.saturating_mul(self.options.target.cell_bytes());
+        self.sample(now, port, bytes)
     }
 
     /// Records a port's liveness.
@@ -289,30 +524,29 @@ impl Agent {
         &self.decider
     }
 
+    /// The tables the agent's core runs (pick [`Pick::ScaledHash`]).
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
+    /// The core's configuration.
+    pub fn config(&self) -> DeciderConfig {
+        self.config
+    }
+
+    /// The export options.
+    pub fn options(&self) -> &ExportOptions {
+        &self.options
+    }
+
     /// The configuration `lcmp.p4` is generated for.
     pub fn program(&self) -> Program {
         let params = self.compiled.params();
-        let mut classes: Vec<PortClass> = Vec::new();
-        let mut ports = 0u32; // register cells: highest port id + 1
-        for g in self.compiled.groups() {
-            for c in &g.candidates {
-                if let Some(p) = self.compiled.port(c.port) {
-                    let cls = PortClass {
-                        rate_bps: p.rate_bps,
-                        buffer_bytes: p.buffer_bytes,
-                    };
-                    if !classes.contains(&cls) {
-                        classes.push(cls);
-                    }
-                }
-            }
-        }
-        for p in 0..MAX_PORTS {
-            if self.compiled.port(PortId(p as u8)).is_some() {
-                ports = p as u32 + 1;
-            }
-        }
-        classes.sort();
+        let ports = (0..MAX_PORTS)
+            .filter(|&p| self.compiled.port(PortId(p as u8)).is_some())
+            .map(|p| p as u32 + 1)
+            .max()
+            .unwrap_or(0);
         let max_k = self
             .compiled
             .groups()
@@ -324,20 +558,11 @@ impl Agent {
             groups: self.compiled.groups().len() as u32,
             max_k: max_k as u32,
             ports,
-            classes: classes.len() as u32,
-            levels: self.compiled.levels().len() as u32,
-            pin_slots: self.options.pin_slots.max(1).next_power_of_two(),
+            pin_slots: Sizes::pin_slots_for(self.options.pin_slots),
         };
         Program {
             sizes,
             seed: self.config.seed,
-            weights: params.weights,
-            high_water: params.high_water,
-            low_water: params.low_water,
-            trend_shift: params.trend_shift,
-            levels: self.compiled.levels().to_vec(),
-            classes,
-            interval_ticks: self.options.interval_ticks.max(1),
             ticks_per_second: params.ticks_per_second,
             idle_timeout_ticks: params.idle_timeout_ticks,
         }
@@ -354,16 +579,15 @@ impl Agent {
         )
     }
 
-    /// The pick list of a group in the current state: the ports the core's
-    /// hash indexes, `P[hash mod k]` (empty: no route).
+    /// The pick list of a group in the current state: `P[b]` is the port
+    /// of bucket `b` (empty: no route).
     ///
     /// `k` is the size of the set the core hashes in (the kept set, or one
     /// for the minimum-cost fallback), and `P[b]` is read from the core
     /// itself: the port `Decider::explain` chooses for a probe flow whose
-    /// hash is `b` mod `k`. Nothing about the order of the kept set is
-    /// re-derived here, so the list follows the core whatever its ordering
-    /// rules; the equivalence tests check that the core's choice has this
-    /// `P[hash mod k]` form.
+    /// hash falls into bucket `b`'s range of `lcmp_bucket`. Nothing about
+    /// the order of the kept set is re-derived here; the equivalence tests
+    /// check the result against the core and against an independent model.
     pub fn pick_list(&self, group: GroupId) -> Result<Vec<PortId>, Error> {
         let probe = |sport: u16| {
             FlowKey::v4(
@@ -381,12 +605,16 @@ impl Agent {
             return Ok(Vec::new());
         }
         let k = ex.candidates.iter().filter(|c| c.kept).count().max(1);
+        let ranges = bucket_ranges(k as u64);
         let mut list: Vec<Option<PortId>> = vec![None; k];
         let mut missing = k;
         for sport in 0..=u16::MAX {
             let key = probe(sport);
-            let b = (key.ecmp_hash(self.config.hash, self.config.seed) as usize) % k;
-            if let Some(slot @ None) = list.get_mut(b) {
+            let hi = u64::from(key.ecmp_hash(self.config.hash, self.config.seed) >> 16);
+            let Some(&(b, _, _)) = ranges.iter().find(|r| r.1 <= hi && hi <= r.2) else {
+                continue;
+            };
+            if let Some(slot @ None) = list.get_mut(b as usize) {
                 *slot = self.decider.explain(&key, group, Instant::ZERO).chosen;
                 missing -= 1;
                 if missing == 0 {
@@ -399,84 +627,13 @@ impl Agent {
             .collect()
     }
 
-    /// The table entries and register values for the current state.
+    /// The table entries for the current state, in load order.
     pub fn entries(&self) -> Result<EntrySet, Error> {
         let program = self.program();
         let mut b = Builder {
             schema: program.schema(),
-            out: EntrySet {
-                entries: Vec::new(),
-                registers: Vec::new(),
-            },
+            out: EntrySet::default(),
         };
-        let groups = self.compiled.groups();
-        // Destination prefix -> group (address plan 10.<group>.0.0/16).
-        for g in groups {
-            let prefix = (10u64 << 24) | (u64::from(g.id.0) << 16);
-            b.entry(
-                names::DST_GROUP,
-                vec![Match::Lpm {
-                    value: prefix,
-                    prefix_len: 16,
-                }],
-                None,
-                "set_group",
-                vec![u64::from(g.id.0)],
-            )?;
-        }
-        let picks = groups
-            .iter()
-            .map(|g| self.pick_list(g.id).map(|list| (g.id, list)))
-            .collect::<Result<Vec<(GroupId, Vec<PortId>)>, Error>>()?;
-        for (g, list) in &picks {
-            if !list.is_empty() {
-                b.entry(
-                    names::GROUP_SIZE,
-                    vec![Match::Exact(u64::from(g.0))],
-                    None,
-                    "set_group_size",
-                    vec![list.len() as u64],
-                )?;
-            }
-        }
-        // Static residue tables: r_i(k, n) = (n * 16^i) mod k.
-        let max_k = u64::from(program.sizes.max_k);
-        for (i, table) in names::MOD_N.iter().enumerate() {
-            for k in 1..=max_k {
-                let weight = (1u64 << (4 * i)) % k;
-                for nibble in 0..16u64 {
-                    b.entry(
-                        table,
-                        vec![Match::Exact(k), Match::Exact(nibble)],
-                        None,
-                        names::SET_R[i],
-                        vec![(nibble * weight) % k],
-                    )?;
-                }
-            }
-        }
-        for k in 1..=max_k {
-            for s in 0..=8 * (k - 1) {
-                b.entry(
-                    names::MOD_FOLD,
-                    vec![Match::Exact(k), Match::Exact(s)],
-                    None,
-                    "set_bucket",
-                    vec![s % k],
-                )?;
-            }
-        }
-        for (g, list) in &picks {
-            for (bucket, port) in list.iter().enumerate() {
-                b.entry(
-                    names::SELECT,
-                    vec![Match::Exact(u64::from(g.0)), Match::Exact(bucket as u64)],
-                    None,
-                    "set_port",
-                    vec![self.dev_port(*port)],
-                )?;
-            }
-        }
         let ports: Vec<PortId> = (0..MAX_PORTS as u8)
             .map(PortId)
             .filter(|p| self.compiled.port(*p).is_some())
@@ -491,118 +648,56 @@ impl Agent {
                 vec![],
             )?;
         }
-        // Egress: port -> (register index, class); quantisation per class.
-        for p in &ports {
-            if let Some(cfg) = self.compiled.port(*p) {
-                let cls = PortClass {
-                    rate_bps: cfg.rate_bps,
-                    buffer_bytes: cfg.buffer_bytes,
-                };
-                if let Some(ci) = program.classes.iter().position(|c| *c == cls) {
-                    b.entry(
-                        names::PORT_CLASS,
-                        vec![Match::Exact(self.dev_port(*p))],
-                        None,
-                        "set_port_class",
-                        vec![u64::from(p.0), ci as u64],
-                    )?;
-                }
-            }
-        }
-        for (ci, cls) in program.classes.iter().enumerate() {
-            for (level, low, high) in q_ranges(cls.buffer_bytes, &program.levels) {
+        // Static: (k, hash[31:16]) ranges -> bucket.
+        for k in 1..=u64::from(program.sizes.max_k) {
+            for (bucket, low, high) in bucket_ranges(k) {
                 b.entry(
-                    names::Q_QUANT,
-                    vec![Match::Exact(ci as u64), Match::Range { low, high }],
+                    names::BUCKET,
+                    vec![Match::Exact(k), Match::Range { low, high }],
                     Some(1),
-                    "set_q",
-                    vec![u64::from(level)],
+                    "set_bucket",
+                    vec![bucket],
                 )?;
             }
         }
-        for (ci, cls) in program.classes.iter().enumerate() {
-            for (level, low, high) in t_ranges(cls.rate_bps, &program) {
+        let groups = self.compiled.groups();
+        let picks = groups
+            .iter()
+            .map(|g| self.pick_list(g.id).map(|list| (g.id, list)))
+            .collect::<Result<Vec<(GroupId, Vec<PortId>)>, Error>>()?;
+        for (g, list) in &picks {
+            for (bucket, port) in list.iter().enumerate() {
                 b.entry(
-                    names::T_QUANT,
-                    vec![Match::Exact(ci as u64), Match::Range { low, high }],
-                    Some(1),
-                    "set_t",
-                    vec![u64::from(level)],
+                    names::SELECT,
+                    vec![Match::Exact(u64::from(g.0)), Match::Exact(bucket as u64)],
+                    None,
+                    "set_port",
+                    vec![self.dev_port(*port)],
                 )?;
             }
         }
-        // Registers: the measured state the core holds, so the data plane's
-        // telemetry starts where the agent's model is.
-        for p in &ports {
-            if let Some(s) = self.decider.port_state(*p) {
-                let idx = u32::from(p.0);
-                // deq_qdepth is 19 bits: a deeper model queue reads as the maximum.
-                let cells = (s.queue_bytes() / CELL_BYTES).min((1 << QDEPTH_BITS) - 1);
-                b.register(names::REG_QDEPTH, idx, cells)?;
-                // The core's trend in bytes, as non-negative cells.
-                let trend = u64::try_from(s.trend().max(0)).unwrap_or(0) / CELL_BYTES;
-                b.register(names::REG_TREND, idx, trend.min(u64::from(u32::MAX)))?;
-                b.register(names::REG_DURATION, idx, u64::from(s.duration_counter()))?;
-                // C_cong as the core stored it at the port's last sample.
-                b.register(names::REG_CCONG, idx, u64::from(s.c_cong()))?;
+        // Destination prefix -> (group, k), address plan 10.<group>.0.0/16.
+        for (g, list) in &picks {
+            let prefix = (10u64 << 24) | (u64::from(g.0) << 16);
+            let key = vec![Match::Lpm {
+                value: prefix,
+                prefix_len: 16,
+            }];
+            if list.is_empty() {
+                b.entry(names::DST_GROUP, key, None, "no_route", vec![])?;
+            } else {
+                let k = list.len() as u64;
+                b.entry(
+                    names::DST_GROUP,
+                    key,
+                    None,
+                    "set_group",
+                    vec![u64::from(g.0), k],
+                )?;
             }
         }
         Ok(b.out)
     }
-}
-
-/// `Q` quantisation ranges in cells for one buffer size: `(score, low,
-/// high)`, non-overlapping, clipped to the 19-bit `deq_qdepth`. Level `i`
-/// covers the depths `d` (cells) with `d · 80 ≥ qthr[i]` and
-/// `d · 80 < qthr[i + 1]`, i.e. `d ≥ ⌈qthr[i] / 80⌉`; depth 0 has no level.
-pub fn q_ranges(buffer_bytes: u64, levels: &[u8]) -> Vec<(u8, u64, u64)> {
-    let n = levels.len();
-    let max = (1u64 << QDEPTH_BITS) - 1;
-    let start = |i: usize| -> u64 {
-        queue_threshold(buffer_bytes, i, n)
-            .div_ceil(CELL_BYTES)
-            .max(1)
-    };
-    let mut out = Vec::new();
-    for (i, &score) in levels.iter().enumerate() {
-        let low = start(i);
-        let high = if i + 1 < n {
-            start(i + 1).saturating_sub(1)
-        } else {
-            max
-        };
-        let high = high.min(max);
-        if low <= high {
-            out.push((score, low, high));
-        }
-    }
-    out
-}
-
-/// Data-plane trend quantisation ranges (cells of growth per sampling
-/// interval): level `i` from `⌈rate/8 · (i+1)/N · interval / 80⌉`.
-pub fn t_ranges(rate_bps: u64, program: &Program) -> Vec<(u8, u64, u64)> {
-    let n = program.levels.len() as u128;
-    let max = u64::from(u32::MAX);
-    let start = |i: usize| -> u64 {
-        let num = u128::from(rate_bps) * (i as u128 + 1) * u128::from(program.interval_ticks);
-        let den = n * u128::from(program.ticks_per_second) * 8 * u128::from(CELL_BYTES);
-        let v = num.div_ceil(den.max(1)).max(1);
-        u64::try_from(v).unwrap_or(max).min(max)
-    };
-    let mut out = Vec::new();
-    for (i, &score) in program.levels.iter().enumerate() {
-        let low = start(i);
-        let high = if i + 1 < program.levels.len() {
-            start(i + 1).saturating_sub(1)
-        } else {
-            max
-        };
-        if low <= high {
-            out.push((score, low, high));
-        }
-    }
-    out
 }
 
 struct Builder {
@@ -621,7 +716,11 @@ impl Builder {
     ) -> Result<(), Error> {
         let t = self.schema.table(table).ok_or(Error::Schema(table))?;
         let a = t.action(action).ok_or(Error::Schema(action))?;
-        if matches.len() != t.keys.len() || params.len() != a.params.len() {
+        let prio_ok = match priority {
+            None => !t.needs_priority(),
+            Some(p) => t.needs_priority() && (1..=MAX_PRIORITY).contains(&p),
+        };
+        if matches.len() != t.keys.len() || params.len() != a.params.len() || !prio_ok {
             return Err(Error::Schema(table));
         }
         for (m, k) in matches.iter().zip(t.keys) {
@@ -658,24 +757,67 @@ impl Builder {
         });
         Ok(())
     }
+}
 
-    fn register(&mut self, register: &'static str, index: u32, value: u64) -> Result<(), Error> {
-        let r = self
-            .schema
-            .register(register)
-            .ok_or(Error::Schema(register))?;
-        if index >= r.size || (r.bits < 64 && value >> r.bits != 0) {
-            return Err(Error::ValueTooWide {
-                object: register,
-                field: "value",
-                bits: r.bits,
-            });
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn bucket_ranges_are_the_scaled_pick() {
+        for k in 1..=16u64 {
+            let r = bucket_ranges(k);
+            assert_eq!(r.first().map(|x| x.1), Some(0));
+            assert_eq!(r.last().map(|x| x.2), Some(65_535));
+            for w in r.windows(2) {
+                assert_eq!(w[0].2 + 1, w[1].1, "contiguous");
+            }
+            for x in (0..65_536u64).step_by(97).chain([65_535]) {
+                let b = r.iter().find(|e| e.1 <= x && x <= e.2).map(|e| e.0);
+                assert_eq!(b, Some((x * k) >> 16), "k {k}, x {x}");
+            }
         }
-        self.out.registers.push(RegisterWrite {
-            register,
-            index,
-            value,
-        });
-        Ok(())
+        assert!(bucket_ranges(0).is_empty());
+    }
+
+    fn entry(table: &'static str, key: u64, action: &'static str, p: u64) -> TableEntry {
+        TableEntry {
+            table,
+            matches: vec![Match::Exact(key)],
+            priority: None,
+            action,
+            params: vec![p],
+        }
+    }
+
+    #[test]
+    fn plan_orders_adds_before_sizes_before_deletes() {
+        let old = EntrySet {
+            entries: vec![
+                entry(names::SELECT, 0, "set_port", 1),
+                entry(names::SELECT, 1, "set_port", 2),
+                entry(names::DST_GROUP, 8, "set_group", 2),
+            ],
+        };
+        let mut new = old.clone();
+        new.entries[1].params = vec![3];
+        new.entries.push(entry(names::SELECT, 2, "set_port", 4));
+        new.entries[2].params = vec![3];
+        let plan = new.plan_from(&old);
+        let what: Vec<&str> = plan.phases.iter().map(|p| p.what).collect();
+        assert_eq!(what, ["new buckets", "moved buckets", "group sizes"]);
+        // Back again: the size shrinks before the bucket goes.
+        let back = old.plan_from(&new);
+        let what: Vec<&str> = back.phases.iter().map(|p| p.what).collect();
+        assert_eq!(what, ["moved buckets", "group sizes", "retired buckets"]);
+        let mut state = new.clone();
+        for u in back.updates() {
+            state.apply(u).expect("applies");
+        }
+        assert_eq!(state.plan_from(&old), Plan::default());
+        assert!(
+            state.apply(&back.phases[2].updates[0]).is_err(),
+            "deleted twice"
+        );
     }
 }

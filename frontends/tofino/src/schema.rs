@@ -1,9 +1,11 @@
 //! The control-plane schema of `lcmp.p4`: every table, key field, action,
-//! parameter and register, with widths and sizes.
+//! parameter, register and digest, with widths and sizes.
 //!
 //! This is the one description that the P4 renderer, the P4Info renderer,
 //! the `bfrt_python` and BF-Runtime JSON renderers and the interpreter all
-//! read, so a name or a width cannot differ between them.
+//! read, so a name or a width cannot differ between them. (The stage
+//! analysis, [`crate::analysis`], deliberately does not read it: it parses
+//! the generated P4 text.)
 
 /// A match kind (P4Runtime `MatchField.MatchType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -53,7 +55,7 @@ pub struct KeyField {
     pub kind: MatchKind,
 }
 
-/// One action parameter.
+/// One action parameter (or digest field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Param {
     /// Name.
@@ -74,10 +76,10 @@ pub struct Action {
 /// Which control block an object lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Control {
-    /// `LcmpIngress`.
+    /// `LcmpIngress`: every table and register.
     Ingress,
-    /// `LcmpEgress`.
-    Egress,
+    /// `LcmpIngressDeparser`: the pin-failure digest.
+    IngressDeparser,
 }
 
 impl Control {
@@ -85,7 +87,7 @@ impl Control {
     pub const fn name(self) -> &'static str {
         match self {
             Control::Ingress => "LcmpIngress",
-            Control::Egress => "LcmpEgress",
+            Control::IngressDeparser => "LcmpIngressDeparser",
         }
     }
 }
@@ -101,10 +103,14 @@ pub struct Table {
     pub keys: &'static [KeyField],
     /// Actions an entry may use.
     pub actions: &'static [Action],
-    /// The default (miss) action, with no parameters.
-    pub default_action: Action,
+    /// The default (miss) action, with no parameters. Unless it is also
+    /// in `actions`, it is `@defaultonly`: no entry may use it.
+    pub default_action: &'static Action,
     /// Capacity in entries.
     pub size: u32,
+    /// Whether the agent rewrites it at run time (`false`: written once at
+    /// load time and never changed for a program).
+    pub dynamic: bool,
 }
 
 impl Table {
@@ -120,9 +126,14 @@ impl Table {
             .any(|k| matches!(k.kind, MatchKind::Ternary | MatchKind::Range))
     }
 
-    /// The action named `name`, if the table allows it.
+    /// The action named `name`, if entries of the table may use it.
     pub fn action(&self, name: &str) -> Option<&'static Action> {
         self.actions.iter().find(|a| a.name == name)
+    }
+
+    /// Whether the default action is `@defaultonly` (not an entry action).
+    pub fn default_only(&self) -> bool {
+        self.action(self.default_action.name).is_none()
     }
 }
 
@@ -148,6 +159,31 @@ impl Register {
     }
 }
 
+/// A digest the data plane sends to the switch CPU.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Digest {
+    /// Name of the `Digest` extern in its control.
+    pub name: &'static str,
+    /// Its control.
+    pub control: Control,
+    /// The P4 struct packed.
+    pub type_name: &'static str,
+    /// Fields, in order.
+    pub fields: &'static [Param],
+}
+
+impl Digest {
+    /// `Control.digest`.
+    pub fn full_name(&self) -> String {
+        format!("{}.{}", self.control.name(), self.name)
+    }
+
+    /// Total width in bits.
+    pub fn bits(&self) -> u32 {
+        self.fields.iter().map(|f| f.bits).sum()
+    }
+}
+
 const fn key(name: &'static str, expr: &'static str, bits: u32, kind: MatchKind) -> KeyField {
     KeyField {
         name,
@@ -163,17 +199,30 @@ const fn p(name: &'static str, bits: u32) -> Param {
 
 /// Width of a Tofino device port (`PortId_t`).
 pub const PORT_BITS: u32 = 9;
-/// Width of `deq_qdepth` (Tofino 1: 19 bits of 80-byte cells).
-pub const QDEPTH_BITS: u32 = 19;
+/// Width of the hash slice the bucket table matches (`meta.hash[31:16]`).
+pub const HASH_HI_BITS: u32 = 16;
+/// The largest priority of a ternary or range entry (P4Runtime order, a
+/// larger number wins); entries use `1..=MAX_PRIORITY`.
+pub const MAX_PRIORITY: u32 = 1;
+/// Most flow-pin cells per way (the index is at most 16 bits, so the two
+/// ways' indices are disjoint halves of the 32-bit signature).
+pub const MAX_PIN_WAY_SLOTS: u32 = 1 << 16;
+/// A flow-pin cell's initial "last seen" (`hi`): half a wrap of the 32-bit
+/// timestamp (`ingress_mac_tstamp[47:16]`, 65.536 µs units) before 0, so a
+/// cell is free from the first packet (not only after the idle timeout).
+pub const PIN_EMPTY_SEEN: u32 = 0x8000_0000;
+/// Fewest flow-pin cells per way.
+pub const MIN_PIN_WAY_SLOTS: u32 = 1 << 8;
 
-/// Actions (shared definitions; each belongs to the control of its tables).
+/// Actions (shared definitions).
 pub mod actions {
     use super::{p, Action, PORT_BITS};
 
-    /// Sets `meta.group`.
+    /// Sets `meta.group` and the group's pick-list size `meta.k`, and marks
+    /// the packet as LCMP-routed.
     pub const SET_GROUP: Action = Action {
         name: "set_group",
-        params: &[p("group", 16)],
+        params: &[p("group", 16), p("k", 8)],
     };
     /// The destination is not an LCMP route: leave the packet to the rest of
     /// the pipeline.
@@ -181,57 +230,12 @@ pub mod actions {
         name: "lcmp_miss",
         params: &[],
     };
-    /// Sets `meta.k`, the size of the group's pick list.
-    pub const SET_GROUP_SIZE: Action = Action {
-        name: "set_group_size",
-        params: &[p("k", 8)],
-    };
-    /// No live candidate: drop.
+    /// The group has no live candidate: drop.
     pub const NO_ROUTE: Action = Action {
         name: "no_route",
         params: &[],
     };
-    /// Residue of hash nibble 0.
-    pub const SET_R0: Action = Action {
-        name: "set_r0",
-        params: &[p("r", 8)],
-    };
-    /// Residue of hash nibble 1.
-    pub const SET_R1: Action = Action {
-        name: "set_r1",
-        params: &[p("r", 8)],
-    };
-    /// Residue of hash nibble 2.
-    pub const SET_R2: Action = Action {
-        name: "set_r2",
-        params: &[p("r", 8)],
-    };
-    /// Residue of hash nibble 3.
-    pub const SET_R3: Action = Action {
-        name: "set_r3",
-        params: &[p("r", 8)],
-    };
-    /// Residue of hash nibble 4.
-    pub const SET_R4: Action = Action {
-        name: "set_r4",
-        params: &[p("r", 8)],
-    };
-    /// Residue of hash nibble 5.
-    pub const SET_R5: Action = Action {
-        name: "set_r5",
-        params: &[p("r", 8)],
-    };
-    /// Residue of hash nibble 6.
-    pub const SET_R6: Action = Action {
-        name: "set_r6",
-        params: &[p("r", 8)],
-    };
-    /// Residue of hash nibble 7.
-    pub const SET_R7: Action = Action {
-        name: "set_r7",
-        params: &[p("r", 8)],
-    };
-    /// Sets `meta.bucket = rsum mod k`.
+    /// Sets `meta.bucket`, the top 16 hash bits scaled into `0..k`.
     pub const SET_BUCKET: Action = Action {
         name: "set_bucket",
         params: &[p("bucket", 8)],
@@ -241,39 +245,20 @@ pub mod actions {
         name: "set_port",
         params: &[p("port", PORT_BITS)],
     };
-    /// The pinned port is up.
+    /// A static or selection table missed (never, with consistent tables):
+    /// drop.
+    pub const DROP_MISS: Action = Action {
+        name: "drop_miss",
+        params: &[],
+    };
+    /// The port is up: forward.
     pub const PORT_UP: Action = Action {
         name: "port_up",
         params: &[],
     };
-    /// The pinned port is down: re-decide the flow (resubmit).
+    /// The port is down: re-decide a pinned flow (resubmit), else drop.
     pub const PORT_DOWN: Action = Action {
         name: "port_down",
-        params: &[],
-    };
-    /// Sets the egress port's register index and rate class.
-    pub const SET_PORT_CLASS: Action = Action {
-        name: "set_port_class",
-        params: &[p("idx", 8), p("cls", 8)],
-    };
-    /// Not an LCMP port: no measurement.
-    pub const NOT_LCMP: Action = Action {
-        name: "not_lcmp",
-        params: &[],
-    };
-    /// Sets the queue level score `Q`.
-    pub const SET_Q: Action = Action {
-        name: "set_q",
-        params: &[p("q", 8)],
-    };
-    /// Sets the trend level score `T`.
-    pub const SET_T: Action = Action {
-        name: "set_t",
-        params: &[p("t", 8)],
-    };
-    /// Leaves a score at zero.
-    pub const NO_LEVEL: Action = Action {
-        name: "no_level",
         params: &[],
     };
 }
@@ -288,137 +273,93 @@ pub struct Sizes {
     /// Largest pick list (`k`): the largest group's candidate count, so the
     /// ECMP and UCMP schemes fit too.
     pub max_k: u32,
-    /// Port index space: the highest LCMP port id + 1 (per-port register
-    /// cells and port-table capacity).
+    /// Port index space: the highest LCMP port id + 1 (port-table capacity).
     pub ports: u32,
-    /// Port classes (distinct `(rate, buffer)` pairs).
-    pub classes: u32,
-    /// Levels `N`.
-    pub levels: u32,
-    /// Flow-pin register cells (a power of two).
+    /// Flow-pin register cells in all, both ways (a power of two).
     pub pin_slots: u32,
 }
 
 impl Sizes {
-    /// log2 of `pin_slots`.
-    pub fn pin_index_bits(&self) -> u32 {
-        self.pin_slots.max(1).trailing_zeros()
+    /// The flow-pin cells a request for `requested` gets: clamped to two
+    /// ways of [`MIN_PIN_WAY_SLOTS`] to [`MAX_PIN_WAY_SLOTS`] and rounded
+    /// up to a power of two.
+    ///
+    /// ```
+    /// use lcmp_tofino::schema::Sizes;
+    /// assert_eq!(Sizes::pin_slots_for(100_000), 131_072);
+    /// assert_eq!(Sizes::pin_slots_for(u32::MAX), 131_072);
+    /// assert_eq!(Sizes::pin_slots_for(0), 512);
+    /// ```
+    pub fn pin_slots_for(requested: u32) -> u32 {
+        requested
+            .clamp(2 * MIN_PIN_WAY_SLOTS, 2 * MAX_PIN_WAY_SLOTS)
+            .next_power_of_two()
     }
 
-    /// Entries of the fold table: `Σ_{k=1..=max_k} (8 (k - 1) + 1)`.
-    pub fn fold_entries(&self) -> u32 {
-        (1..=self.max_k).map(|k| 8 * (k - 1) + 1).sum()
+    /// Flow-pin cells per way.
+    pub fn pin_way_slots(&self) -> u32 {
+        (self.pin_slots / 2).clamp(MIN_PIN_WAY_SLOTS, MAX_PIN_WAY_SLOTS)
+    }
+
+    /// log2 of [`Sizes::pin_way_slots`]: the width of a way's index.
+    pub fn pin_index_bits(&self) -> u32 {
+        self.pin_way_slots().trailing_zeros()
+    }
+
+    /// Entries of the bucket table: `Σ_{k=1..=max_k} k` (one range per
+    /// bucket of every pick-list size).
+    pub fn bucket_entries(&self) -> u32 {
+        (1..=self.max_k).sum()
     }
 }
 
 /// Key fields of each table.
 mod keys {
-    use super::{key, KeyField, MatchKind::*, PORT_BITS, QDEPTH_BITS};
+    use super::{key, KeyField, MatchKind::*, HASH_HI_BITS, PORT_BITS};
     pub(super) const DST: &[KeyField] = &[key("dst_addr", "hdr.ipv4.dst_addr", 32, Lpm)];
-    pub(super) const GROUP: &[KeyField] = &[key("group", "meta.group", 16, Exact)];
-    pub(super) const N0: &[KeyField] = &[
+    pub(super) const BUCKET: &[KeyField] = &[
         key("k", "meta.k", 8, Exact),
-        key("hash_n0", "meta.hash[3:0]", 4, Exact),
-    ];
-    pub(super) const N1: &[KeyField] = &[
-        key("k", "meta.k", 8, Exact),
-        key("hash_n1", "meta.hash[7:4]", 4, Exact),
-    ];
-    pub(super) const N2: &[KeyField] = &[
-        key("k", "meta.k", 8, Exact),
-        key("hash_n2", "meta.hash[11:8]", 4, Exact),
-    ];
-    pub(super) const N3: &[KeyField] = &[
-        key("k", "meta.k", 8, Exact),
-        key("hash_n3", "meta.hash[15:12]", 4, Exact),
-    ];
-    pub(super) const N4: &[KeyField] = &[
-        key("k", "meta.k", 8, Exact),
-        key("hash_n4", "meta.hash[19:16]", 4, Exact),
-    ];
-    pub(super) const N5: &[KeyField] = &[
-        key("k", "meta.k", 8, Exact),
-        key("hash_n5", "meta.hash[23:20]", 4, Exact),
-    ];
-    pub(super) const N6: &[KeyField] = &[
-        key("k", "meta.k", 8, Exact),
-        key("hash_n6", "meta.hash[27:24]", 4, Exact),
-    ];
-    pub(super) const N7: &[KeyField] = &[
-        key("k", "meta.k", 8, Exact),
-        key("hash_n7", "meta.hash[31:28]", 4, Exact),
-    ];
-    pub(super) const FOLD: &[KeyField] = &[
-        key("k", "meta.k", 8, Exact),
-        key("rsum", "meta.rsum", 8, Exact),
+        key("hash_hi", "meta.hash[31:16]", HASH_HI_BITS, Range),
     ];
     pub(super) const SELECT: &[KeyField] = &[
         key("group", "meta.group", 16, Exact),
         key("bucket", "meta.bucket", 8, Exact),
     ];
     pub(super) const ALIVE: &[KeyField] = &[key("port", "meta.out_port", PORT_BITS, Exact)];
-    pub(super) const EG_PORT: &[KeyField] = &[key(
-        "egress_port",
-        "eg_intr_md.egress_port",
-        PORT_BITS,
-        Exact,
-    )];
-    pub(super) const QQ: &[KeyField] = &[
-        key("cls", "emeta.cls", 8, Exact),
-        key("qdepth", "eg_intr_md.deq_qdepth", QDEPTH_BITS, Range),
-    ];
-    pub(super) const TQ: &[KeyField] = &[
-        key("cls", "emeta.cls", 8, Exact),
-        key("trend", "emeta.trend", 32, Range),
-    ];
 }
 
-/// The table names, for lookups by name.
+/// The table, register and digest names, for lookups by name.
 pub mod names {
-    /// Destination prefix to group.
+    /// Destination prefix to `(group, k)`.
     pub const DST_GROUP: &str = "lcmp_dst_group";
-    /// Group to pick-list size.
-    pub const GROUP_SIZE: &str = "lcmp_group_size";
-    /// Nibble-residue tables.
-    pub const MOD_N: [&str; 8] = [
-        "lcmp_mod_n0",
-        "lcmp_mod_n1",
-        "lcmp_mod_n2",
-        "lcmp_mod_n3",
-        "lcmp_mod_n4",
-        "lcmp_mod_n5",
-        "lcmp_mod_n6",
-        "lcmp_mod_n7",
-    ];
-    /// The residue actions, one per nibble table.
-    pub const SET_R: [&str; 8] = [
-        "set_r0", "set_r1", "set_r2", "set_r3", "set_r4", "set_r5", "set_r6", "set_r7",
-    ];
-    /// Residue fold.
-    pub const MOD_FOLD: &str = "lcmp_mod_fold";
+    /// `(k, hash[31:16])` to bucket (static).
+    pub const BUCKET: &str = "lcmp_bucket";
     /// `(group, bucket) -> port`.
     pub const SELECT: &str = "lcmp_select";
     /// Port liveness.
     pub const PORT_ALIVE: &str = "lcmp_port_alive";
-    /// Egress port to register index and class.
-    pub const PORT_CLASS: &str = "lcmp_port_class";
-    /// Queue quantisation.
-    pub const Q_QUANT: &str = "lcmp_q_quant";
-    /// Trend quantisation.
-    pub const T_QUANT: &str = "lcmp_t_quant";
-    /// Per-port last queue depth (cells).
-    pub const REG_QDEPTH: &str = "lcmp_qdepth";
-    /// Per-port trend (low-pass-filtered queue growth, cells).
-    pub const REG_TREND: &str = "lcmp_trend";
-    /// Per-port duration counter.
-    pub const REG_DURATION: &str = "lcmp_duration";
-    /// Per-port `C_cong`.
-    pub const REG_CCONG: &str = "lcmp_ccong";
-    /// Flow pin `{signature, last-seen}`.
-    pub const REG_PIN: &str = "lcmp_pin";
-    /// Flow pin port.
-    pub const REG_PIN_PORT: &str = "lcmp_pin_port";
+    /// Flow pin, way 0: `{signature, last seen}`.
+    pub const REG_PIN0: &str = "lcmp_pin0";
+    /// Flow pin, way 1.
+    pub const REG_PIN1: &str = "lcmp_pin1";
+    /// Pinned port, way 0.
+    pub const REG_PORT0: &str = "lcmp_port0";
+    /// Pinned port, way 1.
+    pub const REG_PORT1: &str = "lcmp_port1";
+    /// The pin-failure digest.
+    pub const DIGEST_PIN_FAIL: &str = "pin_fail";
 }
+
+/// Fields of the pin-failure digest (`lcmp_pin_fail_t`): the flow and its
+/// group.
+pub const PIN_FAIL_FIELDS: &[Param] = &[
+    p("src_addr", 32),
+    p("dst_addr", 32),
+    p("src_port", 16),
+    p("dst_port", 16),
+    p("protocol", 8),
+    p("group", 16),
+];
 
 /// The whole control-plane schema.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -427,168 +368,83 @@ pub struct Schema {
     pub tables: Vec<Table>,
     /// Registers.
     pub registers: Vec<Register>,
+    /// Digests.
+    pub digests: Vec<Digest>,
 }
 
 impl Schema {
     /// The schema of the program generated for `sizes`.
     pub fn new(sizes: &Sizes) -> Schema {
         use names::*;
-        use Control::{Egress, Ingress};
-        let t = |name, control, keys, actions, default_action, size: u32| Table {
+        use Control::Ingress;
+        let t = |name, keys, actions, default_action: &'static Action, size: u32, dynamic| Table {
             name,
-            control,
+            control: Ingress,
             keys,
             actions,
             default_action,
             size: size.max(1),
+            dynamic,
         };
-        let residue = sizes.max_k * 16;
         let tables = vec![
             t(
                 DST_GROUP,
-                Ingress,
                 keys::DST,
-                &[SET_GROUP, LCMP_MISS],
-                LCMP_MISS,
+                &[SET_GROUP, NO_ROUTE],
+                &LCMP_MISS,
                 sizes.groups,
+                true,
             ),
             t(
-                GROUP_SIZE,
-                Ingress,
-                keys::GROUP,
-                &[SET_GROUP_SIZE, NO_ROUTE],
-                NO_ROUTE,
-                sizes.groups,
-            ),
-            t(
-                MOD_N[0],
-                Ingress,
-                keys::N0,
-                &[SET_R0, NO_ROUTE],
-                NO_ROUTE,
-                residue,
-            ),
-            t(
-                MOD_N[1],
-                Ingress,
-                keys::N1,
-                &[SET_R1, NO_ROUTE],
-                NO_ROUTE,
-                residue,
-            ),
-            t(
-                MOD_N[2],
-                Ingress,
-                keys::N2,
-                &[SET_R2, NO_ROUTE],
-                NO_ROUTE,
-                residue,
-            ),
-            t(
-                MOD_N[3],
-                Ingress,
-                keys::N3,
-                &[SET_R3, NO_ROUTE],
-                NO_ROUTE,
-                residue,
-            ),
-            t(
-                MOD_N[4],
-                Ingress,
-                keys::N4,
-                &[SET_R4, NO_ROUTE],
-                NO_ROUTE,
-                residue,
-            ),
-            t(
-                MOD_N[5],
-                Ingress,
-                keys::N5,
-                &[SET_R5, NO_ROUTE],
-                NO_ROUTE,
-                residue,
-            ),
-            t(
-                MOD_N[6],
-                Ingress,
-                keys::N6,
-                &[SET_R6, NO_ROUTE],
-                NO_ROUTE,
-                residue,
-            ),
-            t(
-                MOD_N[7],
-                Ingress,
-                keys::N7,
-                &[SET_R7, NO_ROUTE],
-                NO_ROUTE,
-                residue,
-            ),
-            t(
-                MOD_FOLD,
-                Ingress,
-                keys::FOLD,
-                &[SET_BUCKET, NO_ROUTE],
-                NO_ROUTE,
-                sizes.fold_entries(),
+                BUCKET,
+                keys::BUCKET,
+                &[SET_BUCKET],
+                &DROP_MISS,
+                sizes.bucket_entries(),
+                false,
             ),
             t(
                 SELECT,
-                Ingress,
                 keys::SELECT,
-                &[SET_PORT, NO_ROUTE],
-                NO_ROUTE,
+                &[SET_PORT],
+                &DROP_MISS,
                 sizes.groups * sizes.max_k,
+                true,
             ),
             t(
                 PORT_ALIVE,
-                Ingress,
                 keys::ALIVE,
                 &[PORT_UP, PORT_DOWN],
-                PORT_DOWN,
+                &PORT_DOWN,
                 sizes.ports,
-            ),
-            t(
-                PORT_CLASS,
-                Egress,
-                keys::EG_PORT,
-                &[SET_PORT_CLASS, NOT_LCMP],
-                NOT_LCMP,
-                sizes.ports,
-            ),
-            t(
-                Q_QUANT,
-                Egress,
-                keys::QQ,
-                &[SET_Q, NO_LEVEL],
-                NO_LEVEL,
-                sizes.classes * sizes.levels,
-            ),
-            t(
-                T_QUANT,
-                Egress,
-                keys::TQ,
-                &[SET_T, NO_LEVEL],
-                NO_LEVEL,
-                sizes.classes * sizes.levels,
+                true,
             ),
         ];
-        let r = |name, control, bits, pair, size: u32| Register {
+        let way = sizes.pin_way_slots();
+        let r = |name, bits, pair| Register {
             name,
-            control,
+            control: Ingress,
             bits,
             pair,
-            size: size.max(1),
+            size: way,
         };
         let registers = vec![
-            r(REG_PIN, Ingress, 32, true, sizes.pin_slots),
-            r(REG_PIN_PORT, Ingress, 16, false, sizes.pin_slots),
-            r(REG_QDEPTH, Egress, 32, false, sizes.ports),
-            r(REG_DURATION, Egress, 32, false, sizes.ports),
-            r(REG_TREND, Egress, 32, false, sizes.ports),
-            r(REG_CCONG, Egress, 32, false, sizes.ports),
+            r(REG_PIN0, 32, true),
+            r(REG_PIN1, 32, true),
+            r(REG_PORT0, 16, false),
+            r(REG_PORT1, 16, false),
         ];
-        Schema { tables, registers }
+        let digests = vec![Digest {
+            name: DIGEST_PIN_FAIL,
+            control: Control::IngressDeparser,
+            type_name: "lcmp_pin_fail_t",
+            fields: PIN_FAIL_FIELDS,
+        }];
+        Schema {
+            tables,
+            registers,
+            digests,
+        }
     }
 
     /// A table by (short) name.
@@ -601,16 +457,37 @@ impl Schema {
         self.registers.iter().find(|r| r.name == name)
     }
 
-    /// Every distinct action of a control, in first-use order.
+    /// Every distinct action of a control (default actions too), in
+    /// first-use order.
     pub fn actions(&self, control: Control) -> Vec<&'static Action> {
         let mut out: Vec<&'static Action> = Vec::new();
         for t in self.tables.iter().filter(|t| t.control == control) {
-            for a in t.actions {
+            for a in t.actions.iter().chain(core::iter::once(t.default_action)) {
                 if !out.iter().any(|b| b.name == a.name) {
                     out.push(a);
                 }
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn way_sizes_are_clamped_and_indices_fit_half_a_signature() {
+        let s = |pin_slots| Sizes {
+            groups: 1,
+            max_k: 3,
+            ports: 1,
+            pin_slots,
+        };
+        assert_eq!(s(131_072).pin_way_slots(), 65_536);
+        assert_eq!(s(131_072).pin_index_bits(), 16);
+        assert_eq!(s(1 << 20).pin_way_slots(), MAX_PIN_WAY_SLOTS);
+        assert_eq!(s(2).pin_way_slots(), MIN_PIN_WAY_SLOTS);
+        assert_eq!(s(1).bucket_entries(), 6);
     }
 }

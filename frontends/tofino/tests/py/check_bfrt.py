@@ -1,232 +1,234 @@
-"""Replays DIR/lcmp_entries.py (bfrt_python) and DIR/lcmp_entries.json
-(BF-Runtime JSON, `add_from_json` form) against a mock of the `bfrt` object
-whose tables, keys, actions, parameters and registers are the ones declared
-in DIR/lcmp.p4, and checks that both files install the same entries.
+"""Loads LCMP's table writes through the reimplementation of bfrt_python's
+reader (bfrt_reader.py, after open-p4studio's bfrtcli.py / bfrtTable.py)
+with tables described from DIR/lcmp.p4, and checks that the three outputs
+install the same entries.
 
-Usage: python check_bfrt.py DIR"""
+  check_bfrt.py load DIR
+      DIR/lcmp_entries.json through `add_from_json` (one call per table
+      list), DIR/lcmp_entries.py through the generated `add_with_*`
+      methods, and DIR/lcmp_write_request_<n>.txtpb (P4Runtime, decoded
+      with the p4runtime protobufs and written through the same table
+      objects) must give the same, non-empty, entries, with no error.
+  check_bfrt.py update OLD UPDATE NEW
+      OLD/lcmp_entries.py then UPDATE/lcmp_update.py, and the same with
+      the P4Runtime requests, must end with NEW's entries.
+  check_bfrt.py selftest DIR
+      The reader refuses what bfrt_python refuses: LPM and range keys as
+      objects, an entry without `action`, a value wider than its field,
+      another table's entry, an add of a present key.
+"""
 
+import copy
+import io
 import json
+import os
 import py_compile
-import re
 import sys
+import tempfile
+from contextlib import redirect_stdout
 from pathlib import Path
 
+os.environ.setdefault("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "python")
+
 sys.path.insert(0, str(Path(__file__).parent))
+import bfrt_reader  # noqa: E402
 import p4names  # noqa: E402
 
 
-class MockError(Exception):
+class CheckError(Exception):
     pass
 
 
-def _int(v, what):
-    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-        raise MockError(f"{what}: {v!r} is not a non-negative integer")
-    return v
+def fresh(d):
+    return bfrt_reader.make_bfrt(p4names.parse(Path(d) / "lcmp.p4"))
 
 
-class Table:
-    def __init__(self, control, name, decl, actions):
-        self.control, self.name, self.decl, self.actions = control, name, decl, actions
-        self.kinds = {}
-        self.entries = []
+def node(bfrt, table_name):
+    _, ctl, tbl = table_name.split(".")
+    return getattr(getattr(bfrt.lcmp.pipe, ctl), tbl)
 
-    def set_kinds(self, kinds):
-        self.kinds = kinds
 
-    def clear(self):
-        self.entries = []
+def load_json(d, doc=None):
+    bfrt, tables = fresh(d)
+    if doc is None:
+        doc = json.loads((Path(d) / "lcmp_entries.json").read_text())
+    out = io.StringIO()
+    with redirect_stdout(out):
+        for t in doc["tables"]:
+            node(bfrt, t["table"]).add_from_json(json.dumps(t["entries"]))
+    errors = [e for t in tables.values() for e in t.errors] + [
+        line for line in out.getvalue().splitlines() if "rror" in line
+    ]
+    return tables, errors
 
-    def _key(self, kw):
-        key = {}
-        needs_prio = any(k in ("range", "ternary") for k in self.kinds.values())
-        for name, kind in self.kinds.items():
-            if kind == "exact":
-                key[name] = _int(kw.pop(name), name)
-            elif kind == "lpm":
-                key[name] = (_int(kw.pop(name), name), _int(kw.pop(name + "_p_length"), name))
-            elif kind == "range":
-                key[name] = (_int(kw.pop(name + "_start"), name), _int(kw.pop(name + "_end"), name))
-                if key[name][0] > key[name][1]:
-                    raise MockError(f"{self.name}.{name}: empty range")
-            elif kind == "ternary":
-                key[name] = (_int(kw.pop(name), name), _int(kw.pop(name + "_mask"), name))
+
+def run_script(bfrt, path):
+    with tempfile.TemporaryDirectory() as tmp:
+        py_compile.compile(str(path), doraise=True, cfile=str(Path(tmp) / "script.pyc"))
+    exec(compile(Path(path).read_text(), str(path), "exec"), {"bfrt": bfrt})
+
+
+def p4runtime_requests(d, stem, info_dir=None):
+    from google.protobuf import text_format
+    from p4.config.v1 import p4info_pb2
+    from p4.v1 import p4runtime_pb2
+
+    info_path = Path(info_dir or d) / "lcmp.p4info.txtpb"
+    info = text_format.Parse(info_path.read_text(), p4info_pb2.P4Info())
+    files = sorted(Path(d).glob(stem + "_*.txtpb"), key=lambda p: int(p.stem.rsplit("_", 1)[1]))
+    if not files:
+        raise CheckError(f"no {stem}_<n>.txtpb in {d}")
+    reqs = [text_format.Parse(f.read_text(), p4runtime_pb2.WriteRequest()) for f in files]
+    return info, reqs
+
+
+def apply_p4runtime(tables, info, reqs, max_priority=1):
+    """Writes P4Runtime updates through the bfrt table objects."""
+    by_id = {t.preamble.id: t for t in info.tables}
+    actions = {a.preamble.id: a for a in info.actions}
+    n = 0
+    for req in reqs:
+        for u in req.updates:
+            te = u.entity.table_entry
+            t = by_id[te.table_id]
+            table = tables["pipe." + t.preamble.name]
+            fields = {f.id: f.name for f in t.match_fields}
+            key = {}
+            for m in te.match:
+                kind = m.WhichOneof("field_match_type")
+                v = {
+                    "exact": lambda: int.from_bytes(m.exact.value, "big"),
+                    "lpm": lambda: [int.from_bytes(m.lpm.value, "big"), m.lpm.prefix_len],
+                    "range": lambda: [
+                        int.from_bytes(m.range.low, "big"),
+                        int.from_bytes(m.range.high, "big"),
+                    ],
+                    "ternary": lambda: [
+                        int.from_bytes(m.ternary.value, "big"),
+                        int.from_bytes(m.ternary.mask, "big"),
+                    ],
+                }[kind]()
+                key[fields[m.field_id]] = v
+            if te.priority:
+                key["$MATCH_PRIORITY"] = max_priority - te.priority
+            action, data = None, {}
+            if te.HasField("action"):
+                a = actions[te.action.action.action_id]
+                action = a.preamble.name.encode("ascii")
+                names = {p.id: p.name for p in a.params}
+                data = {
+                    names[p.param_id]: int.from_bytes(p.value, "big")
+                    for p in te.action.action.params
+                }
+            keys, parsed = table.parse_str_input("p4runtime", key, data, action)
+            kind = p4runtime_pb2_update_type(u)
+            if kind == "INSERT":
+                table.add_entry(keys, parsed, action)
+            elif kind == "MODIFY":
+                table.mod_entry(keys, parsed, action)
             else:
-                raise MockError(f"{self.name}: key kind {kind}")
-        if needs_prio:
-            key["$MATCH_PRIORITY"] = _int(kw.pop("MATCH_PRIORITY"), "MATCH_PRIORITY")
-        return key
-
-    def _data(self, action, kw):
-        if action not in self.decl["actions"]:
-            raise MockError(f"{self.name}: action {action} not allowed")
-        params = self.actions[action]
-        if set(kw) != set(params):
-            raise MockError(f"{self.name}.{action}: params {sorted(kw)} != {sorted(params)}")
-        for p, v in kw.items():
-            if _int(v, p) >= 1 << params[p]:
-                raise MockError(f"{self.name}.{action}.{p}: {v} wider than {params[p]} bits")
-        return dict(kw)
-
-    def _add(self, action, kw):
-        kw = dict(kw)
-        try:
-            key = self._key(kw)
-        except KeyError as e:
-            raise MockError(f"{self.name}: missing key argument {e}") from None
-        data = self._data(action, kw)
-        if len(self.entries) >= self.decl["size"]:
-            raise MockError(f"{self.name}: more than size = {self.decl['size']} entries")
-        entry = (self.name, action, tuple(sorted(key.items())), tuple(sorted(data.items())))
-        if any(e[:3] == entry[:3] for e in self.entries):
-            raise MockError(f"{self.name}: duplicate key {key}")
-        self.entries.append(entry)
-
-    def __getattr__(self, attr):
-        m = re.fullmatch(r"add_with_(\w+)", attr)
-        if m is None:
-            raise AttributeError(f"{self.name} has no attribute {attr}")
-        return lambda **kw: self._add(m.group(1), kw)
-
-    def add_from_json(self, text):
-        for e in json.loads(text):
-            if e["table_name"] != f"pipe.{self.control}.{self.name}":
-                raise MockError(f"{self.name}: entry for {e['table_name']}")
-            ctl, action = e["action"].split(".")
-            if ctl != self.control:
-                raise MockError(f"{self.name}: action of control {ctl}")
-            kw = {}
-            for k, v in e["key"].items():
-                if k == "$MATCH_PRIORITY":
-                    kw["MATCH_PRIORITY"] = v
-                elif isinstance(v, int):
-                    kw[k] = v
-                elif "prefix_len" in v:
-                    kw[k], kw[k + "_p_length"] = v["value"], v["prefix_len"]
-                elif "low" in v:
-                    kw[k + "_start"], kw[k + "_end"] = v["low"], v["high"]
-                elif "mask" in v:
-                    kw[k], kw[k + "_mask"] = v["value"], v["mask"]
-                else:
-                    raise MockError(f"{self.name}.{k}: unknown key form {v}")
-            kw.update(e["data"])
-            self._add(action, kw)
+                table.del_entry(keys)
+            n += 1
+    return n
 
 
-class Register:
-    def __init__(self, control, name, decl):
-        self.control, self.name, self.decl = control, name, decl
-        m = re.fullmatch(r"bit<(\d+)>", decl["type"])
-        self.bits = int(m.group(1)) if m else None
-        self.cells = {}
+def p4runtime_pb2_update_type(u):
+    from p4.v1 import p4runtime_pb2
 
-    def clear(self):
-        self.cells = {}
-
-    def mod(self, REGISTER_INDEX, f1):  # noqa: N803 (bfrt_python's names)
-        _int(REGISTER_INDEX, "REGISTER_INDEX")
-        if REGISTER_INDEX >= self.decl["size"]:
-            raise MockError(f"{self.name}[{REGISTER_INDEX}] beyond size {self.decl['size']}")
-        if self.bits is None or _int(f1, "f1") >= 1 << self.bits:
-            raise MockError(f"{self.name}: {f1} does not fit {self.decl['type']}")
-        self.cells[REGISTER_INDEX] = f1
-
-    def add_from_json(self, text):
-        for e in json.loads(text):
-            if e["table_name"] != f"pipe.{self.control}.{self.name}":
-                raise MockError(f"{self.name}: entry for {e['table_name']}")
-            (field, value), = e["data"].items()
-            if field != f"{self.control}.{self.name}.f1":
-                raise MockError(f"{self.name}: data field {field}")
-            self.mod(REGISTER_INDEX=e["key"]["$REGISTER_INDEX"], f1=value)
+    return p4runtime_pb2.Update.Type.Name(u.type)
 
 
-class Namespace:
-    def __init__(self, what, children):
-        self._what, self._children = what, children
-
-    def __getattr__(self, attr):
-        try:
-            return self._children[attr]
-        except KeyError:
-            raise MockError(f"{self._what} has no {attr}") from None
-
-
-def key_kinds(p4_path):
-    """Match kinds per (control, table, key name), read from lcmp.p4."""
-    text = Path(p4_path).read_text()
-    kinds = {}
-    for m in re.finditer(r"\btable\s+(\w+)\s*\{(.*?)\n    \}", text, re.S):
-        for k in re.finditer(r":\s*(\w+)\s*@name\(\"(\w+)\"\)", m.group(2)):
-            kinds.setdefault(m.group(1), {})[k.group(2)] = k.group(1)
-    return kinds
+def check_load(d):
+    from_json, errors = load_json(d)
+    if errors:
+        raise CheckError("add_from_json: " + "; ".join(errors[:5]))
+    bfrt, from_script = fresh(d)
+    run_script(bfrt, Path(d) / "lcmp_entries.py")
+    info, reqs = p4runtime_requests(d, "lcmp_write_request")
+    _, from_p4rt = fresh(d)
+    apply_p4runtime(from_p4rt, info, reqs)
+    a, b, c = (bfrt_reader.snapshot(x) for x in (from_json, from_script, from_p4rt))
+    if not a:
+        raise CheckError("no entries")
+    if a != b:
+        raise CheckError("BF-Runtime JSON and bfrt_python install different entries")
+    if a != c:
+        raise CheckError("BF-Runtime JSON and P4Runtime install different entries")
+    print(f"bfrt ok: {len(a)} entries; add_from_json, bfrt_python and P4Runtime agree")
 
 
-def make_bfrt(p4_path, program="lcmp"):
-    decls = p4names.parse(p4_path)
-    kinds = key_kinds(p4_path)
-    controls = {}
-    objects = {}
-    for ctl, d in decls.items():
-        children = {}
-        for t, td in d["tables"].items():
-            tbl = Table(ctl, t, td, d["actions"])
-            tbl.set_kinds(kinds.get(t, {}))
-            children[t] = tbl
-        for r, rd in d["registers"].items():
-            children[r] = Register(ctl, r, rd)
-        objects.update({(ctl, n): o for n, o in children.items()})
-        controls[ctl] = Namespace(ctl, children)
-    pipe = Namespace("pipe", controls)
-    prog = Namespace(program, {"pipe": pipe})
-
-    class Bfrt(Namespace):
-        def complete_operations(self):
-            pass
-
-    return Bfrt("bfrt", {program: prog}), objects
+def check_update(old, update, new):
+    want, errors = load_json(new)
+    if errors:
+        raise CheckError("add_from_json: " + "; ".join(errors[:5]))
+    bfrt, tables = fresh(old)
+    run_script(bfrt, Path(old) / "lcmp_entries.py")
+    run_script(bfrt, Path(update) / "lcmp_update.py")
+    if bfrt_reader.snapshot(tables) != bfrt_reader.snapshot(want):
+        raise CheckError("bfrt_python: load + update differs from the new load")
+    _, p4rt = fresh(old)
+    info, reqs = p4runtime_requests(old, "lcmp_write_request")
+    apply_p4runtime(p4rt, info, reqs)
+    _, ureqs = p4runtime_requests(update, "lcmp_update_write_request", info_dir=old)
+    n = apply_p4runtime(p4rt, info, ureqs)
+    if bfrt_reader.snapshot(p4rt) != bfrt_reader.snapshot(want):
+        raise CheckError("P4Runtime: load + update differs from the new load")
+    print(f"bfrt update ok: {n} writes, bfrt_python and P4Runtime reach the new entries")
 
 
-def snapshot(objects):
-    tables = sorted(e for o in objects.values() if isinstance(o, Table) for e in o.entries)
-    regs = sorted(
-        (o.name, i, v) for o in objects.values() if isinstance(o, Register) for i, v in o.cells.items()
-    )
-    return tables, regs
+def check_selftest(d):
+    doc = json.loads((Path(d) / "lcmp_entries.json").read_text())
+    _, errors = load_json(d, doc)
+    if errors:
+        raise CheckError("the unmodified document fails: " + "; ".join(errors[:3]))
 
+    def first_with(pred):
+        for t in doc["tables"]:
+            for e in t["entries"]:
+                if pred(e):
+                    return t, e
+        raise CheckError("no entry to corrupt")
 
-def main(d):
-    d = Path(d)
-    script = d / "lcmp_entries.py"
-    py_compile.compile(str(script), doraise=True, cfile=str(Path("/tmp") / "lcmp_entries.pyc"))
-    bfrt, objects = make_bfrt(d / "lcmp.p4")
-    exec(compile(script.read_text(), str(script), "exec"), {"bfrt": bfrt})
-    from_script = snapshot(objects)
-
-    bfrt2, objects2 = make_bfrt(d / "lcmp.p4")
-    doc = json.loads((d / "lcmp_entries.json").read_text())
-    by_table = {}
-    for e in doc["entries"] + doc["registers"]:
-        by_table.setdefault(e["table_name"], []).append(e)
-    for name, es in by_table.items():
-        _, ctl, obj = name.split(".")
-        getattr(getattr(bfrt2.lcmp.pipe, ctl), obj).add_from_json(json.dumps(es))
-    from_json = snapshot(objects2)
-
-    if from_script != from_json:
-        print("FAIL: bfrt_python and BF-Runtime JSON install different entries")
-        return 1
-    if not from_script[0]:
-        print("FAIL: no entries")
-        return 1
-    print(f"bfrt ok: {len(from_script[0])} entries, {len(from_script[1])} register cells, "
-          "script and JSON agree")
-    return 0
+    cases = {}
+    bad = copy.deepcopy(doc)
+    t, e = first_with(lambda e: isinstance(e["key"].get("dst_addr"), list))
+    i = doc["tables"].index(t)
+    j = t["entries"].index(e)
+    v, plen = e["key"]["dst_addr"]
+    bad["tables"][i]["entries"][j]["key"]["dst_addr"] = {"value": v, "prefix_len": plen}
+    cases["LPM key as an object"] = bad
+    bad = copy.deepcopy(doc)
+    t, e = first_with(lambda e: isinstance(e["key"].get("hash_hi"), list))
+    i, j = doc["tables"].index(t), t["entries"].index(e)
+    low, high = e["key"]["hash_hi"]
+    bad["tables"][i]["entries"][j]["key"]["hash_hi"] = {"low": low, "high": high}
+    cases["range key as an object"] = bad
+    bad = copy.deepcopy(doc)
+    del bad["tables"][0]["entries"][0]["action"]
+    cases["entry without action"] = bad
+    bad = copy.deepcopy(doc)
+    t, e = first_with(lambda e: "port" in e["data"])
+    i, j = doc["tables"].index(t), t["entries"].index(e)
+    bad["tables"][i]["entries"][j]["data"]["port"] = 512
+    cases["9-bit port of 512"] = bad
+    bad = copy.deepcopy(doc)
+    bad["tables"][0]["entries"].append(bad["tables"][1]["entries"][0])
+    cases["another table's entry"] = bad
+    bad = copy.deepcopy(doc)
+    bad["tables"][0]["entries"].append(bad["tables"][0]["entries"][0])
+    cases["an add of a present key"] = bad
+    for what, case in cases.items():
+        _, errors = load_json(d, case)
+        if not errors:
+            raise CheckError(f"the reader accepted {what}")
+    print(f"bfrt selftest ok: {len(cases)} malformed documents refused")
 
 
 if __name__ == "__main__":
+    mode, args = sys.argv[1], sys.argv[2:]
     try:
-        sys.exit(main(sys.argv[1]))
-    except MockError as e:
-        print(f"FAIL: {e}")
+        {"load": check_load, "update": check_update, "selftest": check_selftest}[mode](*args)
+    except (CheckError, bfrt_reader.BfRtTableError, OSError, AttributeError, KeyError,
+            TypeError) as e:
+        print(f"FAIL: {type(e).__name__}: {e}")
         sys.exit(1)

@@ -52,9 +52,11 @@ def main(path):
             n = len(re.findall(rf"\b{t}\.apply\(\)", body))
             if n != 1:
                 errors.append(f"{ctl}.{t} applied {n} times")
-            for a in td["actions"]:
+            for a in td["actions"] + td["default_only"]:
                 if a not in d["actions"]:
                     errors.append(f"{ctl}.{t}: action {a} not declared")
+            if td["default"] not in td["actions"] + td["default_only"]:
+                errors.append(f"{ctl}.{t}: default action {td['default']} not listed")
         externs = set(re.findall(r"\bRegisterAction<[^>]*(?:<[^>]*>[^>]*)*>\s*\((\w+)\)\s*(\w+)", body))
         for reg, _ in externs:
             if reg not in d["registers"]:

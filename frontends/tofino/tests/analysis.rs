@@ -1,0 +1,359 @@
+//! The stage analysis of the generated program (issue 13, items 1-4, 8 and
+//! 10): it parses `lcmp.p4` (the golden file and fresh exports of other
+//! configurations), and the program must fit 12 stages on Tofino 1 and 20
+//! on Tofino 2 with no rule violation; the previous program
+//! (`tests/fixtures/lcmp_v1.p4`) must not, for the reasons the issue
+//! gives. It also checks the Tofino 2 resubmit layout, the queue signal
+//! (no egress work; the agent's traffic-manager poll), the seed folded into
+//! the CRC, and that `docs/tofino.md` shows the plan the analysis finds.
+
+use std::path::Path;
+
+use lcmp_decide::{DeciderConfig, HashAlgorithm, Instant, PortId, Scheme};
+use lcmp_tofino::analysis::{analyze, limits, parse, DepKind, StagePlan, UnitKind};
+use lcmp_tofino::model::Target;
+use lcmp_tofino::render::p4;
+use lcmp_tofino::{Agent, ExportOptions, Program};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn golden() -> String {
+    std::fs::read_to_string(root().join("tests/golden/lcmp.p4")).expect("golden lcmp.p4")
+}
+
+fn agent(topology: &str, switch: &str, scheme: Scheme, options: ExportOptions) -> Agent {
+    let topo = lcmp_tables::Topology::embedded(topology).expect("topology");
+    let cfg = DeciderConfig {
+        scheme,
+        seed: 0xC0FFEE,
+        hash: HashAlgorithm::Crc32,
+        ..DeciderConfig::default()
+    };
+    lcmp_tofino::cli::agent_for(&topo, switch, cfg, options).expect("agent")
+}
+
+/// Programs of several configurations: the golden one, bso13 DC3 with
+/// front-panel device ports, the smallest and the largest pin tables.
+fn programs() -> Vec<(String, Program, String)> {
+    let mut out = vec![(
+        "golden".to_string(),
+        agent("testbed8", "DC1", Scheme::Lcmp, ExportOptions::default()).program(),
+        golden(),
+    )];
+    let mut front = ExportOptions::default();
+    for (i, d) in front.dev_ports.iter_mut().enumerate() {
+        *d = 128 + 4 * i as u16;
+    }
+    for (name, topo, sw, opts) in [
+        ("bso13 DC3", "bso13", "DC3", front),
+        (
+            "small pins",
+            "testbed8",
+            "DC8",
+            ExportOptions {
+                pin_slots: 2,
+                ..ExportOptions::default()
+            },
+        ),
+        (
+            "large pins",
+            "bso13",
+            "DC13",
+            ExportOptions {
+                pin_slots: 1 << 20,
+                ..ExportOptions::default()
+            },
+        ),
+    ] {
+        let program = agent(topo, sw, Scheme::Ecmp, opts).program();
+        let text = p4::render(&program);
+        out.push((name.to_string(), program, text));
+    }
+    out
+}
+
+fn plan(text: &str, target: Target) -> StagePlan {
+    analyze(text, target).expect("the program parses")
+}
+
+#[test]
+fn every_program_fits_both_targets_without_violations() {
+    for (name, program, text) in programs() {
+        for target in Target::ALL {
+            let p = plan(&text, target);
+            assert!(
+                p.violations.is_empty(),
+                "{name} on {target:?}: {:?}",
+                p.violations
+            );
+            let ingress = p.gress("LcmpIngress").expect("ingress");
+            let egress = p.gress("LcmpEgress").expect("egress");
+            assert!(
+                ingress.stages <= target.stages(),
+                "{name}: {}",
+                ingress.stages
+            );
+            // The plan of docs/tofino.md: 7 ingress stages, no egress work.
+            assert_eq!(ingress.stages, 7, "{name} on {target:?}");
+            assert_eq!(egress.stages, 0, "{name}: egress does nothing");
+            // Every table and register of the schema is placed, once.
+            let schema = program.schema();
+            for t in &schema.tables {
+                let n = p.objects.iter().filter(|o| o.name == t.full_name()).count();
+                assert_eq!(n, 1, "{name}: {}", t.full_name());
+            }
+            for r in &schema.registers {
+                let o = p.objects.iter().find(|o| o.name == r.full_name());
+                assert_eq!(
+                    o.map(|o| o.entries),
+                    Some(u64::from(r.size)),
+                    "{name}: {}",
+                    r.name
+                );
+            }
+            for (s, u) in p.stage_use.iter().flatten().enumerate() {
+                assert!(u.stateful_alus <= limits::STATEFUL_ALUS, "stage {s}");
+                assert!(u.sram_blocks <= limits::SRAM_BLOCKS, "stage {s}");
+            }
+        }
+    }
+}
+
+/// The dependency chain the docs describe, edge by edge.
+#[test]
+fn the_ingress_chain_has_the_expected_dependencies() {
+    let p = plan(&golden(), Target::Tofino1);
+    let g = p.gress("LcmpIngress").expect("ingress");
+    let stage = |name: &str| {
+        g.units
+            .iter()
+            .filter(|u| u.name == name)
+            .map(|u| u.stage)
+            .max()
+            .unwrap_or_else(|| panic!("{name} not placed"))
+    };
+    assert_eq!(stage("lcmp_dst_group"), 0);
+    assert_eq!(stage("ecmp_hash"), 0);
+    assert_eq!(stage("lcmp_bucket"), 1);
+    assert_eq!(stage("lcmp_pin0"), 1);
+    assert_eq!(stage("lcmp_select"), 2);
+    assert_eq!(stage("lcmp_pin1"), 2);
+    assert_eq!(stage("lcmp_port1"), 3);
+    assert_eq!(stage("lcmp_port0"), 4);
+    assert_eq!(stage("lcmp_port_alive"), 5);
+    let edge = |from: &str, to: &str, kind: DepKind, field: &str| {
+        g.deps.iter().any(|d| {
+            g.units[d.from].name == from
+                && g.units[d.to].name == to
+                && d.kind == kind
+                && d.field == field
+        })
+    };
+    assert!(edge(
+        "lcmp_dst_group",
+        "lcmp_bucket",
+        DepKind::Match,
+        "meta.k"
+    ));
+    assert!(edge(
+        "lcmp_bucket",
+        "lcmp_select",
+        DepKind::Match,
+        "meta.bucket"
+    ));
+    assert!(edge("lcmp_pin0", "lcmp_pin1", DepKind::Control, "meta.st0"));
+    assert!(edge(
+        "lcmp_port_alive",
+        "ig_dprsr_md.drop_ctl = 1",
+        DepKind::Control,
+        "meta.dead"
+    ));
+    assert!(edge(
+        "lcmp_port1",
+        "lcmp_port0",
+        DepKind::Action,
+        "meta.out_port"
+    ));
+    assert!(edge(
+        "lcmp_port0",
+        "lcmp_port_alive",
+        DepKind::Match,
+        "meta.out_port"
+    ));
+}
+
+/// The previous program: 21 ingress stages (the residue tables' default
+/// actions write `meta.lcmp` and `drop_ctl`, so they chain), over Tofino 1's
+/// 12, and `((q << 1) + t + d)` in one assignment (issue items 1 and 2);
+/// its seed XOR costs an ALU operation (item 10).
+#[test]
+fn the_previous_program_is_refused_for_the_issues_reasons() {
+    let old = std::fs::read_to_string(root().join("tests/fixtures/lcmp_v1.p4")).expect("fixture");
+    let p = plan(&old, Target::Tofino1);
+    let ingress = p.gress("LcmpIngress").expect("ingress");
+    assert!(ingress.stages > 12, "{}", ingress.stages);
+    let stage = |n: &str| ingress.units.iter().find(|u| u.name == n).map(|u| u.stage);
+    for i in 1..8 {
+        let (a, b) = (format!("lcmp_mod_n{}", i - 1), format!("lcmp_mod_n{i}"));
+        assert_eq!(stage(&b), stage(&a).map(|s| s + 1), "{b} follows {a}");
+    }
+    assert!(p
+        .violations
+        .iter()
+        .any(|v| v.contains("over Tofino 1's 12")));
+    assert!(
+        p.violations
+            .iter()
+            .any(|v| v.contains("emeta.ccong_sum") && v.contains("3 ALU operations")),
+        "{:?}",
+        p.violations
+    );
+    let hash = ingress
+        .units
+        .iter()
+        .find(|u| u.name == "ecmp_hash")
+        .expect("hash");
+    assert_eq!(hash.ops, 1, "the seed XOR");
+    // Now: the seed is in the polynomial's XOR, the hash costs nothing.
+    let new = plan(&golden(), Target::Tofino1);
+    let g = new.gress("LcmpIngress").expect("ingress");
+    let hash = g
+        .units
+        .iter()
+        .find(|u| u.name == "ecmp_hash")
+        .expect("hash");
+    assert_eq!((hash.ops, hash.kind.clone()), (0, UnitKind::Hash));
+    assert!(g.units.iter().all(|u| u.ops <= 1));
+}
+
+/// Item 10: the seed is the CRC's final XOR in the program text, and the
+/// interpreter (which reads the polynomial, not the seed) agrees with the
+/// core for seeded hashes.
+#[test]
+fn the_seed_is_folded_into_the_polynomial() {
+    let a = agent("testbed8", "DC1", Scheme::Lcmp, ExportOptions::default());
+    let text = p4::render(&a.program());
+    let xor = 0xFFFF_FFFFu32 ^ 0xC0FFEE;
+    assert!(
+        text.contains(&format!("32w0x{xor:08X}) ecmp_poly;")),
+        "polynomial"
+    );
+    assert!(!text.contains("LCMP_SEED"));
+    let entries = a.entries().expect("entries");
+    let program = a.program();
+    let interp = lcmp_tofino::interp::Interpreter::new(&program, &entries);
+    for sport in 0..500u16 {
+        let h = lcmp_tofino::hash::Headers {
+            src: 0x0A01_0001,
+            dst: 0x0A08_0002,
+            sport,
+            dport: 80,
+            proto: 6,
+        };
+        let key = lcmp_decide::FlowKey::v4(
+            core::net::Ipv4Addr::from_bits(h.src),
+            core::net::Ipv4Addr::from_bits(h.dst),
+            sport,
+            80,
+            6,
+        );
+        assert_eq!(
+            interp.hash(&h),
+            key.ecmp_hash(HashAlgorithm::Crc32, 0xC0FFEE)
+        );
+    }
+}
+
+/// Item 4: resubmit data is 64 bits on Tofino 1 and 128 on Tofino 2, where
+/// the parser then skips 64 bits of padding (open-p4studio
+/// `tna_resubmit.p4`); port metadata is skipped by `PORT_METADATA_SIZE`.
+#[test]
+fn resubmit_layout_follows_the_target() {
+    let text = golden();
+    for (target, bits, pad) in [(Target::Tofino1, 64, false), (Target::Tofino2, 128, true)] {
+        let pre = parse::preprocess(&text, target.number()).expect("preprocess");
+        let prog = parse::parse(&pre).expect("parse");
+        let width: u32 = prog.structs["lcmp_resubmit_h"]
+            .iter()
+            .map(|f| match f.ty {
+                parse::Type::Bits(w) => w,
+                _ => panic!("bit fields"),
+            })
+            .sum();
+        assert_eq!(width, bits, "{target:?}");
+        let state = pre
+            .split("state parse_resubmit {")
+            .nth(1)
+            .and_then(|s| s.split("transition").next())
+            .expect("parse_resubmit state");
+        assert!(state.contains("pkt.extract(meta.resubmit);"));
+        assert_eq!(state.contains("pkt.advance(64);"), pad, "{target:?}");
+        let failover = pre
+            .split("meta.resubmit.setValid();")
+            .nth(1)
+            .and_then(|s| s.split("ig_dprsr_md.resubmit_type").next())
+            .expect("failover");
+        assert_eq!(failover.contains("meta.resubmit.pad2 = 0;"), pad);
+    }
+    assert!(text.contains("pkt.advance(PORT_METADATA_SIZE);"));
+}
+
+/// Item 8: the queue signal comes from the traffic manager's counters,
+/// which the agent polls (`usage_cells` of `tfN.tm.counter.eg_port`, 80-byte
+/// cells on Tofino 1, 176 on Tofino 2); the egress does no dead work.
+#[test]
+fn queue_signal_is_the_agents_poll_of_usage_cells() {
+    let p = plan(&golden(), Target::Tofino2);
+    assert!(p.gress("LcmpEgress").expect("egress").units.is_empty());
+    assert!(!golden().contains("deq_qdepth"));
+    assert_eq!(Target::Tofino1.cell_bytes(), 80);
+    assert_eq!(Target::Tofino2.cell_bytes(), 176);
+    assert_eq!(Target::Tofino2.tm_counter_table(), "tf2.tm.counter.eg_port");
+    for target in Target::ALL {
+        let opts = ExportOptions {
+            target,
+            ..ExportOptions::default()
+        };
+        let mut by_cells = agent("testbed8", "DC1", Scheme::Lcmp, opts);
+        let mut by_bytes = agent("testbed8", "DC1", Scheme::Lcmp, opts);
+        let cells = 30_000_000u64;
+        by_cells
+            .on_usage_cells(Instant::from_ticks(1000), PortId(4), cells)
+            .expect("poll");
+        by_bytes
+            .sample(
+                Instant::from_ticks(1000),
+                PortId(4),
+                cells * target.cell_bytes(),
+            )
+            .expect("sample");
+        let q = |a: &Agent| {
+            a.decider()
+                .port_state(PortId(4))
+                .map(|s| s.queue_bytes())
+                .expect("port")
+        };
+        assert_eq!(q(&by_cells), q(&by_bytes), "{target:?}");
+        assert_eq!(q(&by_cells), cells * target.cell_bytes());
+    }
+}
+
+/// `docs/tofino.md` shows the stage plan and the resource table that the
+/// analysis finds for the golden program.
+#[test]
+fn docs_show_the_analysed_plan() {
+    let docs =
+        std::fs::read_to_string(root().join("../../docs/tofino.md")).expect("docs/tofino.md");
+    let md = plan(&golden(), Target::Tofino1).markdown();
+    assert!(
+        docs.contains(&md),
+        "docs/tofino.md lacks the analysed plan; paste:\n{md}"
+    );
+    let t2 = plan(&golden(), Target::Tofino2);
+    assert!(docs.contains(&format!(
+        "Tofino 2: LcmpIngress {} stages",
+        t2.gress("LcmpIngress").expect("ingress").stages
+    )));
+}

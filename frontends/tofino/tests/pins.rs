@@ -1,0 +1,274 @@
+//! The data plane's two-way flow pins (issue 13, item 5), run by the
+//! interpreter statement by statement as `lcmp.p4`: a cell is taken only
+//! once it has expired, so two live flows that share a cell keep their
+//! ports on every packet; a third is routed unpinned and reported to the
+//! CPU by a digest; a flow pinned in way 1 whose way-0 cell frees up keeps
+//! its port; a flow whose pinned port died is re-pinned through a resubmit.
+
+use lcmp_decide::{DeciderConfig, HashAlgorithm, Scheme};
+use lcmp_tofino::hash::Headers;
+use lcmp_tofino::interp::{pin_indices, pin_slot, Interpreter, PinRegisters, PinStatus};
+use lcmp_tofino::model::Match;
+use lcmp_tofino::{Agent, EntrySet, ExportOptions, Program};
+
+const PIN_SLOTS: u32 = 512;
+
+fn agent() -> Agent {
+    agent_with(PIN_SLOTS)
+}
+
+fn agent_with(pin_slots: u32) -> Agent {
+    let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
+    let cfg = DeciderConfig {
+        scheme: Scheme::Lcmp,
+        seed: 7,
+        hash: HashAlgorithm::Crc32,
+        ..DeciderConfig::default()
+    };
+    let opts = ExportOptions {
+        pin_slots,
+        ..ExportOptions::default()
+    };
+    lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, opts).expect("agent")
+}
+
+fn flow(src: u32, sport: u16) -> Headers {
+    Headers {
+        src: 0x0A01_0000 | src,
+        dst: 0x0A08_0001,
+        sport,
+        dport: 4791,
+        proto: 17,
+    }
+}
+
+/// Flows `a`, `b`, `c` with one way-0 cell, `b` and `c` with one way-1
+/// cell, and each hashing to a different bucket than the next.
+fn colliding() -> (Headers, Headers, Headers) {
+    let a = flow(1, 1000);
+    let (sa, ia) = pin_slot(&a, PIN_SLOTS);
+    let mut b = None;
+    let mut c = None;
+    'search: for src in 2..64u32 {
+        for sport in 0..=u16::MAX {
+            let f = flow(src, sport);
+            let (s, i0) = pin_slot(&f, PIN_SLOTS);
+            if i0 != ia || s == sa {
+                continue;
+            }
+            match b {
+                None => b = Some((f, pin_indices(s, PIN_SLOTS).1)),
+                Some((_, i1b)) if pin_indices(s, PIN_SLOTS).1 == i1b => {
+                    c = Some(f);
+                    break 'search;
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    let (b, _) = b.expect("a way-0 collision");
+    (a, b, c.expect("a way-0 and way-1 collision"))
+}
+
+/// `entries` with group 8's selection rotated by one bucket (a congestion
+/// change that moves every bucket).
+fn rotated(entries: &EntrySet) -> EntrySet {
+    let mut out = entries.clone();
+    let ports: Vec<u64> = (0..3)
+        .map(|b| {
+            entries
+                .entries
+                .iter()
+                .find(|e| {
+                    e.table == "lcmp_select" && e.matches == [Match::Exact(8), Match::Exact(b)]
+                })
+                .map(|e| e.params[0])
+                .expect("bucket")
+        })
+        .collect();
+    for e in out.entries.iter_mut() {
+        if e.table == "lcmp_select" && e.matches[0] == Match::Exact(8) {
+            if let Match::Exact(b) = e.matches[1] {
+                e.params[0] = ports[((b + 1) % 3) as usize];
+            }
+        }
+    }
+    out
+}
+
+fn program_and_entries() -> (Program, EntrySet) {
+    let a = agent();
+    (a.program(), a.entries().expect("entries"))
+}
+
+#[test]
+fn colliding_live_flows_keep_their_ports_and_a_third_is_reported() {
+    let (program, entries) = program_and_entries();
+    let moved = rotated(&entries);
+    let (a, b, c) = colliding();
+    let mut pins = PinRegisters::default();
+    let ms = |t: u64| t * 1_000_000;
+    let i0 = Interpreter::new(&program, &entries);
+    let ta = i0.packet(&mut pins, &a, ms(1)).expect("a");
+    let tb = i0.packet(&mut pins, &b, ms(1)).expect("b");
+    assert_eq!(ta.ways, (PinStatus::Taken, PinStatus::None));
+    assert_eq!(
+        tb.ways,
+        (PinStatus::Busy, PinStatus::Taken),
+        "b goes to way 1"
+    );
+    let (pa, pb) = (ta.port.expect("a routed"), tb.port.expect("b routed"));
+    // Every bucket moves; a and b, alternating, keep their ports: neither
+    // evicts the other (the old single-cell pin re-decided both each time).
+    let i1 = Interpreter::new(&program, &moved);
+    for t in 2..50 {
+        let ta = i1.packet(&mut pins, &a, ms(t)).expect("a");
+        let tb = i1.packet(&mut pins, &b, ms(t)).expect("b");
+        assert_eq!(
+            (ta.port, ta.ways.0, ta.pin_hit),
+            (Some(pa), PinStatus::Hit, true)
+        );
+        assert_eq!(
+            (tb.port, tb.ways, tb.pin_hit),
+            (Some(pb), (PinStatus::Busy, PinStatus::Hit), true)
+        );
+        assert!(!ta.pin_failed && !tb.pin_failed);
+    }
+    // c finds both cells live: routed by the selection, unpinned, digest.
+    let tc = i1.packet(&mut pins, &c, ms(50)).expect("c");
+    assert!(tc.pin_failed, "{tc:?}");
+    assert!(!tc.pin_hit);
+    assert_eq!(tc.port, i1.ingress(&c).expect("c").port);
+    // a and b are untouched by it.
+    assert_eq!(i1.packet(&mut pins, &a, ms(51)).expect("a").port, Some(pa));
+    assert_eq!(i1.packet(&mut pins, &b, ms(51)).expect("b").port, Some(pb));
+}
+
+#[test]
+fn an_expired_cell_is_taken_and_a_way_one_pin_survives_way_zero_freeing() {
+    let (program, entries) = program_and_entries();
+    let moved = rotated(&entries);
+    let (a, b, c) = colliding();
+    let idle_ns = program.pin_idle_units() * 65_536;
+    let mut pins = PinRegisters::default();
+    let i0 = Interpreter::new(&program, &entries);
+    let t0 = 5_000_000_000u64;
+    i0.packet(&mut pins, &a, t0).expect("a");
+    let pb = i0.packet(&mut pins, &b, t0).expect("b").port;
+    // a stops; b keeps sending, past a's idle timeout.
+    let later = t0 + idle_ns + 200_000_000;
+    let i1 = Interpreter::new(&program, &moved);
+    let tb = i1.packet(&mut pins, &b, t0 + idle_ns / 2).expect("b");
+    assert_eq!(tb.ways, (PinStatus::Busy, PinStatus::Hit));
+    // a's way-0 cell has expired: b takes it, finds its way-1 pin, and
+    // copies its port (it does not re-decide).
+    let tb = i1.packet(&mut pins, &b, later).expect("b");
+    assert_eq!(tb.ways, (PinStatus::Taken, PinStatus::Hit));
+    assert_eq!(tb.port, pb);
+    let tb = i1.packet(&mut pins, &b, later + 1_000_000).expect("b");
+    assert_eq!(
+        (tb.ways.0, tb.port),
+        (PinStatus::Hit, pb),
+        "now pinned in way 0"
+    );
+    // b's way-1 copy was refreshed when it was found; while it lives, c
+    // (same cells as b) has no room.
+    let tc = i1.packet(&mut pins, &c, later + 2_000_000).expect("c");
+    assert!(tc.pin_failed, "{tc:?}");
+    // Once the copy expires (b keeps its way-0 pin alive), c gets way 1.
+    let tb = i1.packet(&mut pins, &b, later + idle_ns).expect("b");
+    assert_eq!((tb.ways.0, tb.port), (PinStatus::Hit, pb));
+    let tc = i1
+        .packet(&mut pins, &c, later + idle_ns + 100_000_000)
+        .expect("c");
+    assert_eq!(tc.ways, (PinStatus::Busy, PinStatus::Taken), "{tc:?}");
+    assert_eq!(tc.port, i1.ingress(&c).expect("c").port);
+    // a comes back after its expiry: a new flow (its way-0 cell is b's now),
+    // decided by the current selection.
+    let ta = i1
+        .packet(&mut pins, &a, later + idle_ns + 200_000_000)
+        .expect("a");
+    assert_eq!(ta.ways.0, PinStatus::Busy, "{ta:?}");
+    assert!(!ta.pin_hit);
+    assert_eq!(ta.port, i1.ingress(&a).expect("a").port);
+}
+
+#[test]
+fn a_dead_pinned_port_is_resubmitted_and_re_pinned() {
+    let mut agent = agent();
+    let program = agent.program();
+    let before = agent.entries().expect("entries");
+    let (a, b, _) = colliding();
+    let mut pins = PinRegisters::default();
+    let i0 = Interpreter::new(&program, &before);
+    let pa = i0
+        .packet(&mut pins, &a, 1_000_000)
+        .expect("a")
+        .port
+        .expect("a");
+    let pb = i0
+        .packet(&mut pins, &b, 1_000_000)
+        .expect("b")
+        .port
+        .expect("b");
+    // Both pinned ports die (identity device ports).
+    for p in [pa, pb] {
+        agent
+            .set_port_up(lcmp_decide::PortId(p as u8), false)
+            .expect("port");
+    }
+    let after = agent.entries().expect("entries");
+    let i1 = Interpreter::new(&program, &after);
+    for (f, dead) in [(a, pa), (b, pb)] {
+        let t = i1.packet(&mut pins, &f, 2_000_000).expect("failover");
+        assert!(t.resubmitted && t.pin_hit, "{t:?}");
+        let new = t.port.expect("re-pinned to a live port");
+        assert_ne!(new, dead);
+        assert_eq!(Some(new), i1.ingress(&f).expect("sel").port);
+        // The next packet follows the new pin without a resubmit.
+        let t = i1.packet(&mut pins, &f, 3_000_000).expect("pinned");
+        assert_eq!((t.port, t.resubmitted, t.pin_hit), (Some(new), false, true));
+    }
+}
+
+/// The fraction of `flows` distinct flows, arriving one after the other
+/// and all live, whose pin fails (both ways hold live pins of others).
+fn pin_failures(pin_slots: u32, flows: u32) -> f64 {
+    let a = agent_with(pin_slots);
+    let (program, entries) = (a.program(), a.entries().expect("entries"));
+    let interp = Interpreter::new(&program, &entries);
+    let mut pins = PinRegisters::default();
+    let mut x: u32 = 0x9E37_79B9;
+    let mut failed = 0u32;
+    for i in 0..flows {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        let h = Headers {
+            src: 0x0A01_0000 | (x & 0xFFFF),
+            dst: 0x0A08_0001,
+            sport: (x >> 16) as u16,
+            dport: (i & 0xFFFF) as u16,
+            proto: 6,
+        };
+        let t = interp.packet(&mut pins, &h, 1_000_000).expect("packet");
+        failed += u32::from(t.pin_failed);
+    }
+    f64::from(failed) / f64::from(flows)
+}
+
+/// The figures of `docs/tofino.md`: with the default 2 x 65 536 cells,
+/// the share of new flows left unpinned when 25 000 and 50 000 flows are
+/// live (the paper's flow cache holds 50 000).
+#[test]
+fn pin_failure_rate_at_the_default_size() {
+    let default = lcmp_tofino::model::DEFAULT_PIN_SLOTS;
+    let (f25, f50) = (pin_failures(default, 25_000), pin_failures(default, 50_000));
+    eprintln!(
+        "unpinned: {:.2} % of 25k flows, {:.2} % of 50k flows",
+        100.0 * f25,
+        100.0 * f50
+    );
+    assert!(f25 > 0.0 && f25 < 0.01, "{f25}");
+    assert!(f50 > f25 && f50 < 0.05, "{f50}");
+}

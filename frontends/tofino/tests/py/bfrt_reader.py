@@ -1,0 +1,331 @@
+"""A reimplementation of the code paths by which bfrt_python reads LCMP's
+table writes, after open-p4studio's pkgsrc/bf-drivers/src/bf_rt/bf_rt_python
+(read to learn, rewritten here):
+
+* bfrtcli.py `BFLeaf.add_from_json(entry_blob)`: `json.loads`, then for every
+  entry `ent['table_name']` (checked against the table's name, printed only),
+  `ent['key']`, `ent['data']`, `ent['action']` (a KeyError if absent), keys
+  and data re-keyed to bytes, `parse_str_input("add_from_json", key, data,
+  action)`, `add_entry(...)`; any exception is caught and printed as
+  `Error: ...`, which ends the load;
+* bfrtTable.py `BfRtTable.parse_str_input`: every key name through
+  `self.key_fields[name].parse_input`, every data name through
+  `self.actions[action]["data_fields"][name].parse_input`;
+* bfrtTable.py `BfRtTableField.parse_input`: EXACT keys and UINT/BYTE_STREAM
+  data with `_parse_int(value)`; LPM and RANGE keys with `_parse_int(value[0])`
+  and `_parse_int(value[1])`, TERNARY with a mask; `_parse_int` accepts ints
+  and strings (IPv4 dotted, MAC, `int(s, 0)`) and raises when
+  `parsed >> size > 0`;
+* bfrtcli.py `_make_core_method_strs` / `_create_add_with_action` /
+  `_create_mod_with_action` / `_create_del`: the generated `add_with_<a>`,
+  `mod_with_<a>` and `delete` methods, whose keyword arguments are the key
+  names (`$` dropped), `<k>_p_length`, `<k>_start`/`<k>_end`, `<k>_mask`, then
+  the action's data names, all defaulting to None (a missing argument parses
+  as 0); no `add_with_`/`mod_with_` for `@defaultonly` actions.
+
+Only the driver calls (`bf_rt_table_entry_add`, `_mod`, `_del`) are replaced,
+by a dictionary of entries that refuses what BF-Runtime refuses: an add of a
+present key, a modify or delete of an absent one. The table descriptions
+(bf-rt.json's key and data fields, with `$MATCH_PRIORITY` for ternary and
+range tables) are built from lcmp.p4 the way bf-p4c names them."""
+
+import ipaddress
+import json
+import keyword
+
+
+class BfRtTableError(Exception):
+    pass
+
+
+class Field:
+    """bfrtTable.py BfRtTableField, for the types LCMP's tables use."""
+
+    def __init__(self, name, size, category, key_type=None, required=True):
+        self.name = name.encode("ascii")
+        self.size = size
+        self.category = category  # "key" or "data"
+        self.key_type = key_type  # EXACT, LPM, RANGE, TERNARY
+        self.required = required
+        self.read_only = False
+
+    def _parse_int(self, value, mask_type=False):
+        if value is None:
+            if not self.required:
+                return True, None
+            value = 0
+            if mask_type:
+                value = (1 << self.size) - 1
+        if isinstance(value, str):
+            if "." in value:
+                try:
+                    value = int(ipaddress.IPv4Address(value))
+                except ValueError:
+                    pass
+        if isinstance(value, str) and (":" in value or "-" in value):
+            try:
+                value = int(value.replace("-", "").replace(":", ""), 16)
+            except ValueError:
+                pass
+        try:
+            parsed = int(value, 0) if isinstance(value, str) else int(value)
+        except Exception as e:  # the real code prints and returns failure
+            print("Error: {}".format(str(e)))
+            return False, -1
+        if mask_type and parsed < 0:
+            parsed &= (1 << self.size) - 1
+        if (parsed >> self.size) > 0:
+            raise BfRtTableError(
+                "Error: input {} (parsed: {}) for {} field {} is greater than {} bits.".format(
+                    value, parsed, self.category, self.name, self.size
+                )
+            )
+        return True, parsed
+
+    def parse_input(self, method_name, value):
+        if self.category == "data" or self.key_type == "EXACT":
+            return self._parse_int(value)
+        if self.key_type == "TERNARY":
+            s0, p0 = True, 0
+            s1, p1 = True, 0
+            if value[0] is not None or value[1] is not None:
+                s0, p0 = self._parse_int(value[0])
+                s1, p1 = self._parse_int(value[1], mask_type=True)
+            return (s0 and s1), [p0, p1]
+        if self.key_type in ("RANGE", "LPM"):
+            s0, p0 = self._parse_int(value[0])
+            s1, p1 = self._parse_int(value[1])
+            return (s0 and s1), [p0, p1]
+        raise BfRtTableError("Error: type {} for key field {} not yet supported in the CLI.".format(
+            self.key_type, self.name))
+
+
+class Table:
+    """bfrtTable.py BfRtTable (parse_str_input, add/mod/del_entry) and the
+    bfrtcli.py leaf methods generated for it."""
+
+    def __init__(self, name, key_fields, actions, default_only):
+        self.name = name  # pipe.Control.table
+        self.key_fields = {f.name: f for f in key_fields}
+        self.actions = {
+            a.encode("ascii"): {"data_fields": {f.name: f for f in fields}}
+            for a, fields in actions.items()
+        }
+        self.default_only = {a.encode("ascii") for a in default_only}
+        # Data fields of a table without actions (registers); none here.
+        self.data_fields = {}
+        self.entries = {}
+        self.errors = []
+        self._methods()
+
+    # -- bfrtTable.py --
+    def parse_str_input(self, method_name, key_strs, data_strs, action=None):
+        parsed_keys = {}
+        if key_strs is not None:
+            for name, input_ in key_strs.items():
+                if isinstance(name, str):
+                    name = name.encode("UTF-8")
+                success, parsed = self.key_fields[name].parse_input(method_name, input_)
+                if not success:
+                    print("ERROR: Can`t parse key in", method_name, "function. Invalid key:", input_)
+                    return -1, {}
+                parsed_keys[name] = parsed
+        parsed_data = {}
+        if data_strs is not None:
+            data_fields = self.data_fields
+            if action is not None:
+                data_fields = self.actions[action]["data_fields"]
+            for name, input_ in data_strs.items():
+                if isinstance(name, str):
+                    name = name.encode("UTF-8")
+                success, parsed = data_fields[name].parse_input(method_name, input_)
+                if not success:
+                    print("ERROR: Can`t parse data in", method_name, "function. Invalid value:", input_)
+                    return {}, -1
+                parsed_data[name] = parsed
+        return parsed_keys, parsed_data
+
+    @staticmethod
+    def _key(key_content):
+        return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in key_content.items()))
+
+    # The driver calls, as a dictionary.
+    def add_entry(self, key_content, data_content, action=None):
+        k = self._key(key_content)
+        if k in self.entries:
+            raise BfRtTableError("Error: table_entry_add failed on table {}. [Already exists]".format(self.name))
+        self.entries[k] = (action, tuple(sorted(data_content.items())))
+
+    def mod_entry(self, key_content, data_content, action=None, ttl_reset=True):
+        k = self._key(key_content)
+        if k not in self.entries:
+            raise BfRtTableError("Error: table_entry_mod failed on table {}. [Object not found]".format(self.name))
+        self.entries[k] = (action, tuple(sorted(data_content.items())))
+
+    def del_entry(self, key_content, entry_handle=None):
+        k = self._key(key_content)
+        if k not in self.entries:
+            raise BfRtTableError("Error: table_entry_del failed on table {}. [Object not found]".format(self.name))
+        del self.entries[k]
+
+    # -- bfrtcli.py --
+    def add_from_json(self, entry_blob):
+        if isinstance(entry_blob, str):
+            jents = json.loads(entry_blob)
+            try:
+                for ent in jents:
+                    if not ent["table_name"] == self.name:
+                        self._print("Error: table mismatch for entry {}.".format(ent))
+                    skey = ent["key"]
+                    sdata = ent["data"]
+                    saction = ent["action"]
+                    key = {}
+                    data = {}
+                    action = None
+                    if saction is not None:
+                        action = saction.encode("ascii")
+                    for k, v in skey.items():
+                        key[k.encode("ascii")] = v
+                    for k, v in sdata.items():
+                        data[k.encode("ascii")] = v
+                    parsed_keys, parsed_data = self.parse_str_input("add_from_json", key, data, action)
+                    if parsed_keys == -1:
+                        return
+                    if parsed_data == -1:
+                        return
+                    self.add_entry(parsed_keys, parsed_data, action)
+            except Exception as e:
+                self._print("Error: {}".format(str(e)))
+        else:
+            self._print("Input must be string produced by dump command for this table.")
+
+    def _print(self, msg):
+        print(msg)
+        self.errors.append(msg)
+
+    def _param_names(self, names, prefix):
+        # _build_names at ridx 1: the last dotted part, `$` and friends
+        # replaced; Python keywords get a prefix (validate_p4_entity_name).
+        out = {}
+        for n in names:
+            p = n.decode("ascii")
+            for x, y in [("$", ""), (" & ", "_"), ("-", "_"), (":", "_"), ("[", "_"), ("]", "_"), ("__", "_")]:
+                p = p.replace(x, y)
+            p = p[p.rfind(".") + 1 :]
+            if keyword.iskeyword(p):
+                p = prefix + p
+            out[n] = p
+        if len(set(out.values())) != len(out):
+            raise BfRtTableError("parameter names collide: {}".format(out))
+        return out
+
+    def _method_parts(self, data_fields):
+        knames = self._param_names(list(self.key_fields), "key_")
+        dnames = self._param_names(list(data_fields), "data_")
+        if set(knames.values()) & set(dnames.values()):
+            raise BfRtTableError("key and data parameter names collide in {}".format(self.name))
+        params, key_call, data_call = [], [], []
+        for name, f in self.key_fields.items():
+            p = knames[name]
+            if f.key_type == "TERNARY":
+                sub = [p, p + "_mask"]
+            elif f.key_type == "RANGE":
+                sub = [p + "_start", p + "_end"]
+            elif f.key_type == "LPM":
+                sub = [p, p + "_p_length"]
+            else:
+                sub = None
+            if sub:
+                params += sub
+                key_call.append("{!r}: [{}, {}]".format(name, sub[0], sub[1]))
+            else:
+                params.append(p)
+                key_call.append("{!r}: {}".format(name, p))
+        for name in data_fields:
+            params.append(dnames[name])
+            data_call.append("{!r}: {}".format(name, dnames[name]))
+        param_str = "".join("{}=None, ".format(p) for p in params)
+        return param_str, "{" + ", ".join(key_call) + "}", "{" + ", ".join(data_call) + "}"
+
+    def _methods(self):
+        # _create_del, then per action (not @defaultonly) mod_with_ / add_with_.
+        param_str, key_call, _ = self._method_parts({})
+        self._define(
+            "delete",
+            "def delete(self, {}pipe=None, gress_dir=None, prsr_id=None, handle=None):\n"
+            "    parsed_keys, _ = self.parse_str_input('delete', {}, {{}})\n"
+            "    if parsed_keys == -1:\n        return\n"
+            "    self.del_entry(parsed_keys, entry_handle=handle)\n".format(param_str, key_call),
+        )
+        for action, info in self.actions.items():
+            if action in self.default_only:
+                continue
+            short = action.decode("ascii")
+            short = short[short.rfind(".") + 1 :].replace("$", "")
+            param_str, key_call, data_call = self._method_parts(info["data_fields"])
+            for verb, call in [("add", "add_entry"), ("mod", "mod_entry")]:
+                name = "{}_with_{}".format(verb, short)
+                self._define(
+                    name,
+                    "def {}(self, {}pipe=None, gress_dir=None, prsr_id=None):\n"
+                    "    parsed_keys, parsed_data = self.parse_str_input({!r}, {}, {}, {!r})\n"
+                    "    if parsed_keys == -1:\n        return\n"
+                    "    if parsed_data == -1:\n        return\n"
+                    "    self.{}(parsed_keys, parsed_data, {!r})\n".format(
+                        name, param_str, name, key_call, data_call, action, call, action
+                    ),
+                )
+
+    def _define(self, name, code):
+        d = {}
+        exec(code, {}, d)
+        setattr(self, name, d[name].__get__(self))
+
+
+class Node:
+    def __init__(self, what, children):
+        self._what, self._children = what, children
+
+    def __getattr__(self, attr):
+        try:
+            return self._children[attr]
+        except KeyError:
+            raise AttributeError("{} has no {}".format(self._what, attr)) from None
+
+
+def make_bfrt(decls, program="lcmp"):
+    """A `bfrt` object with the LCMP tables of `decls` (p4names.parse)."""
+    tables = {}
+    controls = {}
+    for ctl, d in decls.items():
+        children = {}
+        for t, td in d["tables"].items():
+            keys = [
+                Field(k, kd["bits"], "key", kd["kind"].upper()) for k, kd in td["keys"].items()
+            ]
+            if any(kd["kind"] in ("range", "ternary") for kd in td["keys"].values()):
+                keys.append(Field("$MATCH_PRIORITY", 32, "key", "EXACT"))
+            actions = {}
+            for a in td["actions"] + td["default_only"]:
+                actions["{}.{}".format(ctl, a)] = [
+                    Field(p, bits, "data") for p, bits in d["actions"][a].items()
+                ]
+            default_only = ["{}.{}".format(ctl, a) for a in td["default_only"]]
+            table = Table("pipe.{}.{}".format(ctl, t), keys, actions, default_only)
+            children[t] = table
+            tables[table.name] = table
+        controls[ctl] = Node(ctl, children)
+    pipe = Node("pipe", controls)
+
+    class Bfrt(Node):
+        def complete_operations(self):
+            pass
+
+    return Bfrt("bfrt", {program: Node(program, {"pipe": pipe})}), tables
+
+
+def snapshot(tables):
+    """Every installed entry: (table, key, action, data), sorted."""
+    return sorted(
+        (name, k, a, d) for name, t in tables.items() for k, (a, d) in t.entries.items()
+    )
