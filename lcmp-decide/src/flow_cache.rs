@@ -43,10 +43,14 @@ struct Slot {
 }
 
 impl Slot {
+    /// All ones: only the port byte (0xFF) marks a slot empty, and a
+    /// byte-splat pattern lets `FlowCache::new()` compile to a `memset` of
+    /// its destination (a `static`, a C caller's memory) instead of a 12 KiB
+    /// stack temporary copied there (docs/firmware.md, "Stack").
     const EMPTY: Slot = Slot {
-        tag_lo: 0,
-        tag_hi_port: EMPTY_PORT,
-        last_seen: 0,
+        tag_lo: u32::MAX,
+        tag_hi_port: u32::MAX,
+        last_seen: u32::MAX,
     };
 
     const fn tags(fingerprint: u64) -> (u32, u32) {

@@ -58,7 +58,7 @@ pub const LCMP_PORTS: usize = 64;
 pub const LCMP_FLOWS: usize = 1024;
 /// Upper bound of [`lcmp_decider_size`] on every target (checked at compile
 /// time), for `static` storage in C.
-pub const LCMP_DECIDER_SIZE_MAX: usize = 40960;
+pub const LCMP_DECIDER_SIZE_MAX: usize = 57344;
 /// Upper bound of [`lcmp_decider_align`] on every target.
 pub const LCMP_DECIDER_ALIGN_MAX: usize = 8;
 /// Most candidates in one route group (and in one explanation).
@@ -194,6 +194,10 @@ pub(crate) const MAGIC: u32 = 0x4C43_4D50;
 pub struct lcmp_decider {
     magic: u32,
     inner: Inner,
+    /// Where `lcmp_install` decodes a blob before it installs the tables,
+    /// so that neither the decoded nor the compiled tables are ever built
+    /// on the stack (every frame of the library stays under 4 KiB).
+    scratch: Tables,
 }
 
 /// Per-decider settings that do not come with the tables.
@@ -531,7 +535,7 @@ pub fn install_tables(d: &mut Inner, tables: &Tables) -> Result<(), i32> {
 
 /// The ABI version of this library and header (bumped on any change to a
 /// struct layout, a code or a signature).
-pub const LCMP_ABI_VERSION: u32 = 1;
+pub const LCMP_ABI_VERSION: u32 = 2;
 
 /// Returns [`LCMP_ABI_VERSION`] as compiled into the library, to compare with
 /// the header's at start-up.
@@ -587,6 +591,7 @@ pub unsafe extern "C" fn lcmp_decider_init(
     let value = lcmp_decider {
         magic: MAGIC,
         inner: Decider::new(config),
+        scratch: Tables::new(),
     };
     // SAFETY: `mem`/`mem_len` as the caller promised.
     match unsafe { boundary::init(mem, mem_len, value) } {
@@ -606,7 +611,7 @@ pub unsafe extern "C" fn lcmp_decider_init(
 #[no_mangle]
 pub unsafe extern "C" fn lcmp_install(d: *mut lcmp_decider, blob: *const u8, len: usize) -> i32 {
     // SAFETY: the caller's contract.
-    let d = match unsafe { boundary::decider_mut(d) } {
+    let d = match unsafe { boundary::handle_mut(d) } {
         Ok(d) => d,
         Err(e) => return e,
     };
@@ -1040,10 +1045,11 @@ mod blob {
         }
     }
 
-    /// Decodes, validates and installs; nothing changes on error.
-    pub(super) fn install(d: &mut Inner, blob: &[u8]) -> Result<(), i32> {
-        let blob = lcmp_tables::blob::decode_blob(blob).map_err(code)?;
-        install_tables(d, &blob.tables)
+    /// Decodes into the handle's scratch, validates, and installs in
+    /// place; the decider is unchanged on error (the scratch is not).
+    pub(super) fn install(d: &mut lcmp_decider, blob: &[u8]) -> Result<(), i32> {
+        lcmp_tables::blob::decode_blob_into(blob, &mut d.scratch).map_err(code)?;
+        install_tables(&mut d.inner, &d.scratch)
     }
 }
 
