@@ -518,7 +518,66 @@ mod test {
         );
     }
 
+    /// Valid tables of different sizes: every switch of testbed8 and bso13.
+    fn all_switches() -> Vec<Tables> {
+        let mut out = Vec::new();
+        for (name, n) in [("testbed8", 8u16), ("bso13", 13)] {
+            let topo = Topology::embedded(name).expect("embedded");
+            for s in 1..=n {
+                out.push(build_tables(&topo, s, &BuildOptions::default()).expect("build"));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn header_errors_leave_the_scratch_untouched() {
+        let tables = all_switches();
+        let b = blob(&tables[0], 4);
+        let mut bad_crc = b.clone();
+        *bad_crc.last_mut().expect("payload") ^= 1;
+        let mut bad_magic = b.clone();
+        bad_magic[0] = b'X';
+        for bad in [&b[..10], &b[..b.len() - 1], &bad_crc[..], &bad_magic[..]] {
+            let mut scratch = tables[5].clone();
+            assert!(decode_blob_into(bad, &mut scratch).is_err());
+            assert_eq!(scratch, tables[5]);
+        }
+        let mut scratch = tables[5].clone();
+        assert_eq!(decode_blob_into(&b, &mut scratch), Ok(4));
+        assert_eq!(scratch, tables[0]);
+    }
+
     quickcheck! {
+        /// Decoding into memory that held other tables equals the by-value
+        /// decode (same tables, same generation, same error), on valid
+        /// blobs and on damaged ones.
+        fn decode_into_equals_decode(pick: (u8, u8), generation: u64, edits: Vec<(u16, u8)>) -> bool {
+            // Up to two edits: a third of the blobs are intact, and most
+            // damaged ones get past the first fields.
+            let edits = &edits[..edits.len().min(usize::from(pick.0 / 3 % 3))];
+            let all = all_switches();
+            let t = &all[usize::from(pick.0) % all.len()];
+            let dirty = &all[usize::from(pick.1) % all.len()];
+            let clean = edits.is_empty();
+            let b = if clean {
+                blob(t, generation)
+            } else {
+                // Damage the payload, not the CRC: payload errors, and
+                // valid blobs of other tables.
+                let mut p = postcard::to_allocvec(t).unwrap_or_default();
+                for &(at, v) in edits {
+                    let n = p.len();
+                    p[usize::from(at) % n] = v;
+                }
+                wrap(&p)
+            };
+            let mut scratch = dirty.clone();
+            let into = decode_blob_into(&b, &mut scratch).map(|g| (g, scratch));
+            let by_value = decode_blob(&b).map(|x| (x.generation, x.tables));
+            into == by_value && (!clean || into == Ok((generation, t.clone())))
+        }
+
         fn canonical_sizes_match_postcard(v: u64, w: (u32, u32, u32, u32), t: (u32, u32, u8, bool)) -> bool {
             let mut p = Params::PAPER;
             p.weights.alpha = w.0;

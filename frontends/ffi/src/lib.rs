@@ -1293,6 +1293,106 @@ mod test {
         }
     }
 
+    /// A blob around any payload, with a correct header and CRC.
+    fn wrap(payload: &[u8]) -> Vec<u8> {
+        use lcmp_tables::blob::{BLOB_MAGIC, BLOB_VERSION};
+        let mut b = Vec::new();
+        b.extend_from_slice(&BLOB_MAGIC);
+        b.extend_from_slice(&BLOB_VERSION.to_le_bytes());
+        b.extend_from_slice(&[0, 0]);
+        b.extend_from_slice(&2u64.to_le_bytes());
+        b.extend_from_slice(&u32::try_from(payload.len()).unwrap().to_le_bytes());
+        let crc32c = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
+        let mut crc = crc32c.digest();
+        crc.update(&b);
+        crc.update(payload);
+        b.extend_from_slice(&crc.finalize().to_le_bytes());
+        b.extend_from_slice(payload);
+        b
+    }
+
+    /// Everything the C side can observe of a decider, plus its whole state
+    /// (`Debug`: compiled tables, ports, flow cache, counters).
+    fn observe(d: *mut lcmp_decider) -> (lcmp_counters, Vec<lcmp_explanation>, String) {
+        let mut c = lcmp_counters::default();
+        let mut all = Vec::new();
+        unsafe {
+            assert_eq!(lcmp_get_counters(d, &mut c), LCMP_OK);
+            for i in 0..40 {
+                let f = lcmp_flow_v4(0x0A00_0000 + i, 0x0A07_0001, 1000, 4791, 17);
+                let mut e = explanation_to_c(&lcmp_decide::Explanation {
+                    scheme: Scheme::Lcmp,
+                    group: GroupId(0),
+                    candidates: heapless::Vec::new(),
+                    hash: 0,
+                    pinned: None,
+                    chosen: None,
+                    reason: Reason::UnknownGroup,
+                });
+                assert_eq!(lcmp_explain(d, 100, &f, 8, &mut e), LCMP_OK);
+                all.push(e);
+            }
+            (c, all, format!("{:?}", boundary::decider_ref(d).unwrap()))
+        }
+    }
+
+    #[test]
+    fn a_rejected_blob_changes_nothing() {
+        let mut mem = storage();
+        let d = init(&mut mem);
+        let good = lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
+        let mut other = tables();
+        other.groups[0].candidates.truncate(2);
+        other.groups[0].id = GroupId(9);
+        let other = postcard::to_allocvec(&other).unwrap();
+        let mut unknown_port = tables();
+        unknown_port.groups[0].candidates[2].port = PortId(9);
+        let mut zero = tables();
+        zero.groups[0].candidates[2].capacity_bps = 0;
+        let bad = [
+            (good[..good.len() - 1].to_vec(), LCMP_ERR_BLOB_TRUNCATED),
+            (
+                {
+                    let mut b = good.clone();
+                    *b.last_mut().unwrap() ^= 1;
+                    b
+                },
+                LCMP_ERR_BLOB_CRC,
+            ),
+            // The payload of other tables, cut in its only group: the
+            // scratch is half overwritten when the decoder stops.
+            (wrap(&other[..other.len() - 3]), LCMP_ERR_BAD_BLOB),
+            (
+                wrap(&postcard::to_allocvec(&unknown_port).unwrap()),
+                LCMP_ERR_UNKNOWN_PORT,
+            ),
+            (
+                wrap(&postcard::to_allocvec(&zero).unwrap()),
+                LCMP_ERR_ZERO_CAPACITY,
+            ),
+        ];
+        unsafe {
+            assert_eq!(lcmp_install(d, good.as_ptr(), good.len()), LCMP_OK);
+            let mut out = decision_to_c(Decision::NoRoute(Reason::UnknownGroup));
+            for i in 0..30 {
+                let f = lcmp_flow_v4(0x0A00_0000 + i, 0x0A07_0001, 1000, 4791, 17);
+                assert_eq!(lcmp_on_packet(d, i, &f, 8, &mut out), LCMP_OK);
+            }
+            assert_eq!(lcmp_sample(d, 50, 2, 3_000_000_000), LCMP_OK);
+            assert_eq!(lcmp_set_port(d, 1, false), LCMP_OK);
+            let before = observe(d);
+            assert!(before.1.iter().any(|e| e.pinned != LCMP_NO_PORT));
+            for (blob, code) in &bad {
+                assert_eq!(lcmp_install(d, blob.as_ptr(), blob.len()), *code);
+                assert_eq!(observe(d), before, "code {code}");
+            }
+            // A valid blob after the failures: hitless, pins kept.
+            assert_eq!(lcmp_install(d, good.as_ptr(), good.len()), LCMP_OK);
+            let after = observe(d);
+            assert_eq!((after.0, &after.1), (before.0, &before.1));
+        }
+    }
+
     #[test]
     fn every_code_has_a_message() {
         for code in [0, -1, -2, -3, -4, -5, -6, -7]
