@@ -349,7 +349,11 @@ impl Tables {
     /// assert!(bad.compile_into(8, &mut compiled).is_err());
     /// assert_eq!(compiled, Tables::paper_defaults().compile(8).unwrap());
     /// ```
-    pub fn compile_into(&self, port_capacity: usize, out: &mut CompiledTables) -> Result<(), Error> {
+    pub fn compile_into(
+        &self,
+        port_capacity: usize,
+        out: &mut CompiledTables,
+    ) -> Result<(), Error> {
         self.validate(port_capacity)?;
         self.compile_validated(out);
         Ok(())
@@ -366,7 +370,20 @@ impl Tables {
         // Same capacity as the source: the extend cannot fail.
         let _ = out.ports.extend_from_slice(&self.ports);
         out.groups.clear();
-        for g in &self.groups {
+        // Groups are stored sorted by id. Sorting their indices (one byte
+        // each) rather than the compiled groups (280 bytes each) keeps the
+        // sort's frames, and their recursion, small.
+        let mut order = [0u8; MAX_GROUPS];
+        let order = order.get_mut(..self.groups.len()).unwrap_or(&mut []);
+        for (i, slot) in order.iter_mut().enumerate() {
+            // i < MAX_GROUPS = 64.
+            *slot = u8::try_from(i).unwrap_or(u8::MAX);
+        }
+        order.sort_unstable_by_key(|&i| self.groups.get(usize::from(i)).map(|g| g.id));
+        for g in order
+            .iter()
+            .filter_map(|&i| self.groups.get(usize::from(i)))
+        {
             let mut compiled = CompiledGroup {
                 id: g.id,
                 candidates: Vec::new(),
@@ -389,7 +406,6 @@ impl Tables {
             }
             let _ = out.groups.push(compiled);
         }
-        out.groups.sort_unstable_by_key(|g| g.id);
         out.direct = [0; DIRECT_GROUP_IDS];
         for (i, g) in out.groups.iter().enumerate() {
             if let Some(slot) = out.direct.get_mut(usize::from(g.id.0)) {

@@ -40,7 +40,7 @@ fn snapshot(d: &Decider<8, 64>, now: u32) -> Snapshot {
 }
 
 fn group_of(i: u32) -> GroupId {
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         GroupId(9)
     } else {
         DC8
@@ -103,10 +103,7 @@ fn invalid_tables() -> Vec<(Tables, Error)> {
         Error::InvalidCapacityThresholds,
     );
     // Port 8 is out of range for a decider of 8 ports.
-    add(
-        &|t| t.ports[5].id = PortId(8),
-        Error::PortOutOfRange(8),
-    );
+    add(&|t| t.ports[5].id = PortId(8), Error::PortOutOfRange(8));
     add(&|t| t.ports[5].id = PortId(0), Error::DuplicatePort(0));
     add(&|t| t.ports[3].buffer_bytes = 0, Error::ZeroPortCapacity(3));
     // The last group is the one that fails: the first is valid, so a
@@ -218,7 +215,11 @@ impl Arbitrary for AnyTables {
                 id,
                 candidates: heapless::Vec::new(),
             };
-            let chosen: Vec<u8> = ports.iter().copied().filter(|_| bool::arbitrary(g)).collect();
+            let chosen: Vec<u8> = ports
+                .iter()
+                .copied()
+                .filter(|_| bool::arbitrary(g))
+                .collect();
             for &p in chosen.iter().take(6) {
                 let _ = grp.candidates.push(Candidate {
                     port: PortId(p),
@@ -323,4 +324,3 @@ quickcheck! {
         }
     }
 }
-
