@@ -370,20 +370,20 @@ impl Tables {
         // Same capacity as the source: the extend cannot fail.
         let _ = out.ports.extend_from_slice(&self.ports);
         out.groups.clear();
-        // Groups are stored sorted by id. Sorting their indices (one byte
-        // each) rather than the compiled groups (280 bytes each) keeps the
-        // sort's frames, and their recursion, small.
-        let mut order = [0u8; MAX_GROUPS];
-        let order = order.get_mut(..self.groups.len()).unwrap_or(&mut []);
-        for (i, slot) in order.iter_mut().enumerate() {
-            // i < MAX_GROUPS = 64.
-            *slot = u8::try_from(i).unwrap_or(u8::MAX);
-        }
-        order.sort_unstable_by_key(|&i| self.groups.get(usize::from(i)).map(|g| g.id));
-        for g in order
+        // Groups are stored sorted by id: each round takes the smallest id
+        // above the last one (ids are unique once validated). At most
+        // 64 x 64 comparisons, at install time, with no sort code, no
+        // scratch memory and no recursion (a `sort_unstable` of the
+        // 280-byte groups cost up to 12 levels of 292-byte frames, of
+        // their indices 2.7 KiB of flash; docs/firmware.md, "Stack").
+        let mut last: Option<GroupId> = None;
+        while let Some(g) = self
+            .groups
             .iter()
-            .filter_map(|&i| self.groups.get(usize::from(i)))
+            .filter(|g| last.is_none_or(|l| g.id > l))
+            .min_by_key(|g| g.id)
         {
+            last = Some(g.id);
             let mut compiled = CompiledGroup {
                 id: g.id,
                 candidates: Vec::new(),
