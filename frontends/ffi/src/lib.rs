@@ -1108,6 +1108,19 @@ mod test {
         t
     }
 
+    /// An output struct for `lcmp_explain` to overwrite.
+    fn blank_explanation() -> lcmp_explanation {
+        explanation_to_c(&lcmp_decide::Explanation {
+            scheme: Scheme::Lcmp,
+            group: GroupId(0),
+            candidates: heapless::Vec::new(),
+            hash: 0,
+            pinned: None,
+            chosen: None,
+            reason: Reason::UnknownGroup,
+        })
+    }
+
     fn init(mem: &mut [u64]) -> *mut lcmp_decider {
         let mut d = ptr::null_mut();
         let rc = unsafe {
@@ -1221,15 +1234,7 @@ mod test {
             assert_eq!(lcmp_on_packet(d, 30, &flow, 8, &mut out), LCMP_OK);
             assert_eq!((out.kind, out.port), (LCMP_DECISION_HIT, first));
 
-            let mut e = explanation_to_c(&lcmp_decide::Explanation {
-                scheme: Scheme::Lcmp,
-                group: GroupId(0),
-                candidates: heapless::Vec::new(),
-                hash: 0,
-                pinned: None,
-                chosen: None,
-                reason: Reason::UnknownGroup,
-            });
+            let mut e = blank_explanation();
             assert_eq!(lcmp_explain(d, 30, &flow, 8, &mut e), LCMP_OK);
             assert_eq!(
                 (e.chosen, e.pinned, e.reason),
@@ -1320,15 +1325,7 @@ mod test {
             assert_eq!(lcmp_get_counters(d, &mut c), LCMP_OK);
             for i in 0..40 {
                 let f = lcmp_flow_v4(0x0A00_0000 + i, 0x0A07_0001, 1000, 4791, 17);
-                let mut e = explanation_to_c(&lcmp_decide::Explanation {
-                    scheme: Scheme::Lcmp,
-                    group: GroupId(0),
-                    candidates: heapless::Vec::new(),
-                    hash: 0,
-                    pinned: None,
-                    chosen: None,
-                    reason: Reason::UnknownGroup,
-                });
+                let mut e = blank_explanation();
                 assert_eq!(lcmp_explain(d, 100, &f, 8, &mut e), LCMP_OK);
                 all.push(e);
             }
