@@ -20,7 +20,7 @@
 //!
 //! [`decode_blob_into`] does the same into caller-owned [`Tables`] (a
 //! `static`, or scratch memory next to the decider), element by element:
-//! it needs well under 1 KiB of stack, where a by-value `Tables` is about
+//! it needs under 1 KiB of stack, where a by-value `Tables` is about
 //! 19 KiB (docs/firmware.md, "Stack"). [`decode_blob`] is a thin wrapper
 //! over it for callers with stack or heap to spare.
 
@@ -135,7 +135,7 @@ pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
 
 /// Decodes and validates a blob into `tables` (caller-owned memory, for
 /// example a `static`), element by element, and returns the blob's
-/// generation. Needs well under 1 KiB of stack.
+/// generation. Needs under 1 KiB of stack (with the validation).
 ///
 /// Every byte string gives `Ok` or exactly one error, checked in this
 /// order: [`TablesError::Truncated`] (shorter than the header),
