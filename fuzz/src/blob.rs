@@ -3,7 +3,8 @@
 //! and every installer.
 //!
 //! Checks: decoding returns `Ok` or a typed error (its `Display` works) and
-//! never panics; whatever decodes re-encodes to the same bytes, installs into
+//! never panics; `decode_blob_into` over memory holding other tables gives
+//! the same tables or error; whatever decodes re-encodes to the same bytes, installs into
 //! a decider of `MAX_PORTS` ports, and then routes a packet of every group to
 //! one of the group's candidates (and explains it the same way); valid
 //! tables encode, and decode back to themselves.
@@ -16,8 +17,13 @@
 
 use arbitrary::Arbitrary;
 use lcmp_decide::tables::MAX_PORTS;
-use lcmp_decide::{Decider, DeciderConfig, Decision, FlowKey, GroupId, Instant, PortId};
-use lcmp_tables::blob::{decode_blob, encode_blob_vec, BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION};
+use lcmp_decide::{
+    Candidate, Decider, DeciderConfig, Decision, FlowKey, Group, GroupId, Instant, PortConfig,
+    PortId, Tables,
+};
+use lcmp_tables::blob::{
+    decode_blob, decode_blob_into, encode_blob_vec, BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION,
+};
 use lcmp_tables::{Count, TablesError};
 
 use crate::input::{Bytes, FlowSpec, TablesSpec};
@@ -165,8 +171,36 @@ pub fn run(input: &BlobInput) {
     }
 }
 
+/// Valid tables of two ports and one group, for `decode_blob_into` to
+/// overwrite.
+fn dirty_scratch() -> Tables {
+    let mut t = Tables::paper_defaults();
+    let mut g = Group {
+        id: GroupId(7),
+        candidates: heapless::Vec::new(),
+    };
+    for p in [3u8, 60] {
+        let _ = t.ports.push(PortConfig {
+            id: PortId(p),
+            rate_bps: 1 << 30,
+            buffer_bytes: 1 << 20,
+        });
+        let _ = g.candidates.push(Candidate {
+            port: PortId(p),
+            delay_units: 9,
+            capacity_bps: 1 << 30,
+        });
+    }
+    let _ = t.groups.push(g);
+    t
+}
+
 /// The checks on one byte string.
 fn check(bytes: &[u8], flow: &FlowKey) {
+    let mut scratch = dirty_scratch();
+    let into = decode_blob_into(bytes, &mut scratch).map(|g| (g, scratch));
+    let by_value = decode_blob(bytes).map(|b| (b.generation, b.tables));
+    assert_eq!(into, by_value, "decode_blob_into over other tables differs");
     let blob = match decode_blob(bytes) {
         Ok(blob) => blob,
         Err(e) => {

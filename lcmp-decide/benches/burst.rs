@@ -37,9 +37,16 @@ fn tables(idle_timeout_ticks: u32) -> Tables {
         id: GroupId(8),
         candidates: heapless::Vec::new(),
     };
-    for (i, (gbps, ms)) in [(200, 25), (200, 250), (100, 10), (100, 100), (25, 5), (25, 50)]
-        .iter()
-        .enumerate()
+    for (i, (gbps, ms)) in [
+        (200, 25),
+        (200, 250),
+        (100, 10),
+        (100, 100),
+        (25, 5),
+        (25, 50),
+    ]
+    .iter()
+    .enumerate()
     {
         let id = PortId(i as u8);
         let _ = t.ports.push(PortConfig {
@@ -166,23 +173,32 @@ fn bench_hits_in<S: SlotStorage>(
         *at += BURST_LEN;
         &stream[*at - BURST_LEN..*at]
     };
-    g.bench_function(BenchmarkId::new(format!("single{name}"), label(slots)), |b| {
-        b.iter(|| {
-            let mut last = None;
-            for (k, grp) in next(&mut at) {
-                last = d.on_packet(now, black_box(k), *grp).port();
-            }
-            black_box(last)
-        })
-    });
+    g.bench_function(
+        BenchmarkId::new(format!("single{name}"), label(slots)),
+        |b| {
+            b.iter(|| {
+                let mut last = None;
+                for (k, grp) in next(&mut at) {
+                    last = d.on_packet(now, black_box(k), *grp).port();
+                }
+                black_box(last)
+            })
+        },
+    );
     let mut out = [Decision::Hit(PortId(0)); BURST_LEN];
-    g.bench_function(BenchmarkId::new(format!("burst{name}"), label(slots)), |b| {
-        b.iter(|| {
-            let n = d.on_packets(now, black_box(next(&mut at)), &mut out);
-            black_box((n, out[BURST_LEN - 1]))
-        })
-    });
-    assert_eq!(d.counters().hits, d.counters().packets - d.counters().new_flows);
+    g.bench_function(
+        BenchmarkId::new(format!("burst{name}"), label(slots)),
+        |b| {
+            b.iter(|| {
+                let n = d.on_packets(now, black_box(next(&mut at)), &mut out);
+                black_box((n, out[BURST_LEN - 1]))
+            })
+        },
+    );
+    assert_eq!(
+        d.counters().hits,
+        d.counters().packets - d.counters().new_flows
+    );
 }
 
 fn bench_hits(c: &mut Criterion) {

@@ -267,15 +267,21 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     /// Validates and installs new tables. Hitless: pinned flows keep their
     /// ports, port state is kept, new decisions use the new tables. On error
     /// nothing changes.
+    ///
+    /// The tables are validated first ([`Tables::validate`]), then compiled
+    /// in place over the previous ones (`&mut self`: no packet sees a half
+    /// state), so no copy of the tables is built on the stack: an install
+    /// needs well under 1 KiB of it (docs/firmware.md, "Stack").
     pub fn install(&mut self, tables: &Tables) -> Result<(), Error> {
-        let compiled = tables.compile(PORTS)?;
+        tables.validate(PORTS)?;
+        let compiled = self.tables.get_or_insert_with(CompiledTables::new);
+        tables.compile_validated(compiled);
         trace!("lcmp: installed {} groups", compiled.groups().len());
         // New weights or levels apply to the stored congestion at once.
         for (i, state) in self.ports.iter_mut().enumerate() {
             let port = u8::try_from(i).ok().and_then(|p| compiled.port(PortId(p)));
             state.refresh_c_cong(port.map(|p| (compiled.params(), compiled.levels(), p)));
         }
-        self.tables = Some(compiled);
         self.tables_valid = true;
         Ok(())
     }

@@ -57,6 +57,11 @@ const TAG_MASK: u64 = (1 << 56) - 1;
 /// An empty slot's key: a tag no flow has (see [`tag_of`]) and port 255.
 const EMPTY_KEY: u64 = u64::MAX;
 
+/// An empty slot's last-seen tick. Never read as a time (a slot is empty by
+/// its key); all ones so that empty storage is one repeated byte, which the
+/// compiler fills in place rather than copying a block through the stack.
+const EMPTY_SEEN: u32 = u32::MAX;
+
 /// The port byte no entry may use (it marks empty keys).
 const RESERVED_PORT: u8 = 0xFF;
 
@@ -113,7 +118,7 @@ impl SlotBlock {
     /// A block of empty slots (for `static` arrays).
     pub const EMPTY: SlotBlock = SlotBlock {
         keys: [[EMPTY_KEY; BUCKET]; 2],
-        seen: [[0; BUCKET]; 2],
+        seen: [[EMPTY_SEEN; BUCKET]; 2],
     };
 }
 
@@ -148,7 +153,7 @@ impl<const N: usize> SlotArray<N> {
         let () = Self::CHECK;
         SlotArray {
             keys: AlignedKeys([EMPTY_KEY; N]),
-            seen: [0; N],
+            seen: [EMPTY_SEEN; N],
         }
     }
 }
@@ -471,7 +476,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
         if let Some((key, seen)) = self.slot_mut(slot) {
             if *key != EMPTY_KEY {
                 *key = EMPTY_KEY;
-                *seen = 0;
+                *seen = EMPTY_SEEN;
                 self.len = self.len.saturating_sub(1);
             }
         }
@@ -594,7 +599,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
         for b in 0..self.capacity() / BUCKET {
             if let Some((keys, seen)) = self.slots.bucket_mut(b) {
                 *keys = [EMPTY_KEY; BUCKET];
-                *seen = [0; BUCKET];
+                *seen = [EMPTY_SEEN; BUCKET];
             }
         }
         self.len = 0;

@@ -241,10 +241,48 @@ impl Tables {
         }
     }
 
-    /// Validates the tables for a decider with `port_capacity` ports and
-    /// precomputes every candidate's `delayScore`, `linkCapScore` and
-    /// `C_path`.
-    pub fn compile(&self, port_capacity: usize) -> Result<CompiledTables, Error> {
+    /// Empty tables: the paper's [`Params`] and no levels, thresholds, ports
+    /// or groups. Not installable as they are (no levels); a `const`
+    /// starting point for memory that a decoder fills in place, such as a
+    /// `static` or a scratch area next to a decider, so that no `Tables`
+    /// (about 19 KiB) is ever built on the stack.
+    ///
+    /// ```
+    /// # use lcmp_decide::Tables;
+    /// static SCRATCH: Tables = Tables::new();
+    /// assert!(SCRATCH.groups.is_empty() && SCRATCH.validate(8).is_err());
+    /// ```
+    pub const fn new() -> Self {
+        Tables {
+            params: Params::PAPER,
+            levels: Vec::new(),
+            capacity_thresholds_bps: Vec::new(),
+            ports: Vec::new(),
+            groups: Vec::new(),
+        }
+    }
+
+    /// Checks everything [`Tables::compile`] checks, for a decider with
+    /// `port_capacity` ports, without building anything: O(1) extra memory
+    /// (a few words of stack), so it is the step that may fail before an
+    /// in-place install.
+    ///
+    /// Errors, in this order: the [`Params`] checks; [`Error::InvalidLevels`];
+    /// [`Error::InvalidCapacityThresholds`]; then per port, in order,
+    /// [`Error::PortOutOfRange`], [`Error::DuplicatePort`],
+    /// [`Error::ZeroPortCapacity`]; then per group, in order,
+    /// [`Error::DuplicateGroup`], [`Error::EmptyGroup`] and per candidate
+    /// [`Error::UnknownPort`], [`Error::DuplicateCandidate`],
+    /// [`Error::ZeroCapacity`].
+    ///
+    /// ```
+    /// # use lcmp_decide::{Error, Tables};
+    /// let mut t = Tables::paper_defaults();
+    /// assert_eq!(t.validate(8), Ok(()));
+    /// t.levels.clear();
+    /// assert_eq!(t.validate(8), Err(Error::InvalidLevels));
+    /// ```
+    pub fn validate(&self, port_capacity: usize) -> Result<(), Error> {
         self.params.validate()?;
         if self.levels.is_empty() || !strictly_increasing(&self.levels) {
             return Err(Error::InvalidLevels);
@@ -254,80 +292,148 @@ impl Tables {
         {
             return Err(Error::InvalidCapacityThresholds);
         }
-        let mut ports: Vec<PortConfig, MAX_PORTS> = Vec::new();
+        // Listed ports are below MAX_PORTS = 64 once range-checked, so a
+        // bit set of them replaces the list the compiled tables keep.
+        let mut listed = 0u64;
         for p in &self.ports {
             if usize::from(p.id.0) >= port_capacity.min(MAX_PORTS) {
                 return Err(Error::PortOutOfRange(p.id.0));
             }
-            if ports.iter().any(|q| q.id == p.id) {
+            if listed & port_bit(p.id) != 0 {
                 return Err(Error::DuplicatePort(p.id.0));
             }
             if p.rate_bps == 0 || p.buffer_bytes == 0 {
                 return Err(Error::ZeroPortCapacity(p.id.0));
             }
-            ports.push(*p).map_err(|_| Error::PortOutOfRange(p.id.0))?;
+            listed |= port_bit(p.id);
         }
-        let mut groups: Vec<CompiledGroup, MAX_GROUPS> = Vec::new();
-        for g in &self.groups {
-            if groups.iter().any(|h| h.id == g.id) {
+        for (i, g) in self.groups.iter().enumerate() {
+            let earlier = self.groups.get(..i).unwrap_or(&[]);
+            if earlier.iter().any(|h| h.id == g.id) {
                 return Err(Error::DuplicateGroup(g.id.0));
             }
             if g.candidates.is_empty() {
                 return Err(Error::EmptyGroup(g.id.0));
             }
-            let mut cands: Vec<CompiledCandidate, MAX_CANDIDATES> = Vec::new();
+            let mut seen = 0u64;
             for c in &g.candidates {
                 let (group, port) = (g.id.0, c.port.0);
-                if !ports.iter().any(|p| p.id == c.port) {
+                // A port id of 64 or more has no bit: never listed.
+                if listed & port_bit(c.port) == 0 {
                     return Err(Error::UnknownPort { group, port });
                 }
-                if cands.iter().any(|k| k.port == c.port) {
+                if seen & port_bit(c.port) != 0 {
                     return Err(Error::DuplicateCandidate { group, port });
                 }
                 if c.capacity_bps == 0 {
                     return Err(Error::ZeroCapacity { group, port });
                 }
+                seen |= port_bit(c.port);
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates the tables for a decider with `port_capacity` ports and
+    /// precomputes every candidate's `delayScore`, `linkCapScore` and
+    /// `C_path`, into a new value. [`Tables::compile_into`] does the same in
+    /// place, without a `CompiledTables` (about 19 KiB) on the stack.
+    pub fn compile(&self, port_capacity: usize) -> Result<CompiledTables, Error> {
+        let mut out = CompiledTables::new();
+        self.compile_into(port_capacity, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Tables::compile`] into existing memory: validates first
+    /// ([`Tables::validate`]); on error `out` is unchanged, on success it is
+    /// rebuilt in place (nothing of its previous contents remains). Needs
+    /// well under 1 KiB of stack whatever the size of the tables.
+    ///
+    /// ```
+    /// # use lcmp_decide::{GroupId, Tables};
+    /// let mut compiled = Tables::paper_defaults().compile(8).unwrap();
+    /// let mut bad = Tables::paper_defaults();
+    /// bad.levels.clear();
+    /// assert!(bad.compile_into(8, &mut compiled).is_err());
+    /// assert_eq!(compiled, Tables::paper_defaults().compile(8).unwrap());
+    /// ```
+    pub fn compile_into(
+        &self,
+        port_capacity: usize,
+        out: &mut CompiledTables,
+    ) -> Result<(), Error> {
+        self.validate(port_capacity)?;
+        self.compile_validated(out);
+        Ok(())
+    }
+
+    /// The infallible half of [`Tables::compile_into`], for tables that
+    /// passed [`Tables::validate`]: rebuilds `out` in place. (On tables that
+    /// did not, it still writes something without panicking, but not
+    /// anything a decider should run on.)
+    pub(crate) fn compile_validated(&self, out: &mut CompiledTables) {
+        out.params = self.params;
+        out.levels.clone_from(&self.levels);
+        out.ports.clear();
+        // Same capacity as the source: the extend cannot fail.
+        let _ = out.ports.extend_from_slice(&self.ports);
+        out.groups.clear();
+        // Groups are stored sorted by id: each round takes the smallest id
+        // above the last one (ids are unique once validated). At most
+        // 64 x 64 comparisons, at install time, with no sort code, no
+        // scratch memory and no recursion (a `sort_unstable` of the
+        // 280-byte groups cost up to 12 levels of 292-byte frames, of
+        // their indices 2.7 KiB of flash; docs/firmware.md, "Stack").
+        let mut last: Option<GroupId> = None;
+        while let Some(g) = self
+            .groups
+            .iter()
+            .filter(|g| last.is_none_or(|l| g.id > l))
+            .min_by_key(|g| g.id)
+        {
+            last = Some(g.id);
+            let mut compiled = CompiledGroup {
+                id: g.id,
+                candidates: Vec::new(),
+                port_mask: 0,
+            };
+            for c in &g.candidates {
                 let ds = delay_score(c.delay_units, self.params.delay_shift);
                 let cs =
                     link_cap_score(c.capacity_bps, &self.capacity_thresholds_bps, &self.levels);
-                let compiled = CompiledCandidate {
+                // Same capacity as the source: the push cannot fail.
+                let _ = compiled.candidates.push(CompiledCandidate {
                     port: c.port,
                     delay_score: ds,
                     cap_score: cs,
                     c_path: path_cost(ds, cs, &self.params.weights),
                     capacity_bps: c.capacity_bps,
-                };
-                // Capacity equals the source's, so this cannot fail.
-                cands.push(compiled).map_err(|_| Error::EmptyGroup(group))?;
+                });
+                // Validated ports are below MAX_PORTS = 64, so each has a bit.
+                compiled.port_mask |= port_bit(c.port);
             }
-            // Ports are below MAX_PORTS = 64 (checked above), so each has a bit.
-            let port_mask = cands.iter().fold(0u64, |m, c| {
-                m | 1u64.checked_shl(u32::from(c.port.0)).unwrap_or(0)
-            });
-            groups
-                .push(CompiledGroup {
-                    id: g.id,
-                    candidates: cands,
-                    port_mask,
-                })
-                .map_err(|_| Error::DuplicateGroup(g.id.0))?;
+            let _ = out.groups.push(compiled);
         }
-        groups.sort_unstable_by_key(|g| g.id);
-        let mut direct = [0u8; DIRECT_GROUP_IDS];
-        for (i, g) in groups.iter().enumerate() {
-            if let Some(slot) = direct.get_mut(usize::from(g.id.0)) {
+        out.direct = [0; DIRECT_GROUP_IDS];
+        for (i, g) in out.groups.iter().enumerate() {
+            if let Some(slot) = out.direct.get_mut(usize::from(g.id.0)) {
                 // i < MAX_GROUPS = 64, so i + 1 fits a byte; 0 means absent.
                 *slot = u8::try_from(i.saturating_add(1)).unwrap_or(0);
             }
         }
-        Ok(CompiledTables {
-            params: self.params,
-            levels: self.levels.clone(),
-            ports,
-            groups,
-            direct,
-        })
     }
+}
+
+impl Default for Tables {
+    /// [`Tables::new`].
+    fn default() -> Self {
+        Tables::new()
+    }
+}
+
+/// Bit `port` of a port set, or 0 for ports of 64 and above.
+fn port_bit(port: PortId) -> u64 {
+    1u64.checked_shl(u32::from(port.0)).unwrap_or(0)
 }
 
 fn strictly_increasing<T: PartialOrd>(v: &[T]) -> bool {
@@ -371,7 +477,7 @@ impl CompiledGroup {
 }
 
 /// Validated tables with precomputed path scores: what a decider runs on.
-/// Built only by [`Tables::compile`].
+/// Built only by [`Tables::compile`] and [`Tables::compile_into`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct CompiledTables {
@@ -385,6 +491,18 @@ pub struct CompiledTables {
 }
 
 impl CompiledTables {
+    /// No levels, ports or groups: only ever filled by
+    /// [`Tables::compile_validated`] before anyone reads it.
+    pub(crate) const fn new() -> Self {
+        CompiledTables {
+            params: Params::PAPER,
+            levels: Vec::new(),
+            ports: Vec::new(),
+            groups: Vec::new(),
+            direct: [0; DIRECT_GROUP_IDS],
+        }
+    }
+
     /// Scalar settings.
     pub fn params(&self) -> &Params {
         &self.params

@@ -17,6 +17,12 @@
 //! [`TablesError::TooMany`], not a panic or a silent truncation), validates
 //! the tables as the core would install them, and accepts only the
 //! canonical encoding, so a decoded blob re-encodes to identical bytes.
+//!
+//! [`decode_blob_into`] does the same into caller-owned [`Tables`] (a
+//! `static`, or scratch memory next to the decider), element by element:
+//! it needs under 1 KiB of stack, where a by-value `Tables` is about
+//! 19 KiB (docs/firmware.md, "Stack"). [`decode_blob`] is a thin wrapper
+//! over it for callers with stack or heap to spare.
 
 use lcmp_decide::tables::{
     Candidate, Group, GroupId, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS, MAX_PORTS,
@@ -114,18 +120,50 @@ fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
         .unwrap_or([0; N])
 }
 
-/// Decodes and validates a blob. Every byte string gives `Ok` or exactly
-/// one error, checked in this order: [`TablesError::Truncated`] (shorter
-/// than the header), [`TablesError::BadMagic`],
-/// [`TablesError::UnsupportedVersion`], [`TablesError::ReservedBits`],
-/// [`TablesError::InputTooLarge`] (declared payload over the limit),
-/// [`TablesError::Truncated`] (fewer payload bytes than declared),
-/// [`TablesError::LengthMismatch`] (more), [`TablesError::CrcMismatch`],
-/// then in the payload [`TablesError::TooMany`] (a count over its capacity),
+/// Decodes and validates a blob into a new value: [`decode_blob_into`]
+/// (see there for the errors) on fresh [`Tables`], returned by value.
+///
+/// ```
+/// # use lcmp_tables::{blob::decode_blob, TablesError};
+/// assert!(matches!(decode_blob(b"LCMT"), Err(TablesError::Truncated { .. })));
+/// ```
+pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
+    let mut tables = Tables::new();
+    let generation = decode_blob_into(bytes, &mut tables)?;
+    Ok(Blob { generation, tables })
+}
+
+/// Decodes and validates a blob into `tables` (caller-owned memory, for
+/// example a `static`), element by element, and returns the blob's
+/// generation. Needs under 1 KiB of stack (with the validation).
+///
+/// Every byte string gives `Ok` or exactly one error, checked in this
+/// order: [`TablesError::Truncated`] (shorter than the header),
+/// [`TablesError::BadMagic`], [`TablesError::UnsupportedVersion`],
+/// [`TablesError::ReservedBits`], [`TablesError::InputTooLarge`] (declared
+/// payload over the limit), [`TablesError::Truncated`] (fewer payload bytes
+/// than declared), [`TablesError::LengthMismatch`] (more),
+/// [`TablesError::CrcMismatch`], then in the payload
+/// [`TablesError::TooMany`] (a count over its capacity),
 /// [`TablesError::MalformedPayload`], [`TablesError::TrailingBytes`],
 /// [`TablesError::NonCanonical`], and [`TablesError::Core`] or
 /// [`TablesError::TooMany`] from [`crate::validate_tables`].
-pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
+///
+/// On success `tables` holds exactly the blob's tables (nothing of its
+/// previous contents remains). On a header or CRC error it is untouched; on
+/// a payload or validation error it holds a partial decode: install it only
+/// after `Ok`.
+///
+/// ```
+/// # use lcmp_tables::blob::{decode_blob_into, encode_blob, MAX_BLOB_LEN};
+/// # use lcmp_decide::Tables;
+/// let mut buf = vec![0u8; MAX_BLOB_LEN];
+/// let n = encode_blob(&Tables::paper_defaults(), 7, &mut buf).unwrap();
+/// let mut scratch = Tables::new();
+/// assert_eq!(decode_blob_into(&buf[..n], &mut scratch), Ok(7));
+/// assert_eq!(scratch, Tables::paper_defaults());
+/// ```
+pub fn decode_blob_into(bytes: &[u8], tables: &mut Tables) -> Result<u64, TablesError> {
     let (header, body) = bytes
         .split_at_checked(BLOB_HEADER_LEN)
         .ok_or(TablesError::Truncated {
@@ -168,9 +206,9 @@ pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
     if stored != computed {
         return Err(TablesError::CrcMismatch { stored, computed });
     }
-    let tables = decode_payload(body)?;
-    crate::validate_tables(&tables)?;
-    Ok(Blob { generation, tables })
+    decode_payload(body, tables)?;
+    crate::validate_tables(tables)?;
+    Ok(generation)
 }
 
 /// Bytes of the canonical (shortest) postcard varint of `v`.
@@ -260,19 +298,17 @@ fn take_len(b: &mut &[u8], what: Count, max: usize) -> Result<usize, TablesError
 }
 
 /// Decodes the payload field by field, in the serde order of [`Tables`],
-/// so that every count is checked before anything is filled.
-fn decode_payload(mut b: &[u8]) -> Result<Tables, TablesError> {
+/// into `t` in place (so that no `Tables` is built on the stack), checking
+/// every count before filling anything. Every field of `t` is overwritten.
+fn decode_payload(mut b: &[u8], t: &mut Tables) -> Result<(), TablesError> {
     let b = &mut b;
-    let params: Params = take(b)?;
-    // Built field by field: `Tables::paper_defaults` collects into heapless
-    // vectors, whose `FromIterator` has a panic path.
-    let mut t = Tables {
-        params,
-        levels: heapless::Vec::new(),
-        capacity_thresholds_bps: heapless::Vec::new(),
-        ports: heapless::Vec::new(),
-        groups: heapless::Vec::new(),
-    };
+    t.params = take(b)?;
+    // Filled element by element: heapless vectors' `FromIterator` has a
+    // panic path, and a `Group` is built in its slot, not on the stack.
+    t.levels.clear();
+    t.capacity_thresholds_bps.clear();
+    t.ports.clear();
+    t.groups.clear();
     let over = |what| TablesError::TooMany {
         what,
         count: u64::MAX,
@@ -291,20 +327,22 @@ fn decode_payload(mut b: &[u8]) -> Result<Tables, TablesError> {
     }
     for _ in 0..take_len(b, Count::Groups, MAX_GROUPS)? {
         let id: GroupId = take(b)?;
-        let mut g = Group {
-            id,
-            candidates: heapless::Vec::new(),
-        };
+        t.groups
+            .push(Group {
+                id,
+                candidates: heapless::Vec::new(),
+            })
+            .map_err(|_| over(Count::Groups))?;
+        let g = t.groups.last_mut().ok_or(over(Count::Groups))?;
         for _ in 0..take_len(b, Count::Candidates, MAX_CANDIDATES)? {
             let c: Candidate = take(b)?;
             g.candidates.push(c).map_err(|_| over(Count::Candidates))?;
         }
-        t.groups.push(g).map_err(|_| over(Count::Groups))?;
     }
     if !b.is_empty() {
         return Err(TablesError::TrailingBytes);
     }
-    Ok(t)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -342,7 +380,9 @@ mod test {
         // Guards against field drift in lcmp-decide's Tables.
         let t = dc1();
         let payload = postcard::to_allocvec(&t).expect("postcard");
-        assert_eq!(decode_payload(&payload), Ok(t.clone()));
+        let mut back = Tables::new();
+        assert_eq!(decode_payload(&payload, &mut back), Ok(()));
+        assert_eq!(back, t);
         let bso = Topology::embedded("bso13").expect("embedded");
         for s in 1..=13 {
             let t = build_tables(&bso, s, &BuildOptions::default()).expect("build");
@@ -478,7 +518,66 @@ mod test {
         );
     }
 
+    /// Valid tables of different sizes: every switch of testbed8 and bso13.
+    fn all_switches() -> Vec<Tables> {
+        let mut out = Vec::new();
+        for (name, n) in [("testbed8", 8u16), ("bso13", 13)] {
+            let topo = Topology::embedded(name).expect("embedded");
+            for s in 1..=n {
+                out.push(build_tables(&topo, s, &BuildOptions::default()).expect("build"));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn header_errors_leave_the_scratch_untouched() {
+        let tables = all_switches();
+        let b = blob(&tables[0], 4);
+        let mut bad_crc = b.clone();
+        *bad_crc.last_mut().expect("payload") ^= 1;
+        let mut bad_magic = b.clone();
+        bad_magic[0] = b'X';
+        for bad in [&b[..10], &b[..b.len() - 1], &bad_crc[..], &bad_magic[..]] {
+            let mut scratch = tables[5].clone();
+            assert!(decode_blob_into(bad, &mut scratch).is_err());
+            assert_eq!(scratch, tables[5]);
+        }
+        let mut scratch = tables[5].clone();
+        assert_eq!(decode_blob_into(&b, &mut scratch), Ok(4));
+        assert_eq!(scratch, tables[0]);
+    }
+
     quickcheck! {
+        /// Decoding into memory that held other tables equals the by-value
+        /// decode (same tables, same generation, same error), on valid
+        /// blobs and on damaged ones.
+        fn decode_into_equals_decode(pick: (u8, u8), generation: u64, edits: Vec<(u16, u8)>) -> bool {
+            // Up to two edits: a third of the blobs are intact, and most
+            // damaged ones get past the first fields.
+            let edits = &edits[..edits.len().min(usize::from(pick.0 / 3 % 3))];
+            let all = all_switches();
+            let t = &all[usize::from(pick.0) % all.len()];
+            let dirty = &all[usize::from(pick.1) % all.len()];
+            let clean = edits.is_empty();
+            let b = if clean {
+                blob(t, generation)
+            } else {
+                // Damage the payload, not the CRC: payload errors, and
+                // valid blobs of other tables.
+                let mut p = postcard::to_allocvec(t).unwrap_or_default();
+                for &(at, v) in edits {
+                    let n = p.len();
+                    p[usize::from(at) % n] = v;
+                }
+                wrap(&p)
+            };
+            let mut scratch = dirty.clone();
+            let into = decode_blob_into(&b, &mut scratch).map(|g| (g, scratch));
+            let by_value = decode_blob(&b).map(|x| (x.generation, x.tables));
+            into == by_value && (!clean || into == Ok((generation, t.clone())))
+        }
+
         fn canonical_sizes_match_postcard(v: u64, w: (u32, u32, u32, u32), t: (u32, u32, u8, bool)) -> bool {
             let mut p = Params::PAPER;
             p.weights.alpha = w.0;

@@ -47,7 +47,7 @@ pub use topology::{Dc, Link, SwitchPort, Topology, MAX_DCS, MAX_LINKS};
 pub const MAX_RATE_BUCKETS: usize = 16;
 
 /// Checks tables as an installer would: the core's own validation
-/// ([`lcmp_decide::Tables::compile`] for a full-size decider: unknown port
+/// ([`lcmp_decide::Tables::validate`] for a full-size decider: unknown port
 /// in a group, empty group, duplicate ids, zero capacity, non-increasing
 /// thresholds, shifts or weights that could overflow, water marks) and at
 /// most [`MAX_RATE_BUCKETS`] distinct port rates (trend tables). Capacities
@@ -61,7 +61,7 @@ pub const MAX_RATE_BUCKETS: usize = 16;
 /// assert!(lcmp_tables::validate_tables(&t).is_err());
 /// ```
 pub fn validate_tables(tables: &lcmp_decide::Tables) -> Result<(), TablesError> {
-    tables.compile(lcmp_decide::tables::MAX_PORTS)?;
+    tables.validate(lcmp_decide::tables::MAX_PORTS)?;
     let mut rates: heapless::Vec<u64, { lcmp_decide::tables::MAX_PORTS }> = heapless::Vec::new();
     for p in &tables.ports {
         if !rates.contains(&p.rate_bps) {

@@ -19,7 +19,7 @@
 
 // Upper bound of [`lcmp_decider_size`] on every target (checked at compile
 // time), for `static` storage in C.
-#define LCMP_DECIDER_SIZE_MAX 40960
+#define LCMP_DECIDER_SIZE_MAX 57344
 
 // Upper bound of [`lcmp_decider_align`] on every target.
 #define LCMP_DECIDER_ALIGN_MAX 64
@@ -189,7 +189,7 @@
 
 // The ABI version of this library and header (bumped on any change to a
 // struct layout, a code or a signature).
-#define LCMP_ABI_VERSION 1
+#define LCMP_ABI_VERSION 2
 
 // Words of storage in an [`lcmp_digest`].
 #define LCMP_DIGEST_WORDS 6

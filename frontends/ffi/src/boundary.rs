@@ -72,18 +72,26 @@ unsafe fn check(d: *const lcmp_decider) -> Result<(), i32> {
     }
 }
 
-/// The decider behind a handle, for mutation.
+/// The whole handle (decider and blob scratch), for mutation.
 ///
 /// # Safety
 /// `d` must be null or a handle returned by `lcmp_decider_init` whose memory
 /// is still valid, and no other call may use the same handle concurrently.
-pub(crate) unsafe fn decider_mut<'a>(d: *mut lcmp_decider) -> Result<&'a mut Inner, i32> {
+pub(crate) unsafe fn handle_mut<'a>(d: *mut lcmp_decider) -> Result<&'a mut lcmp_decider, i32> {
     // SAFETY: forwarded contract (readable, see above).
     unsafe { check(d) }?;
     // SAFETY: checked non-null, aligned and initialised; the caller
     // guarantees exclusive access for the duration of the call.
-    let d = unsafe { &mut *d };
-    Ok(&mut d.inner)
+    Ok(unsafe { &mut *d })
+}
+
+/// The decider behind a handle, for mutation.
+///
+/// # Safety
+/// As [`handle_mut`].
+pub(crate) unsafe fn decider_mut<'a>(d: *mut lcmp_decider) -> Result<&'a mut Inner, i32> {
+    // SAFETY: forwarded contract.
+    unsafe { handle_mut(d) }.map(|d| &mut d.inner)
 }
 
 /// The decider behind a handle, read-only.

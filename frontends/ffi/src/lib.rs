@@ -58,7 +58,7 @@ pub const LCMP_PORTS: usize = 64;
 pub const LCMP_FLOWS: usize = 1024;
 /// Upper bound of [`lcmp_decider_size`] on every target (checked at compile
 /// time), for `static` storage in C.
-pub const LCMP_DECIDER_SIZE_MAX: usize = 40960;
+pub const LCMP_DECIDER_SIZE_MAX: usize = 57344;
 /// Upper bound of [`lcmp_decider_align`] on every target.
 pub const LCMP_DECIDER_ALIGN_MAX: usize = 64;
 /// Most candidates in one route group (and in one explanation).
@@ -194,6 +194,10 @@ pub(crate) const MAGIC: u32 = 0x4C43_4D50;
 pub struct lcmp_decider {
     magic: u32,
     inner: Inner,
+    /// Where `lcmp_install` decodes a blob before it installs the tables,
+    /// so that neither the decoded nor the compiled tables are ever built
+    /// on the stack (every frame of the library stays under 4 KiB).
+    scratch: Tables,
 }
 
 /// Per-decider settings that do not come with the tables.
@@ -532,7 +536,7 @@ pub fn install_tables(d: &mut Inner, tables: &Tables) -> Result<(), i32> {
 
 /// The ABI version of this library and header (bumped on any change to a
 /// struct layout, a code or a signature).
-pub const LCMP_ABI_VERSION: u32 = 1;
+pub const LCMP_ABI_VERSION: u32 = 2;
 
 /// Returns [`LCMP_ABI_VERSION`] as compiled into the library, to compare with
 /// the header's at start-up.
@@ -588,6 +592,7 @@ pub unsafe extern "C" fn lcmp_decider_init(
     let value = lcmp_decider {
         magic: MAGIC,
         inner: Decider::new(config),
+        scratch: Tables::new(),
     };
     // SAFETY: `mem`/`mem_len` as the caller promised.
     match unsafe { boundary::init(mem, mem_len, value) } {
@@ -607,7 +612,7 @@ pub unsafe extern "C" fn lcmp_decider_init(
 #[no_mangle]
 pub unsafe extern "C" fn lcmp_install(d: *mut lcmp_decider, blob: *const u8, len: usize) -> i32 {
     // SAFETY: the caller's contract.
-    let d = match unsafe { boundary::decider_mut(d) } {
+    let d = match unsafe { boundary::handle_mut(d) } {
         Ok(d) => d,
         Err(e) => return e,
     };
@@ -1041,10 +1046,11 @@ mod blob {
         }
     }
 
-    /// Decodes, validates and installs; nothing changes on error.
-    pub(super) fn install(d: &mut Inner, blob: &[u8]) -> Result<(), i32> {
-        let blob = lcmp_tables::blob::decode_blob(blob).map_err(code)?;
-        install_tables(d, &blob.tables)
+    /// Decodes into the handle's scratch, validates, and installs in
+    /// place; the decider is unchanged on error (the scratch is not).
+    pub(super) fn install(d: &mut lcmp_decider, blob: &[u8]) -> Result<(), i32> {
+        lcmp_tables::blob::decode_blob_into(blob, &mut d.scratch).map_err(code)?;
+        install_tables(&mut d.inner, &d.scratch)
     }
 }
 
@@ -1106,6 +1112,19 @@ mod test {
         }
         t.groups.push(g).unwrap();
         t
+    }
+
+    /// An output struct for `lcmp_explain` to overwrite.
+    fn blank_explanation() -> lcmp_explanation {
+        explanation_to_c(&lcmp_decide::Explanation {
+            scheme: Scheme::Lcmp,
+            group: GroupId(0),
+            candidates: heapless::Vec::new(),
+            hash: 0,
+            pinned: None,
+            chosen: None,
+            reason: Reason::UnknownGroup,
+        })
     }
 
     fn init(mem: &mut [Line]) -> *mut lcmp_decider {
@@ -1221,15 +1240,7 @@ mod test {
             assert_eq!(lcmp_on_packet(d, 30, &flow, 8, &mut out), LCMP_OK);
             assert_eq!((out.kind, out.port), (LCMP_DECISION_HIT, first));
 
-            let mut e = explanation_to_c(&lcmp_decide::Explanation {
-                scheme: Scheme::Lcmp,
-                group: GroupId(0),
-                candidates: heapless::Vec::new(),
-                hash: 0,
-                pinned: None,
-                chosen: None,
-                reason: Reason::UnknownGroup,
-            });
+            let mut e = blank_explanation();
             assert_eq!(lcmp_explain(d, 30, &flow, 8, &mut e), LCMP_OK);
             assert_eq!(
                 (e.chosen, e.pinned, e.reason),
@@ -1290,6 +1301,98 @@ mod test {
             assert_eq!(lcmp_set_scheme(d, LCMP_SCHEME_ECMP), LCMP_OK);
             assert_eq!(lcmp_set_scheme(d, 3), LCMP_ERR_INVALID_ARGUMENT);
             assert_eq!(lcmp_set_tables_current(d, false), LCMP_OK);
+        }
+    }
+
+    /// A blob around any payload, with a correct header and CRC.
+    fn wrap(payload: &[u8]) -> Vec<u8> {
+        use lcmp_tables::blob::{BLOB_MAGIC, BLOB_VERSION};
+        let mut b = Vec::new();
+        b.extend_from_slice(&BLOB_MAGIC);
+        b.extend_from_slice(&BLOB_VERSION.to_le_bytes());
+        b.extend_from_slice(&[0, 0]);
+        b.extend_from_slice(&2u64.to_le_bytes());
+        b.extend_from_slice(&u32::try_from(payload.len()).unwrap().to_le_bytes());
+        let crc32c = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
+        let mut crc = crc32c.digest();
+        crc.update(&b);
+        crc.update(payload);
+        b.extend_from_slice(&crc.finalize().to_le_bytes());
+        b.extend_from_slice(payload);
+        b
+    }
+
+    /// Everything the C side can observe of a decider, plus its whole state
+    /// (`Debug`: compiled tables, ports, flow cache, counters).
+    fn observe(d: *mut lcmp_decider) -> (lcmp_counters, Vec<lcmp_explanation>, String) {
+        let mut c = lcmp_counters::default();
+        let mut all = Vec::new();
+        unsafe {
+            assert_eq!(lcmp_get_counters(d, &mut c), LCMP_OK);
+            for i in 0..40 {
+                let f = lcmp_flow_v4(0x0A00_0000 + i, 0x0A07_0001, 1000, 4791, 17);
+                let mut e = blank_explanation();
+                assert_eq!(lcmp_explain(d, 100, &f, 8, &mut e), LCMP_OK);
+                all.push(e);
+            }
+            (c, all, format!("{:?}", boundary::decider_ref(d).unwrap()))
+        }
+    }
+
+    #[test]
+    fn a_rejected_blob_changes_nothing() {
+        let mut mem = storage();
+        let d = init(&mut mem);
+        let good = lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
+        let mut other = tables();
+        other.groups[0].candidates.truncate(2);
+        other.groups[0].id = GroupId(9);
+        let other = postcard::to_allocvec(&other).unwrap();
+        let mut unknown_port = tables();
+        unknown_port.groups[0].candidates[2].port = PortId(9);
+        let mut zero = tables();
+        zero.groups[0].candidates[2].capacity_bps = 0;
+        let bad = [
+            (good[..good.len() - 1].to_vec(), LCMP_ERR_BLOB_TRUNCATED),
+            (
+                {
+                    let mut b = good.clone();
+                    *b.last_mut().unwrap() ^= 1;
+                    b
+                },
+                LCMP_ERR_BLOB_CRC,
+            ),
+            // The payload of other tables, cut in its only group: the
+            // scratch is half overwritten when the decoder stops.
+            (wrap(&other[..other.len() - 3]), LCMP_ERR_BAD_BLOB),
+            (
+                wrap(&postcard::to_allocvec(&unknown_port).unwrap()),
+                LCMP_ERR_UNKNOWN_PORT,
+            ),
+            (
+                wrap(&postcard::to_allocvec(&zero).unwrap()),
+                LCMP_ERR_ZERO_CAPACITY,
+            ),
+        ];
+        unsafe {
+            assert_eq!(lcmp_install(d, good.as_ptr(), good.len()), LCMP_OK);
+            let mut out = decision_to_c(Decision::NoRoute(Reason::UnknownGroup));
+            for i in 0..30 {
+                let f = lcmp_flow_v4(0x0A00_0000 + i, 0x0A07_0001, 1000, 4791, 17);
+                assert_eq!(lcmp_on_packet(d, i, &f, 8, &mut out), LCMP_OK);
+            }
+            assert_eq!(lcmp_sample(d, 50, 2, 3_000_000_000), LCMP_OK);
+            assert_eq!(lcmp_set_port(d, 1, false), LCMP_OK);
+            let before = observe(d);
+            assert!(before.1.iter().any(|e| e.pinned != LCMP_NO_PORT));
+            for (blob, code) in &bad {
+                assert_eq!(lcmp_install(d, blob.as_ptr(), blob.len()), *code);
+                assert_eq!(observe(d), before, "code {code}");
+            }
+            // A valid blob after the failures: hitless, pins kept.
+            assert_eq!(lcmp_install(d, good.as_ptr(), good.len()), LCMP_OK);
+            let after = observe(d);
+            assert_eq!((after.0, &after.1), (before.0, &before.1));
         }
     }
 
