@@ -193,7 +193,11 @@ pub const BURST: usize = 32;
 #[derive(Clone, Debug)]
 pub struct DeciderWith<const PORTS: usize, S> {
     config: DeciderConfig,
-    tables: Option<CompiledTables>,
+    /// The installed tables (meaningful only while `installed`): always
+    /// present, so that a decider without tables is all zero bytes and is
+    /// built in place (`.bss`, `memset`), never copied through the stack.
+    tables: CompiledTables,
+    installed: bool,
     tables_valid: bool,
     ports: [PortState; PORTS],
     cache: FlowCacheWith<S>,
@@ -242,7 +246,8 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
         let () = Self::CHECK;
         DeciderWith {
             config,
-            tables: None,
+            tables: CompiledTables::new(),
+            installed: false,
             tables_valid: false,
             ports: [PortState::NEW; PORTS],
             cache,
@@ -274,8 +279,9 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     /// needs well under 1 KiB of it (docs/firmware.md, "Stack").
     pub fn install(&mut self, tables: &Tables) -> Result<(), Error> {
         tables.validate(PORTS)?;
-        let compiled = self.tables.get_or_insert_with(CompiledTables::new);
-        tables.compile_validated(compiled);
+        tables.compile_validated(&mut self.tables);
+        self.installed = true;
+        let compiled = &self.tables;
         trace!("lcmp: installed {} groups", compiled.groups().len());
         // New weights or levels apply to the stored congestion at once.
         for (i, state) in self.ports.iter_mut().enumerate() {
@@ -295,7 +301,21 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
 
     /// The installed tables, if any.
     pub fn tables(&self) -> Option<&CompiledTables> {
-        self.tables.as_ref()
+        self.installed.then_some(&self.tables)
+    }
+
+    /// Returns the decider to its state after construction with `config`,
+    /// in place: no tables, every port up and unsampled, an empty flow
+    /// cache, zero counters. Nothing large is built on the stack (a
+    /// firmware resets a `static` decider with it).
+    pub fn reset(&mut self, config: DeciderConfig) {
+        self.config = config;
+        self.tables.clear();
+        self.installed = false;
+        self.tables_valid = false;
+        self.ports.fill(PortState::NEW);
+        self.cache.clear();
+        self.counters = Counters::default();
     }
 
     /// The settings given at construction.
@@ -309,11 +329,9 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     }
 
     fn idle_timeout(&self) -> u32 {
-        self.tables
-            .as_ref()
-            .map_or(Params::PAPER.idle_timeout_ticks, |t| {
-                t.params().idle_timeout_ticks
-            })
+        self.tables().map_or(Params::PAPER.idle_timeout_ticks, |t| {
+            t.params().idle_timeout_ticks
+        })
     }
 
     fn port_index(port: PortId) -> Result<usize, Error> {
@@ -329,10 +347,8 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     /// `Q`, `T` and `D` are computed here and stored.
     pub fn sample(&mut self, now: Instant, port: PortId, queue_bytes: u64) -> Result<(), Error> {
         let i = Self::port_index(port)?;
-        let config = self
-            .tables
-            .as_ref()
-            .and_then(|t| t.port(port).map(|p| (t.params(), t.levels(), p)));
+        let tables = self.installed.then_some(&self.tables);
+        let config = tables.and_then(|t| t.port(port).map(|p| (t.params(), t.levels(), p)));
         if let Some(state) = self.ports.get_mut(i) {
             state.on_sample(now, queue_bytes, config);
             bump(&mut self.counters.samples);
@@ -357,7 +373,7 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     /// A port's congestion signals as scores (`Q`, `T`, `D`, `C_cong`).
     pub fn signals(&self, port: PortId) -> Option<Signals> {
         let state = self.port_state(port)?;
-        let tables = self.tables.as_ref();
+        let tables = self.tables();
         let levels = tables.map_or(&[][..], |t| t.levels());
         Some(state.signals(tables.and_then(|t| t.port(port)), levels))
     }
@@ -378,7 +394,7 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
 
     fn inputs(&self, scheme: Scheme) -> Inputs<'_, PORTS> {
         Inputs {
-            tables: self.tables.as_ref(),
+            tables: self.tables(),
             tables_valid: self.tables_valid,
             ports: &self.ports,
             scheme,
@@ -391,11 +407,7 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     fn pin_usable(&self, group: GroupId, port: PortId) -> PinState {
         if !self.port_up(port) {
             PinState::PortDown
-        } else if !self
-            .tables
-            .as_ref()
-            .is_some_and(|t| t.is_candidate(group, port))
-        {
+        } else if !self.tables().is_some_and(|t| t.is_candidate(group, port)) {
             PinState::Withdrawn
         } else {
             PinState::Usable

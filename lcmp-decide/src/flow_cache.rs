@@ -54,24 +54,20 @@ pub const BLOCK_SLOTS: usize = 2 * BUCKET;
 /// The fingerprint bits a key keeps.
 const TAG_MASK: u64 = (1 << 56) - 1;
 
-/// An empty slot's key: a tag no flow has (see [`tag_of`]) and port 255.
-const EMPTY_KEY: u64 = u64::MAX;
-
-/// An empty slot's last-seen tick. Never read as a time (a slot is empty by
-/// its key); all ones so that empty storage is one repeated byte, which the
-/// compiler fills in place rather than copying a block through the stack.
-const EMPTY_SEEN: u32 = u32::MAX;
-
-/// The port byte no entry may use (it marks empty keys).
-const RESERVED_PORT: u8 = 0xFF;
+/// An empty slot: key 0 (no flow has tag 0, see [`tag_of`]) and tick 0.
+/// Empty storage is all zero bytes, so a decider without flows can live in
+/// `.bss` and is built by a `memset` in place, never copied through the
+/// stack (the firmware's 4 KiB frame limit, docs/firmware.md).
+const EMPTY_KEY: u64 = 0;
+const EMPTY_SEEN: u32 = 0;
 
 /// The tag a fingerprint is stored and matched under: its low 56 bits, with
-/// the one value that would read as an empty slot moved down by one (two
+/// the one value that would read as an empty slot (0) moved up by one (two
 /// flows in 2^56 share a tag either way).
 const fn tag_of(fingerprint: u64) -> u64 {
     let tag = fingerprint & TAG_MASK;
-    if tag == TAG_MASK {
-        TAG_MASK ^ 1
+    if tag == 0 {
+        1
     } else {
         tag
     }
@@ -415,21 +411,11 @@ impl<S: SlotStorage> FlowCacheWith<S> {
                 };
             }
         }
-        // (free slots, first free slot) of each bucket.
-        let room = buckets.map(|b| {
-            let Some((keys, seen)) = self.slots.bucket(b) else {
-                return (0, None);
-            };
-            let mut free = (0usize, None::<usize>);
-            for (j, (&k, &s)) in keys.iter().zip(seen).enumerate() {
-                if is_vacant(k, s, now, idle_timeout) {
-                    free.0 = free.0.saturating_add(1);
-                    free.1 = free.1.or(Some(b.wrapping_mul(BUCKET) | j));
-                }
-            }
-            free
-        });
-        let [a, b] = room;
+        let [a, b] = buckets;
+        let (a, b) = (
+            self.room(a, now, idle_timeout),
+            self.room(b, now, idle_timeout),
+        );
         // Two-choice: the bucket with more room (the first on a tie).
         let vacant = if b.0 > a.0 { b.1 } else { a.1.or(b.1) };
         Probe {
@@ -437,6 +423,23 @@ impl<S: SlotStorage> FlowCacheWith<S> {
             vacant,
             entry: None,
         }
+    }
+
+    /// Bucket `b`'s free slots (empty or idle) and the first of them.
+    #[inline]
+    fn room(&self, b: usize, now: Instant, idle_timeout: u32) -> (u32, Option<usize>) {
+        let Some((keys, seen)) = self.slots.bucket(b) else {
+            return (0, None);
+        };
+        // A lane mask, branch-free (the compiler vectorises it).
+        let mut free = 0u32;
+        for (j, (&k, &s)) in keys.iter().zip(seen).enumerate() {
+            let empty = k == EMPTY_KEY;
+            let idle = now.ticks().wrapping_sub(s) > idle_timeout;
+            free |= u32::from(empty | idle) << j;
+        }
+        let first = (free != 0).then(|| b.wrapping_mul(BUCKET) | free.trailing_zeros() as usize);
+        (free.count_ones(), first)
     }
 
     /// The live (not idle) entry for `fingerprint`, if any.
@@ -460,9 +463,6 @@ impl<S: SlotStorage> FlowCacheWith<S> {
 
     /// Points an existing entry at a new port (fast failover) and refreshes it.
     pub fn repin(&mut self, slot: usize, port: PortId, now: Instant) {
-        if port.0 == RESERVED_PORT {
-            return;
-        }
         if let Some((key, seen)) = self.slot_mut(slot) {
             if *key != EMPTY_KEY {
                 *key = key_of(key_tag(*key), port);
@@ -485,8 +485,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
     /// Pins `fingerprint` to `port`. An existing entry for the same
     /// fingerprint (even an idle one) is overwritten; otherwise an empty or
     /// idle slot of the emptier bucket is used; otherwise one active entry
-    /// of the two buckets is moved to its other bucket to make room. Port
-    /// 255 is reserved.
+    /// of the two buckets is moved to its other bucket to make room.
     pub fn insert(
         &mut self,
         fingerprint: u64,
@@ -509,9 +508,6 @@ impl<S: SlotStorage> FlowCacheWith<S> {
         now: Instant,
         idle_timeout: u32,
     ) -> Result<Placement, CacheFull> {
-        if port.0 == RESERVED_PORT {
-            return Err(CacheFull);
-        }
         let tag = tag_of(fingerprint);
         let (i, displaced) = match probe.vacant {
             Some(i) => (i, false),
@@ -829,7 +825,7 @@ mod test {
     }
 
     #[test]
-    fn repin_remove_and_the_reserved_values() {
+    fn repin_remove_and_the_empty_tag() {
         both!(16, |c| {
             let now = Instant::from_ticks(5);
             let slot = c
@@ -837,21 +833,18 @@ mod test {
                 .map_or(usize::MAX, |p| p.slot);
             c.repin(slot, PortId(4), now);
             assert_eq!(c.lookup(77, now, IDLE).map(|p| p.port), Some(PortId(4)));
-            c.repin(slot, PortId(255), now);
-            assert_eq!(c.lookup(77, now, IDLE).map(|p| p.port), Some(PortId(4)));
             c.remove(slot);
             assert!(c.lookup(77, now, IDLE).is_none());
             assert_eq!(c.len(), 0);
-            assert_eq!(c.insert(1, PortId(255), now, IDLE), Err(CacheFull));
+            // Every port byte is a port (empty slots are told by key 0).
+            assert!(c.insert(5, PortId(255), now, IDLE).is_ok());
+            assert_eq!(c.lookup(5, now, IDLE).map(|p| p.port), Some(PortId(255)));
             // The one tag that would read as empty is stored as its
             // neighbour (and the neighbour's flow shares it).
-            let odd = TAG_MASK;
+            let odd = 1u64 << 56; // low 56 bits zero
             assert!(c.insert(odd, PortId(2), now, IDLE).is_ok());
             assert_eq!(c.lookup(odd, now, IDLE).map(|p| p.port), Some(PortId(2)));
-            assert_eq!(
-                c.lookup(odd ^ 1, now, IDLE).map(|p| p.port),
-                Some(PortId(2))
-            );
+            assert_eq!(c.lookup(1, now, IDLE).map(|p| p.port), Some(PortId(2)));
             c.clear();
             assert!(c.is_empty() && c.lookup(odd, now, IDLE).is_none());
         });

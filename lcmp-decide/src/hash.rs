@@ -240,6 +240,7 @@ impl FlowKey {
     /// Hand-written because the flow cache needs a fast 64-bit mix of a few
     /// fixed-size integers with no allocation; `hash32` only produces 32-bit
     /// hashes and the std hashers are not in `core`.
+    #[inline]
     pub fn fingerprint(&self) -> u64 {
         let ports = u64::from(self.sport) | (u64::from(self.dport) << 16);
         // Keys have an odd number of words (3 or 9): the protocol fills the

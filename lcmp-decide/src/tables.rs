@@ -141,6 +141,31 @@ impl Params {
         pick: Pick::Hash,
     };
 
+    /// All zero: the placeholder of a decider with no tables (never used to
+    /// decide; zero bytes keep an empty decider in `.bss`).
+    pub(crate) const UNSET: Params = Params {
+        weights: Weights {
+            alpha: 0,
+            beta: 0,
+            w_dl: 0,
+            w_lc: 0,
+            w_ql: 0,
+            w_tl: 0,
+            w_dp: 0,
+            s_path: 0,
+            s_cong: 0,
+            s_total: 0,
+        },
+        delay_shift: 0,
+        trend_shift: 0,
+        high_water: 0,
+        low_water: 0,
+        cut: 0,
+        ticks_per_second: 0,
+        idle_timeout_ticks: 0,
+        pick: Pick::Hash,
+    };
+
     /// Checks shifts, weights, water marks and the tick rate.
     pub const fn validate(&self) -> Result<(), Error> {
         if let Err(e) = self.weights.validate() {
@@ -495,12 +520,21 @@ impl CompiledTables {
     /// [`Tables::compile_validated`] before anyone reads it.
     pub(crate) const fn new() -> Self {
         CompiledTables {
-            params: Params::PAPER,
+            params: Params::UNSET,
             levels: Vec::new(),
             ports: Vec::new(),
             groups: Vec::new(),
             direct: [0; DIRECT_GROUP_IDS],
         }
+    }
+
+    /// Back to [`CompiledTables::new`], in place.
+    pub(crate) fn clear(&mut self) {
+        self.params = Params::UNSET;
+        self.levels.clear();
+        self.ports.clear();
+        self.groups.clear();
+        self.direct = [0; DIRECT_GROUP_IDS];
     }
 
     /// Scalar settings.
@@ -520,6 +554,7 @@ impl CompiledTables {
 
     /// A group by id: one indexed load for ids below [`DIRECT_GROUP_IDS`],
     /// else a binary search (groups are sorted at compile time).
+    #[inline]
     pub fn group(&self, id: GroupId) -> Option<&CompiledGroup> {
         match self.direct.get(usize::from(id.0)) {
             Some(&i) => usize::from(i)
@@ -535,6 +570,7 @@ impl CompiledTables {
 
     /// Whether `port` is a candidate of group `id` (false when the group is
     /// not installed): the pin check of the packet path.
+    #[inline]
     pub fn is_candidate(&self, id: GroupId, port: PortId) -> bool {
         self.group(id).is_some_and(|g| g.has_candidate(port))
     }

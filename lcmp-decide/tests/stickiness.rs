@@ -421,3 +421,18 @@ fn a_forwarded_flow_that_keeps_sending_never_moves() {
         assert!(*n > 0, "no {name} in any run: {seen:?}");
     }
 }
+
+#[test]
+fn reset_returns_to_the_constructed_state() {
+    let mut d = decider(Scheme::Lcmp, Params::PAPER);
+    let _ = pin_many(&mut d);
+    d.sample(t(5), PortId(1), 1 << 30).expect("port");
+    d.set_port_up(PortId(2), false).expect("port");
+    let config = DeciderConfig {
+        seed: 9,
+        ..DeciderConfig::default()
+    };
+    d.reset(config);
+    let fresh: Decider<8, 1024> = Decider::new(config);
+    assert_eq!(format!("{d:?}"), format!("{fresh:?}"));
+}
