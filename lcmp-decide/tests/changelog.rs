@@ -10,5 +10,8 @@ fn changelog_has_this_version_and_its_msrv() {
         .find(|s| s.starts_with(&format!("{version} ")) || s.starts_with(&format!("{version}\n")))
         .unwrap_or_else(|| panic!("CHANGELOG.md has no `## {version}` section"));
     let msrv = format!("MSRV: Rust {}.", env!("CARGO_PKG_RUST_VERSION"));
-    assert!(section.contains(&msrv), "the {version} section does not say `{msrv}`");
+    assert!(
+        section.contains(&msrv),
+        "the {version} section does not say `{msrv}`"
+    );
 }

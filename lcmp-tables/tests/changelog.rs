@@ -17,6 +17,9 @@ fn changelog_names_this_version_formats_and_msrv() {
         format!("Trace format version {TRACE_VERSION} (`replay::TRACE_VERSION`)"),
         format!("MSRV: Rust {}.", env!("CARGO_PKG_RUST_VERSION")),
     ] {
-        assert!(section.contains(&line), "the {version} section does not say `{line}`");
+        assert!(
+            section.contains(&line),
+            "the {version} section does not say `{line}`"
+        );
     }
 }

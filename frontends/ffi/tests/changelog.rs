@@ -16,6 +16,9 @@ fn changelog_names_this_abi_and_blob_version() {
         format!("C ABI version {LCMP_ABI_VERSION} (`LCMP_ABI_VERSION`)"),
         format!("Installs blob format version {BLOB_VERSION} (lcmp-tables `BLOB_VERSION`)"),
     ] {
-        assert!(section.contains(&line), "the {version} section does not say `{line}`");
+        assert!(
+            section.contains(&line),
+            "the {version} section does not say `{line}`"
+        );
     }
 }
