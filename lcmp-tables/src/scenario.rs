@@ -375,6 +375,21 @@ mod test {
         assert!(out.chosen_port.is_some());
     }
 
+    /// [`BASE`] with quickcheck's samples and down ports (ports 0..8).
+    fn with_state(samples: &[(u64, u8, u64)], down: &[u8]) -> Scenario {
+        let mut s = Scenario::from_json(BASE).expect("parse");
+        s.samples = samples
+            .iter()
+            .map(|&(t_us, port, queue_bytes)| ScenarioSample {
+                t_us,
+                port: port % 8,
+                queue_bytes,
+            })
+            .collect();
+        s.down = down.iter().map(|p| p % 8).collect();
+        s
+    }
+
     quickcheck::quickcheck! {
         fn explain_never_panics(
             samples: Vec<(u64, u8, u64)>,
@@ -383,12 +398,7 @@ mod test {
             seed: u32,
             dst: u16
         ) -> bool {
-            let mut s = Scenario::from_json(BASE).expect("parse");
-            s.samples = samples
-                .iter()
-                .map(|&(t_us, port, queue_bytes)| ScenarioSample { t_us, port: port % 8, queue_bytes })
-                .collect();
-            s.down = down.iter().map(|p| p % 8).collect();
+            let mut s = with_state(&samples, &down);
             s.weights.beta = Some(w.0);
             s.weights.w_ql = Some(w.1 % 1000);
             s.weights.s_cong = Some(w.2);
@@ -420,12 +430,7 @@ mod test {
             now_us: u64,
             cut: usize
         ) -> bool {
-            let mut s = Scenario::from_json(BASE).expect("parse");
-            s.samples = samples
-                .iter()
-                .map(|&(t_us, port, queue_bytes)| ScenarioSample { t_us, port: port % 8, queue_bytes })
-                .collect();
-            s.down = down.iter().map(|p| p % 8).collect();
+            let mut s = with_state(&samples, &down);
             s.seed = seed;
             s.scheme = [None, Some(Scheme::Lcmp), Some(Scheme::Ecmp), Some(Scheme::Ucmp)][usize::from(scheme % 4)];
             s.metric = if scheme & 4 == 0 { MetricName::FirstHop } else { MetricName::Path };

@@ -39,26 +39,20 @@ def fmix(h):
     return h
 
 
+def mix_k(k):
+    return (rotl((k * C1) & MASK, 15) * C2) & MASK
+
+
 def murmur3_x86_32(data: bytes, seed: int) -> int:
     h = seed & MASK
     nblocks = len(data) // 4
     for i in range(nblocks):
-        k = int.from_bytes(data[4 * i:4 * i + 4], "little")
-        k = (k * C1) & MASK
-        k = rotl(k, 15)
-        k = (k * C2) & MASK
-        h ^= k
+        h ^= mix_k(int.from_bytes(data[4 * i:4 * i + 4], "little"))
         h = rotl(h, 13)
         h = (h * 5 + 0xE6546B64) & MASK
     tail = data[4 * nblocks:]
-    k = 0
-    for i, b in enumerate(tail):
-        k |= b << (8 * i)
     if tail:
-        k = (k * C1) & MASK
-        k = rotl(k, 15)
-        k = (k * C2) & MASK
-        h ^= k
+        h ^= mix_k(int.from_bytes(tail, "little"))
     h ^= len(data)
     return fmix(h)
 
