@@ -3,7 +3,8 @@
 # need (idempotent, pinned versions), then runs every part in
 # scripts/test.d/ in name order. Each part is a bash script that exits
 # non-zero on failure. Set LCMP_TEST_ONLY=NN to run only parts whose
-# name starts with NN (for example LCMP_TEST_ONLY=10).
+# name starts with NN (for example LCMP_TEST_ONLY=10); a value that
+# matches no part is an error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
@@ -24,6 +25,12 @@ for part in scripts/test.d/*.sh; do
     failed+=("$name")
   fi
 done
+if [ $((passed + ${#failed[@]})) -eq 0 ]; then
+  echo "LCMP_TEST_ONLY=${LCMP_TEST_ONLY:-} matches no part of scripts/test.d:" \
+    $(cd scripts/test.d && ls -- *.sh) >&2
+  echo "parts: 0 passed, 0 failed"
+  exit 1
+fi
 if [ "${#failed[@]}" -ne 0 ]; then
   echo "failed parts: ${failed[*]}"
   echo "parts: $passed passed, ${#failed[@]} failed"

@@ -3,6 +3,6 @@
 //! `cargo +nightly fuzz fmt differential FILE` prints an input.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(
-    |s: lcmp_fuzz::input::Scenario| lcmp_fuzz::differential::run_scenario(&s)
-);
+libfuzzer_sys::fuzz_target!(|s: lcmp_fuzz::input::Scenario| {
+    lcmp_fuzz::differential::run_scenario(&s);
+});

@@ -3,4 +3,6 @@
 //! `lcmp explain`; see `lcmp_fuzz::json` for the checks.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|input: lcmp_fuzz::json::JsonInput| lcmp_fuzz::json::run(&input));
+libfuzzer_sys::fuzz_target!(|input: lcmp_fuzz::json::JsonInput| {
+    lcmp_fuzz::json::run(&input);
+});

@@ -34,13 +34,28 @@ const PORT_SPACE: u8 = 10;
 /// Cap on the total clock advance of one input.
 const MAX_ADVANCE: u64 = (1 << 31) - 1;
 
-/// Runs one fuzz input.
-pub fn run(data: &[u8]) {
+/// What one input compared between the crate and the model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Compared {
+    /// `on_packet` decisions (each with the counters after it).
+    pub decisions: usize,
+    /// `explain` results.
+    pub explains: usize,
+}
+
+impl core::ops::AddAssign for Compared {
+    fn add_assign(&mut self, o: Compared) {
+        self.decisions += o.decisions;
+        self.explains += o.explains;
+    }
+}
+
+/// Runs one fuzz input: `None` if the bytes do not decode to a
+/// [`Scenario`] (libFuzzer skips those too), else what was compared.
+pub fn run(data: &[u8]) -> Option<Compared> {
     // As libfuzzer-sys decodes a typed target's input.
-    let Ok(s) = Scenario::arbitrary_take_rest(Unstructured::new(data)) else {
-        return;
-    };
-    run_scenario(&s);
+    let s = Scenario::arbitrary_take_rest(Unstructured::new(data)).ok()?;
+    Some(run_scenario(&s))
 }
 
 struct Pair {
@@ -50,10 +65,12 @@ struct Pair {
     advanced: u64,
     /// The idle timeout of every install (module docs).
     idle: u32,
+    compared: Compared,
 }
 
-/// Runs one scenario, panicking on the first difference.
-pub fn run_scenario(s: &Scenario) {
+/// Runs one scenario, panicking on the first difference; returns what it
+/// compared.
+pub fn run_scenario(s: &Scenario) -> Compared {
     let flows = flow_pool(&s.flows, MAX_FLOWS);
     let cfg = s.config.build();
     let first = s.tables.build(PORT_SPACE);
@@ -63,6 +80,7 @@ pub fn run_scenario(s: &Scenario) {
         now: s.start.ticks(),
         advanced: 0,
         idle: first.params.idle_timeout_ticks,
+        compared: Compared::default(),
     };
     p.install(&first);
     let trace = std::env::var_os("LCMP_FUZZ_TRACE").is_some();
@@ -78,6 +96,7 @@ pub fn run_scenario(s: &Scenario) {
             p.explain(key, GroupId(g), usize::MAX);
         }
     }
+    p.compared
 }
 
 impl Pair {
@@ -94,10 +113,11 @@ impl Pair {
         assert_eq!(a, b, "install of {t:?}");
     }
 
-    fn explain(&self, key: &FlowKey, group: GroupId, i: usize) {
+    fn explain(&mut self, key: &FlowKey, group: GroupId, i: usize) {
         let a = self.d.explain(key, group, self.now());
         let b = self.m.explain(key, group, self.now());
         assert_eq!(a, b, "explain, event {i}, {key:?}");
+        self.compared.explains += 1;
     }
 
     fn event(&mut self, ev: &Event, flows: &[FlowKey], i: usize) {
@@ -116,6 +136,7 @@ impl Pair {
                 let mut ca = *self.d.counters();
                 ca.gc_evictions = 0;
                 assert_eq!(ca, self.m.counters(), "counters, event {i}");
+                self.compared.decisions += 1;
             }
             Event::Explain { flow, group } => {
                 let key = flows[usize::from(flow) % flows.len()];
@@ -154,9 +175,25 @@ impl Pair {
 
 #[cfg(test)]
 mod test {
+    const MIN_DECISIONS: usize = 600;
+    const MIN_EXPLAINS: usize = 4000;
+
+    /// Every seed decodes, and together they compare at least this many
+    /// decisions and explanations (the committed corpus: 627 and 4467,
+    /// rounded down; a corpus that stopped reaching the decider fails).
     #[test]
     fn seed_corpus_passes() {
-        let n = crate::replay_corpus("differential", super::run);
-        assert!(n > 0, "no seeds");
+        let (mut decoded, mut total) = (0, super::Compared::default());
+        let n = crate::replay_corpus("differential", |data| {
+            if let Some(c) = super::run(data) {
+                decoded += 1;
+                total += c;
+            }
+        });
+        eprintln!("differential seeds: {n} files, {decoded} decode, {total:?}");
+        assert!(n >= 50, "{n} seed files");
+        assert_eq!(decoded, n, "seeds that do not decode to a scenario");
+        assert!(total.decisions >= MIN_DECISIONS, "{total:?}");
+        assert!(total.explains >= MIN_EXPLAINS, "{total:?}");
     }
 }

@@ -212,34 +212,67 @@ fn scheme(i: u8) -> Scheme {
     }
 }
 
-/// Runs one input.
-pub fn run(input: &JsonInput) {
+/// What one input reached (each count passed its checks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Checked {
+    /// Texts that parsed as a topology.
+    pub topologies: usize,
+    /// Tables built from them that the core accepted and that survived a
+    /// blob round trip.
+    pub tables: usize,
+    /// Texts that parsed as a scenario.
+    pub scenarios: usize,
+    /// Explanations checked (one per scheme of a scenario that explains).
+    pub explanations: usize,
+}
+
+impl core::ops::AddAssign for Checked {
+    fn add_assign(&mut self, o: Checked) {
+        self.topologies += o.topologies;
+        self.tables += o.tables;
+        self.scenarios += o.scenarios;
+        self.explanations += o.explanations;
+    }
+}
+
+/// Runs one input; returns what it reached.
+pub fn run(input: &JsonInput) -> Checked {
     match input {
         JsonInput::Text(Bytes(bytes)) => check_text(&String::from_utf8_lossy(bytes)),
         JsonInput::Topology(t) => {
             let text = serde_json::to_string(&t.build()).expect("topology renders");
-            check_text(&text);
+            check_text(&text)
         }
         JsonInput::Scenario(s) => {
             let text = serde_json::to_string(&s.build()).expect("scenario renders");
-            check_text(&text);
+            check_text(&text)
         }
     }
 }
 
 /// Both parsers on one text.
-pub fn check_text(text: &str) {
+pub fn check_text(text: &str) -> Checked {
+    let mut c = Checked::default();
     match Topology::from_json(text) {
-        Ok(t) => check_topology(&t),
+        Ok(t) => {
+            c.topologies += 1;
+            c.tables += check_topology(&t);
+        }
         Err(e) => assert!(!e.to_string().is_empty()),
     }
     match Scenario::from_json(text) {
-        Ok(s) => check_scenario(&s),
+        Ok(s) => {
+            c.scenarios += 1;
+            c.explanations += check_scenario(&s);
+        }
         Err(e) => assert!(!e.to_string().is_empty()),
     }
+    c
 }
 
-fn check_topology(t: &Topology) {
+/// Returns how many table sets it built and checked.
+fn check_topology(t: &Topology) -> usize {
+    let mut built = 0;
     for dc in t.dcs.iter().take(MAX_SWITCHES) {
         for metric in [PathMetric::FirstHop, PathMetric::Path] {
             let opts = BuildOptions {
@@ -259,11 +292,15 @@ fn check_topology(t: &Topology) {
             let blob = encode_blob_vec(&tables, 1).expect("built tables encode");
             let back = decode_blob(&blob).expect("and decode");
             assert_eq!(back.tables, tables);
+            built += 1;
         }
     }
+    built
 }
 
-fn check_scenario(s: &Scenario) {
+/// Returns how many explanations it checked.
+fn check_scenario(s: &Scenario) -> usize {
+    let mut checked = 0;
     for sch in [
         None,
         Some(Scheme::Lcmp),
@@ -274,7 +311,7 @@ fn check_scenario(s: &Scenario) {
             Ok(out) => out,
             Err(e) => {
                 assert!(!e.to_string().is_empty());
-                return;
+                return checked;
             }
         };
         assert!(!out.to_json().is_empty());
@@ -294,21 +331,40 @@ fn check_scenario(s: &Scenario) {
                 Reason::NoLiveCandidate | Reason::UnknownGroup
             )),
         }
+        checked += 1;
     }
+    checked
 }
 
 #[cfg(test)]
 mod test {
     use arbitrary::{Arbitrary, Unstructured};
 
+    const MIN_TOPOLOGIES: usize = 6;
+    const MIN_TABLES: usize = 60;
+    const MIN_SCENARIOS: usize = 25;
+    const MIN_EXPLANATIONS: usize = 60;
+
+    /// Every seed decodes, and together they reach the parsers' success
+    /// paths at least this often (the committed corpus: 6 topologies, 70
+    /// table sets, 28 scenarios, 68 explanations, rounded down; a corpus
+    /// that only reached parse errors fails).
     #[test]
     fn seed_corpus_passes() {
+        let (mut decoded, mut total) = (0, super::Checked::default());
         let n = crate::replay_corpus("scenario_json", |data| {
             if let Ok(i) = super::JsonInput::arbitrary_take_rest(Unstructured::new(data)) {
-                super::run(&i);
+                decoded += 1;
+                total += super::run(&i);
             }
         });
-        assert!(n > 0, "no seeds");
+        eprintln!("scenario_json seeds: {n} files, {decoded} decode, {total:?}");
+        assert!(n >= 50, "{n} seed files");
+        assert_eq!(decoded, n, "seeds that do not decode to an input");
+        assert!(total.topologies >= MIN_TOPOLOGIES, "{total:?}");
+        assert!(total.tables >= MIN_TABLES, "{total:?}");
+        assert!(total.scenarios >= MIN_SCENARIOS, "{total:?}");
+        assert!(total.explanations >= MIN_EXPLANATIONS, "{total:?}");
     }
 
     /// The CLI's hand-checked scenarios parse and explain.
@@ -320,7 +376,12 @@ mod test {
         for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let text = std::fs::read_to_string(e.path()).expect("read");
             let s = lcmp_tables::scenario::Scenario::from_json(&text).expect("parses");
-            super::check_scenario(&s);
+            assert_eq!(
+                super::check_scenario(&s),
+                4,
+                "{}: explains under every scheme",
+                e.path().display()
+            );
             n += 1;
         }
         assert!(n > 0);

@@ -22,7 +22,7 @@ pub mod trace;
 /// Replays every file under `fuzz/corpus/<target>/` through `f`
 /// (used by the unit tests; the fuzzer replays corpora itself).
 #[cfg(test)]
-pub(crate) fn replay_corpus(target: &str, f: impl Fn(&[u8])) -> usize {
+pub(crate) fn replay_corpus(target: &str, mut f: impl FnMut(&[u8])) -> usize {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("corpus")
         .join(target);

@@ -763,6 +763,174 @@ mod test {
             }
             true
         }
+
+        // The panic checks above, with results: what the CSV form and the
+        // encoding write reads back as the same events, and a damaged
+        // line or byte string is the documented error.
+
+        fn csv_round_trips(raw: Vec<(u32, u8, u128, u128, u64)>) -> bool {
+            let events = arbitrary_events(&raw);
+            let text: alloc::string::String = events.iter().map(csv_line).collect();
+            parse_csv(&text, None) == Ok(events)
+        }
+
+        fn csv_faults_name_the_line_and_kind(raw: Vec<(u32, u8, u128, u128, u64)>, at: usize, how: u8) -> bool {
+            let events = arbitrary_events(&raw);
+            if events.is_empty() {
+                return true;
+            }
+            let at = at % events.len();
+            let mut lines: Vec<alloc::string::String> = events.iter().map(csv_line).collect();
+            let earlier = at > 0 && events[at - 1].t_us() > 0;
+            let line = &mut lines[at];
+            let mut parts = line.splitn(3, ',');
+            let (time, kind, tail) = (
+                alloc::string::String::from(parts.next().unwrap_or_default()),
+                alloc::string::String::from(parts.next().unwrap_or_default()),
+                alloc::string::String::from(parts.next().unwrap_or_default()),
+            );
+            let fault = match how % 4 {
+                0 => {
+                    *line = alloc::format!("{time},teleport,{tail}");
+                    TraceFault::Kind
+                }
+                1 => {
+                    *line = alloc::format!("t{time},{kind},{tail}");
+                    TraceFault::Time
+                }
+                2 => {
+                    *line = alloc::format!("{},extra\n", line.trim_end());
+                    TraceFault::FieldCount
+                }
+                _ => {
+                    // Time 0 after a later event (nothing is earlier than 0).
+                    if !earlier {
+                        return true;
+                    }
+                    *line = alloc::format!("0,{kind},{tail}");
+                    TraceFault::TimeWentBackwards
+                }
+            };
+            let text: alloc::string::String = lines.concat();
+            let line = u32::try_from(at + 1).unwrap_or(u32::MAX);
+            parse_csv(&text, None) == Err(TablesError::Trace { line, fault })
+        }
+
+        fn encoded_trace_round_trips(raw: Vec<(u32, u8, u128, u128, u64)>) -> bool {
+            let events = arbitrary_events(&raw);
+            let Ok(bytes) = encode_trace_vec(&events) else { return false };
+            let Ok(reader) = TraceReader::new(&bytes) else { return false };
+            reader.collect::<Result<Vec<_>, _>>() == Ok(events)
+        }
+
+        fn cut_or_flipped_traces_are_typed_errors(raw: Vec<(u32, u8, u128, u128, u64)>, at: usize, flip: u8) -> bool {
+            let events = arbitrary_events(&raw);
+            let Ok(bytes) = encode_trace_vec(&events) else { return false };
+            let cut = at % bytes.len();
+            let truncated = match TraceReader::new(&bytes[..cut]) {
+                Err(TablesError::Truncated { len, need }) => cut < TRACE_HEADER_LEN && len == cut && need == TRACE_HEADER_LEN,
+                // A shorter body: the CRC no longer matches (2^-32 aside).
+                Err(TablesError::CrcMismatch { .. }) => cut >= TRACE_HEADER_LEN,
+                _ => false,
+            };
+            // One flipped body byte: the CRC catches it.
+            let flipped = bytes.len() == TRACE_HEADER_LEN || {
+                let mut b = bytes.clone();
+                let i = TRACE_HEADER_LEN + at % (bytes.len() - TRACE_HEADER_LEN);
+                b[i] ^= flip.max(1);
+                matches!(TraceReader::new(&b), Err(TablesError::CrcMismatch { .. }))
+            };
+            truncated && flipped
+        }
+    }
+
+    /// Events from quickcheck's raw tuples `(delta_us, kind, a, b, n)`:
+    /// times never decrease; packets are IPv4 or IPv6, samples and link
+    /// changes use every port number.
+    fn arbitrary_events(raw: &[(u32, u8, u128, u128, u64)]) -> Vec<TraceEvent> {
+        let mut t_us = 0u64;
+        raw.iter()
+            .map(|&(delta, kind, a, b, n)| {
+                t_us += u64::from(delta);
+                let (sport, dport, proto, dst_dc) = (
+                    n as u16,
+                    (n >> 16) as u16,
+                    (n >> 32) as u8,
+                    (n >> 40) as u16,
+                );
+                match kind % 4 {
+                    0 => TraceEvent::Packet {
+                        t_us,
+                        flow: FlowKey::v4(
+                            Ipv4Addr::from_bits(a as u32),
+                            Ipv4Addr::from_bits(b as u32),
+                            sport,
+                            dport,
+                            proto,
+                        ),
+                        dst_dc,
+                    },
+                    1 => TraceEvent::Packet {
+                        t_us,
+                        flow: FlowKey::v6(
+                            core::net::Ipv6Addr::from_bits(a),
+                            core::net::Ipv6Addr::from_bits(b),
+                            sport,
+                            dport,
+                            proto,
+                        ),
+                        dst_dc,
+                    },
+                    2 => TraceEvent::Sample {
+                        t_us,
+                        port: PortId(n as u8),
+                        queue_bytes: n.rotate_left(17),
+                    },
+                    _ => TraceEvent::Link {
+                        t_us,
+                        port: PortId(n as u8),
+                        up: n & 1 == 0,
+                    },
+                }
+            })
+            .collect()
+    }
+
+    /// One CSV line, written from the module docs' format (not by the
+    /// parser's code): addresses in their standard text form.
+    fn csv_line(e: &TraceEvent) -> alloc::string::String {
+        match *e {
+            TraceEvent::Packet { t_us, flow, dst_dc } => {
+                let (src, dst): (IpAddr, IpAddr) = match flow.addrs {
+                    lcmp_decide::Addresses::V4 { src, dst } => (
+                        Ipv4Addr::from_bits(src).into(),
+                        Ipv4Addr::from_bits(dst).into(),
+                    ),
+                    lcmp_decide::Addresses::V6 { src, dst } => (
+                        core::net::Ipv6Addr::from_bits(src).into(),
+                        core::net::Ipv6Addr::from_bits(dst).into(),
+                    ),
+                };
+                alloc::format!(
+                    "{t_us},packet,{src},{dst},{},{},{},{dst_dc}\n",
+                    flow.sport,
+                    flow.dport,
+                    flow.proto
+                )
+            }
+            TraceEvent::Sample {
+                t_us,
+                port,
+                queue_bytes,
+            } => alloc::format!("{t_us},sample,{},{queue_bytes}\n", port.0),
+            TraceEvent::Link { t_us, port, up } => {
+                alloc::format!(
+                    "{t_us},link,{},{}\n",
+                    port.0,
+                    if up { "up" } else { "down" }
+                )
+            }
+        }
     }
 
     #[test]

@@ -566,6 +566,48 @@ mod test {
             true
         }
 
+        // The panic check above, with results: a topology written as JSON
+        // reads back equal when it is valid, or fails with the fault
+        // `validate` names (never a JSON error); any cut of that JSON is a
+        // JSON error.
+        fn json_round_trips_or_names_the_fault(
+            ids: Vec<(u8, bool)>,
+            links: Vec<(u8, u8, u8, u16)>,
+            buffer: u8,
+            cut: usize
+        ) -> bool {
+            let t = Topology {
+                name: "q".into(),
+                dcs: ids
+                    .iter()
+                    .take(12)
+                    .map(|&(id, named)| Dc {
+                        id: u16::from(id % 14),
+                        name: if named { alloc::format!("DC{}", id % 14) } else { String::new() },
+                    })
+                    .collect(),
+                links: links
+                    .iter()
+                    .take(30)
+                    .map(|&(a, b, gbps, ms)| Link {
+                        a: u16::from(a % 14),
+                        b: u16::from(b % 14),
+                        capacity_bps: u64::from(gbps % 4) * 1_000_000_000,
+                        delay_us: u64::from(ms),
+                    })
+                    .collect(),
+                buffer_bytes: u64::from(buffer % 3),
+            };
+            let Ok(text) = serde_json::to_string(&t) else { return false };
+            let read = match (Topology::from_json(&text), t.validate()) {
+                (Ok(back), Ok(())) => back == t,
+                (Err(e), Err(fault)) => e == fault && !matches!(e, TablesError::Json { .. }),
+                _ => false,
+            };
+            let cut = text.get(..cut % text.len()).unwrap_or_default();
+            read && matches!(Topology::from_json(cut), Err(TablesError::Json { .. }))
+        }
+
         fn random_graphs_never_panic(links: Vec<(u8, u8, u8, u16)>, s: u8, d: u8) -> bool {
             let mut t = Topology { name: "r".into(), dcs: dcs(12), links: Vec::new(), buffer_bytes: 1 };
             for (a, b, c, ms) in links.into_iter().take(40) {

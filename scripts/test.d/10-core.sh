@@ -6,7 +6,7 @@ source scripts/lib.sh
 ensure_target thumbv7em-none-eabihf
 ensure_target wasm32-unknown-unknown
 cargo test -p lcmp-decide
-cargo test -p lcmp-decide --features serde,std
+cargo test -p lcmp-decide --features serde
 cargo build -p lcmp-decide --target thumbv7em-none-eabihf
 cargo build -p lcmp-decide --target thumbv7em-none-eabihf --features defmt,serde
 cargo build -p lcmp-decide --target wasm32-unknown-unknown

@@ -2,7 +2,9 @@
 # lcmp-tables and the `lcmp` tool: unit, property, integration and doc
 # tests; the no_std (no alloc) build of lcmp-tables for a Cortex-M4F (the
 # firmware decodes blobs and replays encoded traces there); a smoke run of
-# every subcommand against the embedded topologies.
+# every subcommand against the embedded topologies; the ECMP hash of
+# `lcmp explain` (and the one its tests pin) against an independent Python
+# MurmurHash3.
 set -euo pipefail
 source scripts/lib.sh
 ensure_target thumbv7em-none-eabihf
@@ -19,3 +21,6 @@ cargo run -q -p lcmp-cli -- tables verify "$tmp/dc1.bin"
 cargo run -q -p lcmp-cli -- explain frontends/cli/tests/scenarios/idle.json >/dev/null
 cargo run -q -p lcmp-cli -- replay --topology testbed8 --switch DC1 -q \
   lcmp-tables/tests/data/testbed8-dc1.csv
+target=$(cargo metadata -q --format-version 1 --no-deps \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+python3 frontends/cli/tests/py/murmur3_ecmp.py "$target/debug/lcmp"

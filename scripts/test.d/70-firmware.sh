@@ -37,11 +37,28 @@ test -s "$thumb/release/liblcmp_ffi.a"
 cc -std=c11 -Wall -Wextra -Werror -pedantic -O2 -Ifrontends/ffi/include \
   frontends/ffi/examples/replay.c "$target/release/liblcmp_ffi.a" -lpthread -ldl -lm \
   -o "$work/replay_c"
-# The example rejects what it cannot parse.
-printf '0,teleport,1\n' >"$work/bad.csv"
-if "$work/replay_c" /dev/null "$work/bad.csv" 2>/dev/null; then
-  echo "the C example accepted an empty blob"; exit 1
-fi
+# The example rejects what it cannot parse, with exit status 1 and one
+# message on stderr (a crash or an abort is another status): a malformed
+# CSV line after a valid blob, and an empty blob (LCMP_ERR_BLOB_TRUNCATED).
+cargo build -p lcmp-cli --locked
+"$target/debug/lcmp" tables --topology testbed8 --switch DC1 -o "$work/good.bin" >/dev/null
+printf '# a comment\n0,teleport,1\n' >"$work/bad.csv"
+: >"$work/empty.bin"
+c_rejects() { # EXPECTED-STDERR-REGEX BLOB CSV
+  local want=$1 status=0
+  shift
+  "$work/replay_c" "$@" >"$work/rejected.out" 2>"$work/rejected.err" || status=$?
+  if [ "$status" -ne 1 ] || [ -s "$work/rejected.out" ] || [ "$(wc -l <"$work/rejected.err")" -ne 1 ] \
+    || ! grep -qE "$want" "$work/rejected.err"; then
+    echo "the C example on $*: status $status (want 1), stdout $(wc -c <"$work/rejected.out") bytes (want 0), stderr:"
+    cat "$work/rejected.err"
+    echo "(want one line matching: $want)"
+    exit 1
+  fi
+  echo "C example rejects $*: $(cat "$work/rejected.err")"
+}
+c_rejects "^replay: $work/bad.csv:2: malformed event\$" "$work/good.bin" "$work/bad.csv"
+c_rejects "^replay: $work/empty.bin: .+ \(-30\)\$" "$work/empty.bin" "$work/bad.csv"
 
 echo "--- lcmp-firmware: fmt, clippy, build"
 (

@@ -5,7 +5,8 @@
 # `import "env"` and under the 300 KiB budget; then the end-to-end test of
 # the page in headless Chromium (Debian's chromium, playwright-core from
 # wasm-demo/package-lock.json), which compares the page with `lcmp explain`
-# and saves screenshots to wasm-demo/artifacts/.
+# and its simulation with `lcmp sim --json` for the same settings, and saves
+# screenshots to wasm-demo/artifacts/.
 set -euo pipefail
 source scripts/lib.sh
 ensure_target wasm32-unknown-unknown

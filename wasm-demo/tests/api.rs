@@ -12,8 +12,11 @@ fn parse(text: &str) -> Value {
     serde_json::from_str(text).expect("JSON")
 }
 
+/// `explain_json` is the library's scenario explanation. (That it prints
+/// what the `lcmp explain` binary prints is checked where the binary is
+/// built: `frontends/cli/tests/wasm_demo.rs`.)
 #[test]
-fn explain_is_the_cli_output() {
+fn explain_json_is_the_scenario_explanation() {
     let s = lcmp_tables::scenario::Scenario::from_json(BASE).expect("scenario");
     let want = s.explain(None).expect("explain").to_json();
     assert_eq!(explain_json(BASE).expect("explain"), want);

@@ -184,10 +184,32 @@ test('the LCMP demo page', { timeout: 240_000 }, async () => {
     await page.screenshot({ path: path.join(artifacts, 'page-1280-sim-running.png') });
     await page.fill('#f-sport', '50000');
     await page.waitForFunction(() => /done/.test(document.getElementById('sim-status').textContent), null, { timeout: 180_000 });
-    for (const scheme of ['ecmp', 'ucmp', 'lcmp']) {
-      const p50 = Number(await page.textContent(`.sim-run[data-scheme=${scheme}] .p50`));
-      const p99 = Number(await page.textContent(`.sim-run[data-scheme=${scheme}] .p99`));
-      assert.ok(p50 >= 1 && p99 >= p50, `${scheme}: p50 ${p50}, p99 ${p99}`);
+    // The finished runs are `lcmp sim --json`'s for the page's settings:
+    // the same flows, completions and slowdowns (exactly), and the page
+    // shows those slowdowns.
+    const sim = {
+      load: await page.inputValue('#sim-load'),
+      windowMs: await page.inputValue('#sim-window'),
+      seed: await page.inputValue('#sim-seed'),
+      workload: await page.inputValue('#sim-workload'),
+    };
+    assert.equal(sim.windowMs, '10');
+    const snap = JSON.parse(await page.$eval('#sim-out', (e) => e.dataset.snapshot));
+    const batch = JSON.parse(execFileSync(LCMP_BIN, ['sim', '--json', '--topology', 'testbed8',
+      '--pair', 'DC1:DC8', '--load-ref', 'nic', '--load', sim.load,
+      '--window', String(Number(sim.windowMs) / 1000), '--seed', sim.seed, '--seeds', '1',
+      '--workload', sim.workload, '--schemes', 'ecmp,ucmp,lcmp'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+    assert.deepEqual(snap.runs.map((r) => r.scheme), ['ecmp', 'ucmp', 'lcmp']);
+    for (const r of snap.runs) {
+      const b = batch.results.find((x) => x.scheme === r.scheme);
+      assert.ok(b, `lcmp sim has no ${r.scheme} run`);
+      assert.equal(r.running, false, r.scheme);
+      assert.ok(r.flows > 0, `${r.scheme}: no flows`);
+      for (const k of ['flows', 'completed', 'p50', 'p99']) {
+        assert.equal(r[k], b[k], `${r.scheme} ${k}: page ${r[k]}, lcmp sim ${b[k]}`);
+      }
+      assert.equal(await page.textContent(`.sim-run[data-scheme=${r.scheme}] .p50`), b.p50.toFixed(2));
+      assert.equal(await page.textContent(`.sim-run[data-scheme=${r.scheme}] .p99`), b.p99.toFixed(2));
     }
     await page.fill('#f-sport', '49152');
     await page.screenshot({ path: path.join(artifacts, 'page-1280-full-sim.png'), fullPage: true });

@@ -392,6 +392,7 @@ function simFrame() {
 function drawSim(snap, more) {
   const box = $('sim-out');
   box.textContent = '';
+  box.dataset.snapshot = JSON.stringify(snap); // exact numbers, for tests
   const grid = el('div', { class: 'sim-grid' });
   const now = Math.max(...snap.runs.map((r) => r.now_us));
   $('sim-status').textContent = more ? `simulated ${fmt(now / 1000, 1)} ms…` : `done: ${fmt(now / 1000, 1)} ms simulated`;

@@ -72,8 +72,10 @@ fn fates(v: &Value) -> Vec<(u64, u64, bool, Value)> {
 }
 
 /// The flow's ECMP hash, MurmurHash3 x86_32 seed 0 over 10.0.0.1,
-/// 10.0.7.1, ports 49152/4791 (checked against an independent Python
-/// implementation of the reference algorithm).
+/// 10.0.7.1, ports 49152/4791. `tests/py/murmur3_ecmp.py` (run by
+/// `scripts/test.d/20-tables-cli.sh`) checks this value, and the hash
+/// `lcmp explain` reports for every scenario, against an independent
+/// Python implementation of the reference algorithm.
 const HASH: u64 = 3_708_028_808;
 
 #[test]
