@@ -21,6 +21,7 @@ extern crate std;
 // This mod MUST go first, so that the others see its macros.
 mod fmt;
 
+pub mod codes;
 pub mod cost;
 mod decider;
 mod error;

@@ -23,7 +23,7 @@
 //! counted) as a little-endian `u32`, the decision kind
 //! ([`DecisionRecord::kind_code`]: 0 hit, 1 new, 2 failover, 3 unpinned,
 //! 4 no route), the egress port (`0xFF` for none), and the reason code
-//! ([`reason_code`], `0xFF` for hits and unpinned flows). Samples and link
+//! (`Reason::code`, `0xFF` for hits and unpinned flows). Samples and link
 //! events are not hashed themselves; they only matter through the
 //! decisions they change. The digest is defined for a decider of
 //! [`REPLAY_PORTS`] ports and [`REPLAY_FLOWS`] flow slots ([`ReplayDecider`]),
@@ -127,62 +127,16 @@ pub struct DecisionRecord {
     pub decision: Decision,
 }
 
-/// The stable code of a [`Reason`] in the digest and in printed traces.
-pub const fn reason_code(reason: Reason) -> u8 {
-    match reason {
-        Reason::Pinned => 0,
-        Reason::HashInKept => 1,
-        Reason::WeightedInKept => 2,
-        Reason::MinCostFallback => 3,
-        Reason::Ecmp => 4,
-        Reason::Ucmp => 5,
-        Reason::EcmpFallback => 6,
-        Reason::CacheFull => 7,
-        Reason::NoLiveCandidate => 8,
-        Reason::UnknownGroup => 9,
-    }
-}
-
-/// The snake-case name of a [`Reason`] (as its serde form).
-pub const fn reason_name(reason: Reason) -> &'static str {
-    match reason {
-        Reason::Pinned => "pinned",
-        Reason::HashInKept => "hash_in_kept",
-        Reason::WeightedInKept => "weighted_in_kept",
-        Reason::MinCostFallback => "min_cost_fallback",
-        Reason::Ecmp => "ecmp",
-        Reason::Ucmp => "ucmp",
-        Reason::EcmpFallback => "ecmp_fallback",
-        Reason::CacheFull => "cache_full",
-        Reason::NoLiveCandidate => "no_live_candidate",
-        Reason::UnknownGroup => "unknown_group",
-    }
-}
-
 impl DecisionRecord {
-    /// 0 hit, 1 new, 2 failover (new after the pinned port went down),
-    /// 3 unpinned (cache full), 4 no route.
+    /// The decision's kind code (`lcmp_decide::codes::DecisionKind`: 0 hit,
+    /// 1 new, 2 failover, 3 unpinned, 4 no route).
     pub const fn kind_code(&self) -> u8 {
-        match self.decision {
-            Decision::Hit(_) => 0,
-            Decision::New {
-                failover: false, ..
-            } => 1,
-            Decision::New { failover: true, .. } => 2,
-            Decision::Unpinned(_) => 3,
-            Decision::NoRoute(_) => 4,
-        }
+        self.decision.kind().code()
     }
 
     /// The kind as a word: `hit`, `new`, `failover`, `unpinned`, `no_route`.
     pub const fn kind_name(&self) -> &'static str {
-        match self.kind_code() {
-            0 => "hit",
-            1 => "new",
-            2 => "failover",
-            3 => "unpinned",
-            _ => "no_route",
-        }
+        self.decision.kind().name()
     }
 
     /// The reason, for new decisions and no-route.
@@ -209,7 +163,7 @@ impl DecisionRecord {
     pub fn digest_bytes(&self) -> [u8; 7] {
         let i = self.index.to_le_bytes();
         let port = self.decision.port().map_or(0xFF, |p| p.0);
-        let reason = self.reason().map_or(0xFF, reason_code);
+        let reason = self.reason().map_or(0xFF, Reason::code);
         [i[0], i[1], i[2], i[3], self.kind_code(), port, reason]
     }
 }

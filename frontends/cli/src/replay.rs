@@ -6,11 +6,11 @@ use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 
 use clap::Args;
-use lcmp_decide::{Addresses, DeciderConfig, FlowKey};
+use lcmp_decide::{Addresses, DeciderConfig, FlowKey, Reason};
 use lcmp_tables::build_tables;
 use lcmp_tables::replay::{
-    encode_trace_vec, parse_csv, reason_name, replay, DecisionRecord, ReplayDecider, TraceEvent,
-    TraceReader, TRACE_MAGIC,
+    encode_trace_vec, parse_csv, replay, DecisionRecord, ReplayDecider, TraceEvent, TraceReader,
+    TRACE_MAGIC,
 };
 
 use crate::explain::SchemeArg;
@@ -58,7 +58,7 @@ fn line(r: &DecisionRecord) -> String {
         .decision
         .port()
         .map_or_else(|| "-".into(), |p| p.0.to_string());
-    let reason = r.reason().map_or("-", reason_name);
+    let reason = r.reason().map_or("-", Reason::name);
     format!(
         "{} t_us={} flow={} dst_dc={} {} port={} reason={}\n",
         r.index,
