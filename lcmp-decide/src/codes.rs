@@ -49,17 +49,19 @@ impl Reason {
 
     /// The reason with code `code`, if any.
     pub const fn from_code(code: u8) -> Option<Reason> {
-        let mut i = 0;
-        while i < Reason::ALL.len() {
-            // `i` is below the array's length.
-            #[allow(clippy::indexing_slicing)]
-            let r = Reason::ALL[i];
-            if r.code() == code {
-                return Some(r);
-            }
-            i += 1;
-        }
-        None
+        Some(match code {
+            0 => Reason::Pinned,
+            1 => Reason::HashInKept,
+            2 => Reason::WeightedInKept,
+            3 => Reason::MinCostFallback,
+            4 => Reason::Ecmp,
+            5 => Reason::Ucmp,
+            6 => Reason::EcmpFallback,
+            7 => Reason::CacheFull,
+            8 => Reason::NoLiveCandidate,
+            9 => Reason::UnknownGroup,
+            _ => return None,
+        })
     }
 
     /// The snake-case name (the serde and JSON spelling).

@@ -242,6 +242,16 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
         "Decider PORTS must be between 1 and MAX_PORTS"
     );
 
+    /// A decider with no tables over any [`SlotStorage`] (cleared here; a
+    /// power of two of at least 16 slots, [`Error::FlowSlots`] otherwise):
+    /// how a C ABI or an allocator-backed caller provides its own memory.
+    pub fn with_storage(config: DeciderConfig, storage: S) -> Result<Self, Error> {
+        Ok(Self::from_cache(
+            config,
+            FlowCacheWith::with_storage(storage)?,
+        ))
+    }
+
     const fn from_cache(config: DeciderConfig, cache: FlowCacheWith<S>) -> Self {
         let () = Self::CHECK;
         DeciderWith {

@@ -193,7 +193,7 @@ impl<const N: usize> SlotStorage for SlotArray<N> {
     }
 }
 
-impl SlotStorage for &mut [SlotBlock] {
+impl SlotStorage for [SlotBlock] {
     #[inline]
     fn slot_count(&self) -> usize {
         self.len().saturating_mul(BLOCK_SLOTS)
@@ -211,6 +211,23 @@ impl SlotStorage for &mut [SlotBlock] {
         let block = self.get_mut(b >> 1)?;
         let half = b & 1;
         Some((block.keys.get_mut(half)?, block.seen.get_mut(half)?))
+    }
+}
+
+impl SlotStorage for &mut [SlotBlock] {
+    #[inline]
+    fn slot_count(&self) -> usize {
+        (**self).slot_count()
+    }
+
+    #[inline]
+    fn bucket(&self, b: usize) -> Option<(&[u64; BUCKET], &[u32; BUCKET])> {
+        (**self).bucket(b)
+    }
+
+    #[inline]
+    fn bucket_mut(&mut self, b: usize) -> Option<(&mut [u64; BUCKET], &mut [u32; BUCKET])> {
+        (**self).bucket_mut(b)
     }
 }
 
@@ -323,21 +340,30 @@ impl<'a> FlowCacheWith<&'a mut [SlotBlock]> {
     /// An empty cache over `blocks` (`16 * blocks.len()` slots; the count
     /// of blocks must be a power of two). Every slot is cleared.
     pub fn with_slots(blocks: &'a mut [SlotBlock]) -> Result<Self, Error> {
-        if !blocks.len().is_power_of_two() || blocks.len() > usize::MAX / BLOCK_SLOTS {
-            return Err(Error::FlowSlots(blocks.len().saturating_mul(BLOCK_SLOTS)));
-        }
-        blocks.fill(SlotBlock::EMPTY);
-        Ok(FlowCacheWith {
-            slots: blocks,
-            len: 0,
-            gc_cursor: 0,
-        })
+        Self::with_storage(blocks)
     }
 }
 
 impl<S: SlotStorage> FlowCacheWith<S> {
     /// Bytes a slot takes.
     pub const SLOT_BYTES: usize = 12;
+
+    /// An empty cache over any storage (every slot is cleared here); its
+    /// slot count must be a power of two of at least [`BLOCK_SLOTS`]
+    /// ([`Error::FlowSlots`] otherwise).
+    pub fn with_storage(storage: S) -> Result<Self, Error> {
+        let n = storage.slot_count();
+        if !n.is_power_of_two() || n < BLOCK_SLOTS {
+            return Err(Error::FlowSlots(n));
+        }
+        let mut cache = FlowCacheWith {
+            slots: storage,
+            len: 0,
+            gc_cursor: 0,
+        };
+        cache.clear();
+        Ok(cache)
+    }
 
     /// The number of slots.
     #[inline]

@@ -59,6 +59,12 @@ c_rejects() { # EXPECTED-STDERR-REGEX BLOB CSV
 }
 c_rejects "^replay: $work/bad.csv:2: malformed event\$" "$work/good.bin" "$work/bad.csv"
 c_rejects "^replay: $work/empty.bin: .+ \(-30\)\$" "$work/empty.bin" "$work/bad.csv"
+# Caller-sized flow caches through the C ABI: 1 024, 65 536 and 1 048 576
+# slots from lcmp_decider_size(flows), 60 % pinned in bursts, then all hit.
+cc -std=c11 -Wall -Wextra -Werror -pedantic -O2 -Ifrontends/ffi/include \
+  frontends/ffi/examples/sizes.c "$target/release/liblcmp_ffi.a" -lpthread -ldl -lm \
+  -o "$work/sizes_c"
+"$work/sizes_c" "$work/good.bin" 8
 
 echo "--- lcmp-firmware: fmt, clippy, build"
 (

@@ -29,9 +29,11 @@
 
 #include "lcmp.h"
 
-/* The decider lives in static storage, sized and aligned by the header's
- * bounds; lcmp_decider_size()/lcmp_decider_align() are checked at run time. */
-static _Alignas(LCMP_DECIDER_ALIGN_MAX) uint8_t decider_mem[LCMP_DECIDER_SIZE_MAX];
+/* The decider lives in static storage for the replay shape (LCMP_FLOWS
+ * slots, so that the digest matches lcmp replay), sized by the header's
+ * bound; lcmp_decider_size(LCMP_FLOWS) is checked at run time. */
+#define DECIDER_BYTES (LCMP_DECIDER_HEADER_MAX + LCMP_SLOT_BYTES * LCMP_FLOWS)
+static _Alignas(LCMP_DECIDER_ALIGN) uint8_t decider_mem[DECIDER_BYTES];
 
 #define MAX_BLOB (96 * 1024)
 static uint8_t blob[MAX_BLOB];
@@ -95,7 +97,7 @@ int main(int argc, char **argv) {
                 lcmp_abi_version(), LCMP_ABI_VERSION);
         return 1;
     }
-    if (lcmp_decider_size() > sizeof decider_mem || lcmp_decider_align() > LCMP_DECIDER_ALIGN_MAX) {
+    if (lcmp_decider_size(LCMP_FLOWS) > sizeof decider_mem || lcmp_decider_align() > LCMP_DECIDER_ALIGN) {
         fprintf(stderr, "replay: decider does not fit the header's bounds\n");
         return 1;
     }
@@ -114,8 +116,11 @@ int main(int argc, char **argv) {
     }
 
     lcmp_decider *d = NULL;
-    lcmp_config config = {.scheme = LCMP_SCHEME_LCMP, .hash = LCMP_HASH_MURMUR3, .seed = 0};
-    int32_t rc = lcmp_decider_init(decider_mem, sizeof decider_mem, &config, &d);
+    lcmp_config config = {.scheme = LCMP_SCHEME_LCMP,
+                          .hash = LCMP_HASH_MURMUR3,
+                          .overflow = LCMP_OVERFLOW_REFUSE,
+                          .seed = 0};
+    int32_t rc = lcmp_decider_init(decider_mem, sizeof decider_mem, LCMP_FLOWS, &config, &d);
     if (rc != LCMP_OK) return fail("lcmp_decider_init", rc);
     rc = lcmp_install(d, blob, blob_len);
     if (rc != LCMP_OK) return fail(argv[1], rc);

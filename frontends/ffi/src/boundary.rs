@@ -1,21 +1,97 @@
 //! The only module of the workspace with `unsafe` code: it turns the raw
 //! pointers a C caller passes into references, checking everything that
 //! can be checked (null, alignment, size, the handle's magic word) and
-//! stating in each function's `# Safety` section what cannot be.
+//! stating in each function's `# Safety` section what cannot be, and it
+//! implements the flow-cache storage over the caller's memory.
 //!
-//! Everything above this module is safe Rust over `&`/`&mut`.
+//! The `extern "C"` functions elsewhere in the crate reach caller memory
+//! only through the macros at the end of this module (`handle_mut!`,
+//! `handle_ref!`, `input!`, `output!`, `bytes!`, `slice!`, `slice_mut!`,
+//! `digest_mut!`), which hold the crate's only `unsafe` blocks outside this
+//! file's functions: each one forwards its caller's documented contract.
 
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 use core::ptr;
 
-use crate::{
-    lcmp_decider, lcmp_digest, DigestState, Inner, DIGEST_MAGIC, LCMP_ERR_BUFFER_TOO_SMALL,
-    LCMP_ERR_MISALIGNED, LCMP_ERR_NOT_INITIALIZED, LCMP_ERR_NULL, MAGIC,
-};
+use lcmp_decide::flow_cache::{SlotBlock, SlotStorage, BLOCK_SLOTS, BUCKET};
+use lcmp_decide::{DeciderConfig, DeciderWith, Tables};
 use lcmp_tables::replay::Digest;
 
-/// Writes a fresh decider into `mem` and returns the handle.
+use crate::codes::*;
+use crate::digest::{lcmp_digest, DigestState, DIGEST_MAGIC};
+use crate::{lcmp_decider, LCMP_DECIDER_ALIGN, LCMP_DECIDER_HEADER_MAX, LCMP_PORTS, MAGIC};
+
+/// The flow-cache slots of a handle: the [`SlotBlock`]s that follow the
+/// handle in the caller's memory (`lcmp_decider_init` checked their size
+/// and alignment). A raw pointer, not a slice, because the handle and its
+/// slots share one allocation the caller owns; a slice over them exists
+/// only for the duration of one access, as a reborrow of the handle.
+#[derive(Debug)]
+pub(crate) struct CallerSlots {
+    blocks: *mut SlotBlock,
+    len: usize,
+}
+
+impl CallerSlots {
+    /// Read access to the blocks.
+    fn blocks(&self) -> &[SlotBlock] {
+        // SAFETY: `blocks` points to `len` initialised (zeroed by `init`,
+        // then written only through these accessors) `SlotBlock`s inside
+        // the caller's decider memory, aligned for `SlotBlock`, which the
+        // caller keeps valid and unaliased while the handle lives. The
+        // slice borrows `self`, so no `&mut` made by `blocks_mut` can
+        // coexist with it.
+        unsafe { core::slice::from_raw_parts(self.blocks, self.len) }
+    }
+
+    /// Write access to the blocks.
+    fn blocks_mut(&mut self) -> &mut [SlotBlock] {
+        // SAFETY: as in `blocks`; the slice borrows `self` mutably, so it
+        // is the only reference to the blocks while it lives.
+        unsafe { core::slice::from_raw_parts_mut(self.blocks, self.len) }
+    }
+}
+
+impl SlotStorage for CallerSlots {
+    fn slot_count(&self) -> usize {
+        self.len.saturating_mul(BLOCK_SLOTS)
+    }
+
+    fn bucket(&self, b: usize) -> Option<(&[u64; BUCKET], &[u32; BUCKET])> {
+        self.blocks().bucket(b)
+    }
+
+    fn bucket_mut(&mut self, b: usize) -> Option<(&mut [u64; BUCKET], &mut [u32; BUCKET])> {
+        self.blocks_mut().bucket_mut(b)
+    }
+}
+
+/// Bytes of a decider's memory before its slots: the handle, rounded up to
+/// the slots' 64-byte alignment.
+pub(crate) const HEADER_BYTES: usize =
+    size_of::<lcmp_decider>().next_multiple_of(LCMP_DECIDER_ALIGN);
+
+// The header promises these bounds to C code that allocates statically.
+const _: () = assert!(HEADER_BYTES <= LCMP_DECIDER_HEADER_MAX);
+const _: () = assert!(align_of::<lcmp_decider>() <= LCMP_DECIDER_ALIGN);
+const _: () = assert!(align_of::<SlotBlock>() == LCMP_DECIDER_ALIGN);
+const _: () = assert!(size_of::<SlotBlock>() == 12 * BLOCK_SLOTS);
+
+/// Bytes a decider with `flows` slots needs, or `None` if `flows` is not a
+/// power of two of at least 16 or the total overflows.
+pub(crate) fn decider_bytes(flows: usize) -> Option<usize> {
+    if !flows.is_power_of_two() || flows < BLOCK_SLOTS {
+        return None;
+    }
+    let slots = (flows / BLOCK_SLOTS).checked_mul(size_of::<SlotBlock>())?;
+    HEADER_BYTES
+        .checked_add(slots)
+        .filter(|&n| n <= isize::MAX as usize)
+}
+
+/// Writes a fresh decider with `flows` slots into `mem` and returns the
+/// handle.
 ///
 /// # Safety
 /// `mem` must be null or valid for writes of `mem_len` bytes, and those
@@ -24,21 +100,40 @@ use lcmp_tables::replay::Digest;
 pub(crate) unsafe fn init(
     mem: *mut c_void,
     mem_len: usize,
-    value: lcmp_decider,
+    flows: usize,
+    config: DeciderConfig,
 ) -> Result<*mut lcmp_decider, i32> {
     if mem.is_null() {
         return Err(LCMP_ERR_NULL);
     }
-    if mem_len < size_of::<lcmp_decider>() {
+    let need = decider_bytes(flows).ok_or(LCMP_ERR_FLOWS)?;
+    if mem_len < need {
         return Err(LCMP_ERR_BUFFER_TOO_SMALL);
     }
     let p = mem.cast::<lcmp_decider>();
-    if !p.is_aligned() {
+    if !mem.cast::<SlotBlock>().is_aligned() {
         return Err(LCMP_ERR_MISALIGNED);
     }
-    // SAFETY: `p` is non-null and aligned (checked above) and, by the
-    // caller's contract, valid for writes of `mem_len >= size_of` bytes that
-    // nothing else aliases. `write` does not read or drop the old bytes.
+    // SAFETY: `HEADER_BYTES + 192 * (flows / 16) == need <= mem_len`, so the
+    // offset stays inside the caller's allocation.
+    let blocks = unsafe { mem.cast::<u8>().add(HEADER_BYTES) }.cast::<SlotBlock>();
+    let len = flows / BLOCK_SLOTS;
+    // SAFETY: `blocks` is aligned (`mem` is 64-byte aligned and
+    // `HEADER_BYTES` a multiple of 64) and valid for writes of `len`
+    // blocks (bounds above). All-zero bytes are empty slots, so the
+    // memory holds valid `SlotBlock`s from here on.
+    unsafe { ptr::write_bytes(blocks, 0, len) };
+    let slots = CallerSlots { blocks, len };
+    let inner = DeciderWith::with_storage(config, slots).map_err(error_code)?;
+    let value = lcmp_decider {
+        magic: MAGIC,
+        inner,
+        scratch: Tables::new(),
+    };
+    // SAFETY: `p` is non-null, aligned (64 >= the handle's alignment) and
+    // valid for writes of `size_of::<lcmp_decider>() <= HEADER_BYTES` bytes
+    // that do not overlap the slots; `write` does not read or drop the old
+    // bytes.
     unsafe { p.write(value) };
     Ok(p)
 }
@@ -85,26 +180,16 @@ pub(crate) unsafe fn handle_mut<'a>(d: *mut lcmp_decider) -> Result<&'a mut lcmp
     Ok(unsafe { &mut *d })
 }
 
-/// The decider behind a handle, for mutation.
+/// The handle, read-only.
 ///
 /// # Safety
-/// As [`handle_mut`].
-pub(crate) unsafe fn decider_mut<'a>(d: *mut lcmp_decider) -> Result<&'a mut Inner, i32> {
-    // SAFETY: forwarded contract.
-    unsafe { handle_mut(d) }.map(|d| &mut d.inner)
-}
-
-/// The decider behind a handle, read-only.
-///
-/// # Safety
-/// As [`decider_mut`], except that concurrent read-only calls are allowed.
-pub(crate) unsafe fn decider_ref<'a>(d: *const lcmp_decider) -> Result<&'a Inner, i32> {
+/// As [`handle_mut`], except that concurrent read-only calls are allowed.
+pub(crate) unsafe fn handle_ref<'a>(d: *const lcmp_decider) -> Result<&'a lcmp_decider, i32> {
     // SAFETY: forwarded contract (readable, see above).
     unsafe { check(d) }?;
     // SAFETY: checked non-null, aligned and initialised; no writer runs
     // concurrently by the caller's contract.
-    let d = unsafe { &*d };
-    Ok(&d.inner)
+    Ok(unsafe { &*d })
 }
 
 /// A caller's input struct. `T` must be a `repr(C)` type made of integers
@@ -122,6 +207,60 @@ pub(crate) unsafe fn input<'a, T: Copy>(p: *const T) -> Result<&'a T, i32> {
     // SAFETY: non-null, aligned, readable (caller), and any bit pattern is a
     // valid `T` (integer-only `repr(C)` struct, see above).
     Ok(unsafe { &*p })
+}
+
+/// A caller's array of `n` input structs (integer-only `repr(C)`). A null
+/// pointer with `n == 0` is the empty slice.
+///
+/// # Safety
+/// `p` must be null or valid for reads of `n` values of `T` that nothing
+/// writes during the call.
+pub(crate) unsafe fn slice<'a, T: Copy>(p: *const T, n: usize) -> Result<&'a [T], i32> {
+    if p.is_null() {
+        return if n == 0 { Ok(&[]) } else { Err(LCMP_ERR_NULL) };
+    }
+    if !p.is_aligned() {
+        return Err(LCMP_ERR_MISALIGNED);
+    }
+    if n.checked_mul(size_of::<T>())
+        .is_none_or(|b| b > isize::MAX as usize)
+    {
+        return Err(LCMP_ERR_BUFFER_TOO_SMALL);
+    }
+    // SAFETY: non-null, aligned, `n` readable values (caller) of a type
+    // valid for any bits, total size within `isize::MAX`.
+    Ok(unsafe { core::slice::from_raw_parts(p, n) })
+}
+
+/// A caller's array of `n` output structs, for writing. `T` must be an
+/// integer-only `repr(C)` type (any bits are a valid value, so the
+/// caller's uninitialised memory may be overwritten through it).
+///
+/// # Safety
+/// `p` must be null or valid for writes of `n` values of `T` that nothing
+/// else accesses during the call.
+pub(crate) unsafe fn slice_mut<'a, T: Copy>(p: *mut T, n: usize) -> Result<&'a mut [T], i32> {
+    if p.is_null() {
+        return if n == 0 {
+            Ok(&mut [])
+        } else {
+            Err(LCMP_ERR_NULL)
+        };
+    }
+    if !p.is_aligned() {
+        return Err(LCMP_ERR_MISALIGNED);
+    }
+    if n.checked_mul(size_of::<T>())
+        .is_none_or(|b| b > isize::MAX as usize)
+    {
+        return Err(LCMP_ERR_BUFFER_TOO_SMALL);
+    }
+    // SAFETY: `T` has no padding-dependent validity (integers only), so
+    // zeroing first makes the memory a valid `[T]` whatever it held.
+    unsafe { ptr::write_bytes(p, 0, n) };
+    // SAFETY: non-null, aligned, `n` initialised values (just zeroed),
+    // writable and exclusive for the call (caller), size within bounds.
+    Ok(unsafe { core::slice::from_raw_parts_mut(p, n) })
 }
 
 /// Writes one value to a caller's output location (never read first, so the
@@ -148,19 +287,8 @@ pub(crate) unsafe fn output<T>(p: *mut T, value: T) -> Result<(), i32> {
 /// `p` must be null or valid for reads of `len` bytes that nothing writes
 /// during the call.
 pub(crate) unsafe fn bytes<'a>(p: *const u8, len: usize) -> Result<&'a [u8], i32> {
-    if p.is_null() {
-        return if len == 0 {
-            Ok(&[])
-        } else {
-            Err(LCMP_ERR_NULL)
-        };
-    }
-    if len > isize::MAX as usize {
-        return Err(LCMP_ERR_BUFFER_TOO_SMALL);
-    }
-    // SAFETY: non-null, `u8` needs no alignment, `len` bytes readable and
-    // not mutated during the call (caller), `len <= isize::MAX`.
-    Ok(unsafe { core::slice::from_raw_parts(p, len) })
+    // SAFETY: forwarded contract (`u8` is integer-only).
+    unsafe { slice(p, len) }
 }
 
 /// Writes a fresh digest state into the caller's `lcmp_digest`.
@@ -209,7 +337,76 @@ pub(crate) unsafe fn digest_mut<'a>(p: *mut lcmp_digest) -> Result<&'a mut Diges
 
 const _: () = assert!(size_of::<DigestState>() <= size_of::<lcmp_digest>());
 const _: () = assert!(align_of::<DigestState>() <= align_of::<lcmp_digest>());
+const _: () = assert!(LCMP_PORTS <= lcmp_decide::tables::MAX_PORTS);
 
-// The header promises these bounds to C code that allocates statically.
-const _: () = assert!(size_of::<lcmp_decider>() <= crate::LCMP_DECIDER_SIZE_MAX);
-const _: () = assert!(align_of::<lcmp_decider>() <= crate::LCMP_DECIDER_ALIGN_MAX);
+/// `$e` (a `Result<T, i32>` from one of this module's functions, in an
+/// `unsafe` call) or an early `return` of its error code, the one pattern
+/// every `extern "C"` function uses to reach caller memory (rustls-ffi's
+/// `try_mut_from_ptr!` is the model).
+macro_rules! try_boundary {
+    ($call:expr) => {
+        // SAFETY: the enclosing `extern "C"` function's `# Safety` contract
+        // is exactly the callee's (each documents it); the callee checks
+        // what can be checked and returns an error code otherwise.
+        match unsafe { $call } {
+            Ok(v) => v,
+            Err(code) => return code,
+        }
+    };
+}
+
+/// A handle for mutation, or `return` its error code.
+macro_rules! handle_mut {
+    ($d:expr) => {
+        try_boundary!($crate::boundary::handle_mut($d))
+    };
+}
+
+/// A handle read-only, or `return` its error code.
+macro_rules! handle_ref {
+    ($d:expr) => {
+        try_boundary!($crate::boundary::handle_ref($d))
+    };
+}
+
+/// A caller's input struct, or `return` its error code.
+macro_rules! input {
+    ($p:expr) => {
+        try_boundary!($crate::boundary::input($p))
+    };
+}
+
+/// A caller's input array, or `return` its error code.
+macro_rules! slice {
+    ($p:expr, $n:expr) => {
+        try_boundary!($crate::boundary::slice($p, $n))
+    };
+}
+
+/// A caller's output array, or `return` its error code.
+macro_rules! slice_mut {
+    ($p:expr, $n:expr) => {
+        try_boundary!($crate::boundary::slice_mut($p, $n))
+    };
+}
+
+/// A caller's byte buffer, or `return` its error code.
+macro_rules! bytes {
+    ($p:expr, $n:expr) => {
+        try_boundary!($crate::boundary::bytes($p, $n))
+    };
+}
+
+/// Writes `$v` to a caller's output, or `return` its error code.
+macro_rules! output {
+    ($p:expr, $v:expr) => {
+        try_boundary!($crate::boundary::output($p, $v))
+    };
+}
+
+/// A caller's digest, or `return` its error code.
+macro_rules! digest_mut {
+    ($p:expr) => {
+        try_boundary!($crate::boundary::digest_mut($p))
+    };
+}

@@ -65,12 +65,18 @@ fn check_trace(csv: &str) {
     reference.install(&tables).unwrap();
     let want = replay(&mut reference, events.iter().copied().map(Ok), |_| {}).unwrap();
 
-    let mut mem = vec![Line([0; 64]); lcmp_decider_size().div_ceil(64)];
+    let mut mem = vec![Line([0; 64]); lcmp_decider_size(LCMP_FLOWS).div_ceil(64)];
     let mut d = ptr::null_mut();
     let mut digest = lcmp_digest::default();
     unsafe {
         assert_eq!(
-            lcmp_decider_init(mem.as_mut_ptr().cast(), mem.len() * 64, ptr::null(), &mut d),
+            lcmp_decider_init(
+                mem.as_mut_ptr().cast(),
+                mem.len() * 64,
+                LCMP_FLOWS,
+                ptr::null(),
+                &mut d
+            ),
             LCMP_OK
         );
         assert_eq!(lcmp_install(d, blob.as_ptr(), blob.len()), LCMP_OK);
@@ -80,12 +86,7 @@ fn check_trace(csv: &str) {
             match *e {
                 TraceEvent::Packet { t_us, flow, dst_dc } => {
                     let f = c_flow(&flow);
-                    let mut out = lcmp_decision {
-                        kind: 0,
-                        port: 0,
-                        reason: 0,
-                        failover: 0,
-                    };
+                    let mut out = lcmp_decision::default();
                     assert_eq!(lcmp_on_packet(d, now, &f, dst_dc, &mut out), LCMP_OK);
                     assert_eq!(
                         lcmp_digest_update(&mut digest, index as u32, t_us, &f, dst_dc, &out),
@@ -144,11 +145,17 @@ fn blob_faults_have_their_own_codes() {
     let topo = Topology::embedded("testbed8").unwrap();
     let tables = build_tables(&topo, 1, &BuildOptions::default()).unwrap();
     let blob = encode_blob_vec(&tables, 3).unwrap();
-    let mut mem = vec![Line([0; 64]); lcmp_decider_size().div_ceil(64)];
+    let mut mem = vec![Line([0; 64]); lcmp_decider_size(LCMP_FLOWS).div_ceil(64)];
     let mut d = ptr::null_mut();
     unsafe {
         assert_eq!(
-            lcmp_decider_init(mem.as_mut_ptr().cast(), mem.len() * 64, ptr::null(), &mut d),
+            lcmp_decider_init(
+                mem.as_mut_ptr().cast(),
+                mem.len() * 64,
+                LCMP_FLOWS,
+                ptr::null(),
+                &mut d
+            ),
             LCMP_OK
         );
         let install = |bytes: &[u8]| lcmp_install(d, bytes.as_ptr(), bytes.len());
@@ -168,12 +175,7 @@ fn blob_faults_have_their_own_codes() {
         assert_eq!(lcmp_install(d, ptr::null(), 0), LCMP_ERR_BLOB_TRUNCATED);
         // Nothing was installed by the failures: still no route.
         let f = lcmp_flow_v4(0x0A01_0001, 0x0A08_0001, 1, 4791, 17);
-        let mut out = lcmp_decision {
-            kind: 0,
-            port: 0,
-            reason: 0,
-            failover: 0,
-        };
+        let mut out = lcmp_decision::default();
         assert_eq!(lcmp_on_packet(d, 1, &f, 8, &mut out), LCMP_OK);
         assert_eq!(out.kind, LCMP_DECISION_NO_ROUTE);
         assert_eq!(install(&blob), LCMP_OK);
@@ -198,7 +200,6 @@ fn digest_rejects_what_on_packet_never_writes() {
         kind: LCMP_DECISION_NEW,
         port: 3,
         reason: LCMP_REASON_HASH_IN_KEPT,
-        failover: 0,
     };
     unsafe {
         // Not initialised yet.
@@ -208,7 +209,10 @@ fn digest_rejects_what_on_packet_never_writes() {
         );
         assert_eq!(lcmp_digest_init(&mut digest), LCMP_OK);
         for bad in [
-            lcmp_decision { failover: 2, ..ok },
+            lcmp_decision {
+                kind: LCMP_DECISION_HIT,
+                ..ok
+            },
             lcmp_decision { reason: 77, ..ok },
             lcmp_decision { port: 64, ..ok },
             lcmp_decision { kind: 9, ..ok },

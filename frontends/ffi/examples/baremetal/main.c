@@ -92,11 +92,26 @@ static void fail(const char *what, int32_t code) {
 
 /* --- the firmware --------------------------------------------------- */
 
-static _Alignas(LCMP_DECIDER_ALIGN_MAX) uint8_t decider_mem[LCMP_DECIDER_SIZE_MAX];
+/* The decider's memory: the `.lcmp` region of link.ld. Its flow cache is
+ * as large as the region allows: the largest power of two `flows` with
+ * lcmp_decider_size(flows) <= region bytes (12 bytes a slot after a header
+ * of at most LCMP_DECIDER_HEADER_MAX). */
+extern uint8_t __lcmp_start[], __lcmp_end[];
+
+static size_t flows_for(size_t bytes) {
+    size_t flows = 0;
+    for (size_t f = LCMP_MIN_FLOWS; lcmp_decider_size(f) != 0 && lcmp_decider_size(f) <= bytes; f *= 2)
+        flows = f;
+    return flows;
+}
 
 int main(void) {
     lcmp_decider *d = 0;
-    int32_t rc = lcmp_decider_init(decider_mem, sizeof decider_mem, 0, &d);
+    size_t region = (size_t)(__lcmp_end - __lcmp_start);
+    size_t flows = flows_for(region);
+    /* The digest is defined for the replay shape. */
+    if (flows != LCMP_FLOWS) fail("region", LCMP_ERR_FLOWS);
+    int32_t rc = lcmp_decider_init(__lcmp_start, region, flows, 0, &d);
     if (rc != LCMP_OK) fail("init", rc);
     rc = lcmp_install(d, lcmp_blob, lcmp_blob_len);
     if (rc != LCMP_OK) fail("install", rc);

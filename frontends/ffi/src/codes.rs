@@ -1,0 +1,282 @@
+//! Every numeric code of the C ABI: status codes and their messages, and
+//! the enum codes of configs, flows, decisions, reasons and cuts. The enum
+//! codes are the core's own (`lcmp_decide::codes`); the literals here exist
+//! because cbindgen needs them to write `#define`s, and a compile-time
+//! assertion ties each to the core's value, so the two cannot drift.
+
+use core::ffi::CStr;
+
+use lcmp_decide::codes::DecisionKind;
+use lcmp_decide::{CutReason, Error, Reason, Scheme};
+use lcmp_tables::TablesError;
+
+/// Success.
+pub const LCMP_OK: i32 = 0;
+/// A required pointer was null.
+pub const LCMP_ERR_NULL: i32 = -1;
+/// A pointer was not aligned for its type (a decider's memory: to
+/// `lcmp_decider_align()`).
+pub const LCMP_ERR_MISALIGNED: i32 = -2;
+/// The memory given to `lcmp_decider_init` is smaller than
+/// `lcmp_decider_size(flows)`.
+pub const LCMP_ERR_BUFFER_TOO_SMALL: i32 = -3;
+/// The handle was not initialised by `lcmp_decider_init`.
+pub const LCMP_ERR_NOT_INITIALIZED: i32 = -4;
+/// An enum-like argument (scheme, hash, overflow policy, address family)
+/// is out of range.
+pub const LCMP_ERR_INVALID_ARGUMENT: i32 = -5;
+/// A port id is not below `LCMP_PORTS`.
+pub const LCMP_ERR_PORT_OUT_OF_RANGE: i32 = -6;
+/// The table blob could not be decoded for a reason without its own code
+/// (reserved bits set, length mismatch or over the limit, a malformed,
+/// oversize or non-canonical payload); see also `LCMP_ERR_BLOB_*`.
+pub const LCMP_ERR_BAD_BLOB: i32 = -7;
+/// The flow-slot count is not a power of two of at least `LCMP_MIN_FLOWS`.
+pub const LCMP_ERR_FLOWS: i32 = -8;
+/// The table blob is shorter than its header or its declared length.
+pub const LCMP_ERR_BLOB_TRUNCATED: i32 = -30;
+/// The table blob does not start with the magic `LCMT`.
+pub const LCMP_ERR_BLOB_BAD_MAGIC: i32 = -31;
+/// The table blob's format version is not supported.
+pub const LCMP_ERR_BLOB_VERSION: i32 = -32;
+/// The table blob's CRC does not match.
+pub const LCMP_ERR_BLOB_CRC: i32 = -33;
+/// Tables: a shift of 32 or more.
+pub const LCMP_ERR_SHIFT_TOO_LARGE: i32 = -10;
+/// Tables: weights whose weighted sum of scores could overflow.
+pub const LCMP_ERR_WEIGHT_OVERFLOW: i32 = -11;
+/// Tables: a water mark, cut or tick rate out of range.
+pub const LCMP_ERR_INVALID_SETTING: i32 = -12;
+/// Tables: level scores empty or not strictly increasing.
+pub const LCMP_ERR_INVALID_LEVELS: i32 = -13;
+/// Tables: capacity thresholds not one per level or not increasing.
+pub const LCMP_ERR_INVALID_CAPACITY_THRESHOLDS: i32 = -14;
+/// Tables: a port listed twice.
+pub const LCMP_ERR_DUPLICATE_PORT: i32 = -15;
+/// Tables: a port with zero rate or buffer.
+pub const LCMP_ERR_ZERO_PORT_CAPACITY: i32 = -16;
+/// Tables: a group names a port that is not listed.
+pub const LCMP_ERR_UNKNOWN_PORT: i32 = -17;
+/// Tables: a group listed twice.
+pub const LCMP_ERR_DUPLICATE_GROUP: i32 = -18;
+/// Tables: a group without candidates.
+pub const LCMP_ERR_EMPTY_GROUP: i32 = -19;
+/// Tables: a port twice in one group.
+pub const LCMP_ERR_DUPLICATE_CANDIDATE: i32 = -20;
+/// Tables: a candidate with zero capacity.
+pub const LCMP_ERR_ZERO_CAPACITY: i32 = -21;
+/// Tables: rejected for a reason this ABI version does not name.
+pub const LCMP_ERR_INVALID_TABLES: i32 = -22;
+
+/// `lcmp_config.scheme`: LCMP (§3).
+pub const LCMP_SCHEME_LCMP: u8 = 0;
+/// `lcmp_config.scheme`: ECMP over the live candidates.
+pub const LCMP_SCHEME_ECMP: u8 = 1;
+/// `lcmp_config.scheme`: UCMP (the live candidates of maximum capacity).
+pub const LCMP_SCHEME_UCMP: u8 = 2;
+/// `lcmp_config.hash`: MurmurHash3 x86_32 seeded with the switch seed.
+pub const LCMP_HASH_MURMUR3: u8 = 0;
+/// `lcmp_config.hash`: CRC-32 (IEEE) XOR the seed, as a Tofino computes.
+pub const LCMP_HASH_CRC32: u8 = 1;
+/// `lcmp_config.overflow`: a new flow the flow cache cannot pin gets no
+/// route (`LCMP_REASON_CACHE_FULL`), so no forwarded flow ever changes port
+/// while its port is up and a candidate (the default).
+pub const LCMP_OVERFLOW_REFUSE: u8 = 0;
+/// `lcmp_config.overflow`: such a flow is routed by stateless ECMP
+/// (`LCMP_DECISION_UNPINNED`) and may change port later.
+pub const LCMP_OVERFLOW_STATELESS: u8 = 1;
+/// `lcmp_flow.family`: IPv4 (addresses in the first 4 bytes).
+pub const LCMP_FAMILY_V4: u8 = 4;
+/// `lcmp_flow.family`: IPv6.
+pub const LCMP_FAMILY_V6: u8 = 6;
+
+/// `lcmp_decision.kind`: an established flow followed its pinned port.
+pub const LCMP_DECISION_HIT: u8 = 0;
+/// `lcmp_decision.kind`: a new flow, decided and pinned.
+pub const LCMP_DECISION_NEW: u8 = 1;
+/// `lcmp_decision.kind`: a pinned flow whose port went down or was
+/// withdrawn from its group, re-decided and re-pinned.
+pub const LCMP_DECISION_FAILOVER: u8 = 2;
+/// `lcmp_decision.kind`: the flow cache had no room and the decider runs
+/// `LCMP_OVERFLOW_STATELESS`: stateless ECMP, not pinned.
+pub const LCMP_DECISION_UNPINNED: u8 = 3;
+/// `lcmp_decision.kind`: no route (`port` is `LCMP_NO_PORT`).
+pub const LCMP_DECISION_NO_ROUTE: u8 = 4;
+
+/// Reason: an established flow followed its pinned, live port.
+pub const LCMP_REASON_PINNED: u8 = 0;
+/// Reason: LCMP hashed within the kept set.
+pub const LCMP_REASON_HASH_IN_KEPT: u8 = 1;
+/// Reason: LCMP capacity-weighted pick within the kept set.
+pub const LCMP_REASON_WEIGHTED_IN_KEPT: u8 = 2;
+/// Reason: every candidate was over the cut; the minimum-cost one was taken.
+pub const LCMP_REASON_MIN_COST_FALLBACK: u8 = 3;
+/// Reason: the ECMP scheme.
+pub const LCMP_REASON_ECMP: u8 = 4;
+/// Reason: the UCMP scheme.
+pub const LCMP_REASON_UCMP: u8 = 5;
+/// Reason: tables marked outdated, ECMP fallback.
+pub const LCMP_REASON_ECMP_FALLBACK: u8 = 6;
+/// Reason: the flow cache had no room for a new flow.
+pub const LCMP_REASON_CACHE_FULL: u8 = 7;
+/// Reason: every candidate is down.
+pub const LCMP_REASON_NO_LIVE_CANDIDATE: u8 = 8;
+/// Reason: the group (or any table) is not installed.
+pub const LCMP_REASON_UNKNOWN_GROUP: u8 = 9;
+
+/// `lcmp_candidate.cut_reason`: kept (or not applicable).
+pub const LCMP_CUT_NONE: u8 = 0;
+/// Cut: the port is down.
+pub const LCMP_CUT_DOWN: u8 = 1;
+/// Cut: sorted into the high-cost half.
+pub const LCMP_CUT_UPPER_HALF: u8 = 2;
+/// Cut: fused cost at or above the cut.
+pub const LCMP_CUT_OVER_CUT: u8 = 3;
+/// Cut (UCMP): capacity below the maximum.
+pub const LCMP_CUT_NOT_MAX_CAPACITY: u8 = 4;
+
+// Each C literal is the core's code.
+const _: () = {
+    assert!(LCMP_SCHEME_LCMP == Scheme::Lcmp.code());
+    assert!(LCMP_SCHEME_ECMP == Scheme::Ecmp.code());
+    assert!(LCMP_SCHEME_UCMP == Scheme::Ucmp.code());
+    assert!(LCMP_DECISION_HIT == DecisionKind::Hit.code());
+    assert!(LCMP_DECISION_NEW == DecisionKind::New.code());
+    assert!(LCMP_DECISION_FAILOVER == DecisionKind::Failover.code());
+    assert!(LCMP_DECISION_UNPINNED == DecisionKind::Unpinned.code());
+    assert!(LCMP_DECISION_NO_ROUTE == DecisionKind::NoRoute.code());
+    assert!(LCMP_REASON_PINNED == Reason::Pinned.code());
+    assert!(LCMP_REASON_HASH_IN_KEPT == Reason::HashInKept.code());
+    assert!(LCMP_REASON_WEIGHTED_IN_KEPT == Reason::WeightedInKept.code());
+    assert!(LCMP_REASON_MIN_COST_FALLBACK == Reason::MinCostFallback.code());
+    assert!(LCMP_REASON_ECMP == Reason::Ecmp.code());
+    assert!(LCMP_REASON_UCMP == Reason::Ucmp.code());
+    assert!(LCMP_REASON_ECMP_FALLBACK == Reason::EcmpFallback.code());
+    assert!(LCMP_REASON_CACHE_FULL == Reason::CacheFull.code());
+    assert!(LCMP_REASON_NO_LIVE_CANDIDATE == Reason::NoLiveCandidate.code());
+    assert!(LCMP_REASON_UNKNOWN_GROUP == Reason::UnknownGroup.code());
+    assert!(LCMP_CUT_NONE == CutReason::code(None));
+    assert!(LCMP_CUT_DOWN == CutReason::code(Some(CutReason::Down)));
+    assert!(LCMP_CUT_UPPER_HALF == CutReason::code(Some(CutReason::UpperHalf)));
+    assert!(LCMP_CUT_OVER_CUT == CutReason::code(Some(CutReason::OverCut)));
+    assert!(LCMP_CUT_NOT_MAX_CAPACITY == CutReason::code(Some(CutReason::NotMaxCapacity)));
+};
+
+/// The status code of a core error.
+pub fn error_code(e: Error) -> i32 {
+    match e {
+        Error::ShiftTooLarge(_) => LCMP_ERR_SHIFT_TOO_LARGE,
+        Error::WeightOverflow(_) => LCMP_ERR_WEIGHT_OVERFLOW,
+        Error::InvalidSetting(_) => LCMP_ERR_INVALID_SETTING,
+        Error::InvalidLevels => LCMP_ERR_INVALID_LEVELS,
+        Error::InvalidCapacityThresholds => LCMP_ERR_INVALID_CAPACITY_THRESHOLDS,
+        Error::PortOutOfRange(_) => LCMP_ERR_PORT_OUT_OF_RANGE,
+        Error::DuplicatePort(_) => LCMP_ERR_DUPLICATE_PORT,
+        Error::ZeroPortCapacity(_) => LCMP_ERR_ZERO_PORT_CAPACITY,
+        Error::UnknownPort { .. } => LCMP_ERR_UNKNOWN_PORT,
+        Error::DuplicateGroup(_) => LCMP_ERR_DUPLICATE_GROUP,
+        Error::EmptyGroup(_) => LCMP_ERR_EMPTY_GROUP,
+        Error::DuplicateCandidate { .. } => LCMP_ERR_DUPLICATE_CANDIDATE,
+        Error::ZeroCapacity { .. } => LCMP_ERR_ZERO_CAPACITY,
+        Error::FlowSlots(_) => LCMP_ERR_FLOWS,
+        _ => LCMP_ERR_INVALID_TABLES,
+    }
+}
+
+/// The status code of a blob error.
+pub fn blob_error_code(e: TablesError) -> i32 {
+    match e {
+        TablesError::Core(e) => error_code(e),
+        TablesError::Truncated { .. } => LCMP_ERR_BLOB_TRUNCATED,
+        TablesError::BadMagic => LCMP_ERR_BLOB_BAD_MAGIC,
+        TablesError::UnsupportedVersion(_) => LCMP_ERR_BLOB_VERSION,
+        TablesError::CrcMismatch { .. } => LCMP_ERR_BLOB_CRC,
+        _ => LCMP_ERR_BAD_BLOB,
+    }
+}
+
+/// The message of `lcmp_strerror`.
+pub fn strerror(code: i32) -> &'static CStr {
+    match code {
+        LCMP_OK => c"ok",
+        LCMP_ERR_NULL => c"a required pointer is null",
+        LCMP_ERR_MISALIGNED => c"a pointer is not aligned for its type",
+        LCMP_ERR_BUFFER_TOO_SMALL => c"buffer smaller than lcmp_decider_size(flows)",
+        LCMP_ERR_NOT_INITIALIZED => c"handle not initialised by lcmp_decider_init",
+        LCMP_ERR_INVALID_ARGUMENT => {
+            c"scheme, hash, overflow policy or address family out of range"
+        }
+        LCMP_ERR_PORT_OUT_OF_RANGE => c"port id is not below LCMP_PORTS",
+        LCMP_ERR_BAD_BLOB => c"table blob cannot be decoded",
+        LCMP_ERR_FLOWS => c"flow slots must be a power of two of at least LCMP_MIN_FLOWS",
+        LCMP_ERR_BLOB_TRUNCATED => c"table blob truncated",
+        LCMP_ERR_BLOB_BAD_MAGIC => c"not a table blob (bad magic)",
+        LCMP_ERR_BLOB_VERSION => c"table blob format version not supported",
+        LCMP_ERR_BLOB_CRC => c"table blob CRC mismatch",
+        LCMP_ERR_SHIFT_TOO_LARGE => c"tables: a shift is 32 or more",
+        LCMP_ERR_WEIGHT_OVERFLOW => c"tables: weights could overflow the weighted sum",
+        LCMP_ERR_INVALID_SETTING => c"tables: water mark, cut or tick rate out of range",
+        LCMP_ERR_INVALID_LEVELS => c"tables: level scores empty or not strictly increasing",
+        LCMP_ERR_INVALID_CAPACITY_THRESHOLDS => {
+            c"tables: capacity thresholds not one per level or not increasing"
+        }
+        LCMP_ERR_DUPLICATE_PORT => c"tables: a port is listed twice",
+        LCMP_ERR_ZERO_PORT_CAPACITY => c"tables: a port has zero rate or buffer",
+        LCMP_ERR_UNKNOWN_PORT => c"tables: a group names an unknown port",
+        LCMP_ERR_DUPLICATE_GROUP => c"tables: a group is listed twice",
+        LCMP_ERR_EMPTY_GROUP => c"tables: a group has no candidate",
+        LCMP_ERR_DUPLICATE_CANDIDATE => c"tables: a port appears twice in one group",
+        LCMP_ERR_ZERO_CAPACITY => c"tables: a candidate has zero capacity",
+        LCMP_ERR_INVALID_TABLES => c"tables rejected",
+        _ => c"unknown error code",
+    }
+}
+
+/// The core's reason names as C strings, in code order (checked against
+/// `Reason::name` at compile time below).
+const REASON_NAMES: [&CStr; Reason::ALL.len()] = [
+    c"pinned",
+    c"hash_in_kept",
+    c"weighted_in_kept",
+    c"min_cost_fallback",
+    c"ecmp",
+    c"ucmp",
+    c"ecmp_fallback",
+    c"cache_full",
+    c"no_live_candidate",
+    c"unknown_group",
+];
+
+/// `a == b`, in a `const` context.
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const _: () = {
+    let mut i = 0;
+    while i < Reason::ALL.len() {
+        let r = Reason::ALL[i];
+        assert!(r.code() as usize == i);
+        assert!(same_bytes(REASON_NAMES[i].to_bytes(), r.name().as_bytes()));
+        i += 1;
+    }
+};
+
+/// The name of `lcmp_reason_str`: the core's [`Reason::name`], or
+/// "unknown".
+pub fn reason_name(reason: u8) -> &'static CStr {
+    REASON_NAMES
+        .get(usize::from(reason))
+        .copied()
+        .unwrap_or(c"unknown")
+}

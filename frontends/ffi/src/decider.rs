@@ -1,0 +1,340 @@
+//! The decider's `extern "C"` functions: create, install, feed samples and
+//! liveness, route packets one at a time or in bursts, explain, count.
+
+use core::ffi::{c_char, c_void};
+
+use lcmp_decide::{Decision, FlowKey, GroupId, Instant, Tables, BURST};
+
+use crate::boundary::{self, decider_bytes};
+use crate::codes::*;
+use crate::types::*;
+use crate::{lcmp_decider, Inner, LCMP_ABI_VERSION, LCMP_DECIDER_ALIGN};
+
+fn status(r: Result<(), i32>) -> i32 {
+    match r {
+        Ok(()) => LCMP_OK,
+        Err(code) => code,
+    }
+}
+
+/// Installs already-decoded tables into a decider.
+pub(crate) fn install_tables(d: &mut Inner, tables: &Tables) -> Result<(), i32> {
+    d.install(tables).map_err(error_code)
+}
+
+/// Returns [`LCMP_ABI_VERSION`] as compiled into the library, to compare with
+/// the header's at start-up.
+#[no_mangle]
+pub extern "C" fn lcmp_abi_version() -> u32 {
+    LCMP_ABI_VERSION
+}
+
+/// Bytes of memory a decider with `flows` flow-cache slots needs:
+/// a header of at most `LCMP_DECIDER_HEADER_MAX` bytes (rounded to 64),
+/// then `LCMP_SLOT_BYTES * flows`. 0 if `flows` is not a power of two of
+/// at least `LCMP_MIN_FLOWS` (or the size overflows).
+#[no_mangle]
+pub extern "C" fn lcmp_decider_size(flows: usize) -> usize {
+    decider_bytes(flows).unwrap_or(0)
+}
+
+/// Alignment a decider's memory needs (`LCMP_DECIDER_ALIGN`, 64).
+#[no_mangle]
+pub extern "C" fn lcmp_decider_align() -> usize {
+    LCMP_DECIDER_ALIGN
+}
+
+/// Creates a decider with no tables and `flows` flow-cache slots (a power
+/// of two of at least `LCMP_MIN_FLOWS`) in `mem` (at least
+/// `lcmp_decider_size(flows)` bytes, aligned to `lcmp_decider_align()`)
+/// and stores its handle in `*out`. `config` may be null for the defaults
+/// (LCMP, MurmurHash3, refuse on a full cache, seed 0). Until
+/// `lcmp_install` every packet gets no route. The memory's previous
+/// contents do not matter.
+///
+/// # Safety
+/// `mem` must be valid for writes of `mem_len` bytes and not be used by
+/// anything else while the handle lives; `config` must be null or point to
+/// an `lcmp_config`; `out` must be null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_decider_init(
+    mem: *mut c_void,
+    mem_len: usize,
+    flows: usize,
+    config: *const lcmp_config,
+    out: *mut *mut lcmp_decider,
+) -> i32 {
+    let config = if config.is_null() {
+        lcmp_config::default()
+    } else {
+        *input!(config)
+    };
+    let config = match config_from_c(&config) {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    if out.is_null() {
+        return LCMP_ERR_NULL;
+    }
+    let handle = try_boundary!(boundary::init(mem, mem_len, flows, config));
+    output!(out, handle);
+    LCMP_OK
+}
+
+/// Installs decoded tables from a table blob (the versioned postcard blob
+/// of `lcmp tables -o`). Hitless: pinned flows keep their ports (a pin
+/// whose port the new tables withdraw from its group is re-decided on the
+/// flow's next packet). On any error nothing changes.
+///
+/// # Safety
+/// `d` must be a live handle used by no other call at the same time; `blob`
+/// must be readable for `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_install(d: *mut lcmp_decider, blob: *const u8, len: usize) -> i32 {
+    let d = handle_mut!(d);
+    let blob = bytes!(blob, len);
+    // Decode into the handle's scratch, then validate and install in
+    // place: the decider is unchanged on error (the scratch is not).
+    status(
+        lcmp_tables::blob::decode_blob_into(blob, &mut d.scratch)
+            .map_err(blob_error_code)
+            .and_then(|_| install_tables(&mut d.inner, &d.scratch)),
+    )
+}
+
+/// Feeds one queue-depth sample (bytes) of `port`, taken at tick `now`.
+///
+/// # Safety
+/// `d` must be a live handle used by no other call at the same time.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_sample(
+    d: *mut lcmp_decider,
+    now: u32,
+    port: u8,
+    queue_bytes: u64,
+) -> i32 {
+    let d = &mut handle_mut!(d).inner;
+    status(port_from_c(port).and_then(|p| {
+        d.sample(Instant::from_ticks(now), p, queue_bytes)
+            .map_err(error_code)
+    }))
+}
+
+/// Sets a port up (`true`) or down (fast failover: flows pinned to it are
+/// re-decided at their next packet).
+///
+/// # Safety
+/// `d` must be a live handle used by no other call at the same time.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_set_port(d: *mut lcmp_decider, port: u8, up: bool) -> i32 {
+    let d = &mut handle_mut!(d).inner;
+    status(port_from_c(port).and_then(|p| d.set_port_up(p, up).map_err(error_code)))
+}
+
+/// Routes one packet of `flow` towards route group `group` at tick `now`
+/// and writes the decision to `*out`.
+///
+/// # Safety
+/// `d` must be a live handle used by no other call at the same time; `flow`
+/// must be readable and `out` writable (or null: an error).
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_on_packet(
+    d: *mut lcmp_decider,
+    now: u32,
+    flow: *const lcmp_flow,
+    group: u16,
+    out: *mut lcmp_decision,
+) -> i32 {
+    let d = &mut handle_mut!(d).inner;
+    let key = match flow_from_c(input!(flow)) {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    if out.is_null() {
+        return LCMP_ERR_NULL;
+    }
+    let decision = d.on_packet(Instant::from_ticks(now), &key, GroupId(group));
+    output!(out, decision_to_c(decision));
+    LCMP_OK
+}
+
+/// Routes a burst of `n` packets at tick `now`, in order, writing `out[i]`
+/// for `packets[i]`: exactly the decisions `n` calls of `lcmp_on_packet`
+/// would give, faster when the flow cache is larger than the CPU's caches
+/// (the cache lines of each group of `LCMP_BURST` packets are read before
+/// any of them is decided). Returns `n`, or an error code; a packet with an
+/// invalid address family rejects the whole burst before any is routed.
+///
+/// # Safety
+/// `d` must be a live handle used by no other call at the same time;
+/// `packets` readable and `out` writable for `n` elements (either may be
+/// null when `n` is 0).
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_on_packets(
+    d: *mut lcmp_decider,
+    now: u32,
+    packets: *const lcmp_packet,
+    n: usize,
+    out: *mut lcmp_decision,
+) -> i32 {
+    let d = &mut handle_mut!(d).inner;
+    let packets = slice!(packets, n);
+    if packets.iter().any(|p| flow_from_c(&p.flow).is_err()) {
+        return LCMP_ERR_INVALID_ARGUMENT;
+    }
+    let Ok(count) = i32::try_from(n) else {
+        return LCMP_ERR_INVALID_ARGUMENT;
+    };
+    let out = slice_mut!(out, n);
+    let now = Instant::from_ticks(now);
+    let placeholder = (
+        FlowKey::v4([0; 4].into(), [0; 4].into(), 0, 0, 0),
+        GroupId(0),
+    );
+    for (burst, decided) in packets.chunks(BURST).zip(out.chunks_mut(BURST)) {
+        // The core's burst call on up to `BURST` converted packets (stack:
+        // about 1.5 KiB of keys).
+        let mut keys = [placeholder; BURST];
+        let mut decisions = [Decision::Hit(lcmp_decide::PortId(0)); BURST];
+        for (k, p) in keys.iter_mut().zip(burst) {
+            *k = packet_from_c(p).unwrap_or(placeholder);
+        }
+        let m = burst.len();
+        let (Some(keys), Some(decisions)) = (keys.get(..m), decisions.get_mut(..m)) else {
+            return LCMP_ERR_INVALID_ARGUMENT;
+        };
+        d.on_packets(now, keys, decisions);
+        for (o, dec) in decided.iter_mut().zip(decisions.iter()) {
+            *o = decision_to_c(*dec);
+        }
+    }
+    count
+}
+
+/// Incremental flow-cache garbage collection: visits at most `budget` slots.
+/// Returns the number of idle entries cleared (`>= 0`) or an error code.
+///
+/// # Safety
+/// `d` must be a live handle used by no other call at the same time.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_gc(d: *mut lcmp_decider, now: u32, budget: u32) -> i32 {
+    let d = &mut handle_mut!(d).inner;
+    let budget = usize::try_from(budget).unwrap_or(usize::MAX);
+    let evicted = d.gc(Instant::from_ticks(now), budget);
+    // At most `budget <= u32::MAX` slots are visited.
+    i32::try_from(evicted).unwrap_or(i32::MAX)
+}
+
+/// The flow cache's size in slots and how many hold an entry (idle ones
+/// that GC has not reached included); either output may be null.
+///
+/// # Safety
+/// `d` must be a live handle not written concurrently; the outputs null or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_flow_cache_usage(
+    d: *const lcmp_decider,
+    slots: *mut usize,
+    used: *mut usize,
+) -> i32 {
+    let cache = handle_ref!(d).inner.flow_cache();
+    if !slots.is_null() {
+        output!(slots, cache.capacity());
+    }
+    if !used.is_null() {
+        output!(used, cache.len());
+    }
+    LCMP_OK
+}
+
+/// Explains, without changing anything, the decision `lcmp_on_packet` would
+/// make for `flow` now, into the caller's `*out`.
+///
+/// # Safety
+/// `d` must be a live handle not written concurrently; `flow` readable;
+/// `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_explain(
+    d: *const lcmp_decider,
+    now: u32,
+    flow: *const lcmp_flow,
+    group: u16,
+    out: *mut lcmp_explanation,
+) -> i32 {
+    let d = &handle_ref!(d).inner;
+    let key = match flow_from_c(input!(flow)) {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    if out.is_null() {
+        return LCMP_ERR_NULL;
+    }
+    let e = d.explain(&key, GroupId(group), Instant::from_ticks(now));
+    output!(out, explanation_to_c(&e));
+    LCMP_OK
+}
+
+/// Copies the counters into `*out`.
+///
+/// # Safety
+/// `d` must be a live handle not written concurrently; `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_get_counters(d: *const lcmp_decider, out: *mut lcmp_counters) -> i32 {
+    let value = lcmp_counters::from(handle_ref!(d).inner.counters());
+    output!(out, value);
+    LCMP_OK
+}
+
+/// Switches the routing scheme (`LCMP_SCHEME_*`); pinned flows are kept.
+///
+/// # Safety
+/// `d` must be a live handle used by no other call at the same time.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_set_scheme(d: *mut lcmp_decider, scheme: u8) -> i32 {
+    let d = &mut handle_mut!(d).inner;
+    status(scheme_from_c(scheme).map(|s| d.set_scheme(s)))
+}
+
+/// Marks the installed tables outdated (`false`: LCMP falls back to ECMP,
+/// paper §5) or current again (`true`).
+///
+/// # Safety
+/// `d` must be a live handle used by no other call at the same time.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_set_tables_current(d: *mut lcmp_decider, current: bool) -> i32 {
+    handle_mut!(d).inner.set_tables_current(current);
+    LCMP_OK
+}
+
+/// A static, NUL-terminated description of a status code (never null; an
+/// unknown code gets "unknown error code").
+#[no_mangle]
+pub extern "C" fn lcmp_strerror(code: i32) -> *const c_char {
+    strerror(code).as_ptr()
+}
+
+/// A static, NUL-terminated name of an `LCMP_REASON_*` code (the core's
+/// and the `lcmp` tool's JSON spelling; "unknown" for other values).
+#[no_mangle]
+pub extern "C" fn lcmp_reason_str(reason: u8) -> *const c_char {
+    reason_name(reason).as_ptr()
+}
+
+/// An IPv4 flow from numeric addresses (10.0.0.1 is `0x0A000001`).
+#[no_mangle]
+pub extern "C" fn lcmp_flow_v4(src: u32, dst: u32, sport: u16, dport: u16, proto: u8) -> lcmp_flow {
+    let mut f = lcmp_flow {
+        family: LCMP_FAMILY_V4,
+        sport,
+        dport,
+        proto,
+        ..lcmp_flow::default()
+    };
+    for (slot, b) in f.src.iter_mut().zip(src.to_be_bytes()) {
+        *slot = b;
+    }
+    for (slot, b) in f.dst.iter_mut().zip(dst.to_be_bytes()) {
+        *slot = b;
+    }
+    f
+}

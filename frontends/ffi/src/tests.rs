@@ -1,0 +1,576 @@
+//! The C ABI called as a C caller would, with valid and invalid pointers on
+//! purpose; each `unsafe` block is a sequence of such calls.
+#![allow(
+    clippy::undocumented_unsafe_blocks,
+    clippy::multiple_unsafe_ops_per_block
+)]
+
+use core::ffi::c_void;
+use core::ptr;
+
+use lcmp_decide::{
+    Candidate, Decision, Error, FlowKey, Group, GroupId, PortConfig, PortId, Reason, Tables,
+};
+
+use crate::decider::install_tables;
+use crate::*;
+
+/// A 64-byte-aligned line of caller memory.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+/// Memory for a decider with `flows` slots, filled with garbage (init
+/// must not depend on its contents).
+fn storage(flows: usize) -> Vec<Line> {
+    vec![Line([0xA5; 64]); lcmp_decider_size(flows).div_ceil(64)]
+}
+
+fn tables() -> Tables {
+    let mut t = Tables::paper_defaults();
+    for (id, gbps) in [(0u8, 200u64), (1, 25), (2, 100)] {
+        t.ports
+            .push(PortConfig {
+                id: PortId(id),
+                rate_bps: gbps * 1_000_000_000,
+                buffer_bytes: 5_000_000_000,
+            })
+            .unwrap();
+    }
+    let mut g = Group {
+        id: GroupId(8),
+        candidates: heapless::Vec::new(),
+    };
+    for (port, delay, gbps) in [(0u8, 25u32, 200u64), (1, 5, 25), (2, 10, 100)] {
+        g.candidates
+            .push(Candidate {
+                port: PortId(port),
+                delay_units: delay,
+                capacity_bps: gbps * 1_000_000_000,
+            })
+            .unwrap();
+    }
+    t.groups.push(g).unwrap();
+    t
+}
+
+fn init_with(mem: &mut [Line], flows: usize, config: *const lcmp_config) -> *mut lcmp_decider {
+    let mut d = ptr::null_mut();
+    let rc = unsafe {
+        lcmp_decider_init(
+            mem.as_mut_ptr().cast(),
+            mem.len() * 64,
+            flows,
+            config,
+            &mut d,
+        )
+    };
+    assert_eq!(rc, LCMP_OK, "{:?}", strerror(rc));
+    assert!(!d.is_null());
+    d
+}
+
+fn init(mem: &mut [Line]) -> *mut lcmp_decider {
+    init_with(mem, LCMP_FLOWS, ptr::null())
+}
+
+fn inner<'a>(d: *mut lcmp_decider) -> &'a mut Inner {
+    unsafe { &mut boundary::handle_mut(d).unwrap().inner }
+}
+
+fn flow(i: u32) -> lcmp_flow {
+    lcmp_flow_v4(0x0A00_0000 + i, 0x0A07_0001, 1000, 4791, 17)
+}
+
+#[test]
+fn size_align_and_header_bounds() {
+    for flows in [16usize, 1024, 1 << 16, 1 << 20] {
+        let size = lcmp_decider_size(flows);
+        assert!(size <= LCMP_DECIDER_HEADER_MAX + LCMP_SLOT_BYTES * flows);
+        assert_eq!(size - lcmp_decider_size(16), LCMP_SLOT_BYTES * (flows - 16));
+        assert_eq!(size % 64, 0);
+    }
+    for bad in [0usize, 8, 1000, 1025, usize::MAX, 1 << (usize::BITS - 1)] {
+        assert_eq!(lcmp_decider_size(bad), 0, "{bad} slots");
+    }
+    assert_eq!(lcmp_decider_align(), LCMP_DECIDER_ALIGN);
+    assert_eq!(lcmp_abi_version(), LCMP_ABI_VERSION);
+}
+
+#[test]
+fn init_rejects_bad_memory_flows_and_config() {
+    let mut mem = storage(LCMP_FLOWS);
+    mem.push(Line([0; 64]));
+    let mut d = ptr::null_mut();
+    let len = mem.len() * 64;
+    let p = mem.as_mut_ptr().cast::<c_void>();
+    let need = lcmp_decider_size(LCMP_FLOWS);
+    let config = |scheme, hash, overflow| lcmp_config {
+        scheme,
+        hash,
+        overflow,
+        seed: 0,
+    };
+    unsafe {
+        assert_eq!(
+            lcmp_decider_init(ptr::null_mut(), len, LCMP_FLOWS, ptr::null(), &mut d),
+            LCMP_ERR_NULL
+        );
+        assert_eq!(
+            lcmp_decider_init(p, need - 1, LCMP_FLOWS, ptr::null(), &mut d),
+            LCMP_ERR_BUFFER_TOO_SMALL
+        );
+        for flows in [0usize, 8, 1000] {
+            assert_eq!(
+                lcmp_decider_init(p, len, flows, ptr::null(), &mut d),
+                LCMP_ERR_FLOWS
+            );
+        }
+        let odd = mem.as_mut_ptr().cast::<u8>().add(8).cast::<c_void>();
+        assert_eq!(
+            lcmp_decider_init(odd, len - 8, LCMP_FLOWS, ptr::null(), &mut d),
+            LCMP_ERR_MISALIGNED
+        );
+        assert_eq!(
+            lcmp_decider_init(p, len, LCMP_FLOWS, ptr::null(), ptr::null_mut()),
+            LCMP_ERR_NULL
+        );
+        for bad in [config(9, 0, 0), config(0, 7, 0), config(0, 0, 2)] {
+            assert_eq!(
+                lcmp_decider_init(p, len, LCMP_FLOWS, &bad, &mut d),
+                LCMP_ERR_INVALID_ARGUMENT
+            );
+        }
+    }
+    assert!(d.is_null(), "no handle on error");
+}
+
+#[test]
+fn uninitialised_and_null_handles_are_rejected() {
+    let mut mem = storage(LCMP_FLOWS);
+    let d = mem.as_mut_ptr().cast::<lcmp_decider>();
+    let f = flow(1);
+    let mut out = lcmp_decision::default();
+    let mut counters = lcmp_counters::default();
+    unsafe {
+        assert_eq!(lcmp_sample(d, 1, 0, 0), LCMP_ERR_NOT_INITIALIZED);
+        assert_eq!(
+            lcmp_on_packet(d, 1, &f, 8, &mut out),
+            LCMP_ERR_NOT_INITIALIZED
+        );
+        assert_eq!(
+            lcmp_get_counters(d, &mut counters),
+            LCMP_ERR_NOT_INITIALIZED
+        );
+        assert_eq!(lcmp_gc(d, 1, 10), LCMP_ERR_NOT_INITIALIZED);
+        assert_eq!(lcmp_set_port(ptr::null_mut(), 0, true), LCMP_ERR_NULL);
+        assert_eq!(lcmp_install(ptr::null_mut(), ptr::null(), 0), LCMP_ERR_NULL);
+        assert_eq!(
+            lcmp_flow_cache_usage(ptr::null(), ptr::null_mut(), ptr::null_mut()),
+            LCMP_ERR_NULL
+        );
+        let odd = mem.as_mut_ptr().cast::<u8>().add(4).cast::<lcmp_decider>();
+        assert_eq!(lcmp_set_port(odd, 0, true), LCMP_ERR_MISALIGNED);
+    }
+}
+
+#[test]
+fn packets_samples_failover_explain_counters() {
+    let mut mem = storage(LCMP_FLOWS);
+    let d = init(&mut mem);
+    let f = flow(1);
+    let mut out = lcmp_decision::default();
+    unsafe {
+        // No tables yet: no route.
+        assert_eq!(lcmp_on_packet(d, 1, &f, 8, &mut out), LCMP_OK);
+        assert_eq!(out.kind, LCMP_DECISION_NO_ROUTE);
+        assert_eq!(out.port, LCMP_NO_PORT);
+        assert_eq!(out.reason, LCMP_REASON_UNKNOWN_GROUP);
+
+        install_tables(inner(d), &tables()).unwrap();
+        assert_eq!(lcmp_sample(d, 10, 2, 1_000_000), LCMP_OK);
+        assert_eq!(lcmp_sample(d, 10, 64, 0), LCMP_ERR_PORT_OUT_OF_RANGE);
+
+        assert_eq!(lcmp_on_packet(d, 20, &f, 8, &mut out), LCMP_OK);
+        assert_eq!(out.kind, LCMP_DECISION_NEW);
+        let first = out.port;
+        assert!(first < 3);
+        assert_eq!(lcmp_on_packet(d, 30, &f, 8, &mut out), LCMP_OK);
+        assert_eq!(
+            (out.kind, out.port, out.reason),
+            (LCMP_DECISION_HIT, first, LCMP_REASON_PINNED)
+        );
+
+        let mut e = lcmp_explanation::default();
+        assert_eq!(lcmp_explain(d, 30, &f, 8, &mut e), LCMP_OK);
+        assert_eq!(
+            (e.chosen, e.pinned, e.reason),
+            (first, first, LCMP_REASON_PINNED)
+        );
+        assert_eq!(e.n_candidates, 3);
+        assert_eq!(e.group, 8);
+
+        // Fast failover.
+        assert_eq!(lcmp_set_port(d, first, false), LCMP_OK);
+        assert_eq!(lcmp_on_packet(d, 40, &f, 8, &mut out), LCMP_OK);
+        assert_eq!(out.kind, LCMP_DECISION_FAILOVER);
+        assert_ne!(out.port, first);
+        assert_eq!(lcmp_explain(d, 40, &f, 8, &mut e), LCMP_OK);
+        let down = e.candidates.iter().find(|c| c.port == first).unwrap();
+        assert!(!down.up);
+        assert_eq!(down.cut_reason, LCMP_CUT_DOWN);
+        assert_eq!(down.rank, LCMP_NO_PORT);
+
+        // Unknown family, unknown group.
+        let mut bad = f;
+        bad.family = 5;
+        assert_eq!(
+            lcmp_on_packet(d, 41, &bad, 8, &mut out),
+            LCMP_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(lcmp_on_packet(d, 41, &flow(2), 9, &mut out), LCMP_OK);
+        assert_eq!(out.kind, LCMP_DECISION_NO_ROUTE);
+        assert_eq!(out.reason, LCMP_REASON_UNKNOWN_GROUP);
+        assert_eq!(lcmp_on_packet(d, 41, &f, 8, ptr::null_mut()), LCMP_ERR_NULL);
+
+        let mut c = lcmp_counters::default();
+        assert_eq!(lcmp_get_counters(d, &mut c), LCMP_OK);
+        assert_eq!(
+            (
+                c.packets,
+                c.hits,
+                c.new_flows,
+                c.failovers,
+                c.no_route,
+                c.samples
+            ),
+            (5, 1, 1, 1, 2, 1)
+        );
+        assert_eq!(
+            c.hits + c.new_flows + c.failovers + c.withdrawals + c.unpinned + c.no_route,
+            c.packets
+        );
+        let (mut slots, mut used) = (0usize, 0usize);
+        assert_eq!(lcmp_flow_cache_usage(d, &mut slots, &mut used), LCMP_OK);
+        assert_eq!((slots, used), (LCMP_FLOWS, 1));
+
+        // Idle for longer than the 2 s timeout: collected.
+        assert_eq!(lcmp_gc(d, 40 + 3_000_000, LCMP_FLOWS as u32), 1);
+        assert_eq!(lcmp_set_scheme(d, LCMP_SCHEME_ECMP), LCMP_OK);
+        assert_eq!(lcmp_set_scheme(d, 3), LCMP_ERR_INVALID_ARGUMENT);
+        assert_eq!(lcmp_set_tables_current(d, false), LCMP_OK);
+    }
+}
+
+#[test]
+fn caller_sized_caches_of_1k_64k_and_1m_slots() {
+    for flows in [1024usize, 1 << 16, 1 << 20] {
+        let mut mem = storage(flows);
+        let d = init_with(&mut mem, flows, ptr::null());
+        install_tables(inner(d), &tables()).unwrap();
+        // Fill 60 % of the slots, then every flow hits its port.
+        let n = (flows * 6 / 10) as u32;
+        let mut ports = Vec::with_capacity(n as usize);
+        let mut out = lcmp_decision::default();
+        unsafe {
+            for i in 0..n {
+                assert_eq!(lcmp_on_packet(d, 1, &flow(i), 8, &mut out), LCMP_OK);
+                assert_eq!(out.kind, LCMP_DECISION_NEW, "{flows} slots, flow {i}");
+                ports.push(out.port);
+            }
+            for (i, p) in ports.iter().enumerate() {
+                assert_eq!(lcmp_on_packet(d, 2, &flow(i as u32), 8, &mut out), LCMP_OK);
+                assert_eq!((out.kind, out.port), (LCMP_DECISION_HIT, *p));
+            }
+            let (mut slots, mut used) = (0usize, 0usize);
+            assert_eq!(lcmp_flow_cache_usage(d, &mut slots, &mut used), LCMP_OK);
+            assert_eq!((slots, used), (flows, n as usize));
+        }
+    }
+}
+
+#[test]
+fn a_burst_decides_as_packets_one_by_one() {
+    let config = |overflow| lcmp_config {
+        overflow,
+        ..lcmp_config::default()
+    };
+    for overflow in [LCMP_OVERFLOW_REFUSE, LCMP_OVERFLOW_STATELESS] {
+        let cfg = config(overflow);
+        let (mut m1, mut m2) = (storage(16), storage(16));
+        let (a, b) = (init_with(&mut m1, 16, &cfg), init_with(&mut m2, 16, &cfg));
+        install_tables(inner(a), &tables()).unwrap();
+        install_tables(inner(b), &tables()).unwrap();
+        // 100 packets over 40 flows (repeats in a burst, more flows than
+        // 16 slots), a port down half way.
+        let packets: Vec<lcmp_packet> = (0..100u32)
+            .map(|i| lcmp_packet {
+                flow: flow((i * 7) % 40),
+                group: if i % 9 == 0 { 9 } else { 8 },
+            })
+            .collect();
+        let mut burst = vec![lcmp_decision::default(); 100];
+        let mut single = lcmp_decision::default();
+        unsafe {
+            for (round, chunk) in packets.chunks(50).enumerate() {
+                let now = 10 + round as u32;
+                let start = round * 50;
+                let n = lcmp_on_packets(
+                    a,
+                    now,
+                    chunk.as_ptr(),
+                    chunk.len(),
+                    burst[start..].as_mut_ptr(),
+                );
+                assert_eq!(n, 50);
+                for (p, want) in chunk.iter().zip(&burst[start..start + 50]) {
+                    assert_eq!(
+                        lcmp_on_packet(b, now, &p.flow, p.group, &mut single),
+                        LCMP_OK
+                    );
+                    assert_eq!(single, *want);
+                }
+                assert_eq!(lcmp_set_port(a, 1, false), LCMP_OK);
+                assert_eq!(lcmp_set_port(b, 1, false), LCMP_OK);
+            }
+            let (mut ca, mut cb) = (lcmp_counters::default(), lcmp_counters::default());
+            assert_eq!(lcmp_get_counters(a, &mut ca), LCMP_OK);
+            assert_eq!(lcmp_get_counters(b, &mut cb), LCMP_OK);
+            assert_eq!(ca, cb);
+            assert!(ca.cache_full > 0, "the 16-slot cache overflowed");
+            assert_eq!(ca.unpinned > 0, overflow == LCMP_OVERFLOW_STATELESS);
+            // A bad family anywhere rejects the whole burst; nothing moves.
+            let mut bad = packets[..3].to_vec();
+            bad[2].flow.family = 0;
+            assert_eq!(
+                lcmp_on_packets(a, 20, bad.as_ptr(), 3, burst.as_mut_ptr()),
+                LCMP_ERR_INVALID_ARGUMENT
+            );
+            let mut after = lcmp_counters::default();
+            assert_eq!(lcmp_get_counters(a, &mut after), LCMP_OK);
+            assert_eq!(after, ca);
+            // Empty bursts may pass null pointers; a non-empty one may not.
+            assert_eq!(lcmp_on_packets(a, 20, ptr::null(), 0, ptr::null_mut()), 0);
+            assert_eq!(
+                lcmp_on_packets(a, 20, packets.as_ptr(), 1, ptr::null_mut()),
+                LCMP_ERR_NULL
+            );
+        }
+    }
+}
+
+#[test]
+fn decisions_round_trip_through_c() {
+    let decisions = [
+        Decision::Hit(PortId(3)),
+        Decision::New {
+            port: PortId(4),
+            reason: Reason::HashInKept,
+            failover: false,
+        },
+        Decision::New {
+            port: PortId(5),
+            reason: Reason::MinCostFallback,
+            failover: true,
+        },
+        Decision::Unpinned(PortId(6)),
+        Decision::NoRoute(Reason::CacheFull),
+        Decision::NoRoute(Reason::UnknownGroup),
+    ];
+    let mut kinds = Vec::new();
+    for d in decisions {
+        let c = decision_to_c(d);
+        assert_eq!(decision_from_c(&c), Ok(d));
+        kinds.push(c.kind);
+    }
+    assert_eq!(kinds, [0, 1, 2, 3, 4, 4]);
+    // Combinations the library never writes are refused.
+    for bad in [
+        lcmp_decision {
+            kind: LCMP_DECISION_HIT,
+            port: 1,
+            reason: LCMP_REASON_ECMP,
+        },
+        lcmp_decision {
+            kind: LCMP_DECISION_NO_ROUTE,
+            port: 1,
+            reason: LCMP_REASON_UNKNOWN_GROUP,
+        },
+        lcmp_decision {
+            kind: 5,
+            port: 1,
+            reason: 1,
+        },
+        lcmp_decision {
+            kind: LCMP_DECISION_NEW,
+            port: 70,
+            reason: 1,
+        },
+        lcmp_decision {
+            kind: LCMP_DECISION_NEW,
+            port: 1,
+            reason: 10,
+        },
+    ] {
+        assert_eq!(
+            decision_from_c(&bad),
+            Err(LCMP_ERR_INVALID_ARGUMENT),
+            "{bad:?}"
+        );
+    }
+}
+
+/// A blob around any payload, with a correct header and CRC.
+fn wrap(payload: &[u8]) -> Vec<u8> {
+    use lcmp_tables::blob::{BLOB_MAGIC, BLOB_VERSION};
+    let mut b = Vec::new();
+    b.extend_from_slice(&BLOB_MAGIC);
+    b.extend_from_slice(&BLOB_VERSION.to_le_bytes());
+    b.extend_from_slice(&[0, 0]);
+    b.extend_from_slice(&2u64.to_le_bytes());
+    b.extend_from_slice(&u32::try_from(payload.len()).unwrap().to_le_bytes());
+    let crc32c = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
+    let mut crc = crc32c.digest();
+    crc.update(&b);
+    crc.update(payload);
+    b.extend_from_slice(&crc.finalize().to_le_bytes());
+    b.extend_from_slice(payload);
+    b
+}
+
+/// Everything the C side can observe of a decider, plus its whole state
+/// (`Debug`: compiled tables, ports, flow cache, counters).
+fn observe(d: *mut lcmp_decider) -> (lcmp_counters, Vec<lcmp_explanation>, String) {
+    let mut c = lcmp_counters::default();
+    let mut all = Vec::new();
+    unsafe {
+        assert_eq!(lcmp_get_counters(d, &mut c), LCMP_OK);
+        for i in 0..40 {
+            let mut e = lcmp_explanation::default();
+            assert_eq!(lcmp_explain(d, 100, &flow(i), 8, &mut e), LCMP_OK);
+            all.push(e);
+        }
+    }
+    (c, all, format!("{:?}", inner(d)))
+}
+
+#[test]
+fn a_rejected_blob_changes_nothing() {
+    let mut mem = storage(LCMP_FLOWS);
+    let d = init(&mut mem);
+    let good = lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
+    let mut other = tables();
+    other.groups[0].candidates.truncate(2);
+    other.groups[0].id = GroupId(9);
+    let other = postcard::to_allocvec(&other).unwrap();
+    let mut unknown_port = tables();
+    unknown_port.groups[0].candidates[2].port = PortId(9);
+    let mut zero = tables();
+    zero.groups[0].candidates[2].capacity_bps = 0;
+    let bad = [
+        (good[..good.len() - 1].to_vec(), LCMP_ERR_BLOB_TRUNCATED),
+        (
+            {
+                let mut b = good.clone();
+                *b.last_mut().unwrap() ^= 1;
+                b
+            },
+            LCMP_ERR_BLOB_CRC,
+        ),
+        // The payload of other tables, cut in its only group: the scratch
+        // is half overwritten when the decoder stops.
+        (wrap(&other[..other.len() - 3]), LCMP_ERR_BAD_BLOB),
+        (
+            wrap(&postcard::to_allocvec(&unknown_port).unwrap()),
+            LCMP_ERR_UNKNOWN_PORT,
+        ),
+        (
+            wrap(&postcard::to_allocvec(&zero).unwrap()),
+            LCMP_ERR_ZERO_CAPACITY,
+        ),
+    ];
+    unsafe {
+        assert_eq!(lcmp_install(d, good.as_ptr(), good.len()), LCMP_OK);
+        let mut out = lcmp_decision::default();
+        for i in 0..30 {
+            assert_eq!(lcmp_on_packet(d, i, &flow(i), 8, &mut out), LCMP_OK);
+        }
+        assert_eq!(lcmp_sample(d, 50, 2, 3_000_000_000), LCMP_OK);
+        assert_eq!(lcmp_set_port(d, 1, false), LCMP_OK);
+        let before = observe(d);
+        assert!(before.1.iter().any(|e| e.pinned != LCMP_NO_PORT));
+        for (blob, code) in &bad {
+            assert_eq!(lcmp_install(d, blob.as_ptr(), blob.len()), *code);
+            assert_eq!(observe(d), before, "code {code}");
+        }
+        // A valid blob after the failures: hitless, pins kept.
+        assert_eq!(lcmp_install(d, good.as_ptr(), good.len()), LCMP_OK);
+        let after = observe(d);
+        assert_eq!((after.0, &after.1), (before.0, &before.1));
+    }
+}
+
+#[test]
+fn every_code_has_a_message_and_every_reason_a_name() {
+    for code in [0, -1, -2, -3, -4, -5, -6, -7, -8]
+        .into_iter()
+        .chain(LCMP_ERR_INVALID_TABLES..=LCMP_ERR_SHIFT_TOO_LARGE)
+        .chain(LCMP_ERR_BLOB_CRC..=LCMP_ERR_BLOB_TRUNCATED)
+    {
+        assert_ne!(strerror(code), c"unknown error code", "code {code}");
+        assert!(!lcmp_strerror(code).is_null());
+    }
+    assert_eq!(strerror(42), c"unknown error code");
+    for r in Reason::ALL {
+        assert_eq!(reason_name(r.code()).to_str(), Ok(r.name()));
+    }
+    assert_eq!(reason_name(200), c"unknown");
+}
+
+#[test]
+fn ipv6_and_v4_helper() {
+    let f = lcmp_flow_v4(0x0A00_0001, 0x0A07_0001, 1, 2, 17);
+    assert_eq!(&f.src[..4], &[10, 0, 0, 1]);
+    assert_eq!(
+        flow_from_c(&f),
+        Ok(FlowKey::v4(
+            [10, 0, 0, 1].into(),
+            [10, 7, 0, 1].into(),
+            1,
+            2,
+            17
+        ))
+    );
+    let mut g = f;
+    g.family = LCMP_FAMILY_V6;
+    assert!(matches!(
+        flow_from_c(&g).map(|k| k.addrs),
+        Ok(lcmp_decide::Addresses::V6 { .. })
+    ));
+}
+
+#[test]
+fn every_table_error_has_a_distinct_code() {
+    use lcmp_decide::Setting;
+    let errors = [
+        Error::ShiftTooLarge(Setting::PathShift),
+        Error::WeightOverflow(Setting::PathWeights),
+        Error::InvalidSetting(Setting::WaterMarks),
+        Error::InvalidLevels,
+        Error::InvalidCapacityThresholds,
+        Error::PortOutOfRange(70),
+        Error::DuplicatePort(1),
+        Error::ZeroPortCapacity(1),
+        Error::UnknownPort { group: 1, port: 2 },
+        Error::DuplicateGroup(1),
+        Error::EmptyGroup(1),
+        Error::DuplicateCandidate { group: 1, port: 2 },
+        Error::ZeroCapacity { group: 1, port: 2 },
+        Error::FlowSlots(3),
+    ];
+    let mut codes: Vec<i32> = errors.iter().map(|e| error_code(*e)).collect();
+    assert!(codes.iter().all(|c| strerror(*c) != c"unknown error code"));
+    codes.sort_unstable();
+    codes.dedup();
+    assert_eq!(codes.len(), errors.len());
+}
