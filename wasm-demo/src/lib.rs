@@ -397,7 +397,8 @@ impl SimDemo {
             windows_us: vec![window_us],
             schemes: schemes.clone(),
             seeds: vec![u64::from(seed)],
-            weights: Weights::PAPER,
+            tables: Experiment::default_tables(),
+            sports: lcmp_sim::traffic::SourcePorts::Random,
             engine: EngineConfig::default(),
             focus: None,
             bins: 1,
@@ -407,11 +408,7 @@ impl SimDemo {
         let mut runs = Vec::new();
         for spec in schemes {
             // As `Experiment::run`: the scheme's tables, hash seed = seed.
-            let (scheme, params) = spec.settings(exp.weights);
-            let opts = BuildOptions {
-                params,
-                ..BuildOptions::default()
-            };
+            let (scheme, opts) = spec.settings(&exp.tables);
             let net = Network::new(&exp.topology, &opts).map_err(|e| e.to_string())?;
             let cfg = EngineConfig {
                 scheme,

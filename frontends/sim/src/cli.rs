@@ -9,11 +9,15 @@ use lcmp_decide::Weights;
 use lcmp_tables::Topology;
 use serde::Serialize;
 
-use crate::engine::EngineConfig;
+use lcmp_tables::Saturation;
+
+use crate::engine::{AckPath, EngineConfig, FlowIdentity, IdealFct};
 use crate::error::SimError;
-use crate::experiment::{paper_window_us, parse_weights, Experiment, LoadReference, SchemeSpec};
+use crate::experiment::{
+    paper_window_us, parse_weights, Experiment, LoadReference, SchemeSpec, SIM_IDLE_TIMEOUT_US,
+};
 use crate::report;
-use crate::traffic::Pairs;
+use crate::traffic::{Pairs, SourcePorts};
 use crate::workload::Workload;
 
 /// Traffic presets.
@@ -24,6 +28,41 @@ pub enum Preset {
     /// 0.15/0.10/0.07 s for 30/50/80 %; schemes ecmp, ucmp, lcmp, rm-alpha,
     /// rm-beta; 5 seeds (each unless given explicitly).
     Paper,
+    /// The public artifact's published regime as far as a flow-level model
+    /// carries it (docs/simulator.md): testbed8, DC1 -> DC8, 0.2 s arrival
+    /// windows, delay saturation shift 9, `S_cong = 2`, the artifact's
+    /// wrapped queue thresholds, its DCI buffer, the round-trip ideal FCT,
+    /// routed acknowledgements and its flow-table keys; schemes ecmp, ucmp,
+    /// lcmp; 5 seeds (each unless given explicitly).
+    Artifact,
+}
+
+/// The ideal FCT on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Ideal {
+    /// Size at the NIC rate plus the least one-way delay (paper §6.1).
+    Oneway,
+    /// Round trip of the best minimum-hop path plus size at its bottleneck
+    /// (the artifact's `standalone_fct`).
+    Rtt,
+}
+
+/// The acknowledgement path on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Ack {
+    /// A flow is complete when its last byte arrives.
+    None,
+    /// ... when the last acknowledgement is back, routed by the deciders.
+    Routed,
+}
+
+/// The flow-cache key on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FlowId {
+    /// The 5-tuple.
+    FiveTuple,
+    /// The artifact's colliding 32-bit key, with per-pair source ports.
+    Artifact,
 }
 
 /// What a load is relative to.
@@ -101,6 +140,84 @@ pub struct SimArgs {
     /// Points per slowdown-versus-size curve.
     #[arg(long, default_value_t = 12)]
     pub bins: usize,
+    /// Delay saturation (Alg. 1): delays of `1 << SHIFT` units score 255,
+    /// or `auto` [default: 5; 9 with --preset artifact].
+    #[arg(long, value_name = "SHIFT|auto")]
+    pub saturation: Option<String>,
+    /// Every DCI egress buffer, bytes (`5GB`, `128MiB`, `1588219905`)
+    /// [default: the topology's; the artifact's DCI pool with --preset
+    /// artifact].
+    #[arg(long, value_name = "BYTES")]
+    pub buffer: Option<String>,
+    /// The ideal FCT slowdowns divide by [default: oneway; rtt with
+    /// --preset artifact].
+    #[arg(long, value_enum)]
+    pub ideal: Option<Ideal>,
+    /// When a flow is complete [default: none; routed with --preset
+    /// artifact].
+    #[arg(long, value_enum)]
+    pub ack_path: Option<Ack>,
+    /// The deciders' flow-cache key [default: five-tuple; artifact with
+    /// --preset artifact].
+    #[arg(long, value_enum)]
+    pub flow_id: Option<FlowId>,
+    /// Flow-cache idle timeout of the deciders, milliseconds [default: 5;
+    /// 2000, the paper's, with --preset artifact].
+    #[arg(long, value_name = "MS")]
+    pub idle_timeout_ms: Option<u32>,
+}
+
+/// The artifact's DCI shared buffer at DC1 (and DC8) of testbed8, bytes:
+/// `scratch/third.cc` configures 128 MiB and subtracts the ports' PFC
+/// headroom `rate * delay / 8 / 1e9 * 3`, computed in 64 bits (the
+/// 200 Gbps x 250 ms product wraps) and summed in 32 bits, so the
+/// subtraction wraps too: `(2^27 - 2840932351 - 8 * 4096) mod 2^32`.
+/// Derived in docs/simulator.md.
+pub const ARTIFACT_DCI_BUFFER_BYTES: u64 = 1_588_219_905;
+
+/// The artifact's arrival window, microseconds (its 0.3-load runs span
+/// 199.7 ms of arrivals).
+pub const ARTIFACT_WINDOW_US: f64 = 200_000.0;
+
+/// Parses a byte count: digits with an optional `KB`, `MB`, `GB` (powers
+/// of 1000) or `KiB`, `MiB`, `GiB` (powers of 1024) suffix.
+///
+/// ```
+/// # use lcmp_sim::cli::parse_bytes;
+/// assert_eq!(parse_bytes("5GB"), Some(5_000_000_000));
+/// assert_eq!(parse_bytes("128MiB"), Some(128 << 20));
+/// assert_eq!(parse_bytes("12x"), None);
+/// ```
+pub fn parse_bytes(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let n: u64 = num.parse().ok()?;
+    let scale: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        _ => return None,
+    };
+    n.checked_mul(scale)
+}
+
+fn saturation(text: &str) -> Result<Saturation, SimError> {
+    match text {
+        "auto" => Ok(Saturation::Auto),
+        s => s
+            .parse::<u8>()
+            .ok()
+            .filter(|&v| v < 32)
+            .map(Saturation::Shift)
+            .ok_or_else(|| {
+                SimError::Config(format!("--saturation: expected 0..=31 or auto, got `{s}`"))
+            }),
+    }
 }
 
 /// The settings echoed into `--json` output.
@@ -178,13 +295,25 @@ fn load_workload(name: &str) -> Result<Workload, SimError> {
 
 /// Turns the arguments into an experiment (no simulation yet).
 pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
-    let paper = args.preset == Some(Preset::Paper);
+    let artifact = args.preset == Some(Preset::Artifact);
+    let paper = args.preset == Some(Preset::Paper) || artifact;
     if paper && args.topology != "testbed8" {
         return Err(SimError::Config(
-            "--preset paper is defined for --topology testbed8".into(),
+            "--preset paper and --preset artifact are defined for --topology testbed8".into(),
         ));
     }
-    let topology = load_topology(&args.topology)?;
+    let mut topology = load_topology(&args.topology)?;
+    match args.buffer.as_deref() {
+        Some(b) => {
+            topology.buffer_bytes = parse_bytes(b).filter(|&v| v > 0).ok_or_else(|| {
+                SimError::Config(format!(
+                    "--buffer: expected a positive byte count such as 5GB or 128MiB, got `{b}`"
+                ))
+            })?;
+        }
+        None if artifact => topology.buffer_bytes = ARTIFACT_DCI_BUFFER_BYTES,
+        None => {}
+    }
     let workload = load_workload(&args.workload)?;
     let pairs = match args.pair.as_deref() {
         Some("all") => Pairs::AllToAll,
@@ -211,6 +340,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         .iter()
         .map(|&l| match args.window {
             Some(w) => w * 1e6,
+            None if artifact => ARTIFACT_WINDOW_US,
             None if matches!(pairs, Pairs::One { .. }) && reference == LoadReference::Nic => {
                 paper_window_us(l)
             }
@@ -219,7 +349,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         .collect();
     let names: Vec<String> = if !args.schemes.is_empty() {
         args.schemes.clone()
-    } else if paper {
+    } else if paper && !artifact {
         ["ecmp", "ucmp", "lcmp", "rm-alpha", "rm-beta"]
             .map(String::from)
             .to_vec()
@@ -239,10 +369,36 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
             schemes.push(s);
         }
     }
-    let weights = match &args.weights {
-        Some(w) => parse_weights(w, Weights::PAPER)?,
-        None => Weights::PAPER,
+    // The artifact's runs set S_CONG 2 in their configuration
+    // (`mix/config/8DC-hetero/config_batch.txt`, `scratch/third.cc`).
+    let base_weights = if artifact {
+        Weights {
+            s_cong: 2,
+            ..Weights::PAPER
+        }
+    } else {
+        Weights::PAPER
     };
+    let weights = match &args.weights {
+        Some(w) => parse_weights(w, base_weights)?,
+        None => base_weights,
+    };
+    let mut tables = Experiment::default_tables();
+    tables.params.weights = weights;
+    tables.saturation = match args.saturation.as_deref() {
+        Some(s) => saturation(s)?,
+        None if artifact => Saturation::Shift(9),
+        None => Saturation::default(),
+    };
+    let idle_ms = args.idle_timeout_ms.unwrap_or(if artifact {
+        2000
+    } else {
+        SIM_IDLE_TIMEOUT_US / 1000
+    });
+    tables.params.idle_timeout_ticks = idle_ms
+        .checked_mul(1000)
+        .filter(|&t| t > 0)
+        .ok_or_else(|| SimError::Config("--idle-timeout-ms: give 1 to 4294967".into()))?;
     let n_seeds = args.seeds.unwrap_or(if paper { 5 } else { 1 });
     if n_seeds == 0 || n_seeds > 1000 {
         return Err(SimError::Config("--seeds: give 1 to 1000".into()));
@@ -258,7 +414,29 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         sample_us: args.sample_us,
         hosts_per_dc: args.hosts_per_dc,
         congestion_control: !args.no_cc,
+        ideal: match args.ideal {
+            Some(Ideal::Rtt) => IdealFct::Rtt,
+            Some(Ideal::Oneway) => IdealFct::OneWay,
+            None if artifact => IdealFct::Rtt,
+            None => IdealFct::OneWay,
+        },
+        ack_path: match args.ack_path {
+            Some(Ack::Routed) => AckPath::Routed,
+            Some(Ack::None) => AckPath::None,
+            None if artifact => AckPath::Routed,
+            None => AckPath::None,
+        },
+        flow_id: match args.flow_id {
+            Some(FlowId::Artifact) => FlowIdentity::Artifact,
+            Some(FlowId::FiveTuple) => FlowIdentity::FiveTuple,
+            None if artifact => FlowIdentity::Artifact,
+            None => FlowIdentity::FiveTuple,
+        },
         ..EngineConfig::default()
+    };
+    let sports = match engine.flow_id {
+        FlowIdentity::Artifact => SourcePorts::PerPair,
+        FlowIdentity::FiveTuple => SourcePorts::Random,
     };
     if args.bins == 0 || args.bins > 1000 {
         return Err(SimError::Config("--bins: give 1 to 1000".into()));
@@ -272,7 +450,8 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         windows_us,
         schemes,
         seeds,
-        weights,
+        tables,
+        sports,
         engine,
         focus,
         bins: args.bins,
@@ -336,7 +515,7 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
             .map_or(String::new(), |f| format!(", flows {f} only"))
     );
     if args.json {
-        let w = exp.weights;
+        let w = exp.tables.params.weights;
         let config = EchoConfig {
             topology: exp.topology.name.clone(),
             workload: exp.workload.name().to_string(),

@@ -9,9 +9,7 @@ use std::sync::Mutex;
 use std::time::Instant as WallClock;
 
 use lcmp_decide::{Params, Pick, Scheme, Weights};
-#[cfg(feature = "cli")]
-use lcmp_tables::BuildOptions;
-use lcmp_tables::Topology;
+use lcmp_tables::{BuildOptions, Topology};
 
 #[cfg(feature = "cli")]
 use crate::engine;
@@ -23,7 +21,7 @@ use crate::rng::Pcg32;
 use crate::stats::Focus;
 #[cfg(feature = "cli")]
 use crate::stats::{summarise, RunResult};
-use crate::traffic::{generate, Pairs, TrafficSpec};
+use crate::traffic::{generate, Pairs, SourcePorts, TrafficSpec};
 use crate::workload::Workload;
 
 /// Most worker threads of one sweep (each holds one run's state).
@@ -102,14 +100,11 @@ impl SchemeSpec {
         SchemeSpec::ALL.into_iter().find(|s| s.name() == name)
     }
 
-    /// The core scheme and the table parameters, from `base` weights. The
-    /// flow-cache idle timeout is [`SIM_IDLE_TIMEOUT_US`].
-    pub fn settings(self, base: Weights) -> (Scheme, Params) {
-        let mut params = Params {
-            weights: base,
-            idle_timeout_ticks: SIM_IDLE_TIMEOUT_US,
-            ..Params::PAPER
-        };
+    /// The core scheme and the table-building options: `base` with this
+    /// scheme's changes to its parameters.
+    pub fn settings(self, base: &BuildOptions) -> (Scheme, BuildOptions) {
+        let mut opts = base.clone();
+        let params = &mut opts.params;
         let scheme = match self {
             SchemeSpec::Ecmp => Scheme::Ecmp,
             SchemeSpec::Ucmp => Scheme::Ucmp,
@@ -138,7 +133,7 @@ impl SchemeSpec {
                 Scheme::Lcmp
             }
         };
-        (scheme, params)
+        (scheme, opts)
     }
 }
 
@@ -209,8 +204,12 @@ pub struct Experiment {
     pub schemes: Vec<SchemeSpec>,
     /// Traffic seeds.
     pub seeds: Vec<u64>,
-    /// Base weights (the paper's unless `--weights`).
-    pub weights: Weights,
+    /// Base table-building options: the paper's parameters with the
+    /// simulator's flow-cache idle timeout ([`Experiment::default_tables`])
+    /// unless changed (`--weights`, `--saturation`, ...).
+    pub tables: BuildOptions,
+    /// Source-port allocation.
+    pub sports: SourcePorts,
     /// Engine settings (scheme and hash seed are set per run).
     pub engine: EngineConfig,
     /// Count only flows between these DCs.
@@ -231,6 +230,18 @@ pub fn paper_window_us(load: f64) -> f64 {
 }
 
 impl Experiment {
+    /// The base table options of `lcmp sim`: the paper's, with the flow-cache
+    /// idle timeout set to [`SIM_IDLE_TIMEOUT_US`].
+    pub fn default_tables() -> BuildOptions {
+        BuildOptions {
+            params: Params {
+                idle_timeout_ticks: SIM_IDLE_TIMEOUT_US,
+                ..Params::PAPER
+            },
+            ..BuildOptions::default()
+        }
+    }
+
     /// The capacity the loads refer to, bits per second.
     pub fn reference_bps(&self) -> f64 {
         let topo = &self.topology;
@@ -318,11 +329,7 @@ impl Experiment {
         self.schemes
             .iter()
             .map(|&s| {
-                let (scheme, params) = s.settings(self.weights);
-                let opts = BuildOptions {
-                    params,
-                    ..BuildOptions::default()
-                };
+                let (scheme, opts) = s.settings(&self.tables);
                 Network::new(&self.topology, &opts).map(|n| (s, scheme, n))
             })
             .collect()
@@ -336,6 +343,7 @@ impl Experiment {
             reference_bps: self.reference_bps(),
             window_us: self.windows_us[load_index],
             hosts_per_dc: self.engine.hosts_per_dc,
+            sports: self.sports,
         };
         let dcs: Vec<u16> = self.topology.dcs.iter().map(|d| d.id).collect();
         generate(
