@@ -53,6 +53,12 @@ pub enum Error {
         /// The candidate's port.
         port: u8,
     },
+    /// An explicit queue-threshold table does not have one entry per
+    /// level, or decreases.
+    InvalidQueueThresholds,
+    /// A queue-threshold table names a port that is not in the port list,
+    /// or a port is in two tables (or twice in one).
+    QueueThresholdsPort(u8),
 }
 
 /// Names a configuration setting in an [`Error`].
@@ -131,6 +137,13 @@ impl fmt::Display for Error {
             Error::ZeroCapacity { group, port } => {
                 write!(f, "group {group}: candidate port {port} has zero capacity")
             }
+            Error::InvalidQueueThresholds => {
+                f.write_str("queue thresholds must be non-decreasing byte counts, one per level")
+            }
+            Error::QueueThresholdsPort(p) => write!(
+                f,
+                "queue thresholds name port {p}, which is unknown or already has a table"
+            ),
         }
     }
 }

@@ -22,6 +22,8 @@
 //!   the CRC-32 option for switch ASICs.
 //! * [`Decider`]: ties them together behind `on_packet`, `sample`,
 //!   `set_port_up`, `gc`, `install` and `explain`.
+//! * [`profile`]: named parameter sets ([`Profile::Paper`], the default,
+//!   and [`Profile::Tuned`]).
 //!
 //! ## What this crate does not do
 //!
@@ -73,6 +75,7 @@ pub mod estimator;
 pub mod flow_cache;
 pub mod hash;
 pub mod monitor;
+pub mod profile;
 pub mod select;
 pub mod tables;
 mod time;
@@ -83,6 +86,7 @@ pub use error::{Error, Setting};
 pub use flow_cache::FlowCache;
 pub use hash::{Addresses, FlowKey, HashAlgorithm};
 pub use monitor::Signals;
+pub use profile::Profile;
 pub use select::{CandidateExplanation, CutReason, Explanation, Reason, Scheme};
 pub use tables::{Candidate, Group, GroupId, Params, Pick, PortConfig, PortId, Tables};
 pub use time::Instant;

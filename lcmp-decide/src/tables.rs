@@ -10,6 +10,8 @@ use heapless::Vec;
 
 use crate::cost::{delay_score, link_cap_score, path_cost, Weights};
 use crate::error::{Error, Setting};
+use crate::estimator::queue::QueueScale;
+use crate::monitor::PortContext;
 
 /// Most levels in a level-score, capacity-threshold or queue-threshold
 /// vector (`N <= 16`).
@@ -20,6 +22,9 @@ pub const MAX_CANDIDATES: usize = 16;
 pub const MAX_GROUPS: usize = 64;
 /// Most ports in one table set (port ids are `0..MAX_PORTS`).
 pub const MAX_PORTS: usize = 64;
+/// Most explicit queue-threshold tables in one table set (each may serve
+/// any number of ports).
+pub const MAX_QUEUE_TABLES: usize = 4;
 
 /// The paper's level scores `255 * (i + 1) / N` for `N = 10` (Fig. 3).
 pub const DEFAULT_LEVELS: [u8; 10] = default_levels::<10>();
@@ -114,6 +119,11 @@ pub struct Params {
     pub idle_timeout_ticks: u32,
     /// How the final port is picked in the kept set.
     pub pick: Pick,
+    /// The cost band: candidates whose fused cost exceeds the lowest live
+    /// cost by more than this are cut too, after the half and the cut of
+    /// §3.4 (an extension; 255, the default, cuts nothing, since every
+    /// cost is at most 255).
+    pub band: u8,
 }
 
 impl Params {
@@ -128,6 +138,7 @@ impl Params {
         ticks_per_second: 1_000_000,
         idle_timeout_ticks: 2_000_000,
         pick: Pick::Hash,
+        band: u8::MAX,
     };
 
     /// Checks shifts, weights, water marks and the tick rate.
@@ -183,6 +194,37 @@ pub struct Candidate {
     pub capacity_bps: u64,
 }
 
+/// Explicit queue thresholds for a set of ports (§3.1 "Bootstrap": the
+/// threshold vectors a control plane installs; a switch holds them as a
+/// range table on queue depth). Ports without a table use
+/// `floor(buffer * i / N)` (Fig. 3).
+///
+/// ```
+/// # use lcmp_decide::tables::QueueThresholds;
+/// # use lcmp_decide::PortId;
+/// let mut t = QueueThresholds::default();
+/// t.ports.push(PortId(4)).unwrap();
+/// for b in [0, 1_000, 5_000] { t.bytes.push(b).unwrap(); }
+/// assert!(t.is_non_decreasing());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct QueueThresholds {
+    /// The ports the table applies to.
+    pub ports: Vec<PortId, MAX_PORTS>,
+    /// `qthr[0..N]`, bytes, non-decreasing, one per level: a non-empty
+    /// depth has the highest level `i` with `depth >= qthr[i]`.
+    pub bytes: Vec<u64, MAX_LEVELS>,
+}
+
+impl QueueThresholds {
+    /// Whether the thresholds never decrease.
+    pub fn is_non_decreasing(&self) -> bool {
+        self.bytes.windows(2).all(|w| matches!(w, [a, b] if a <= b))
+    }
+}
+
 /// A route group: the candidate next hops towards one destination.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -209,6 +251,9 @@ pub struct Tables {
     pub ports: Vec<PortConfig, MAX_PORTS>,
     /// Route groups.
     pub groups: Vec<Group, MAX_GROUPS>,
+    /// Explicit queue thresholds of some ports (none: every port uses its
+    /// buffer's).
+    pub queue_thresholds: Vec<QueueThresholds, MAX_QUEUE_TABLES>,
 }
 
 impl Tables {
@@ -227,6 +272,7 @@ impl Tables {
             capacity_thresholds_bps: default_capacity_thresholds(400_000_000_000, 10),
             ports: Vec::new(),
             groups: Vec::new(),
+            queue_thresholds: Vec::new(),
         }
     }
 
@@ -297,12 +343,35 @@ impl Tables {
                 .map_err(|_| Error::DuplicateGroup(g.id.0))?;
         }
         groups.sort_unstable_by_key(|g| g.id);
+        self.check_queue_thresholds(&ports)?;
         Ok(CompiledTables {
             params: self.params,
             levels: self.levels.clone(),
             ports,
             groups,
+            queue_thresholds: self.queue_thresholds.clone(),
         })
+    }
+
+    /// Every explicit queue-threshold table has one non-decreasing entry
+    /// per level and names listed ports, each port in at most one table.
+    fn check_queue_thresholds(&self, ports: &[PortConfig]) -> Result<(), Error> {
+        for (i, t) in self.queue_thresholds.iter().enumerate() {
+            if t.bytes.len() != self.levels.len() || !t.is_non_decreasing() {
+                return Err(Error::InvalidQueueThresholds);
+            }
+            for p in &t.ports {
+                if !ports.iter().any(|q| q.id == *p) {
+                    return Err(Error::QueueThresholdsPort(p.0));
+                }
+                let earlier = self.queue_thresholds.iter().take(i);
+                let repeated = t.ports.iter().filter(|q| *q == p).count() > 1;
+                if repeated || earlier.flat_map(|e| e.ports.iter()).any(|q| q == p) {
+                    return Err(Error::QueueThresholdsPort(p.0));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -345,9 +414,37 @@ pub struct CompiledTables {
     levels: Vec<u8, MAX_LEVELS>,
     ports: Vec<PortConfig, MAX_PORTS>,
     groups: Vec<CompiledGroup, MAX_GROUPS>,
+    queue_thresholds: Vec<QueueThresholds, MAX_QUEUE_TABLES>,
 }
 
 impl CompiledTables {
+    /// How a port's queue depth maps to levels: its explicit table if one
+    /// lists it, else its buffer's `floor(buffer * i / N)`.
+    pub fn queue_scale(&self, port: &PortConfig) -> QueueScale<'_> {
+        self.queue_thresholds
+            .iter()
+            .find(|t| t.ports.contains(&port.id))
+            .map_or(
+                QueueScale::Buffer {
+                    bytes: port.buffer_bytes,
+                    levels: self.levels.len(),
+                },
+                |t| QueueScale::Thresholds(&t.bytes),
+            )
+    }
+
+    /// What a listed port's estimators read (`None`: the port is not in
+    /// the tables).
+    pub fn port_context(&self, port: PortId) -> Option<PortContext<'_>> {
+        let p = self.port(port)?;
+        Some(PortContext {
+            params: &self.params,
+            levels: &self.levels,
+            port: p,
+            queue: self.queue_scale(p),
+        })
+    }
+
     /// Scalar settings.
     pub fn params(&self) -> &Params {
         &self.params

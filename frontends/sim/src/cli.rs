@@ -5,11 +5,11 @@ use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use lcmp_decide::Weights;
-use lcmp_tables::Topology;
 use serde::Serialize;
 
-use lcmp_tables::Saturation;
+use lcmp_tables::{
+    parse_bytes, parse_profile, parse_queue_thresholds, BuildOptions, Saturation, Topology,
+};
 
 use crate::engine::{AckPath, EngineConfig, FlowIdentity, IdealFct};
 use crate::error::SimError;
@@ -165,6 +165,28 @@ pub struct SimArgs {
     /// 2000, the paper's, with --preset artifact].
     #[arg(long, value_name = "MS")]
     pub idle_timeout_ms: Option<u32>,
+    /// Explicit queue thresholds for every DCI port: N non-decreasing byte
+    /// counts (`0,500MB,...`), or `wrap32:BYTES`, a buffer's
+    /// `floor(buffer * i / N)` stored in 32 bits as the artifact stores
+    /// them [default: each port's buffer; wrap32:5GB with --preset
+    /// artifact].
+    #[arg(long, value_name = "LIST|wrap32:BYTES")]
+    pub queue_thresholds: Option<String>,
+    /// Feed a switch its queue depths right before each first-packet
+    /// decision (the paper's Fig. 2 step 1, as the artifact does) instead
+    /// of every --sample-us.
+    #[arg(long)]
+    pub sample_on_decision: bool,
+    /// Base parameters of every LCMP-based scheme: a named profile
+    /// (`paper`, `tuned`; docs/simulator.md), before --weights,
+    /// --saturation and --band [default: paper; the artifact's with
+    /// --preset artifact].
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Cost band: LCMP also cuts candidates costing more than the lowest
+    /// cost plus K (0-255; 255 cuts nothing) [default: 255].
+    #[arg(long, value_name = "K")]
+    pub band: Option<u8>,
 }
 
 /// The artifact's DCI shared buffer at DC1 (and DC8) of testbed8, bytes:
@@ -178,33 +200,6 @@ pub const ARTIFACT_DCI_BUFFER_BYTES: u64 = 1_588_219_905;
 /// The artifact's arrival window, microseconds (its 0.3-load runs span
 /// 199.7 ms of arrivals).
 pub const ARTIFACT_WINDOW_US: f64 = 200_000.0;
-
-/// Parses a byte count: digits with an optional `KB`, `MB`, `GB` (powers
-/// of 1000) or `KiB`, `MiB`, `GiB` (powers of 1024) suffix.
-///
-/// ```
-/// # use lcmp_sim::cli::parse_bytes;
-/// assert_eq!(parse_bytes("5GB"), Some(5_000_000_000));
-/// assert_eq!(parse_bytes("128MiB"), Some(128 << 20));
-/// assert_eq!(parse_bytes("12x"), None);
-/// ```
-pub fn parse_bytes(text: &str) -> Option<u64> {
-    let t = text.trim();
-    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(digits);
-    let n: u64 = num.parse().ok()?;
-    let scale: u64 = match unit.trim() {
-        "" | "B" => 1,
-        "KB" => 1_000,
-        "MB" => 1_000_000,
-        "GB" => 1_000_000_000,
-        "KiB" => 1 << 10,
-        "MiB" => 1 << 20,
-        "GiB" => 1 << 30,
-        _ => return None,
-    };
-    n.checked_mul(scale)
-}
 
 fn saturation(text: &str) -> Result<Saturation, SimError> {
     match text {
@@ -305,7 +300,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
     let mut topology = load_topology(&args.topology)?;
     match args.buffer.as_deref() {
         Some(b) => {
-            topology.buffer_bytes = parse_bytes(b).filter(|&v| v > 0).ok_or_else(|| {
+            topology.buffer_bytes = parse_bytes(b).ok().filter(|&v| v > 0).ok_or_else(|| {
                 SimError::Config(format!(
                     "--buffer: expected a positive byte count such as 5GB or 128MiB, got `{b}`"
                 ))
@@ -353,8 +348,12 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         ["ecmp", "ucmp", "lcmp", "rm-alpha", "rm-beta"]
             .map(String::from)
             .to_vec()
-    } else {
+    } else if artifact {
         ["ecmp", "ucmp", "lcmp"].map(String::from).to_vec()
+    } else {
+        ["ecmp", "ucmp", "lcmp", "lcmp-tuned"]
+            .map(String::from)
+            .to_vec()
     };
     let mut schemes = Vec::new();
     for n in names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
@@ -369,27 +368,48 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
             schemes.push(s);
         }
     }
-    // The artifact's runs set S_CONG 2 in their configuration
-    // (`mix/config/8DC-hetero/config_batch.txt`, `scratch/third.cc`).
-    let base_weights = if artifact {
-        Weights {
-            s_cong: 2,
-            ..Weights::PAPER
-        }
-    } else {
-        Weights::PAPER
-    };
-    let weights = match &args.weights {
-        Some(w) => parse_weights(w, base_weights)?,
-        None => base_weights,
-    };
     let mut tables = Experiment::default_tables();
-    tables.params.weights = weights;
-    tables.saturation = match args.saturation.as_deref() {
-        Some(s) => saturation(s)?,
-        None if artifact => Saturation::Shift(9),
-        None => Saturation::default(),
+    match args.profile.as_deref() {
+        Some(name) => {
+            let profile = parse_profile(name)
+                .map_err(|e| SimError::Config(format!("--profile `{name}`: {e}")))?;
+            let idle = tables.params.idle_timeout_ticks;
+            tables = BuildOptions::for_profile(profile);
+            tables.params.idle_timeout_ticks = idle;
+        }
+        None if artifact => {
+            // The artifact's runs set S_CONG 2 in their configuration
+            // (`mix/config/8DC-hetero/config_batch.txt`, `scratch/third.cc`)
+            // and its compiled DCI switch saturates delays at 512 ms; its
+            // trend term is nearly inert (docs/simulator.md): w_tl = 0.
+            tables.params.weights.s_cong = 2;
+            tables.params.weights.w_tl = 0;
+            tables.saturation = Saturation::Shift(9);
+        }
+        None => {}
+    }
+    if let Some(w) = &args.weights {
+        tables.params.weights = parse_weights(w, tables.params.weights)?;
+    }
+    let thresholds = |q: &str| {
+        parse_queue_thresholds(q, tables.levels).map_err(|e| {
+            SimError::Config(format!(
+                "--queue-thresholds `{q}`: {e} (give {} non-decreasing byte counts, or wrap32:BYTES)",
+                tables.levels
+            ))
+        })
     };
+    tables.queue_thresholds = match args.queue_thresholds.as_deref() {
+        Some(q) => Some(thresholds(q)?),
+        None if artifact => Some(thresholds("wrap32:5GB")?),
+        None => None,
+    };
+    if let Some(k) = args.band {
+        tables.params.band = k;
+    }
+    if let Some(s) = args.saturation.as_deref() {
+        tables.saturation = saturation(s)?;
+    }
     let idle_ms = args.idle_timeout_ms.unwrap_or(if artifact {
         2000
     } else {
@@ -414,6 +434,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         sample_us: args.sample_us,
         hosts_per_dc: args.hosts_per_dc,
         congestion_control: !args.no_cc,
+        sample_on_decision: args.sample_on_decision || artifact,
         ideal: match args.ideal {
             Some(Ideal::Rtt) => IdealFct::Rtt,
             Some(Ideal::Oneway) => IdealFct::OneWay,

@@ -148,6 +148,11 @@ pub struct EngineConfig {
     pub ack_path: AckPath,
     /// The key under which the deciders' flow caches know a flow.
     pub flow_id: FlowIdentity,
+    /// Feed each switch its queue depths right before each first-packet
+    /// decision it makes (the paper's Fig. 2 step 1, as the artifact does),
+    /// instead of every `sample_us` (which then only paces the fair-share
+    /// updates).
+    pub sample_on_decision: bool,
 }
 
 /// The ideal FCT a slowdown divides by.
@@ -210,6 +215,7 @@ impl Default for EngineConfig {
             ideal: IdealFct::OneWay,
             ack_path: AckPath::None,
             flow_id: FlowIdentity::FiveTuple,
+            sample_on_decision: false,
         }
     }
 }
@@ -410,15 +416,23 @@ impl<'a> Engine<'a> {
     }
 
     fn sample(&mut self, now: Instant) {
-        for (s, ports) in self.net.port_links.iter().enumerate() {
-            let Some(sw) = self.switches.get_mut(s) else {
-                continue;
-            };
-            for (p, link) in ports.iter().enumerate() {
-                if let Some(l) = link {
-                    let depth = self.links[*l].backlog;
-                    let _ = sw.sample(now, lcmp_decide::PortId(p as u8), depth);
-                }
+        if self.cfg.sample_on_decision {
+            return;
+        }
+        for s in 0..self.switches.len() {
+            self.sample_switch(s, now);
+        }
+    }
+
+    /// Feeds switch `s` the depth of each of its egress queues.
+    fn sample_switch(&mut self, s: usize, now: Instant) {
+        let (Some(sw), Some(ports)) = (self.switches.get_mut(s), self.net.port_links.get(s)) else {
+            return;
+        };
+        for (p, link) in ports.iter().enumerate() {
+            if let Some(l) = link {
+                let depth = self.links[*l].backlog;
+                let _ = sw.sample(now, lcmp_decide::PortId(p as u8), depth);
             }
         }
     }
@@ -445,11 +459,17 @@ impl<'a> Engine<'a> {
         let mut path = Vec::new();
         while cur != to {
             let s = self.net.index(cur)?;
-            let used = if alias {
-                *self.aliases.entry((s, to, id)).or_insert(key)
+            // A key seen before follows its pin: no decision, no sample.
+            let (used, fresh) = if alias {
+                let entry = self.aliases.entry((s, to, id));
+                let fresh = matches!(entry, std::collections::hash_map::Entry::Vacant(_));
+                (*entry.or_insert(key), fresh)
             } else {
-                key
+                (key, true)
             };
+            if self.cfg.sample_on_decision && fresh {
+                self.sample_switch(s, now);
+            }
             let port = self
                 .switches
                 .get_mut(s)?

@@ -8,8 +8,8 @@ use std::sync::Mutex;
 #[cfg(feature = "cli")]
 use std::time::Instant as WallClock;
 
-use lcmp_decide::{Params, Pick, Scheme, Weights};
-use lcmp_tables::{BuildOptions, Topology};
+use lcmp_decide::{Params, Pick, Profile, Scheme, Weights};
+use lcmp_tables::{BuildOptions, Saturation, Topology};
 
 #[cfg(feature = "cli")]
 use crate::engine;
@@ -60,11 +60,16 @@ pub enum SchemeSpec {
     LcmpC,
     /// Both variants: capacity-weighted pick and the strong congestion term.
     LcmpWc,
+    /// LCMP with the tuned profile ([`Profile::Tuned`]) as published: its
+    /// parameters and delay saturation, whatever `--weights`,
+    /// `--saturation` or `--band` say (vary them with `--profile tuned
+    /// --schemes lcmp`).
+    LcmpTuned,
 }
 
 impl SchemeSpec {
     /// Every scheme, in display order.
-    pub const ALL: [SchemeSpec; 8] = [
+    pub const ALL: [SchemeSpec; 9] = [
         SchemeSpec::Ecmp,
         SchemeSpec::Ucmp,
         SchemeSpec::Lcmp,
@@ -73,6 +78,7 @@ impl SchemeSpec {
         SchemeSpec::LcmpW,
         SchemeSpec::LcmpC,
         SchemeSpec::LcmpWc,
+        SchemeSpec::LcmpTuned,
     ];
 
     /// The command-line name.
@@ -86,6 +92,7 @@ impl SchemeSpec {
             SchemeSpec::LcmpW => "lcmp-w",
             SchemeSpec::LcmpC => "lcmp-c",
             SchemeSpec::LcmpWc => "lcmp-wc",
+            SchemeSpec::LcmpTuned => "lcmp-tuned",
         }
     }
 
@@ -130,6 +137,15 @@ impl SchemeSpec {
                 params.pick = Pick::CapacityWeighted;
                 params.weights.beta = 4;
                 params.weights.s_cong = 1;
+                Scheme::Lcmp
+            }
+            SchemeSpec::LcmpTuned => {
+                let tuned = Profile::Tuned.params();
+                opts.saturation = Saturation::Shift(tuned.delay_shift);
+                opts.params = Params {
+                    idle_timeout_ticks: base.params.idle_timeout_ticks,
+                    ..tuned
+                };
                 Scheme::Lcmp
             }
         };
