@@ -166,6 +166,7 @@ function scenario() {
   return {
     topology: state.topoSpec,
     switch: Number($('switch').value),
+    profile: $('profile').value,
     weights: weights(),
     seed: num('seed'),
     scheme: scheme(),
@@ -458,6 +459,15 @@ async function main() {
   });
   $('switch').addEventListener('change', () => { $('send-out').textContent = ''; fillDestinations(); resetPorts(); update(); });
   $('dst').addEventListener('change', update);
+  // The weights panel shows the profile's weights (the tuned profile has
+  // S_cong = 2; lcmp_decide::Profile); its delay shift and band are not
+  // weights and come with the profile.
+  $('profile').addEventListener('change', () => {
+    const sCong = $('profile').value === 'tuned' ? 2 : 3;
+    $('w-s_cong').value = String(sCong);
+    $('w-s_cong-v').textContent = String(sCong);
+    update();
+  });
   for (const r of document.querySelectorAll('input[name=scheme]')) r.addEventListener('change', update);
   for (const id of ['seed', 'f-src', 'f-dst', 'f-sport', 'f-dport', 'f-proto']) $(id).addEventListener('input', update);
   $('random-flow').addEventListener('click', randomFlow);

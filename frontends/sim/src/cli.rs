@@ -37,34 +37,6 @@ pub enum Preset {
     Artifact,
 }
 
-/// The ideal FCT on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Ideal {
-    /// Size at the NIC rate plus the least one-way delay (paper §6.1).
-    Oneway,
-    /// Round trip of the best minimum-hop path plus size at its bottleneck
-    /// (the artifact's `standalone_fct`).
-    Rtt,
-}
-
-/// The acknowledgement path on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Ack {
-    /// A flow is complete when its last byte arrives.
-    None,
-    /// ... when the last acknowledgement is back, routed by the deciders.
-    Routed,
-}
-
-/// The flow-cache key on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FlowId {
-    /// The 5-tuple.
-    FiveTuple,
-    /// The artifact's colliding 32-bit key, with per-pair source ports.
-    Artifact,
-}
-
 /// What a load is relative to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LoadRef {
@@ -149,22 +121,26 @@ pub struct SimArgs {
     /// artifact].
     #[arg(long, value_name = "BYTES")]
     pub buffer: Option<String>,
-    /// The ideal FCT slowdowns divide by [default: oneway; rtt with
-    /// --preset artifact].
-    #[arg(long, value_enum)]
-    pub ideal: Option<Ideal>,
-    /// When a flow is complete [default: none; routed with --preset
-    /// artifact].
-    #[arg(long, value_enum)]
-    pub ack_path: Option<Ack>,
-    /// The deciders' flow-cache key [default: five-tuple; artifact with
-    /// --preset artifact].
-    #[arg(long, value_enum)]
-    pub flow_id: Option<FlowId>,
+    /// The ideal FCT slowdowns divide by: `oneway` (size at NIC rate + the
+    /// least one-way delay, paper §6.1) or `rtt` (the best minimum-hop
+    /// path's round trip + size at its bottleneck, the artifact's)
+    /// [default: oneway; rtt with --preset artifact].
+    #[arg(long, value_name = "oneway|rtt")]
+    pub ideal: Option<String>,
+    /// When a flow is complete: `none` (its last byte arrives) or `routed`
+    /// (the last acknowledgement is back; the deciders route the
+    /// acknowledgements) [default: none; routed with --preset artifact].
+    #[arg(long, value_name = "none|routed")]
+    pub ack_path: Option<String>,
+    /// The deciders' flow-cache key: `five-tuple`, or `artifact` (the
+    /// artifact's colliding 32-bit key, with per-pair source ports)
+    /// [default: five-tuple; artifact with --preset artifact].
+    #[arg(long, value_name = "five-tuple|artifact")]
+    pub flow_id: Option<String>,
     /// Flow-cache idle timeout of the deciders, milliseconds [default: 5;
     /// 2000, the paper's, with --preset artifact].
     #[arg(long, value_name = "MS")]
-    pub idle_timeout_ms: Option<u32>,
+    pub idle_timeout_ms: Option<String>,
     /// Explicit queue thresholds for every DCI port: N non-decreasing byte
     /// counts (`0,500MB,...`), or `wrap32:BYTES`, a buffer's
     /// `floor(buffer * i / N)` stored in 32 bits as the artifact stores
@@ -186,7 +162,7 @@ pub struct SimArgs {
     /// Cost band: LCMP also cuts candidates costing more than the lowest
     /// cost plus K (0-255; 255 cuts nothing) [default: 255].
     #[arg(long, value_name = "K")]
-    pub band: Option<u8>,
+    pub band: Option<String>,
 }
 
 /// The artifact's DCI shared buffer at DC1 (and DC8) of testbed8, bytes:
@@ -200,6 +176,35 @@ pub const ARTIFACT_DCI_BUFFER_BYTES: u64 = 1_588_219_905;
 /// The artifact's arrival window, microseconds (its 0.3-load runs span
 /// 199.7 ms of arrivals).
 pub const ARTIFACT_WINDOW_US: f64 = 200_000.0;
+
+/// One of `choices` by name, or a one-line error naming them all.
+fn choice<T: Copy>(flag: &str, text: &str, choices: &[(&str, T)]) -> Result<T, SimError> {
+    choices
+        .iter()
+        .find(|(name, _)| *name == text.trim())
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|c| c.0).collect();
+            SimError::Config(format!(
+                "{flag}: expected {}, got `{text}`",
+                names.join(" or ")
+            ))
+        })
+}
+
+/// An integer in `lo..=hi`, or a one-line error.
+fn integer<T: core::str::FromStr + PartialOrd + core::fmt::Display>(
+    flag: &str,
+    text: &str,
+    lo: T,
+    hi: T,
+) -> Result<T, SimError> {
+    text.trim()
+        .parse::<T>()
+        .ok()
+        .filter(|v| *v >= lo && *v <= hi)
+        .ok_or_else(|| SimError::Config(format!("{flag}: expected {lo} to {hi}, got `{text}`")))
+}
 
 fn saturation(text: &str) -> Result<Saturation, SimError> {
     match text {
@@ -404,21 +409,18 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         None if artifact => Some(thresholds("wrap32:5GB")?),
         None => None,
     };
-    if let Some(k) = args.band {
-        tables.params.band = k;
+    if let Some(k) = &args.band {
+        tables.params.band = integer("--band", k, 0u8, 255)?;
     }
     if let Some(s) = args.saturation.as_deref() {
         tables.saturation = saturation(s)?;
     }
-    let idle_ms = args.idle_timeout_ms.unwrap_or(if artifact {
-        2000
-    } else {
-        SIM_IDLE_TIMEOUT_US / 1000
-    });
-    tables.params.idle_timeout_ticks = idle_ms
-        .checked_mul(1000)
-        .filter(|&t| t > 0)
-        .ok_or_else(|| SimError::Config("--idle-timeout-ms: give 1 to 4294967".into()))?;
+    let idle_ms = match &args.idle_timeout_ms {
+        Some(ms) => integer("--idle-timeout-ms", ms, 1u32, u32::MAX / 1000)?,
+        None if artifact => 2000,
+        None => SIM_IDLE_TIMEOUT_US / 1000,
+    };
+    tables.params.idle_timeout_ticks = idle_ms.saturating_mul(1000);
     let n_seeds = args.seeds.unwrap_or(if paper { 5 } else { 1 });
     if n_seeds == 0 || n_seeds > 1000 {
         return Err(SimError::Config("--seeds: give 1 to 1000".into()));
@@ -435,21 +437,33 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         hosts_per_dc: args.hosts_per_dc,
         congestion_control: !args.no_cc,
         sample_on_decision: args.sample_on_decision || artifact,
-        ideal: match args.ideal {
-            Some(Ideal::Rtt) => IdealFct::Rtt,
-            Some(Ideal::Oneway) => IdealFct::OneWay,
+        ideal: match &args.ideal {
+            Some(t) => choice(
+                "--ideal",
+                t,
+                &[("oneway", IdealFct::OneWay), ("rtt", IdealFct::Rtt)],
+            )?,
             None if artifact => IdealFct::Rtt,
             None => IdealFct::OneWay,
         },
-        ack_path: match args.ack_path {
-            Some(Ack::Routed) => AckPath::Routed,
-            Some(Ack::None) => AckPath::None,
+        ack_path: match &args.ack_path {
+            Some(t) => choice(
+                "--ack-path",
+                t,
+                &[("none", AckPath::None), ("routed", AckPath::Routed)],
+            )?,
             None if artifact => AckPath::Routed,
             None => AckPath::None,
         },
-        flow_id: match args.flow_id {
-            Some(FlowId::Artifact) => FlowIdentity::Artifact,
-            Some(FlowId::FiveTuple) => FlowIdentity::FiveTuple,
+        flow_id: match &args.flow_id {
+            Some(t) => choice(
+                "--flow-id",
+                t,
+                &[
+                    ("five-tuple", FlowIdentity::FiveTuple),
+                    ("artifact", FlowIdentity::Artifact),
+                ],
+            )?,
             None if artifact => FlowIdentity::Artifact,
             None => FlowIdentity::FiveTuple,
         },
