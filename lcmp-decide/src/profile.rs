@@ -17,7 +17,7 @@ use crate::tables::Params;
 /// assert_eq!(Profile::default(), Profile::Paper);
 /// assert_eq!(Profile::Paper.params(), Params::PAPER);
 /// assert_eq!(Profile::from_name("tuned"), Some(Profile::Tuned));
-/// assert_eq!(Profile::Tuned.params().delay_shift, 9);
+/// assert_eq!(Profile::Tuned.params().delay_shift, 10);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -27,12 +27,13 @@ pub enum Profile {
     /// The paper's defaults ([`Params::PAPER`]).
     #[default]
     Paper,
-    /// Delays saturate at 512 ms instead of 32 ms (Alg. 1 shift 9), so the
-    /// path scores of long-haul candidates stay apart; `S_cong = 2`, so a
-    /// congested port's `C_cong` can reach 255 (Eq. 5) and reorder
-    /// candidates; and a cost band of 16: candidates more than 16 above the
-    /// cheapest are cut too (see [`Params::band`]). Picks stay a hash in
-    /// the kept set, so a switch's bucket table can hold them.
+    /// The paper's weights, with delays saturating at 1024 ms instead of
+    /// 32 ms (Alg. 1 shift 10: no one-way delay of either evaluation
+    /// topology saturates, and path scores sit close enough for the
+    /// congestion term to reorder candidates) and a cost band of 8
+    /// (candidates more than 8 above the cheapest are cut too; see
+    /// [`Params::band`]). Picks stay a hash in the kept set, so a switch's
+    /// bucket table can hold them.
     Tuned,
 }
 
@@ -65,9 +66,7 @@ impl Profile {
     pub const fn describe(self) -> &'static str {
         match self {
             Profile::Paper => "the paper's parameters (delays saturate at 32 ms, S_cong = 3)",
-            Profile::Tuned => {
-                "delays saturate at 512 ms, S_cong = 2, cost band 16 (docs/simulator.md)"
-            }
+            Profile::Tuned => "delays saturate at 1024 ms, cost band 8 (docs/simulator.md)",
         }
     }
 
@@ -76,12 +75,9 @@ impl Profile {
         match self {
             Profile::Paper => Params::PAPER,
             Profile::Tuned => Params {
-                weights: Weights {
-                    s_cong: 2,
-                    ..Weights::PAPER
-                },
-                delay_shift: 9,
-                band: 16,
+                weights: Weights::PAPER,
+                delay_shift: 10,
+                band: 8,
                 ..Params::PAPER
             },
         }
@@ -106,14 +102,11 @@ mod test {
     #[test]
     fn tuned_differs_from_the_paper_only_where_documented() {
         let (p, t) = (Params::PAPER, Profile::Tuned.params());
-        assert_eq!((t.delay_shift, t.weights.s_cong, t.band), (9, 2, 16));
+        assert_eq!((t.delay_shift, t.band), (10, 8));
+        assert_eq!(t.weights, Weights::PAPER);
         let back = Params {
             delay_shift: p.delay_shift,
             band: p.band,
-            weights: Weights {
-                s_cong: p.weights.s_cong,
-                ..t.weights
-            },
             ..t
         };
         assert_eq!(back, p);

@@ -168,13 +168,31 @@ fn bad_queue_thresholds_are_refused() {
 }
 
 #[test]
-fn the_tuned_profile_is_the_shift9_band16_setting() {
+fn the_tuned_profile_keeps_the_cheapest_when_idle() {
+    // Shift 10: delayScore (d * 255) >> 10 = 6, 62, 2, 24, 1, 12;
+    // C_path = 36, 78, 52, 69, 64, 72; idle C = 27, 58, 39, 51, 48, 54.
+    // The band of 8 keeps costs up to 35: DC2 alone.
     let tuned = Profile::Tuned.params();
-    assert_eq!(tuned, shift9(16));
-    // Idle: the band of 16 keeps DC2 (30), DC4 (40) and DC6 (48 - 30 = 18
-    // over the cheapest) goes.
-    let d = decider(Scheme::Lcmp, tuned);
-    assert_eq!(kept_ports(&d.explain(&flow(1), DC8, t(0))), [0, 2]);
+    assert_eq!(
+        tuned,
+        Params {
+            delay_shift: 10,
+            band: 8,
+            ..Params::PAPER
+        }
+    );
+    let mut d = decider(Scheme::Lcmp, tuned);
+    let e = d.explain(&flow(1), DC8, t(0));
+    let cost: Vec<u8> = e.candidates.iter().map(|c| c.cost).collect();
+    assert_eq!(cost, [27, 58, 39, 51, 48, 54]);
+    assert_eq!(kept_ports(&e), [0]);
+    // DC2's queue at 95 % of 5 GB, rising: Q = T = 255, C_cong = 95,
+    // C = (108 + 95) >> 2 = 50: DC4 (39) is now the cheapest and the band
+    // keeps 39..47: DC4 alone (DC6 48 is just out).
+    d.sample(t(1000), PortId(0), 4_750_000_000).expect("port");
+    let e = d.explain(&flow(1), DC8, t(1000));
+    assert_eq!(e.candidates[0].cost, 50);
+    assert_eq!(kept_ports(&e), [2]);
     let d = decider(Scheme::Lcmp, Profile::Paper.params());
     assert_eq!(kept_ports(&d.explain(&flow(1), DC8, t(0))), [0, 2, 4]);
 }

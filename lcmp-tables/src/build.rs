@@ -108,7 +108,7 @@ impl BuildOptions {
     /// # use lcmp_tables::{BuildOptions, Saturation};
     /// # use lcmp_decide::Profile;
     /// let o = BuildOptions::for_profile(Profile::Tuned);
-    /// assert_eq!(o.saturation, Saturation::Shift(9));
+    /// assert_eq!(o.saturation, Saturation::Shift(10));
     /// assert_eq!(o.params, Profile::Tuned.params());
     /// assert_eq!(BuildOptions::for_profile(Profile::Paper), BuildOptions::default());
     /// ```
@@ -573,7 +573,7 @@ mod test {
         let tuned =
             build_tables(&topo, 1, &BuildOptions::for_profile(Profile::Tuned)).expect("build");
         assert_eq!(tuned.params, Profile::Tuned.params());
-        assert_eq!((tuned.params.delay_shift, tuned.params.band), (9, 16));
+        assert_eq!((tuned.params.delay_shift, tuned.params.band), (10, 8));
         assert!(tuned.queue_thresholds.is_empty());
         let thr = parse_queue_thresholds("wrap32:5GB", 10).expect("parse");
         let o = BuildOptions {

@@ -459,15 +459,9 @@ async function main() {
   });
   $('switch').addEventListener('change', () => { $('send-out').textContent = ''; fillDestinations(); resetPorts(); update(); });
   $('dst').addEventListener('change', update);
-  // The weights panel shows the profile's weights (the tuned profile has
-  // S_cong = 2; lcmp_decide::Profile); its delay shift and band are not
-  // weights and come with the profile.
-  $('profile').addEventListener('change', () => {
-    const sCong = $('profile').value === 'tuned' ? 2 : 3;
-    $('w-s_cong').value = String(sCong);
-    $('w-s_cong-v').textContent = String(sCong);
-    update();
-  });
+  // The profiles share the paper's weights (lcmp_decide::Profile); the
+  // tuned one's delay saturation and cost band come with its name.
+  $('profile').addEventListener('change', update);
   for (const r of document.querySelectorAll('input[name=scheme]')) r.addEventListener('change', update);
   for (const id of ['seed', 'f-src', 'f-dst', 'f-sport', 'f-dport', 'f-proto']) $(id).addEventListener('input', update);
   $('random-flow').addEventListener('click', randomFlow);

@@ -71,7 +71,7 @@ pub(crate) struct BuildArgs {
     #[arg(long, value_name = "NAME")]
     profile: Option<String>,
     /// Delay saturation shift (`1 << s` delay units score 255), or `auto`
-    /// [default: the profile's: 5 (paper), 9 (tuned)].
+    /// [default: the profile's: 5 (paper), 10 (tuned)].
     #[arg(long, value_name = "SHIFT|auto")]
     saturation: Option<String>,
     /// Delay unit, microseconds.
@@ -99,7 +99,7 @@ pub(crate) struct BuildArgs {
     low_water: Option<String>,
     /// Cost band: candidates costing more than the cheapest plus K are cut
     /// too (0-255; 255 cuts nothing) [default: the profile's: 255 (paper),
-    /// 16 (tuned)].
+    /// 8 (tuned)].
     #[arg(long, value_name = "K")]
     band: Option<String>,
     /// Explicit queue thresholds of every port: N non-decreasing byte counts

@@ -4,7 +4,7 @@
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use lcmp_tables::{
@@ -46,9 +46,20 @@ pub enum LoadRef {
     Interdc,
 }
 
+/// Subcommands of `lcmp sim`.
+#[derive(Clone, Debug, Subcommand)]
+pub enum SimAction {
+    /// Grid search over LCMP settings against baselines, with the `lcmp
+    /// sim` options given before `sweep` as the base (docs/simulator.md).
+    Sweep(crate::sweep::SweepArgs),
+}
+
 /// Arguments of `lcmp sim`.
 #[derive(Clone, Debug, Args)]
 pub struct SimArgs {
+    /// `sweep`: a grid search instead of one run.
+    #[command(subcommand)]
+    pub action: Option<SimAction>,
     /// Topology: `testbed8`, `bso13`, or a topology JSON file.
     #[arg(long, default_value = "testbed8")]
     pub topology: String,
@@ -148,11 +159,12 @@ pub struct SimArgs {
     /// artifact].
     #[arg(long, value_name = "LIST|wrap32:BYTES")]
     pub queue_thresholds: Option<String>,
-    /// Feed a switch its queue depths right before each first-packet
-    /// decision (the paper's Fig. 2 step 1, as the artifact does) instead
-    /// of every --sample-us.
-    #[arg(long)]
-    pub sample_on_decision: bool,
+    /// When the deciders get queue samples: `periodic` (every --sample-us)
+    /// or `decision` (a switch's ports right before each of its
+    /// first-packet decisions: the paper's Fig. 2 step 1, as the artifact
+    /// does) [default: periodic; decision with --preset artifact].
+    #[arg(long, value_name = "periodic|decision")]
+    pub sampling: Option<String>,
     /// Base parameters of every LCMP-based scheme: a named profile
     /// (`paper`, `tuned`; docs/simulator.md), before --weights,
     /// --saturation and --band [default: paper; the artifact's with
@@ -243,6 +255,22 @@ pub struct EchoConfig {
     pub focus: Option<String>,
     /// Base weights.
     pub weights: String,
+    /// Base delay saturation: `shift N` or `auto`.
+    pub saturation: String,
+    /// The cost band (255: none).
+    pub band: u8,
+    /// Explicit queue thresholds, bytes (empty: each port's buffer).
+    pub queue_thresholds: Vec<u64>,
+    /// The DCI egress buffer, bytes.
+    pub buffer_bytes: u64,
+    /// `oneway` or `rtt`.
+    pub ideal: String,
+    /// `none` or `routed`.
+    pub ack_path: String,
+    /// `five-tuple` or `artifact`.
+    pub flow_id: String,
+    /// `periodic` or `decision`.
+    pub sampling: String,
     /// Wall-clock time of the whole sweep, seconds.
     pub wall_time_s: f64,
 }
@@ -436,7 +464,10 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         sample_us: args.sample_us,
         hosts_per_dc: args.hosts_per_dc,
         congestion_control: !args.no_cc,
-        sample_on_decision: args.sample_on_decision || artifact,
+        sample_on_decision: match &args.sampling {
+            Some(t) => choice("--sampling", t, &[("periodic", false), ("decision", true)])?,
+            None => artifact,
+        },
         ideal: match &args.ideal {
             Some(t) => choice(
                 "--ideal",
@@ -498,13 +529,16 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
 /// Runs `lcmp sim`: prints the tables (or JSON) to stdout and writes the
 /// figures.
 pub fn run(args: &SimArgs) -> Result<(), SimError> {
-    let exp = experiment(args)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     if jobs == 0 {
         return Err(SimError::Config("--jobs: give at least 1".into()));
     }
+    if let Some(SimAction::Sweep(s)) = &args.action {
+        return crate::sweep::run(args, s, jobs).map(|_| ());
+    }
+    let exp = experiment(args)?;
     let bar = if !args.json && std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(exp.runs() as u64);
         b.set_style(
@@ -565,6 +599,34 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
                 "alpha={},beta={},w_dl={},w_lc={},w_ql={},w_tl={},w_dp={},s_path={},s_cong={},s_total={}",
                 w.alpha, w.beta, w.w_dl, w.w_lc, w.w_ql, w.w_tl, w.w_dp, w.s_path, w.s_cong, w.s_total
             ),
+            saturation: match exp.tables.saturation {
+                Saturation::Shift(s) => format!("shift {s}"),
+                Saturation::Auto => "auto".into(),
+            },
+            band: exp.tables.params.band,
+            queue_thresholds: exp.tables.queue_thresholds.clone().unwrap_or_default(),
+            buffer_bytes: exp.topology.buffer_bytes,
+            ideal: match exp.engine.ideal {
+                IdealFct::OneWay => "oneway",
+                IdealFct::Rtt => "rtt",
+            }
+            .into(),
+            ack_path: match exp.engine.ack_path {
+                AckPath::None => "none",
+                AckPath::Routed => "routed",
+            }
+            .into(),
+            flow_id: match exp.engine.flow_id {
+                FlowIdentity::FiveTuple => "five-tuple",
+                FlowIdentity::Artifact => "artifact",
+            }
+            .into(),
+            sampling: if exp.engine.sample_on_decision {
+                "decision"
+            } else {
+                "periodic"
+            }
+            .into(),
             wall_time_s: wall,
         };
         let doc = report::JsonReport {
