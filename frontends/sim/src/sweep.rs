@@ -7,8 +7,8 @@
 //! when its mean p50 and its mean p99 are both below every baseline's, and
 //! *loses* it when its p50 or p99 is worse than a baseline's by more than
 //! twice the standard error of the difference (seed noise). Configurations
-//! are ranked by scenarios beaten, then scenarios lost, then their worst
-//! ratio to the best baseline. Output: a Markdown report on stdout and,
+//! are ranked by scenarios beaten, then scenarios lost, then the larger of
+//! their two worst ratios to the best baseline, then the sum of the two. Output: a Markdown report on stdout and,
 //! with `--out DIR`, `sweep.md`, `sweep.json` and `sweep.svg` (each
 //! configuration's worst p50 ratio against its worst p99 ratio).
 
@@ -333,11 +333,13 @@ pub fn run(base: &SimArgs, s: &SweepArgs, jobs: usize) -> Result<SweepReport, Si
         .map(|(c, cells)| score(config_name(c), cells, &base_cells, seeds))
         .collect();
     scored.sort_by(|a, b| {
-        b.beats.cmp(&a.beats).then(a.loses.cmp(&b.loses)).then(
-            a.worst_p50_ratio
-                .max(a.worst_p99_ratio)
-                .total_cmp(&b.worst_p50_ratio.max(b.worst_p99_ratio)),
-        )
+        let worst = |c: &Scored| c.worst_p50_ratio.max(c.worst_p99_ratio);
+        let sum = |c: &Scored| c.worst_p50_ratio + c.worst_p99_ratio;
+        b.beats
+            .cmp(&a.beats)
+            .then(a.loses.cmp(&b.loses))
+            .then(worst(a).total_cmp(&worst(b)))
+            .then(sum(a).total_cmp(&sum(b)))
     });
     let loads: Vec<String> = base_cells
         .first()
@@ -470,9 +472,10 @@ fn figure(path: &Path, r: &SweepReport, mark: &[String]) -> Result<(), Box<dyn s
     let ys = r.configs.iter().map(|c| c.worst_p99_ratio);
     let xmax = xs.fold(1.2f64, f64::max) * 1.1;
     let ymax = ys.fold(1.2f64, f64::max) * 1.1;
-    let root = SVGBackend::new(path, (960, 640)).into_drawing_area();
+    let root = SVGBackend::new(path, (960, 680)).into_drawing_area();
     root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
+    let (upper, lower) = root.split_vertically(640);
+    let mut chart = ChartBuilder::on(&upper)
         .caption(
             "lcmp sim sweep: worst ratio to the best baseline",
             ("sans-serif", 20),
@@ -511,12 +514,12 @@ fn figure(path: &Path, r: &SweepReport, mark: &[String]) -> Result<(), Box<dyn s
                 ("sans-serif", 14).into_font(),
             )
     }))?;
-    root.draw(&Text::new(
+    lower.draw(&Text::new(
         format!(
             "{} configurations; colour: scenarios beaten (green all {n}, red none); shaded: better than every baseline in every scenario",
             r.configs.len()
         ),
-        (80, 610),
+        (80, 12),
         ("sans-serif", 13).into_font(),
     ))?;
     root.present()?;
