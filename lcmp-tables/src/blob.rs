@@ -447,7 +447,7 @@ mod test {
         let mut t = Tables::paper_defaults();
         for i in 0..MAX_PORTS as u8 {
             let _ = t.ports.push(PortConfig {
-                id: lcmp_decide::PortId(i),
+                id: PortId(i),
                 rate_bps: u64::MAX,
                 buffer_bytes: u64::MAX,
             });
@@ -459,7 +459,7 @@ mod test {
             };
             for c in 0..MAX_CANDIDATES as u8 {
                 let _ = grp.candidates.push(Candidate {
-                    port: lcmp_decide::PortId(c),
+                    port: PortId(c),
                     delay_units: u32::MAX,
                     capacity_bps: u64::MAX,
                 });
@@ -561,7 +561,7 @@ mod test {
         );
         // Valid encoding of invalid tables: the core's error.
         let mut bad = dc1();
-        bad.groups[0].candidates[0].port = lcmp_decide::PortId(50);
+        bad.groups[0].candidates[0].port = PortId(50);
         let p = postcard::to_allocvec(&bad).expect("postcard");
         assert!(matches!(
             decode_blob(&wrap(&p)),
@@ -588,10 +588,10 @@ mod test {
             p.weights.w_dp = t.1;
             p.cut = t.2;
             if t.3 {
-                p.pick = lcmp_decide::Pick::CapacityWeighted;
+                p.pick = Pick::CapacityWeighted;
             }
-            let port = PortConfig { id: lcmp_decide::PortId(t.2), rate_bps: v, buffer_bytes: v / 3 };
-            let cand = Candidate { port: lcmp_decide::PortId(1), delay_units: w.0, capacity_bps: v };
+            let port = PortConfig { id: PortId(t.2), rate_bps: v, buffer_bytes: v / 3 };
+            let cand = Candidate { port: PortId(1), delay_units: w.0, capacity_bps: v };
             let len = |x: &dyn Fn() -> Vec<u8>| x().len();
             len(&|| postcard::to_allocvec(&v).unwrap_or_default()) == v.canonical_size()
                 && len(&|| postcard::to_allocvec(&p).unwrap_or_default()) == p.canonical_size()

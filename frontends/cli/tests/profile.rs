@@ -147,7 +147,7 @@ fn bad_table_options_are_one_line_errors() {
     for (extra, needle) in [
         (&["--profile", "fast"][..], "unknown profile"),
         (&["--band", "256"], "--band"),
-        (&["--band", "-1"], "--band"),
+        (&["--band=-1"], "--band"),
         (&["--queue-thresholds", "0,1"], "queue thresholds"),
         (&["--queue-thresholds", "wrap32:x"], "byte count"),
         (

@@ -24,6 +24,7 @@ fn testbed8_dc1_outputs_match_golden_files() {
             scheme: SchemeArg::Lcmp,
             pin_slots: lcmp_tofino::model::DEFAULT_PIN_SLOTS,
             dev_ports: vec![],
+            profile: lcmp_decide::Profile::Paper,
         },
         state: Some(dir.join("state.json")),
     };
