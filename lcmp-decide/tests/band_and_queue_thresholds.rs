@@ -8,17 +8,6 @@ use common::*;
 use lcmp_decide::tables::QueueThresholds;
 use lcmp_decide::*;
 
-fn kept_ports(e: &Explanation) -> Vec<u8> {
-    let mut v: Vec<u8> = e
-        .candidates
-        .iter()
-        .filter(|c| c.kept)
-        .map(|c| c.port.0)
-        .collect();
-    v.sort_unstable();
-    v
-}
-
 /// Delay saturation at 512 ms (shift 9), `S_cong = 2`.
 fn shift9(band: u8) -> Params {
     Params {
