@@ -255,3 +255,38 @@ fn sim_runs_the_profile_and_the_artifact_preset() {
     fails(&["sim", "--profile", "fast"]);
     fails(&["sim", "sweep", "--vary", "colour=red"]);
 }
+
+#[test]
+fn explain_scenarios_take_a_profile() {
+    let scenario = |profile: &str| {
+        format!(
+            r#"{{"topology": "testbed8", "switch": "DC1", "profile": {profile},
+               "flow": {{"src": "10.0.0.1", "dst": "10.0.7.1", "sport": 49152, "dport": 4791, "proto": 17}},
+               "dst_dc": "DC8"}}"#
+        )
+    };
+    let kept = |profile: &str| -> Vec<u64> {
+        let path = tmp(&format!("scenario-{}.json", profile.len()));
+        std::fs::write(&path, scenario(profile)).expect("write");
+        let v: Value =
+            serde_json::from_str(&ok(&["explain", &path.display().to_string()])).expect("json");
+        let _ = std::fs::remove_file(&path);
+        v["candidates"]
+            .as_array()
+            .expect("candidates")
+            .iter()
+            .filter(|c| c["kept"] == true)
+            .map(|c| c["port"].as_u64().expect("port"))
+            .collect()
+    };
+    // Idle DC1: the paper keeps DC6, DC4, DC2; the tuned band keeps DC2.
+    let mut paper = kept(r#""paper""#);
+    paper.sort_unstable();
+    assert_eq!(paper, [0, 2, 4]);
+    assert_eq!(kept(r#""tuned""#), [0]);
+    let path = tmp("scenario-bad.json");
+    std::fs::write(&path, scenario(r#""fast""#)).expect("write");
+    let err = fails(&["explain", &path.display().to_string()]);
+    assert!(err.contains("fast") || err.contains("variant"), "{err}");
+    let _ = std::fs::remove_file(&path);
+}
