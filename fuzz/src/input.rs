@@ -429,6 +429,8 @@ impl ParamsSpec {
             } else {
                 Pick::Hash
             },
+            // The cost band is not fuzzed here: the reference model has none.
+            band: p.band,
         }
     }
 }

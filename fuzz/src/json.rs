@@ -162,6 +162,7 @@ impl ScenarioSpec {
         Scenario {
             topology,
             switch: dc(self.switch),
+            profile: Default::default(),
             weights: WeightsPatch {
                 alpha: w[0],
                 beta: w[1],

@@ -295,8 +295,10 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
         trace!("lcmp: installed {} groups", compiled.groups().len());
         // New weights or levels apply to the stored congestion at once.
         for (i, state) in self.ports.iter_mut().enumerate() {
-            let port = u8::try_from(i).ok().and_then(|p| compiled.port(PortId(p)));
-            state.refresh_c_cong(port.map(|p| (compiled.params(), compiled.levels(), p)));
+            let ctx = u8::try_from(i)
+                .ok()
+                .and_then(|p| compiled.port_context(PortId(p)));
+            state.refresh_c_cong(ctx);
         }
         self.tables_valid = true;
         Ok(())
@@ -357,8 +359,10 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     /// `Q`, `T` and `D` are computed here and stored.
     pub fn sample(&mut self, now: Instant, port: PortId, queue_bytes: u64) -> Result<(), Error> {
         let i = Self::port_index(port)?;
-        let tables = self.installed.then_some(&self.tables);
-        let config = tables.and_then(|t| t.port(port).map(|p| (t.params(), t.levels(), p)));
+        let config = self
+            .installed
+            .then_some(&self.tables)
+            .and_then(|t| t.port_context(port));
         if let Some(state) = self.ports.get_mut(i) {
             state.on_sample(now, queue_bytes, config);
             bump(&mut self.counters.samples);
@@ -383,9 +387,8 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     /// A port's congestion signals as scores (`Q`, `T`, `D`, `C_cong`).
     pub fn signals(&self, port: PortId) -> Option<Signals> {
         let state = self.port_state(port)?;
-        let tables = self.tables();
-        let levels = tables.map_or(&[][..], |t| t.levels());
-        Some(state.signals(tables.and_then(|t| t.port(port)), levels))
+        let ctx = self.tables().and_then(|t| t.port_context(port));
+        Some(state.signals(ctx.as_ref()))
     }
 
     fn port_up(&self, port: PortId) -> bool {

@@ -57,6 +57,12 @@ pub enum Error {
     /// [`crate::flow_cache::SlotBlock`]s must be a power of two (so the
     /// slots are a power of two of at least 16).
     FlowSlots(usize),
+    /// An explicit queue-threshold table does not have one entry per
+    /// level, or decreases.
+    InvalidQueueThresholds,
+    /// A queue-threshold table names a port that is not in the port list,
+    /// or a port is in two tables (or twice in one).
+    QueueThresholdsPort(u8),
 }
 
 /// Names a configuration setting in an [`Error`].
@@ -138,6 +144,13 @@ impl fmt::Display for Error {
             Error::FlowSlots(n) => write!(
                 f,
                 "flow-cache storage of {n} slots: must be a power of two of at least 16"
+            ),
+            Error::InvalidQueueThresholds => {
+                f.write_str("queue thresholds must be non-decreasing byte counts, one per level")
+            }
+            Error::QueueThresholdsPort(p) => write!(
+                f,
+                "queue thresholds name port {p}, which is unknown or already has a table"
             ),
         }
     }

@@ -778,7 +778,10 @@ mod test {
                         .is_some_and(|p| p.slot / BUCKET == c.buckets(tag_of(fp))[0])
                 })
                 .count();
-            assert!(primary * 10 >= n * 9, "{primary} of {n} in the primary bucket");
+            assert!(
+                primary * 10 >= n * 9,
+                "{primary} of {n} in the primary bucket"
+            );
         });
     }
 

@@ -9,12 +9,13 @@
 //! `C_cong` is computed when the sample arrives, so a decision reads one byte
 //! per candidate, as a switch's egress pipeline would keep it in a register;
 //! the queue level `Q` is a pure function of the stored depth and the port's
-//! buffer ([`PortState::signals`] recomputes it for explanations).
+//! queue scale, its buffer or explicit thresholds ([`PortState::signals`]
+//! recomputes it for explanations).
 
 use crate::cost::congestion_cost;
 use crate::estimator::{
     persistence::{duration_penalty, duration_step},
-    queue::queue_level,
+    queue::{queue_level, QueueScale},
     trend::{ewma_step, queue_delta, trend_level},
     LevelCode,
 };
@@ -39,6 +40,21 @@ pub struct Signals {
     pub d: u8,
     /// `C_cong` (Eq. 4-5) as stored at the last sample or install.
     pub c_cong: u8,
+}
+
+/// What a port's estimators read from the installed tables: the scalar
+/// settings, the level scores, the port and its queue scale. Built by
+/// [`crate::tables::CompiledTables::port_context`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortContext<'a> {
+    /// Scalar settings (weights, trend shift, water marks, tick rate).
+    pub params: &'a Params,
+    /// Level scores `level[0..N]`.
+    pub levels: &'a [u8],
+    /// The port's rate and buffer.
+    pub port: &'a PortConfig,
+    /// How the port's queue depth maps to levels.
+    pub queue: QueueScale<'a>,
 }
 
 /// One port's monitor state (24 bytes).
@@ -82,6 +98,12 @@ impl PortState {
         queue_level(self.queue_prev, port.buffer_bytes, n)
     }
 
+    /// The queue level code `Q` of the last sample's depth under the
+    /// port's installed queue scale.
+    pub fn queue_code_in(&self, ctx: &PortContext<'_>) -> LevelCode {
+        ctx.queue.level(self.queue_prev)
+    }
+
     /// The trend level code `T` of the last sample.
     pub const fn trend_code(&self) -> LevelCode {
         LevelCode(((self.packed >> TREND_SHIFT) & TREND_MASK) as u8)
@@ -92,12 +114,12 @@ impl PortState {
         (self.packed & CONG_MASK) as u8
     }
 
-    /// All signals as scores, under `port`'s configuration and the level
-    /// table (`Q` recomputed from the stored depth).
-    pub fn signals(&self, port: Option<&PortConfig>, levels: &[u8]) -> Signals {
+    /// All signals as scores, under the port's installed context (`Q`
+    /// recomputed from the stored depth; `Q` and `T` read 0 without one).
+    pub fn signals(&self, ctx: Option<&PortContext<'_>>) -> Signals {
         Signals {
-            q: port.map_or(0, |p| self.queue_code(p, levels.len()).score(levels)),
-            t: self.trend_code().score(levels),
+            q: ctx.map_or(0, |c| self.queue_code_in(c).score(c.levels)),
+            t: ctx.map_or(0, |c| self.trend_code().score(c.levels)),
             d: self.duration_penalty(),
             c_cong: self.c_cong(),
         }
@@ -130,11 +152,11 @@ impl PortState {
 
     /// Recomputes the stored `C_cong` from the stored signals under new
     /// tables (a hitless install changes weights or levels between samples).
-    pub(crate) fn refresh_c_cong(&mut self, config: Option<(&Params, &[u8], &PortConfig)>) {
-        let c_cong = match config {
-            Some((params, levels, port)) => {
-                let s = self.signals(Some(port), levels);
-                congestion_cost(s.q, s.t, s.d, &params.weights)
+    pub(crate) fn refresh_c_cong(&mut self, ctx: Option<PortContext<'_>>) {
+        let c_cong = match ctx {
+            Some(c) => {
+                let s = self.signals(Some(&c));
+                congestion_cost(s.q, s.t, s.d, &c.params.weights)
             }
             None => 0,
         };
@@ -148,18 +170,23 @@ impl PortState {
         &mut self,
         now: Instant,
         queue_bytes: u64,
-        config: Option<(&Params, &[u8], &PortConfig)>,
+        ctx: Option<PortContext<'_>>,
     ) {
         let delta = queue_delta(self.queue_prev, queue_bytes);
-        let k = config.map_or(Params::PAPER.trend_shift, |(p, _, _)| p.trend_shift);
+        let k = ctx.map_or(Params::PAPER.trend_shift, |c| c.params.trend_shift);
         self.trend = ewma_step(self.trend, delta, k);
         let interval = now.ticks_since(self.last_sample).max(1);
         self.queue_prev = queue_bytes;
         self.last_sample = now;
-        match config {
-            Some((params, levels, port)) => {
+        match ctx {
+            Some(PortContext {
+                params,
+                levels,
+                port,
+                queue,
+            }) => {
                 let n = levels.len();
-                let q = queue_level(queue_bytes, port.buffer_bytes, n);
+                let q = queue.level(queue_bytes);
                 let t = trend_level(
                     self.trend,
                     n,
@@ -203,7 +230,15 @@ mod test {
             rate_bps: 100_000_000_000,
             buffer_bytes: 5_000_000_000,
         };
-        let cfg = Some((&params, &DEFAULT_LEVELS[..], &port));
+        let cfg = Some(PortContext {
+            params: &params,
+            levels: &DEFAULT_LEVELS,
+            port: &port,
+            queue: QueueScale::Buffer {
+                bytes: port.buffer_bytes,
+                levels: 10,
+            },
+        });
         let mut s = PortState::NEW;
         // First sample at t = 1 ms: delta 100 MB from 0, interval 1000 ticks.
         s.on_sample(Instant::from_ticks(1000), 100_000_000, cfg);
@@ -224,7 +259,7 @@ mod test {
         }
         assert_eq!(s.queue_code(&port, 10).score(&DEFAULT_LEVELS), 255);
         assert_eq!(s.duration_penalty(), 1);
-        let sig = s.signals(Some(&port), &DEFAULT_LEVELS);
+        let sig = s.signals(cfg.as_ref());
         assert_eq!(
             sig.c_cong,
             congestion_cost(sig.q, sig.t, sig.d, &params.weights)

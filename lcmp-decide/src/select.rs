@@ -2,8 +2,9 @@
 //!
 //! LCMP: the live candidates are scored (Eq. 1), sorted by `(C, port)`
 //! ascending, the upper half is dropped (all are kept when `n / 2 < 2`),
-//! candidates whose cost reaches the cut are dropped, and the ECMP hash picks
-//! within what is left, in sorted order. If nothing is left, the minimum-cost
+//! candidates whose cost reaches the cut are dropped (and, with a cost band
+//! `k < 255`, those costing more than the lowest cost plus `k`), and the
+//! ECMP hash picks within what is left, in sorted order. If nothing is left, the minimum-cost
 //! candidate is taken (§3.4 "Fallbacks"). ECMP hashes over all live
 //! candidates in installation order; UCMP, as the paper's artifact runs it,
 //! hashes over the live candidates of maximum capacity.
@@ -17,7 +18,7 @@ use heapless::Vec;
 use crate::cost::fused_cost;
 use crate::monitor::PortState;
 use crate::tables::{
-    CompiledCandidate, CompiledGroup, CompiledTables, GroupId, Pick, PortId, MAX_CANDIDATES,
+    CompiledCandidate, CompiledGroup, CompiledTables, GroupId, Params, Pick, PortId, MAX_CANDIDATES,
 };
 
 /// The routing scheme a decider runs.
@@ -101,7 +102,8 @@ pub enum CutReason {
     Down,
     /// LCMP: it sorted into the high-cost half.
     UpperHalf,
-    /// LCMP: its fused cost is at or above the cut.
+    /// LCMP: its fused cost is at or above the cut, or more than the cost
+    /// band above the lowest cost.
     OverCut,
     /// UCMP: its capacity is below the maximum.
     NotMaxCapacity,
@@ -232,13 +234,16 @@ fn rank<const PORTS: usize>(
     r
 }
 
-/// How many candidates survive the two cuts: the first `keep` of the ranking
+/// How many candidates survive the cuts: the first `keep` of the ranking
 /// (the lower half; all when `n / 2 < 2`), minus those at or above the cost
-/// cut. Costs are sorted, so the kept set is a prefix of the ranking.
-fn kept_prefix(r: &Ranking, cut: u8) -> (usize, usize) {
+/// cut (§3.4) and those more than `band` above the lowest cost (the cost
+/// band, an extension; `band = 255` cuts nothing). Costs are sorted, so the
+/// kept set is a prefix of the ranking.
+fn kept_prefix(r: &Ranking, params: &Params) -> (usize, usize) {
     let keep = if r.n / 2 < 2 { r.n } else { r.n / 2 };
+    let ceiling = r.cost(0).map_or(0, |best| best.saturating_add(params.band));
     let kept = (0..keep)
-        .take_while(|&i| r.cost(i).is_some_and(|c| c < cut))
+        .take_while(|&i| r.cost(i).is_some_and(|c| c < params.cut && c <= ceiling))
         .count();
     (keep, kept)
 }
@@ -261,7 +266,7 @@ fn choose_lcmp(
     hash: u32,
 ) -> (Option<usize>, Reason) {
     let params = tables.params();
-    let (_, kept) = kept_prefix(r, params.cut);
+    let (_, kept) = kept_prefix(r, params);
     if kept == 0 {
         return (r.index(0), Reason::MinCostFallback);
     }
@@ -396,11 +401,11 @@ pub(crate) fn evaluate<const PORTS: usize>(
     let Some((tables, group)) = inputs.tables.and_then(|t| Some((t, t.group(group_id)?))) else {
         return out;
     };
-    let (levels, w) = (tables.levels(), &tables.params().weights);
+    let w = &tables.params().weights;
     for c in &group.candidates {
         let state = inputs.state(c.port).copied().unwrap_or_default();
         let up = inputs.up(c.port);
-        let s = state.signals(tables.port(c.port), levels);
+        let s = state.signals(tables.port_context(c.port).as_ref());
         // `candidates` has the group's own capacity, so this cannot fail.
         let _ = out.candidates.push(CandidateExplanation {
             port: c.port,
@@ -419,7 +424,7 @@ pub(crate) fn evaluate<const PORTS: usize>(
         });
     }
     let ranking = rank(inputs, tables, group);
-    let (keep, kept) = kept_prefix(&ranking, tables.params().cut);
+    let (keep, kept) = kept_prefix(&ranking, tables.params());
     let max_capacity = ucmp_capacity(inputs, group);
     for rank in 0..ranking.n {
         let Some(i) = ranking.index(rank) else {

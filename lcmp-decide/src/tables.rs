@@ -10,6 +10,8 @@ use heapless::Vec;
 
 use crate::cost::{delay_score, link_cap_score, path_cost, Weights};
 use crate::error::{Error, Setting};
+use crate::estimator::queue::QueueScale;
+use crate::monitor::PortContext;
 
 /// Most levels in a level-score, capacity-threshold or queue-threshold
 /// vector (`N <= 16`).
@@ -23,6 +25,9 @@ pub const MAX_PORTS: usize = 64;
 /// Group ids below this are found by direct index (one load) on the packet
 /// path; larger ids by binary search over at most [`MAX_GROUPS`] groups.
 pub const DIRECT_GROUP_IDS: usize = 256;
+/// Most explicit queue-threshold tables in one table set (each may serve
+/// any number of ports).
+pub const MAX_QUEUE_TABLES: usize = 4;
 
 /// The paper's level scores `255 * (i + 1) / N` for `N = 10` (Fig. 3).
 pub const DEFAULT_LEVELS: [u8; 10] = default_levels::<10>();
@@ -125,6 +130,11 @@ pub struct Params {
     pub idle_timeout_ticks: u32,
     /// How the final port is picked in the kept set.
     pub pick: Pick,
+    /// The cost band: candidates whose fused cost exceeds the lowest live
+    /// cost by more than this are cut too, after the half and the cut of
+    /// §3.4 (an extension; 255, the default, cuts nothing, since every
+    /// cost is at most 255).
+    pub band: u8,
 }
 
 impl Params {
@@ -139,6 +149,7 @@ impl Params {
         ticks_per_second: 1_000_000,
         idle_timeout_ticks: 2_000_000,
         pick: Pick::Hash,
+        band: u8::MAX,
     };
 
     /// All zero: the placeholder of a decider with no tables (never used to
@@ -164,6 +175,7 @@ impl Params {
         ticks_per_second: 0,
         idle_timeout_ticks: 0,
         pick: Pick::Hash,
+        band: 0,
     };
 
     /// Checks shifts, weights, water marks and the tick rate.
@@ -219,6 +231,37 @@ pub struct Candidate {
     pub capacity_bps: u64,
 }
 
+/// Explicit queue thresholds for a set of ports (§3.1 "Bootstrap": the
+/// threshold vectors a control plane installs; a switch holds them as a
+/// range table on queue depth). Ports without a table use
+/// `floor(buffer * i / N)` (Fig. 3).
+///
+/// ```
+/// # use lcmp_decide::tables::QueueThresholds;
+/// # use lcmp_decide::PortId;
+/// let mut t = QueueThresholds::default();
+/// t.ports.push(PortId(4)).unwrap();
+/// for b in [0, 1_000, 5_000] { t.bytes.push(b).unwrap(); }
+/// assert!(t.is_non_decreasing());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct QueueThresholds {
+    /// The ports the table applies to.
+    pub ports: Vec<PortId, MAX_PORTS>,
+    /// `qthr[0..N]`, bytes, non-decreasing, one per level: a non-empty
+    /// depth has the highest level `i` with `depth >= qthr[i]`.
+    pub bytes: Vec<u64, MAX_LEVELS>,
+}
+
+impl QueueThresholds {
+    /// Whether the thresholds never decrease.
+    pub fn is_non_decreasing(&self) -> bool {
+        self.bytes.windows(2).all(|w| matches!(w, [a, b] if a <= b))
+    }
+}
+
 /// A route group: the candidate next hops towards one destination.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -245,6 +288,9 @@ pub struct Tables {
     pub ports: Vec<PortConfig, MAX_PORTS>,
     /// Route groups.
     pub groups: Vec<Group, MAX_GROUPS>,
+    /// Explicit queue thresholds of some ports (none: every port uses its
+    /// buffer's).
+    pub queue_thresholds: Vec<QueueThresholds, MAX_QUEUE_TABLES>,
 }
 
 impl Tables {
@@ -263,6 +309,7 @@ impl Tables {
             capacity_thresholds_bps: default_capacity_thresholds(400_000_000_000, 10),
             ports: Vec::new(),
             groups: Vec::new(),
+            queue_thresholds: Vec::new(),
         }
     }
 
@@ -284,6 +331,7 @@ impl Tables {
             capacity_thresholds_bps: Vec::new(),
             ports: Vec::new(),
             groups: Vec::new(),
+            queue_thresholds: Vec::new(),
         }
     }
 
@@ -356,7 +404,7 @@ impl Tables {
                 seen |= port_bit(c.port);
             }
         }
-        Ok(())
+        self.check_queue_thresholds(&self.ports)
     }
 
     /// Validates the tables for a decider with `port_capacity` ports and
@@ -446,6 +494,28 @@ impl Tables {
                 *slot = u8::try_from(i.saturating_add(1)).unwrap_or(0);
             }
         }
+        out.queue_thresholds.clone_from(&self.queue_thresholds);
+    }
+
+    /// Every explicit queue-threshold table has one non-decreasing entry
+    /// per level and names listed ports, each port in at most one table.
+    fn check_queue_thresholds(&self, ports: &[PortConfig]) -> Result<(), Error> {
+        for (i, t) in self.queue_thresholds.iter().enumerate() {
+            if t.bytes.len() != self.levels.len() || !t.is_non_decreasing() {
+                return Err(Error::InvalidQueueThresholds);
+            }
+            for p in &t.ports {
+                if !ports.iter().any(|q| q.id == *p) {
+                    return Err(Error::QueueThresholdsPort(p.0));
+                }
+                let earlier = self.queue_thresholds.iter().take(i);
+                let repeated = t.ports.iter().filter(|q| *q == p).count() > 1;
+                if repeated || earlier.flat_map(|e| e.ports.iter()).any(|q| q == p) {
+                    return Err(Error::QueueThresholdsPort(p.0));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -513,6 +583,7 @@ pub struct CompiledTables {
     /// `direct[id] = index + 1` into `groups` for ids below
     /// [`DIRECT_GROUP_IDS`], 0 when absent.
     direct: [u8; DIRECT_GROUP_IDS],
+    queue_thresholds: Vec<QueueThresholds, MAX_QUEUE_TABLES>,
 }
 
 impl CompiledTables {
@@ -525,6 +596,7 @@ impl CompiledTables {
             ports: Vec::new(),
             groups: Vec::new(),
             direct: [0; DIRECT_GROUP_IDS],
+            queue_thresholds: Vec::new(),
         }
     }
 
@@ -535,6 +607,34 @@ impl CompiledTables {
         self.ports.clear();
         self.groups.clear();
         self.direct = [0; DIRECT_GROUP_IDS];
+        self.queue_thresholds.clear();
+    }
+
+    /// How a port's queue depth maps to levels: its explicit table if one
+    /// lists it, else its buffer's `floor(buffer * i / N)`.
+    pub fn queue_scale(&self, port: &PortConfig) -> QueueScale<'_> {
+        self.queue_thresholds
+            .iter()
+            .find(|t| t.ports.contains(&port.id))
+            .map_or(
+                QueueScale::Buffer {
+                    bytes: port.buffer_bytes,
+                    levels: self.levels.len(),
+                },
+                |t| QueueScale::Thresholds(&t.bytes),
+            )
+    }
+
+    /// What a listed port's estimators read (`None`: the port is not in
+    /// the tables).
+    pub fn port_context(&self, port: PortId) -> Option<PortContext<'_>> {
+        let p = self.port(port)?;
+        Some(PortContext {
+            params: &self.params,
+            levels: &self.levels,
+            port: p,
+            queue: self.queue_scale(p),
+        })
     }
 
     /// Scalar settings.

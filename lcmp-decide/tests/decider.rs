@@ -6,17 +6,6 @@ mod common;
 use common::*;
 use lcmp_decide::*;
 
-fn kept_ports(e: &Explanation) -> Vec<u8> {
-    let mut v: Vec<u8> = e
-        .candidates
-        .iter()
-        .filter(|c| c.kept)
-        .map(|c| c.port.0)
-        .collect();
-    v.sort_unstable();
-    v
-}
-
 #[test]
 fn idle_testbed8_keeps_the_three_cheapest() {
     // C_path by hand (first hop, 1 ms units, shift 5, w_dl=3, w_lc=1, S=2):

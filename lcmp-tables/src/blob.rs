@@ -12,6 +12,9 @@
 //! | 20 | 4 | CRC-32/ISCSI of bytes 0..20 followed by the payload |
 //! | 24 | `L` | payload: [`lcmp_decide::Tables`] in postcard |
 //!
+//! Version 2 added `Params::band` and `Tables::queue_thresholds`; version 1
+//! blobs are still read (as band 255, no explicit queue thresholds).
+//!
 //! [`decode_blob`] returns `Ok` or one typed error for every byte string,
 //! never panics, reads counts before filling anything (an oversize count is
 //! [`TablesError::TooMany`], not a panic or a silent truncation), validates
@@ -25,17 +28,20 @@
 //! over it for callers with stack or heap to spare.
 
 use lcmp_decide::tables::{
-    Candidate, Group, GroupId, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS, MAX_PORTS,
+    Candidate, Group, GroupId, QueueThresholds, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS, MAX_PORTS,
+    MAX_QUEUE_TABLES,
 };
-use lcmp_decide::{Params, PortConfig, Tables};
+use lcmp_decide::{Params, Pick, PortConfig, PortId, Tables, Weights};
 use serde::Deserialize;
 
 use crate::error::{Count, TablesError};
 
 /// Magic bytes of a table blob.
 pub const BLOB_MAGIC: [u8; 4] = *b"LCMT";
-/// The format version this build writes and reads.
-pub const BLOB_VERSION: u16 = 1;
+/// The format version this build writes (it also reads version 1).
+pub const BLOB_VERSION: u16 = 2;
+/// The oldest format version this build reads.
+pub const BLOB_OLDEST_VERSION: u16 = 1;
 /// Header length, bytes.
 pub const BLOB_HEADER_LEN: usize = 24;
 /// Largest payload accepted: above the worst-case encoding of a full
@@ -174,7 +180,7 @@ pub fn decode_blob_into(bytes: &[u8], tables: &mut Tables) -> Result<u64, Tables
         return Err(TablesError::BadMagic);
     }
     let version = u16::from_le_bytes(array(header, 4));
-    if version != BLOB_VERSION {
+    if !(BLOB_OLDEST_VERSION..=BLOB_VERSION).contains(&version) {
         return Err(TablesError::UnsupportedVersion(version));
     }
     if u16::from_le_bytes(array(header, 6)) != 0 {
@@ -206,7 +212,7 @@ pub fn decode_blob_into(bytes: &[u8], tables: &mut Tables) -> Result<u64, Tables
     if stored != computed {
         return Err(TablesError::CrcMismatch { stored, computed });
     }
-    decode_payload(body, tables)?;
+    decode_payload(body, version, tables)?;
     crate::validate_tables(tables)?;
     Ok(generation)
 }
@@ -261,19 +267,78 @@ impl CanonicalSize for Candidate {
     }
 }
 
+impl CanonicalSize for PortId {
+    fn canonical_size(&self) -> usize {
+        1
+    }
+}
+
+/// The canonical size of version 1's `Params` fields (all of today's but
+/// `band`).
+fn params_v1_size(w: &Weights, ticks_per_second: u32, idle_timeout_ticks: u32) -> usize {
+    let weights = [w.alpha, w.beta, w.w_dl, w.w_lc, w.w_ql, w.w_tl, w.w_dp]
+        .iter()
+        .map(|&x| varint_len(u64::from(x)))
+        .fold(0usize, usize::saturating_add);
+    // s_path, s_cong, s_total; delay_shift, trend_shift, high_water,
+    // low_water, cut: one byte each; `pick` is a one-byte variant index.
+    weights
+        .saturating_add(3 + 5 + 1)
+        .saturating_add(varint_len(u64::from(ticks_per_second)))
+        .saturating_add(varint_len(u64::from(idle_timeout_ticks)))
+}
+
 impl CanonicalSize for Params {
     fn canonical_size(&self) -> usize {
-        let w = &self.weights;
-        let weights = [w.alpha, w.beta, w.w_dl, w.w_lc, w.w_ql, w.w_tl, w.w_dp]
-            .iter()
-            .map(|&x| varint_len(u64::from(x)))
-            .fold(0usize, usize::saturating_add);
-        // s_path, s_cong, s_total; delay_shift, trend_shift, high_water,
-        // low_water, cut: one byte each; `pick` is a one-byte variant index.
-        weights
-            .saturating_add(3 + 5 + 1)
-            .saturating_add(varint_len(u64::from(self.ticks_per_second)))
-            .saturating_add(varint_len(u64::from(self.idle_timeout_ticks)))
+        // Version 2 appends `band`, one byte.
+        params_v1_size(
+            &self.weights,
+            self.ticks_per_second,
+            self.idle_timeout_ticks,
+        )
+        .saturating_add(1)
+    }
+}
+
+/// Version 1's `Params`: today's without `band` (same serde order).
+#[derive(Deserialize)]
+struct ParamsV1 {
+    weights: Weights,
+    delay_shift: u8,
+    trend_shift: u8,
+    high_water: u8,
+    low_water: u8,
+    cut: u8,
+    ticks_per_second: u32,
+    idle_timeout_ticks: u32,
+    pick: Pick,
+}
+
+impl CanonicalSize for ParamsV1 {
+    fn canonical_size(&self) -> usize {
+        params_v1_size(
+            &self.weights,
+            self.ticks_per_second,
+            self.idle_timeout_ticks,
+        )
+    }
+}
+
+impl From<ParamsV1> for Params {
+    fn from(p: ParamsV1) -> Params {
+        Params {
+            weights: p.weights,
+            delay_shift: p.delay_shift,
+            trend_shift: p.trend_shift,
+            high_water: p.high_water,
+            low_water: p.low_water,
+            cut: p.cut,
+            ticks_per_second: p.ticks_per_second,
+            idle_timeout_ticks: p.idle_timeout_ticks,
+            pick: p.pick,
+            // Version 1 had no band: nothing is cut by one.
+            band: u8::MAX,
+        }
     }
 }
 
@@ -297,18 +362,24 @@ fn take_len(b: &mut &[u8], what: Count, max: usize) -> Result<usize, TablesError
     }
 }
 
-/// Decodes the payload field by field, in the serde order of [`Tables`],
-/// into `t` in place (so that no `Tables` is built on the stack), checking
-/// every count before filling anything. Every field of `t` is overwritten.
-fn decode_payload(mut b: &[u8], t: &mut Tables) -> Result<(), TablesError> {
+/// Decodes the payload of format `version` field by field, in the serde
+/// order of [`Tables`], into `t` in place (so that no `Tables` is built on
+/// the stack), checking every count before filling anything. Every field of
+/// `t` is overwritten.
+fn decode_payload(mut b: &[u8], version: u16, t: &mut Tables) -> Result<(), TablesError> {
     let b = &mut b;
-    t.params = take(b)?;
+    t.params = if version == 1 {
+        take::<ParamsV1>(b)?.into()
+    } else {
+        take(b)?
+    };
     // Filled element by element: heapless vectors' `FromIterator` has a
     // panic path, and a `Group` is built in its slot, not on the stack.
     t.levels.clear();
     t.capacity_thresholds_bps.clear();
     t.ports.clear();
     t.groups.clear();
+    t.queue_thresholds.clear();
     let over = |what| TablesError::TooMany {
         what,
         count: u64::MAX,
@@ -338,6 +409,24 @@ fn decode_payload(mut b: &[u8], t: &mut Tables) -> Result<(), TablesError> {
             let c: Candidate = take(b)?;
             g.candidates.push(c).map_err(|_| over(Count::Candidates))?;
         }
+    }
+    let tables = if version == 1 {
+        0
+    } else {
+        take_len(b, Count::QueueTables, MAX_QUEUE_TABLES)?
+    };
+    for _ in 0..tables {
+        let mut q = QueueThresholds::default();
+        for _ in 0..take_len(b, Count::Ports, MAX_PORTS)? {
+            let p: PortId = take(b)?;
+            q.ports.push(p).map_err(|_| over(Count::Ports))?;
+        }
+        for _ in 0..take_len(b, Count::Levels, MAX_LEVELS)? {
+            q.bytes.push(take(b)?).map_err(|_| over(Count::Levels))?;
+        }
+        t.queue_thresholds
+            .push(q)
+            .map_err(|_| over(Count::QueueTables))?;
     }
     if !b.is_empty() {
         return Err(TablesError::TrailingBytes);
@@ -381,7 +470,7 @@ mod test {
         let t = dc1();
         let payload = postcard::to_allocvec(&t).expect("postcard");
         let mut back = Tables::new();
-        assert_eq!(decode_payload(&payload, &mut back), Ok(()));
+        assert_eq!(decode_payload(&payload, BLOB_VERSION, &mut back), Ok(()));
         assert_eq!(back, t);
         let bso = Topology::embedded("bso13").expect("embedded");
         for s in 1..=13 {
@@ -398,7 +487,7 @@ mod test {
         let mut t = Tables::paper_defaults();
         for i in 0..MAX_PORTS as u8 {
             let _ = t.ports.push(PortConfig {
-                id: lcmp_decide::PortId(i),
+                id: PortId(i),
                 rate_bps: u64::MAX,
                 buffer_bytes: u64::MAX,
             });
@@ -410,7 +499,7 @@ mod test {
             };
             for c in 0..MAX_CANDIDATES as u8 {
                 let _ = grp.candidates.push(Candidate {
-                    port: lcmp_decide::PortId(c),
+                    port: PortId(c),
                     delay_units: u32::MAX,
                     capacity_bps: u64::MAX,
                 });
@@ -491,7 +580,8 @@ mod test {
         let mut t = Tables::paper_defaults();
         t.groups.clear();
         let empty = postcard::to_allocvec(&t).expect("postcard");
-        let mut g = empty[..empty.len() - 1].to_vec();
+        // The last two bytes are the group count and the queue-table count.
+        let mut g = empty[..empty.len() - 2].to_vec();
         g.push(65);
         assert_eq!(
             decode_blob(&wrap(&g)),
@@ -500,9 +590,18 @@ mod test {
                 count: 65
             })
         );
+        let mut q = empty[..empty.len() - 1].to_vec();
+        q.push(5);
+        assert_eq!(
+            decode_blob(&wrap(&q)),
+            Err(TablesError::TooMany {
+                what: Count::QueueTables,
+                count: 5
+            })
+        );
         // Valid encoding of invalid tables: the core's error.
         let mut bad = dc1();
-        bad.groups[0].candidates[0].port = lcmp_decide::PortId(50);
+        bad.groups[0].candidates[0].port = PortId(50);
         let p = postcard::to_allocvec(&bad).expect("postcard");
         assert!(matches!(
             decode_blob(&wrap(&p)),
@@ -588,11 +687,11 @@ mod test {
             p.weights.w_dp = t.1;
             p.cut = t.2;
             if t.3 {
-                p.pick = [lcmp_decide::Pick::CapacityWeighted, lcmp_decide::Pick::ScaledHash]
+                p.pick = [Pick::CapacityWeighted, Pick::ScaledHash]
                     [usize::from(t.2 % 2)];
             }
-            let port = PortConfig { id: lcmp_decide::PortId(t.2), rate_bps: v, buffer_bytes: v / 3 };
-            let cand = Candidate { port: lcmp_decide::PortId(1), delay_units: w.0, capacity_bps: v };
+            let port = PortConfig { id: PortId(t.2), rate_bps: v, buffer_bytes: v / 3 };
+            let cand = Candidate { port: PortId(1), delay_units: w.0, capacity_bps: v };
             let len = |x: &dyn Fn() -> Vec<u8>| x().len();
             len(&|| postcard::to_allocvec(&v).unwrap_or_default()) == v.canonical_size()
                 && len(&|| postcard::to_allocvec(&p).unwrap_or_default()) == p.canonical_size()

@@ -12,17 +12,19 @@
 //!   down to whole units, and that path's bottleneck capacity.
 //!
 //! Ports are the switch's links ([`Topology::ports`]): link rate = link
-//! capacity, buffer = the topology's buffer. Level scores are
+//! capacity, buffer = the topology's buffer. Queue levels come from each
+//! port's buffer unless explicit queue thresholds are given, which then
+//! apply to every port. Level scores are
 //! `255 * (i + 1) / N`; capacity thresholds are `top * (i + 1) / N` or the
 //! given fractions of `top` (default 400 Gbps, the paper's top class).
 
 use alloc::vec::Vec;
 
 use lcmp_decide::tables::{
-    default_capacity_thresholds, Candidate, Group, GroupId, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS,
-    MAX_PORTS,
+    default_capacity_thresholds, Candidate, Group, GroupId, QueueThresholds, MAX_CANDIDATES,
+    MAX_GROUPS, MAX_LEVELS, MAX_PORTS,
 };
-use lcmp_decide::{Params, PortConfig, Tables};
+use lcmp_decide::{Params, PortConfig, Profile, Tables};
 
 use crate::error::{Count, TablesError};
 use crate::fraction::Fraction;
@@ -77,6 +79,10 @@ pub struct BuildOptions {
     /// Capacity thresholds as fractions of `top_capacity_bps`, one per
     /// level; `None`: `(i + 1) / N`.
     pub capacity_fractions: Option<Vec<Fraction>>,
+    /// Explicit queue thresholds `qthr[0..N]` (bytes, non-decreasing) for
+    /// every port of the switch; `None`: each port's
+    /// `floor(buffer * i / N)`.
+    pub queue_thresholds: Option<Vec<u64>>,
 }
 
 impl Default for BuildOptions {
@@ -89,8 +95,110 @@ impl Default for BuildOptions {
             levels: 10,
             top_capacity_bps: 400_000_000_000,
             capacity_fractions: None,
+            queue_thresholds: None,
         }
     }
+}
+
+impl BuildOptions {
+    /// The default options with `profile`'s parameters and its delay
+    /// saturation.
+    ///
+    /// ```
+    /// # use lcmp_tables::{BuildOptions, Saturation};
+    /// # use lcmp_decide::Profile;
+    /// let o = BuildOptions::for_profile(Profile::Tuned);
+    /// assert_eq!(o.saturation, Saturation::Shift(10));
+    /// assert_eq!(o.params, Profile::Tuned.params());
+    /// assert_eq!(BuildOptions::for_profile(Profile::Paper), BuildOptions::default());
+    /// ```
+    pub fn for_profile(profile: Profile) -> BuildOptions {
+        let params = profile.params();
+        BuildOptions {
+            params,
+            saturation: Saturation::Shift(params.delay_shift),
+            ..BuildOptions::default()
+        }
+    }
+}
+
+/// Parses a profile name ([`Profile::from_name`]).
+///
+/// ```
+/// # use lcmp_tables::{parse_profile, TablesError};
+/// assert_eq!(parse_profile("tuned"), Ok(lcmp_decide::Profile::Tuned));
+/// assert_eq!(parse_profile("x"), Err(TablesError::UnknownProfile));
+/// ```
+pub fn parse_profile(name: &str) -> Result<Profile, TablesError> {
+    Profile::from_name(name.trim()).ok_or(TablesError::UnknownProfile)
+}
+
+/// Parses a byte count: digits with an optional `B`, `KB`, `MB`, `GB`
+/// (powers of 1000) or `KiB`, `MiB`, `GiB` (powers of 1024).
+///
+/// ```
+/// # use lcmp_tables::{parse_bytes, TablesError};
+/// assert_eq!(parse_bytes("5GB"), Ok(5_000_000_000));
+/// assert_eq!(parse_bytes("128MiB"), Ok(128 << 20));
+/// assert_eq!(parse_bytes("12x"), Err(TablesError::BadByteCount));
+/// ```
+pub fn parse_bytes(text: &str) -> Result<u64, TablesError> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let n: u64 = num.parse().map_err(|_| TablesError::BadByteCount)?;
+    let scale: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        _ => return Err(TablesError::BadByteCount),
+    };
+    n.checked_mul(scale).ok_or(TablesError::BadByteCount)
+}
+
+/// Parses explicit queue thresholds for `levels` levels: `levels`
+/// comma-separated, non-decreasing byte counts ([`parse_bytes`]), or
+/// `wrap32:BYTES`: a BYTES buffer's `floor(BYTES * i / N)` stored modulo
+/// 2^32 and read from the top level down, as the paper's artifact stores
+/// them (a `uint32` vector in its `dci-switch-node.cc`), turned into the
+/// equivalent non-decreasing table by [`crate::derived::scan_equivalent`].
+///
+/// ```
+/// # use lcmp_tables::parse_queue_thresholds;
+/// let t = parse_queue_thresholds("wrap32:5GB", 10).unwrap();
+/// assert_eq!((t[0], t[1], t[9]), (0, 205_032_704, 205_032_704));
+/// assert_eq!(parse_queue_thresholds("0,1KB,2KB", 3).unwrap(), [0, 1000, 2000]);
+/// assert!(parse_queue_thresholds("0,2KB,1KB", 3).is_err());
+/// assert!(parse_queue_thresholds("0,1KB", 3).is_err());
+/// ```
+pub fn parse_queue_thresholds(text: &str, levels: usize) -> Result<Vec<u64>, TablesError> {
+    let t: Vec<u64> = match text.trim().strip_prefix("wrap32:") {
+        Some(buffer) => {
+            let buffer = parse_bytes(buffer)?;
+            let n = levels.max(1) as u128;
+            let raw: Vec<u64> = (0..levels)
+                .map(|i| {
+                    let thr = u128::from(buffer).saturating_mul(i as u128) / n;
+                    (thr % (1u128 << 32)) as u64
+                })
+                .collect();
+            crate::derived::scan_equivalent(&raw).to_vec()
+        }
+        None => text
+            .split(',')
+            .map(parse_bytes)
+            .collect::<Result<Vec<u64>, _>>()?,
+    };
+    if t.len() != levels || t.windows(2).any(|w| matches!(w, [a, b] if a > b)) {
+        return Err(TablesError::Core(
+            lcmp_decide::Error::InvalidQueueThresholds,
+        ));
+    }
+    Ok(t)
 }
 
 /// The tables of DCI switch `switch` (a DC id).
@@ -162,6 +270,23 @@ pub fn build_tables(
                 switch,
                 count: ports.len(),
             })?;
+    }
+    if let Some(bytes) = &opts.queue_thresholds {
+        let mut table = QueueThresholds::default();
+        for p in &tables.ports {
+            // As many ports as `tables.ports`, which has the same capacity.
+            let _ = table.ports.push(p.id);
+        }
+        if bytes.len() != n {
+            return Err(TablesError::Core(
+                lcmp_decide::Error::InvalidQueueThresholds,
+            ));
+        }
+        for &b in bytes {
+            let _ = table.bytes.push(b);
+        }
+        // One table; MAX_QUEUE_TABLES >= 1.
+        let _ = tables.queue_thresholds.push(table);
     }
     let mut groups: Vec<Group> = Vec::new();
     let mut dsts: Vec<u16> = topo
@@ -440,6 +565,68 @@ mod test {
             build_tables(&topo, 1, &o),
             Err(TablesError::Core(_))
         ));
+    }
+
+    #[test]
+    fn profiles_and_explicit_queue_thresholds() {
+        let topo = testbed();
+        let tuned =
+            build_tables(&topo, 1, &BuildOptions::for_profile(Profile::Tuned)).expect("build");
+        assert_eq!(tuned.params, Profile::Tuned.params());
+        assert_eq!((tuned.params.delay_shift, tuned.params.band), (10, 8));
+        assert!(tuned.queue_thresholds.is_empty());
+        let thr = parse_queue_thresholds("wrap32:5GB", 10).expect("parse");
+        let o = BuildOptions {
+            queue_thresholds: Some(thr.clone()),
+            ..BuildOptions::default()
+        };
+        let t = build_tables(&topo, 1, &o).expect("build");
+        assert_eq!(t.queue_thresholds.len(), 1);
+        let ports: Vec<u8> = t.queue_thresholds[0].ports.iter().map(|p| p.0).collect();
+        assert_eq!(ports, [0, 1, 2, 3, 4, 5]);
+        assert_eq!(&t.queue_thresholds[0].bytes[..], &thr[..]);
+        let r = crate::report::TablesReport::new(&t, 1, None).expect("report");
+        assert_eq!(r.ports[4].queue_thresholds_bytes, thr);
+        let short = BuildOptions {
+            queue_thresholds: Some(thr[..9].to_vec()),
+            ..BuildOptions::default()
+        };
+        assert_eq!(
+            build_tables(&topo, 1, &short),
+            Err(TablesError::Core(
+                lcmp_decide::Error::InvalidQueueThresholds
+            ))
+        );
+        let mut down = thr.clone();
+        down[9] = 1;
+        let down = BuildOptions {
+            queue_thresholds: Some(down),
+            ..BuildOptions::default()
+        };
+        assert_eq!(
+            build_tables(&topo, 1, &down),
+            Err(TablesError::Core(
+                lcmp_decide::Error::InvalidQueueThresholds
+            ))
+        );
+    }
+
+    #[test]
+    fn text_options() {
+        assert_eq!(parse_bytes(" 1KiB "), Ok(1024));
+        assert_eq!(parse_bytes("7"), Ok(7));
+        assert_eq!(parse_bytes("99999999999GB"), Err(TablesError::BadByteCount));
+        assert_eq!(parse_bytes("GB"), Err(TablesError::BadByteCount));
+        assert_eq!(parse_bytes("-1"), Err(TablesError::BadByteCount));
+        assert_eq!(
+            parse_queue_thresholds("wrap32:x", 10),
+            Err(TablesError::BadByteCount)
+        );
+        // A buffer below 2^32 does not wrap: the paper's linear table.
+        let lin = parse_queue_thresholds("wrap32:1000", 10).expect("parse");
+        assert_eq!(lin, [0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
+        assert_eq!(parse_profile(" Tuned "), Ok(Profile::Tuned));
+        assert_eq!(parse_profile("fast"), Err(TablesError::UnknownProfile));
     }
 
     #[test]

@@ -2,9 +2,12 @@
 //! that cannot evaluate the core's formulas (e.g. no 128-bit multiply).
 //!
 //! * Queue thresholds (§3.3, Fig. 3): `qthr[i] = floor(buffer * i / N)`,
-//!   straight from [`lcmp_decide::estimator::queue::queue_threshold`]. A
-//!   sample of `b > 0` bytes has queue level `i` for the highest `i` with
-//!   `b >= qthr[i]`; `b = 0` has no level (score 0).
+//!   straight from [`lcmp_decide::estimator::queue::queue_threshold`], or a
+//!   port's explicit table when the tables install one. A sample of
+//!   `b > 0` bytes has queue level `i` for the highest `i` with
+//!   `b >= qthr[i]`; `b = 0` has no level (score 0). [`scan_equivalent`]
+//!   turns any table read that way, even a decreasing one, into the
+//!   non-decreasing table the core accepts.
 //! * Trend tables (Eq. 3 normalisation), one per distinct port rate at a
 //!   given sampling interval: `tthr[i]` is the smallest positive trend `T`
 //!   (bytes) for which the core's
@@ -15,7 +18,7 @@
 //!   only for samples exactly `interval` apart.
 
 use heapless::Vec;
-use lcmp_decide::estimator::queue::queue_threshold;
+use lcmp_decide::estimator::queue::{queue_threshold, QueueScale};
 use lcmp_decide::tables::MAX_LEVELS;
 
 use crate::error::{Count, TablesError};
@@ -37,6 +40,50 @@ pub fn queue_thresholds(buffer_bytes: u64, n: usize) -> Vec<u64, MAX_LEVELS> {
     (0..n)
         .map(|i| queue_threshold(buffer_bytes, i, n))
         .collect()
+}
+
+/// The thresholds a queue scale compares a depth with, `qthr[0..N]`.
+///
+/// ```
+/// # use lcmp_tables::derived::scale_thresholds;
+/// # use lcmp_decide::estimator::queue::QueueScale;
+/// let b = scale_thresholds(QueueScale::Buffer { bytes: 1000, levels: 4 });
+/// assert_eq!(&b[..], &[0, 250, 500, 750]);
+/// assert_eq!(&scale_thresholds(QueueScale::Thresholds(&[0, 9]))[..], &[0, 9]);
+/// ```
+pub fn scale_thresholds(scale: QueueScale<'_>) -> Vec<u64, MAX_LEVELS> {
+    match scale {
+        QueueScale::Buffer { bytes, levels } => queue_thresholds(bytes, levels),
+        QueueScale::Thresholds(t) => t.iter().copied().take(MAX_LEVELS).collect(),
+    }
+}
+
+/// The non-decreasing table equivalent to `raw` when a depth's level is
+/// the highest `i` with `depth >= raw[i]`: `eq[i] = min(raw[i..])`. A level
+/// `i` is reachable under `raw` exactly when `eq[i] < eq[i + 1]` (or `i` is
+/// last), so `raw` and `eq` give every depth the same level. (At most
+/// [`MAX_LEVELS`] entries are read.)
+///
+/// ```
+/// # use lcmp_tables::derived::scan_equivalent;
+/// // A 5 GB buffer's thresholds stored in 32 bits: 4.5e9 wraps to 205 032 704.
+/// let raw: Vec<u64> = (0..10u64).map(|i| (5_000_000_000 * i / 10) % (1 << 32)).collect();
+/// let eq = scan_equivalent(&raw);
+/// assert_eq!(eq[0], 0);
+/// assert!(eq[1..].iter().all(|&t| t == 205_032_704));
+/// ```
+pub fn scan_equivalent(raw: &[u64]) -> Vec<u64, MAX_LEVELS> {
+    let raw = raw.get(..raw.len().min(MAX_LEVELS)).unwrap_or(&[]);
+    let mut out: Vec<u64, MAX_LEVELS> = Vec::new();
+    let mut min = u64::MAX;
+    // Built from the top down, then reversed.
+    for &t in raw.iter().rev() {
+        min = min.min(t);
+        // At most MAX_LEVELS entries: this push cannot fail.
+        let _ = out.push(min);
+    }
+    out.reverse();
+    out
 }
 
 /// The smallest positive trend (bytes) that reaches level `i` of `n` at
@@ -177,7 +224,47 @@ mod test {
         }
     }
 
+    #[test]
+    fn scan_equivalent_gives_every_depth_the_same_level() {
+        // The artifact's table (dci-switch-node.cc: uint32 qThresh).
+        let raw: alloc::vec::Vec<u64> = (0..10u64)
+            .map(|i| (5_000_000_000 * i / 10) % (1 << 32))
+            .collect();
+        assert_eq!(raw[9], 205_032_704);
+        let eq = scan_equivalent(&raw);
+        let scan = |t: &[u64], b: u64| {
+            if b == 0 {
+                LevelCode::NONE
+            } else {
+                (0..t.len())
+                    .rev()
+                    .find(|&i| b >= t[i])
+                    .map_or(LevelCode::NONE, LevelCode::level)
+            }
+        };
+        for b in [
+            0,
+            1,
+            205_032_703,
+            205_032_704,
+            499_999_999,
+            4_000_000_000,
+            u64::MAX,
+        ] {
+            assert_eq!(QueueScale::Thresholds(&eq).level(b), scan(&raw, b), "{b}");
+        }
+        assert_eq!(scan(&raw, 1), LevelCode::level(0));
+        assert_eq!(scan(&raw, 205_032_704), LevelCode::level(9));
+    }
+
     quickcheck! {
+        fn scan_equivalent_is_non_decreasing_and_equal(raw: alloc::vec::Vec<u64>, b: u64) -> bool {
+            let raw = &raw[..raw.len().min(MAX_LEVELS)];
+            let eq = scan_equivalent(raw);
+            let top = |t: &[u64]| (0..t.len()).rev().find(|&i| b >= t[i]);
+            eq.windows(2).all(|w| w[0] <= w[1]) && top(raw) == top(&eq)
+        }
+
         fn trend_threshold_is_the_least_reaching(rate: u64, i: u8, n: u8, tps: u32, interval: u32) -> bool {
             let n = usize::from(n % 16) + 1;
             let i = usize::from(i) % n;

@@ -27,6 +27,9 @@ pub enum Count {
     Dcs,
     /// Links of a topology (at most `MAX_LINKS`, 8192).
     Links,
+    /// Explicit queue-threshold tables (at most
+    /// [`lcmp_decide::tables::MAX_QUEUE_TABLES`]).
+    QueueTables,
 }
 
 impl fmt::Display for Count {
@@ -41,6 +44,7 @@ impl fmt::Display for Count {
             Count::Events => "trace events",
             Count::Dcs => "data centres",
             Count::Links => "links",
+            Count::QueueTables => "queue-threshold tables",
         })
     }
 }
@@ -175,6 +179,11 @@ pub enum TablesError {
     BadFraction,
     /// A fraction outside `0..=1` (`0 %..=100 %`).
     FractionOutOfRange,
+    /// Not a byte count (digits with an optional `KB`, `MB`, `GB`, `KiB`,
+    /// `MiB` or `GiB`), or one beyond `u64`.
+    BadByteCount,
+    /// No profile has this name (see [`lcmp_decide::Profile`]).
+    UnknownProfile,
     /// A CSV trace line is malformed.
     Trace {
         /// 1-based line number.
@@ -294,6 +303,10 @@ impl fmt::Display for TablesError {
             }
             TablesError::BadFraction => f.write_str("not a fraction (write e.g. 0.8 or 80%)"),
             TablesError::FractionOutOfRange => f.write_str("fraction outside 0..=1 (0%..=100%)"),
+            TablesError::BadByteCount => {
+                f.write_str("not a byte count (write e.g. 5GB, 128MiB or 5000000000)")
+            }
+            TablesError::UnknownProfile => f.write_str("unknown profile (paper, tuned)"),
             TablesError::Trace { line, fault } => write!(f, "trace line {line}: {fault}"),
             TablesError::Truncated { len, need } => {
                 write!(f, "truncated: {len} bytes, at least {need} needed")

@@ -39,7 +39,10 @@ pub use error::{Count, TablesError, TraceFault};
 pub use fraction::Fraction;
 
 #[cfg(feature = "alloc")]
-pub use build::{build_tables, BuildOptions, PathMetric, Saturation};
+pub use build::{
+    build_tables, parse_bytes, parse_profile, parse_queue_thresholds, BuildOptions, PathMetric,
+    Saturation,
+};
 #[cfg(feature = "alloc")]
 pub use topology::{Dc, Link, SwitchPort, Topology, MAX_DCS, MAX_LINKS};
 

@@ -10,7 +10,7 @@ use lcmp_decide::tables::MAX_PORTS;
 use lcmp_decide::{Params, Tables};
 use serde::Serialize;
 
-use crate::derived::{queue_thresholds, trend_tables, TrendTable, DEFAULT_TREND_INTERVAL_TICKS};
+use crate::derived::{scale_thresholds, trend_tables, TrendTable, DEFAULT_TREND_INTERVAL_TICKS};
 use crate::error::TablesError;
 use crate::topology::Topology;
 
@@ -36,7 +36,7 @@ pub struct PortReport {
     pub rate_bps: u64,
     /// Buffer, bytes.
     pub buffer_bytes: u64,
-    /// `qthr[0..N]`, bytes.
+    /// `qthr[0..N]`, bytes: the port's explicit table, or its buffer's.
     pub queue_thresholds_bytes: Vec<u64>,
 }
 
@@ -102,7 +102,6 @@ impl TablesReport {
         origin: Option<(&Topology, u16)>,
     ) -> Result<TablesReport, TablesError> {
         let compiled = tables.compile(MAX_PORTS)?;
-        let n = tables.levels.len();
         let ports_of = origin.map(|(t, s)| t.ports(s)).unwrap_or_default();
         let neighbor = |port: u8| {
             ports_of
@@ -118,7 +117,7 @@ impl TablesReport {
                 neighbor: neighbor(p.id.0),
                 rate_bps: p.rate_bps,
                 buffer_bytes: p.buffer_bytes,
-                queue_thresholds_bytes: queue_thresholds(p.buffer_bytes, n).to_vec(),
+                queue_thresholds_bytes: scale_thresholds(compiled.queue_scale(p)).to_vec(),
             })
             .collect();
         let groups = tables

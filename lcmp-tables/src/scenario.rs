@@ -13,7 +13,9 @@ use alloc::vec::Vec;
 use core::net::IpAddr;
 
 use lcmp_decide::tables::MAX_PORTS;
-use lcmp_decide::{CutReason, DeciderConfig, GroupId, Instant, PortId, Reason, Scheme, Weights};
+use lcmp_decide::{
+    CutReason, DeciderConfig, GroupId, Instant, PortId, Profile, Reason, Scheme, Weights,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::build::{build_tables, BuildOptions, PathMetric};
@@ -165,6 +167,10 @@ pub struct Scenario {
     pub topology: TopologyRef,
     /// The deciding switch.
     pub switch: DcRef,
+    /// Parameter profile (default `paper`), which the weight overrides
+    /// then change.
+    #[serde(default)]
+    pub profile: Profile,
     /// Weight overrides.
     #[serde(default)]
     pub weights: WeightsPatch,
@@ -270,18 +276,24 @@ impl Scenario {
         Ok(s)
     }
 
-    /// Runs the scenario; `scheme` overrides the file's.
-    pub fn explain(&self, scheme: Option<Scheme>) -> Result<ExplainOutput, TablesError> {
-        let topo = self.topology.resolve()?;
-        let switch = self.switch.resolve(&topo)?;
-        let dst = self.dst_dc.resolve(&topo)?;
-        let mut opts = BuildOptions::default();
+    /// The table-building options of the scenario: its profile, weight
+    /// overrides and path metric.
+    pub fn build_options(&self) -> BuildOptions {
+        let mut opts = BuildOptions::for_profile(self.profile);
         opts.params.weights = self.weights.apply(opts.params.weights);
         opts.metric = match self.metric {
             MetricName::FirstHop => PathMetric::FirstHop,
             MetricName::Path => PathMetric::Path,
         };
-        let tables = build_tables(&topo, switch, &opts)?;
+        opts
+    }
+
+    /// Runs the scenario; `scheme` overrides the file's.
+    pub fn explain(&self, scheme: Option<Scheme>) -> Result<ExplainOutput, TablesError> {
+        let topo = self.topology.resolve()?;
+        let switch = self.switch.resolve(&topo)?;
+        let dst = self.dst_dc.resolve(&topo)?;
+        let tables = build_tables(&topo, switch, &self.build_options())?;
         let scheme = scheme.or(self.scheme).unwrap_or_default();
         let config = DeciderConfig {
             scheme,

@@ -109,9 +109,11 @@ fn oversize_counts() {
     let mut head = t.clone();
     head.groups.clear();
     let empty = postcard::to_allocvec(&head).expect("postcard");
-    let mut payload = empty[..empty.len() - 1].to_vec();
+    // `empty` ends with the group count and the (empty) queue-table count.
+    let at = empty.len() - 2;
+    let mut payload = empty[..at].to_vec();
     payload.push(65);
-    payload.extend_from_slice(&b[BLOB_HEADER_LEN + empty.len()..]);
+    payload.extend_from_slice(&b[BLOB_HEADER_LEN + at + 1..]);
     let mut bad = b[..BLOB_HEADER_LEN].to_vec();
     bad[16..20].copy_from_slice(&(payload.len() as u32).to_le_bytes());
     bad.extend_from_slice(&payload);
@@ -146,10 +148,10 @@ fn reserved_and_trailing() {
     ));
 }
 
-/// Format stability: a version-1 blob written by this release (testbed8,
-/// switch DC1, default options, generation 1) must keep decoding to the
-/// same tables and re-encoding to the same bytes. If this fails, the
-/// payload layout changed: bump `BLOB_VERSION` and keep a v1 reader.
+/// Format stability: a version-1 blob written by the first release
+/// (testbed8, switch DC1, default options, generation 1) must keep decoding
+/// to the same tables (version 1 has no band and no explicit queue
+/// thresholds: they read as 255 and none). Re-encoding writes version 2.
 #[test]
 fn checked_in_v1_blob_still_decodes() {
     let bytes = include_bytes!("data/testbed8-dc1-v1.bin");
@@ -157,8 +159,56 @@ fn checked_in_v1_blob_still_decodes() {
     let blob = decode_blob(bytes).expect("decode v1");
     assert_eq!(blob.generation, 1);
     assert_eq!(blob.tables, tables("testbed8", 1));
+    let v2 = encode_blob_vec(&blob.tables, 1).expect("encode");
+    assert_eq!(&v2[..6], b"LCMT\x02\x00");
     assert_eq!(
-        encode_blob_vec(&blob.tables, 1).expect("encode"),
-        bytes.to_vec()
+        v2.len(),
+        bytes.len() + 2,
+        "one band byte, one empty table list"
     );
+}
+
+/// The tables the version-2 files freeze: testbed8's DC1 with the default
+/// options, and with the tuned profile and the artifact's wrapped queue
+/// thresholds (so the new fields are pinned too).
+fn v2_cases() -> [(&'static str, lcmp_decide::Tables); 2] {
+    let topo = Topology::embedded("testbed8").expect("embedded");
+    let tuned = BuildOptions {
+        queue_thresholds: Some(
+            lcmp_tables::parse_queue_thresholds("wrap32:5GB", 10).expect("thresholds"),
+        ),
+        ..BuildOptions::for_profile(lcmp_decide::Profile::Tuned)
+    };
+    [
+        ("data/testbed8-dc1-v2.bin", tables("testbed8", 1)),
+        (
+            "data/testbed8-dc1-tuned-wrapped-v2.bin",
+            build_tables(&topo, 1, &tuned).expect("build"),
+        ),
+    ]
+}
+
+/// Format stability: version-2 blobs written by this release must keep
+/// decoding to the same tables and re-encoding to the same bytes. If this
+/// fails, the payload layout changed: bump `BLOB_VERSION` and keep the
+/// older readers. (`LCMP_BLESS=1` rewrites the files, for a new version.)
+#[test]
+fn checked_in_v2_blobs_still_decode() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    for (file, want) in v2_cases() {
+        let path = dir.join(file);
+        if std::env::var_os("LCMP_BLESS").is_some() {
+            std::fs::write(&path, encode_blob_vec(&want, 1).expect("encode")).expect("write");
+        }
+        let bytes = std::fs::read(&path).expect("checked-in blob");
+        assert_eq!(&bytes[..6], b"LCMT\x02\x00", "{file}");
+        let blob = decode_blob(&bytes).expect("decode v2");
+        assert_eq!(blob.generation, 1);
+        assert_eq!(blob.tables, want, "{file}");
+        assert_eq!(
+            encode_blob_vec(&blob.tables, 1).expect("encode"),
+            bytes,
+            "{file}"
+        );
+    }
 }

@@ -21,6 +21,16 @@ if [ "$ms" -gt 60000 ]; then
   echo "lcmp sim took ${ms} ms, over the 60 s budget" >&2
   exit 1
 fi
+# The artifact preset's acceptance command (issue 12): also under 60 s.
+start=$(date +%s%N)
+"${runner[@]}" --preset artifact --load 0.3 --schemes ecmp,ucmp,lcmp --json >"$out"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "artifact preset run: ${ms} ms"
+grep -q '"flow_id": "artifact"' "$out"
+if [ "$ms" -gt 60000 ]; then
+  echo "lcmp sim --preset artifact took ${ms} ms, over the 60 s budget" >&2
+  exit 1
+fi
 # Bad input is a one-line error naming the input and exit status 1 (a
 # panic exits with 101), not a panic.
 status=0

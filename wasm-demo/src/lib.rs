@@ -41,8 +41,8 @@ use lcmp_sim::stats::summarise;
 use lcmp_sim::traffic::Pairs;
 use lcmp_sim::workload::Workload;
 use lcmp_tables::replay::{flow_key, ReplayDecider};
-use lcmp_tables::scenario::{MetricName, Scenario};
-use lcmp_tables::{build_tables, BuildOptions, PathMetric, Topology};
+use lcmp_tables::scenario::Scenario;
+use lcmp_tables::{build_tables, Topology};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -193,13 +193,7 @@ fn scenario_decider(
     let topo = s.topology.resolve().map_err(|e| e.to_string())?;
     let switch = s.switch.resolve(&topo).map_err(|e| e.to_string())?;
     let dst = s.dst_dc.resolve(&topo).map_err(|e| e.to_string())?;
-    let mut opts = BuildOptions::default();
-    opts.params.weights = s.weights.apply(opts.params.weights);
-    opts.metric = match s.metric {
-        MetricName::FirstHop => PathMetric::FirstHop,
-        MetricName::Path => PathMetric::Path,
-    };
-    let tables = build_tables(&topo, switch, &opts).map_err(|e| e.to_string())?;
+    let tables = build_tables(&topo, switch, &s.build_options()).map_err(|e| e.to_string())?;
     let config = lcmp_decide::DeciderConfig {
         scheme,
         seed: s.seed,
@@ -387,7 +381,13 @@ impl SimDemo {
             format!("unknown workload {workload:?} (websearch, fbhadoop, alistorage)")
         })?;
         let (src, dst) = (1, 8);
-        let schemes = vec![SchemeSpec::Ecmp, SchemeSpec::Ucmp, SchemeSpec::Lcmp];
+        // The paper's LCMP and the tuned profile side by side.
+        let schemes = vec![
+            SchemeSpec::Ecmp,
+            SchemeSpec::Ucmp,
+            SchemeSpec::Lcmp,
+            SchemeSpec::LcmpTuned,
+        ];
         let exp = Experiment {
             topology,
             workload: wl,
@@ -397,7 +397,8 @@ impl SimDemo {
             windows_us: vec![window_us],
             schemes: schemes.clone(),
             seeds: vec![u64::from(seed)],
-            weights: Weights::PAPER,
+            tables: Experiment::default_tables(),
+            sports: lcmp_sim::traffic::SourcePorts::Random,
             engine: EngineConfig::default(),
             focus: None,
             bins: 1,
@@ -407,11 +408,7 @@ impl SimDemo {
         let mut runs = Vec::new();
         for spec in schemes {
             // As `Experiment::run`: the scheme's tables, hash seed = seed.
-            let (scheme, params) = spec.settings(exp.weights);
-            let opts = BuildOptions {
-                params,
-                ..BuildOptions::default()
-            };
+            let (scheme, opts) = spec.settings(&exp.tables);
             let net = Network::new(&exp.topology, &opts).map_err(|e| e.to_string())?;
             let cfg = EngineConfig {
                 scheme,

@@ -106,7 +106,7 @@ fn sent_flows_follow_the_kept_set_and_skip_down_ports() {
 fn the_simulation_steps_to_the_batch_result() {
     let mut demo = SimDemo::create(0.5, 5.0, 3, "websearch").expect("demo");
     let first = parse(&demo.snapshot_json().expect("snapshot"));
-    assert_eq!(first["runs"].as_array().map(Vec::len), Some(3));
+    assert_eq!(first["runs"].as_array().map(Vec::len), Some(4));
     assert_eq!(first["runs"][0]["completed"], 0);
     let mut n = 0;
     while demo.step_ms(1.0) {
@@ -134,9 +134,11 @@ fn the_simulation_steps_to_the_batch_result() {
             lcmp_sim::experiment::SchemeSpec::Ecmp,
             lcmp_sim::experiment::SchemeSpec::Ucmp,
             lcmp_sim::experiment::SchemeSpec::Lcmp,
+            lcmp_sim::experiment::SchemeSpec::LcmpTuned,
         ],
         seeds: vec![3],
-        weights: lcmp_decide::Weights::PAPER,
+        tables: lcmp_sim::experiment::Experiment::default_tables(),
+        sports: lcmp_sim::traffic::SourcePorts::Random,
         engine: lcmp_sim::engine::EngineConfig::default(),
         focus: None,
         bins: 1,

@@ -166,6 +166,7 @@ function scenario() {
   return {
     topology: state.topoSpec,
     switch: Number($('switch').value),
+    profile: $('profile').value,
     weights: weights(),
     seed: num('seed'),
     scheme: scheme(),
@@ -459,6 +460,9 @@ async function main() {
   });
   $('switch').addEventListener('change', () => { $('send-out').textContent = ''; fillDestinations(); resetPorts(); update(); });
   $('dst').addEventListener('change', update);
+  // The profiles share the paper's weights (lcmp_decide::Profile); the
+  // tuned one's delay saturation and cost band come with its name.
+  $('profile').addEventListener('change', update);
   for (const r of document.querySelectorAll('input[name=scheme]')) r.addEventListener('change', update);
   for (const id of ['seed', 'f-src', 'f-dst', 'f-sport', 'f-dport', 'f-proto']) $(id).addEventListener('input', update);
   $('random-flow').addEventListener('click', randomFlow);

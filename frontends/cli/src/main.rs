@@ -35,7 +35,7 @@ enum Command {
     /// Replay a trace of packets, queue samples and link events.
     Replay(replay::ReplayArgs),
     /// Simulate ECMP, UCMP, LCMP and variants on a topology (docs/simulator.md).
-    Sim(lcmp_sim::cli::SimArgs),
+    Sim(Box<lcmp_sim::cli::SimArgs>),
     /// Generate the Tofino P4 program and table entries (docs/tofino.md).
     Tofino(lcmp_tofino::cli::TofinoArgs),
 }

@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 use lcmp_tables::blob::{decode_blob, encode_blob_vec, BLOB_VERSION};
 use lcmp_tables::report::TablesReport;
-use lcmp_tables::{build_tables, BuildOptions, Fraction, PathMetric, Saturation, Topology};
+use lcmp_tables::{
+    build_tables, parse_profile, parse_queue_thresholds, BuildOptions, Fraction, PathMetric,
+    Saturation, Topology,
+};
 
 use crate::{print, read_file, read_text, Failure};
 
@@ -63,9 +66,14 @@ pub(crate) struct BuildArgs {
     /// Path metric.
     #[arg(long, value_enum, default_value = "first-hop")]
     metric: Metric,
-    /// Delay saturation shift (`1 << s` delay units score 255), or `auto`.
-    #[arg(long, default_value = "5", value_name = "SHIFT|auto")]
-    saturation: String,
+    /// Parameters: a named profile (`paper`, `tuned`; docs/simulator.md),
+    /// which the options below then change [default: paper].
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
+    /// Delay saturation shift (`1 << s` delay units score 255), or `auto`
+    /// [default: the profile's: 5 (paper), 10 (tuned)].
+    #[arg(long, value_name = "SHIFT|auto")]
+    saturation: Option<String>,
     /// Delay unit, microseconds.
     #[arg(long, default_value_t = 1000, value_name = "US")]
     delay_unit_us: u64,
@@ -89,6 +97,17 @@ pub(crate) struct BuildArgs {
     /// Low water mark of the duration penalty (default 0.4 = 102).
     #[arg(long, value_name = "FRACTION")]
     low_water: Option<String>,
+    /// Cost band: candidates costing more than the cheapest plus K are cut
+    /// too (0-255; 255 cuts nothing) [default: the profile's: 255 (paper),
+    /// 8 (tuned)].
+    #[arg(long, value_name = "K")]
+    band: Option<String>,
+    /// Explicit queue thresholds of every port: N non-decreasing byte counts
+    /// (`0,500MB,...`), or `wrap32:BYTES` (a buffer's thresholds stored in
+    /// 32 bits, as the paper's artifact stores them) [default: each port's
+    /// buffer * i / N].
+    #[arg(long, value_name = "LIST|wrap32:BYTES")]
+    queue_thresholds: Option<String>,
 }
 
 fn fraction(name: &str, text: &str) -> Result<Fraction, Failure> {
@@ -124,6 +143,10 @@ impl BuildArgs {
 
     /// The build options.
     pub(crate) fn options(&self) -> Result<BuildOptions, Failure> {
+        let profile = match &self.profile {
+            Some(name) => parse_profile(name).map_err(|e| format!("--profile {name:?}: {e}"))?,
+            None => lcmp_decide::Profile::Paper,
+        };
         let mut o = BuildOptions {
             metric: match self.metric {
                 Metric::FirstHop => PathMetric::FirstHop,
@@ -132,17 +155,31 @@ impl BuildArgs {
             delay_unit_us: self.delay_unit_us,
             levels: self.levels,
             top_capacity_bps: self.top_capacity_bps,
-            ..BuildOptions::default()
+            ..BuildOptions::for_profile(profile)
         };
-        o.saturation = match self.saturation.as_str() {
-            "auto" => Saturation::Auto,
-            s => Saturation::Shift(
-                s.parse::<u8>()
-                    .ok()
-                    .filter(|&v| v < 32)
-                    .ok_or_else(|| format!("--saturation {s:?}: expected 0..=31 or auto"))?,
-            ),
-        };
+        if let Some(s) = &self.saturation {
+            o.saturation = match s.as_str() {
+                "auto" => Saturation::Auto,
+                s => Saturation::Shift(
+                    s.parse::<u8>()
+                        .ok()
+                        .filter(|&v| v < 32)
+                        .ok_or_else(|| format!("--saturation {s:?}: expected 0..=31 or auto"))?,
+                ),
+            };
+        }
+        if let Some(k) = &self.band {
+            o.params.band = k
+                .trim()
+                .parse::<u8>()
+                .map_err(|_| format!("--band {k:?}: expected 0..=255"))?;
+        }
+        if let Some(q) = &self.queue_thresholds {
+            o.queue_thresholds = Some(
+                parse_queue_thresholds(q, self.levels)
+                    .map_err(|e| format!("--queue-thresholds {q:?}: {e}"))?,
+            );
+        }
         if let Some(list) = &self.capacity_thresholds {
             let fr: Result<Vec<_>, _> = list
                 .iter()
@@ -224,10 +261,15 @@ fn summary(r: &TablesReport) -> String {
         );
     }
     let p = &r.params;
+    let band = if p.band == u8::MAX {
+        String::from("none")
+    } else {
+        p.band.to_string()
+    };
     let _ = writeln!(
         s,
-        "levels {:?}; delay shift {}; cut {}; water marks {}/{}",
-        r.levels, p.delay_shift, p.cut, p.high_water, p.low_water
+        "levels {:?}; delay shift {}; cut {}; band {}; water marks {}/{}",
+        r.levels, p.delay_shift, p.cut, band, p.high_water, p.low_water
     );
     let _ = writeln!(
         s,

@@ -4,16 +4,20 @@
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
-use lcmp_decide::Weights;
-use lcmp_tables::Topology;
+use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::engine::EngineConfig;
+use lcmp_tables::{
+    parse_bytes, parse_profile, parse_queue_thresholds, BuildOptions, Saturation, Topology,
+};
+
+use crate::engine::{AckPath, EngineConfig, FlowIdentity, IdealFct};
 use crate::error::SimError;
-use crate::experiment::{paper_window_us, parse_weights, Experiment, LoadReference, SchemeSpec};
+use crate::experiment::{
+    paper_window_us, parse_weights, Experiment, LoadReference, SchemeSpec, SIM_IDLE_TIMEOUT_US,
+};
 use crate::report;
-use crate::traffic::Pairs;
+use crate::traffic::{Pairs, SourcePorts};
 use crate::workload::Workload;
 
 /// Traffic presets.
@@ -24,6 +28,13 @@ pub enum Preset {
     /// 0.15/0.10/0.07 s for 30/50/80 %; schemes ecmp, ucmp, lcmp, rm-alpha,
     /// rm-beta; 5 seeds (each unless given explicitly).
     Paper,
+    /// The public artifact's published regime as far as a flow-level model
+    /// carries it (docs/simulator.md): testbed8, DC1 -> DC8, 0.2 s arrival
+    /// windows, delay saturation shift 9, `S_cong = 2`, the artifact's
+    /// wrapped queue thresholds, its DCI buffer, the round-trip ideal FCT,
+    /// routed acknowledgements and its flow-table keys; schemes ecmp, ucmp,
+    /// lcmp; 5 seeds (each unless given explicitly).
+    Artifact,
 }
 
 /// What a load is relative to.
@@ -35,9 +46,20 @@ pub enum LoadRef {
     Interdc,
 }
 
+/// Subcommands of `lcmp sim`.
+#[derive(Clone, Debug, Subcommand)]
+pub enum SimAction {
+    /// Grid search over LCMP settings against baselines, with the `lcmp
+    /// sim` options given before `sweep` as the base (docs/simulator.md).
+    Sweep(crate::sweep::SweepArgs),
+}
+
 /// Arguments of `lcmp sim`.
 #[derive(Clone, Debug, Args)]
 pub struct SimArgs {
+    /// `sweep`: a grid search instead of one run.
+    #[command(subcommand)]
+    pub action: Option<SimAction>,
     /// Topology: `testbed8`, `bso13`, or a topology JSON file.
     #[arg(long, default_value = "testbed8")]
     pub topology: String,
@@ -101,6 +123,113 @@ pub struct SimArgs {
     /// Points per slowdown-versus-size curve.
     #[arg(long, default_value_t = 12)]
     pub bins: usize,
+    /// Delay saturation (Alg. 1): delays of `1 << SHIFT` units score 255,
+    /// or `auto` [default: 5; 9 with --preset artifact].
+    #[arg(long, value_name = "SHIFT|auto")]
+    pub saturation: Option<String>,
+    /// Every DCI egress buffer, bytes (`5GB`, `128MiB`, `1588219905`)
+    /// [default: the topology's; the artifact's DCI pool with --preset
+    /// artifact].
+    #[arg(long, value_name = "BYTES")]
+    pub buffer: Option<String>,
+    /// The ideal FCT slowdowns divide by: `oneway` (size at NIC rate + the
+    /// least one-way delay, paper §6.1) or `rtt` (the best minimum-hop
+    /// path's round trip + size at its bottleneck, the artifact's)
+    /// [default: oneway; rtt with --preset artifact].
+    #[arg(long, value_name = "oneway|rtt")]
+    pub ideal: Option<String>,
+    /// When a flow is complete: `none` (its last byte arrives) or `routed`
+    /// (the last acknowledgement is back; the deciders route the
+    /// acknowledgements) [default: none; routed with --preset artifact].
+    #[arg(long, value_name = "none|routed")]
+    pub ack_path: Option<String>,
+    /// The deciders' flow-cache key: `five-tuple`, or `artifact` (the
+    /// artifact's colliding 32-bit key, with per-pair source ports)
+    /// [default: five-tuple; artifact with --preset artifact].
+    #[arg(long, value_name = "five-tuple|artifact")]
+    pub flow_id: Option<String>,
+    /// Flow-cache idle timeout of the deciders, milliseconds [default: 5;
+    /// 2000, the paper's, with --preset artifact].
+    #[arg(long, value_name = "MS")]
+    pub idle_timeout_ms: Option<String>,
+    /// Explicit queue thresholds for every DCI port: N non-decreasing byte
+    /// counts (`0,500MB,...`), or `wrap32:BYTES`, a buffer's
+    /// `floor(buffer * i / N)` stored in 32 bits as the artifact stores
+    /// them [default: each port's buffer; wrap32:5GB with --preset
+    /// artifact].
+    #[arg(long, value_name = "LIST|wrap32:BYTES")]
+    pub queue_thresholds: Option<String>,
+    /// When the deciders get queue samples: `periodic` (every --sample-us)
+    /// or `decision` (a switch's ports right before each of its
+    /// first-packet decisions: the paper's Fig. 2 step 1, as the artifact
+    /// does) [default: periodic; decision with --preset artifact].
+    #[arg(long, value_name = "periodic|decision")]
+    pub sampling: Option<String>,
+    /// Base parameters of every LCMP-based scheme: a named profile
+    /// (`paper`, `tuned`; docs/simulator.md), before --weights,
+    /// --saturation and --band [default: paper; the artifact's with
+    /// --preset artifact].
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Cost band: LCMP also cuts candidates costing more than the lowest
+    /// cost plus K (0-255; 255 cuts nothing) [default: 255].
+    #[arg(long, value_name = "K")]
+    pub band: Option<String>,
+}
+
+/// The artifact's DCI shared buffer at DC1 (and DC8) of testbed8, bytes:
+/// `scratch/third.cc` configures 128 MiB and subtracts the ports' PFC
+/// headroom `rate * delay / 8 / 1e9 * 3`, computed in 64 bits (the
+/// 200 Gbps x 250 ms product wraps) and summed in 32 bits, so the
+/// subtraction wraps too: `(2^27 - 2840932351 - 8 * 4096) mod 2^32`.
+/// Derived in docs/simulator.md.
+pub const ARTIFACT_DCI_BUFFER_BYTES: u64 = 1_588_219_905;
+
+/// The artifact's arrival window, microseconds (its 0.3-load runs span
+/// 199.7 ms of arrivals).
+pub const ARTIFACT_WINDOW_US: f64 = 200_000.0;
+
+/// One of `choices` by name, or a one-line error naming them all.
+fn choice<T: Copy>(flag: &str, text: &str, choices: &[(&str, T)]) -> Result<T, SimError> {
+    choices
+        .iter()
+        .find(|(name, _)| *name == text.trim())
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|c| c.0).collect();
+            SimError::Config(format!(
+                "{flag}: expected {}, got `{text}`",
+                names.join(" or ")
+            ))
+        })
+}
+
+/// An integer in `lo..=hi`, or a one-line error.
+fn integer<T: core::str::FromStr + PartialOrd + core::fmt::Display>(
+    flag: &str,
+    text: &str,
+    lo: T,
+    hi: T,
+) -> Result<T, SimError> {
+    text.trim()
+        .parse::<T>()
+        .ok()
+        .filter(|v| *v >= lo && *v <= hi)
+        .ok_or_else(|| SimError::Config(format!("{flag}: expected {lo} to {hi}, got `{text}`")))
+}
+
+fn saturation(text: &str) -> Result<Saturation, SimError> {
+    match text {
+        "auto" => Ok(Saturation::Auto),
+        s => s
+            .parse::<u8>()
+            .ok()
+            .filter(|&v| v < 32)
+            .map(Saturation::Shift)
+            .ok_or_else(|| {
+                SimError::Config(format!("--saturation: expected 0..=31 or auto, got `{s}`"))
+            }),
+    }
 }
 
 /// The settings echoed into `--json` output.
@@ -126,6 +255,22 @@ pub struct EchoConfig {
     pub focus: Option<String>,
     /// Base weights.
     pub weights: String,
+    /// Base delay saturation: `shift N` or `auto`.
+    pub saturation: String,
+    /// The cost band (255: none).
+    pub band: u8,
+    /// Explicit queue thresholds, bytes (empty: each port's buffer).
+    pub queue_thresholds: Vec<u64>,
+    /// The DCI egress buffer, bytes.
+    pub buffer_bytes: u64,
+    /// `oneway` or `rtt`.
+    pub ideal: String,
+    /// `none` or `routed`.
+    pub ack_path: String,
+    /// `five-tuple` or `artifact`.
+    pub flow_id: String,
+    /// `periodic` or `decision`.
+    pub sampling: String,
     /// Wall-clock time of the whole sweep, seconds.
     pub wall_time_s: f64,
 }
@@ -178,13 +323,25 @@ fn load_workload(name: &str) -> Result<Workload, SimError> {
 
 /// Turns the arguments into an experiment (no simulation yet).
 pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
-    let paper = args.preset == Some(Preset::Paper);
+    let artifact = args.preset == Some(Preset::Artifact);
+    let paper = args.preset == Some(Preset::Paper) || artifact;
     if paper && args.topology != "testbed8" {
         return Err(SimError::Config(
-            "--preset paper is defined for --topology testbed8".into(),
+            "--preset paper and --preset artifact are defined for --topology testbed8".into(),
         ));
     }
-    let topology = load_topology(&args.topology)?;
+    let mut topology = load_topology(&args.topology)?;
+    match args.buffer.as_deref() {
+        Some(b) => {
+            topology.buffer_bytes = parse_bytes(b).ok().filter(|&v| v > 0).ok_or_else(|| {
+                SimError::Config(format!(
+                    "--buffer: expected a positive byte count such as 5GB or 128MiB, got `{b}`"
+                ))
+            })?;
+        }
+        None if artifact => topology.buffer_bytes = ARTIFACT_DCI_BUFFER_BYTES,
+        None => {}
+    }
     let workload = load_workload(&args.workload)?;
     let pairs = match args.pair.as_deref() {
         Some("all") => Pairs::AllToAll,
@@ -211,6 +368,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         .iter()
         .map(|&l| match args.window {
             Some(w) => w * 1e6,
+            None if artifact => ARTIFACT_WINDOW_US,
             None if matches!(pairs, Pairs::One { .. }) && reference == LoadReference::Nic => {
                 paper_window_us(l)
             }
@@ -219,12 +377,16 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         .collect();
     let names: Vec<String> = if !args.schemes.is_empty() {
         args.schemes.clone()
-    } else if paper {
+    } else if paper && !artifact {
         ["ecmp", "ucmp", "lcmp", "rm-alpha", "rm-beta"]
             .map(String::from)
             .to_vec()
-    } else {
+    } else if artifact {
         ["ecmp", "ucmp", "lcmp"].map(String::from).to_vec()
+    } else {
+        ["ecmp", "ucmp", "lcmp", "lcmp-tuned"]
+            .map(String::from)
+            .to_vec()
     };
     let mut schemes = Vec::new();
     for n in names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
@@ -239,10 +401,54 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
             schemes.push(s);
         }
     }
-    let weights = match &args.weights {
-        Some(w) => parse_weights(w, Weights::PAPER)?,
-        None => Weights::PAPER,
+    let mut tables = Experiment::default_tables();
+    match args.profile.as_deref() {
+        Some(name) => {
+            let profile = parse_profile(name)
+                .map_err(|e| SimError::Config(format!("--profile `{name}`: {e}")))?;
+            let idle = tables.params.idle_timeout_ticks;
+            tables = BuildOptions::for_profile(profile);
+            tables.params.idle_timeout_ticks = idle;
+        }
+        None if artifact => {
+            // The artifact's runs set S_CONG 2 in their configuration
+            // (`mix/config/8DC-hetero/config_batch.txt`, `scratch/third.cc`)
+            // and its compiled DCI switch saturates delays at 512 ms; its
+            // trend term is nearly inert (docs/simulator.md): w_tl = 0.
+            tables.params.weights.s_cong = 2;
+            tables.params.weights.w_tl = 0;
+            tables.saturation = Saturation::Shift(9);
+        }
+        None => {}
+    }
+    if let Some(w) = &args.weights {
+        tables.params.weights = parse_weights(w, tables.params.weights)?;
+    }
+    let thresholds = |q: &str| {
+        parse_queue_thresholds(q, tables.levels).map_err(|e| {
+            SimError::Config(format!(
+                "--queue-thresholds `{q}`: {e} (give {} non-decreasing byte counts, or wrap32:BYTES)",
+                tables.levels
+            ))
+        })
     };
+    tables.queue_thresholds = match args.queue_thresholds.as_deref() {
+        Some(q) => Some(thresholds(q)?),
+        None if artifact => Some(thresholds("wrap32:5GB")?),
+        None => None,
+    };
+    if let Some(k) = &args.band {
+        tables.params.band = integer("--band", k, 0u8, 255)?;
+    }
+    if let Some(s) = args.saturation.as_deref() {
+        tables.saturation = saturation(s)?;
+    }
+    let idle_ms = match &args.idle_timeout_ms {
+        Some(ms) => integer("--idle-timeout-ms", ms, 1u32, u32::MAX / 1000)?,
+        None if artifact => 2000,
+        None => SIM_IDLE_TIMEOUT_US / 1000,
+    };
+    tables.params.idle_timeout_ticks = idle_ms.saturating_mul(1000);
     let n_seeds = args.seeds.unwrap_or(if paper { 5 } else { 1 });
     if n_seeds == 0 || n_seeds > 1000 {
         return Err(SimError::Config("--seeds: give 1 to 1000".into()));
@@ -258,7 +464,45 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         sample_us: args.sample_us,
         hosts_per_dc: args.hosts_per_dc,
         congestion_control: !args.no_cc,
+        sample_on_decision: match &args.sampling {
+            Some(t) => choice("--sampling", t, &[("periodic", false), ("decision", true)])?,
+            None => artifact,
+        },
+        ideal: match &args.ideal {
+            Some(t) => choice(
+                "--ideal",
+                t,
+                &[("oneway", IdealFct::OneWay), ("rtt", IdealFct::Rtt)],
+            )?,
+            None if artifact => IdealFct::Rtt,
+            None => IdealFct::OneWay,
+        },
+        ack_path: match &args.ack_path {
+            Some(t) => choice(
+                "--ack-path",
+                t,
+                &[("none", AckPath::None), ("routed", AckPath::Routed)],
+            )?,
+            None if artifact => AckPath::Routed,
+            None => AckPath::None,
+        },
+        flow_id: match &args.flow_id {
+            Some(t) => choice(
+                "--flow-id",
+                t,
+                &[
+                    ("five-tuple", FlowIdentity::FiveTuple),
+                    ("artifact", FlowIdentity::Artifact),
+                ],
+            )?,
+            None if artifact => FlowIdentity::Artifact,
+            None => FlowIdentity::FiveTuple,
+        },
         ..EngineConfig::default()
+    };
+    let sports = match engine.flow_id {
+        FlowIdentity::Artifact => SourcePorts::PerPair,
+        FlowIdentity::FiveTuple => SourcePorts::Random,
     };
     if args.bins == 0 || args.bins > 1000 {
         return Err(SimError::Config("--bins: give 1 to 1000".into()));
@@ -272,7 +516,8 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         windows_us,
         schemes,
         seeds,
-        weights,
+        tables,
+        sports,
         engine,
         focus,
         bins: args.bins,
@@ -284,13 +529,16 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
 /// Runs `lcmp sim`: prints the tables (or JSON) to stdout and writes the
 /// figures.
 pub fn run(args: &SimArgs) -> Result<(), SimError> {
-    let exp = experiment(args)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     if jobs == 0 {
         return Err(SimError::Config("--jobs: give at least 1".into()));
     }
+    if let Some(SimAction::Sweep(s)) = &args.action {
+        return crate::sweep::run(args, s, jobs).map(|_| ());
+    }
+    let exp = experiment(args)?;
     let bar = if !args.json && std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(exp.runs() as u64);
         b.set_style(
@@ -336,7 +584,7 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
             .map_or(String::new(), |f| format!(", flows {f} only"))
     );
     if args.json {
-        let w = exp.weights;
+        let w = exp.tables.params.weights;
         let config = EchoConfig {
             topology: exp.topology.name.clone(),
             workload: exp.workload.name().to_string(),
@@ -351,6 +599,34 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
                 "alpha={},beta={},w_dl={},w_lc={},w_ql={},w_tl={},w_dp={},s_path={},s_cong={},s_total={}",
                 w.alpha, w.beta, w.w_dl, w.w_lc, w.w_ql, w.w_tl, w.w_dp, w.s_path, w.s_cong, w.s_total
             ),
+            saturation: match exp.tables.saturation {
+                Saturation::Shift(s) => format!("shift {s}"),
+                Saturation::Auto => "auto".into(),
+            },
+            band: exp.tables.params.band,
+            queue_thresholds: exp.tables.queue_thresholds.clone().unwrap_or_default(),
+            buffer_bytes: exp.topology.buffer_bytes,
+            ideal: match exp.engine.ideal {
+                IdealFct::OneWay => "oneway",
+                IdealFct::Rtt => "rtt",
+            }
+            .into(),
+            ack_path: match exp.engine.ack_path {
+                AckPath::None => "none",
+                AckPath::Routed => "routed",
+            }
+            .into(),
+            flow_id: match exp.engine.flow_id {
+                FlowIdentity::FiveTuple => "five-tuple",
+                FlowIdentity::Artifact => "artifact",
+            }
+            .into(),
+            sampling: if exp.engine.sample_on_decision {
+                "decision"
+            } else {
+                "periodic"
+            }
+            .into(),
             wall_time_s: wall,
         };
         let doc = report::JsonReport {

@@ -28,9 +28,9 @@
 //! `hops * dt` of model error per flow.
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
-use lcmp_decide::{Decider, DeciderConfig, FlowKey, GroupId, Instant, Scheme};
+use lcmp_decide::{Addresses, Decider, DeciderConfig, FlowKey, GroupId, Instant, Scheme};
 
 use crate::network::Network;
 
@@ -59,6 +59,36 @@ pub struct FlowSpec {
     pub size: u64,
 }
 
+/// The artifact's destination UDP port of every data flow (its traffic
+/// files' `dport` column).
+pub const ARTIFACT_DPORT: u16 = 100;
+
+/// The address the artifact gives node `node`:
+/// `0x0b000001 + (node / 256) << 16 + (node % 256) << 8`
+/// (`node_id_to_ip` in its `scratch/third.cc`).
+pub const fn artifact_ip(node: u32) -> u32 {
+    0x0b00_0001u32
+        .wrapping_add((node / 256) << 16)
+        .wrapping_add((node % 256) << 8)
+}
+
+/// The artifact's flow-table key (`RdmaQueuePair::GenerateFlowId` in its
+/// `rdma-queue-pair.cc`): `(sip << 16) | dip ^ sport ^ dport` in 32 bits.
+/// Only the low 16 bits of the source address survive the shift, so
+/// distinct flows share keys.
+///
+/// ```
+/// # use lcmp_sim::engine::{artifact_flow_id, artifact_ip};
+/// // Hosts 0 and 1 of DC1 sending to the same host with the same port
+/// // number: their keys differ only in bits the shift drops... or not.
+/// let a = artifact_flow_id(artifact_ip(0), artifact_ip(112), 10_000, 100);
+/// let b = artifact_flow_id(artifact_ip(1), artifact_ip(112), 10_000, 100);
+/// assert_eq!(a, b);
+/// ```
+pub const fn artifact_flow_id(sip: u32, dip: u32, sport: u16, dport: u16) -> u32 {
+    (sip << 16) | (dip ^ sport as u32 ^ dport as u32)
+}
+
 impl FlowSpec {
     /// The flow's 5-tuple: hosts are `10.<dc high>.<dc low>.<host + 1>`.
     pub fn key(&self) -> FlowKey {
@@ -73,6 +103,21 @@ impl FlowSpec {
             4791,
             17,
         )
+    }
+
+    /// The 5-tuple of the flow's acknowledgements: [`FlowSpec::key`] with
+    /// addresses and ports swapped.
+    pub fn ack_key(&self) -> FlowKey {
+        let k = self.key();
+        FlowKey {
+            addrs: match k.addrs {
+                Addresses::V4 { src, dst } => Addresses::V4 { src: dst, dst: src },
+                Addresses::V6 { src, dst } => Addresses::V6 { src: dst, dst: src },
+            },
+            sport: k.dport,
+            dport: k.sport,
+            proto: k.proto,
+        }
     }
 }
 
@@ -97,6 +142,62 @@ pub struct EngineConfig {
     pub drain: f64,
     /// Give up (flows left unfinished) after this much simulated time, µs.
     pub max_time_us: f64,
+    /// What a flow's slowdown is relative to.
+    pub ideal: IdealFct,
+    /// Whether the FCT waits for the last byte's acknowledgement.
+    pub ack_path: AckPath,
+    /// The key under which the deciders' flow caches know a flow.
+    pub flow_id: FlowIdentity,
+    /// Feed each switch its queue depths right before each first-packet
+    /// decision it makes (the paper's Fig. 2 step 1, as the artifact does),
+    /// instead of every `sample_us` (which then only paces the fair-share
+    /// updates).
+    pub sample_on_decision: bool,
+}
+
+/// The ideal FCT a slowdown divides by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IdealFct {
+    /// `size / NIC rate` plus the least one-way propagation delay between
+    /// the two DCs, over any path (paper §6.1).
+    #[default]
+    OneWay,
+    /// The artifact's `standalone_fct`: the round trip of the best
+    /// minimum-hop path (least delay, then largest bottleneck) plus
+    /// `size / that path's bottleneck` (the NIC included). Pair it with
+    /// [`AckPath::Routed`], whose FCT also ends with an acknowledgement.
+    Rtt,
+}
+
+/// When a flow counts as complete.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AckPath {
+    /// When its last byte arrives (FCT = last byte out of the last queue +
+    /// the forward path's propagation delay).
+    #[default]
+    None,
+    /// When the acknowledgement of its last byte is back at the sender: the
+    /// acknowledgements form their own flow, which the deciders route from
+    /// the destination back to the source (the artifact's ACKs are routed
+    /// by the destination DCI like any flow); the FCT adds that path's
+    /// propagation delay and the queues it finds on it when the last byte
+    /// arrives (the acknowledgement waits behind them).
+    Routed,
+}
+
+/// The key a flow is known by in the deciders' flow caches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FlowIdentity {
+    /// The 5-tuple: every flow is decided on its own.
+    #[default]
+    FiveTuple,
+    /// The artifact's [`artifact_flow_id`] over its addresses and port
+    /// numbers: every flow (and acknowledgement flow) whose key an earlier
+    /// one of the same switch and destination already has, follows that
+    /// earlier flow's pinned port, under LCMP and UCMP (the artifact's ECMP
+    /// keeps no flow table). Pair it with per-pair source ports
+    /// ([`crate::traffic::SourcePorts::PerPair`]), which the key assumes.
+    Artifact,
 }
 
 impl Default for EngineConfig {
@@ -111,6 +212,10 @@ impl Default for EngineConfig {
             congestion_control: true,
             drain: 0.1,
             max_time_us: 60_000_000.0,
+            ideal: IdealFct::OneWay,
+            ack_path: AckPath::None,
+            flow_id: FlowIdentity::FiveTuple,
+            sample_on_decision: false,
         }
     }
 }
@@ -195,6 +300,8 @@ struct Flow {
     fair_at_us: f64,
     host: usize,
     path: Vec<u32>,
+    /// The acknowledgements' path, destination to source (empty: none).
+    ack: Vec<u32>,
     prop_us: f64,
     fair_phase: bool,
 }
@@ -236,6 +343,9 @@ struct Engine<'a> {
     bytes_delivered: u64,
     unrouted: u64,
     queues_ok: bool,
+    /// Under [`FlowIdentity::Artifact`]: the first 5-tuple seen per
+    /// (switch, group, artifact key).
+    aliases: HashMap<(usize, u16, u32), FlowKey>,
 }
 
 impl<'a> Engine<'a> {
@@ -301,34 +411,69 @@ impl<'a> Engine<'a> {
             bytes_delivered: 0,
             unrouted: 0,
             queues_ok: true,
+            aliases: HashMap::new(),
         }
     }
 
     fn sample(&mut self, now: Instant) {
-        for (s, ports) in self.net.port_links.iter().enumerate() {
-            let Some(sw) = self.switches.get_mut(s) else {
-                continue;
-            };
-            for (p, link) in ports.iter().enumerate() {
-                if let Some(l) = link {
-                    let depth = self.links[*l].backlog;
-                    let _ = sw.sample(now, lcmp_decide::PortId(p as u8), depth);
-                }
+        if self.cfg.sample_on_decision {
+            return;
+        }
+        for s in 0..self.switches.len() {
+            self.sample_switch(s, now);
+        }
+    }
+
+    /// Feeds switch `s` the depth of each of its egress queues.
+    fn sample_switch(&mut self, s: usize, now: Instant) {
+        let (Some(sw), Some(ports)) = (self.switches.get_mut(s), self.net.port_links.get(s)) else {
+            return;
+        };
+        for (p, link) in ports.iter().enumerate() {
+            if let Some(l) = link {
+                let depth = self.links[*l].backlog;
+                let _ = sw.sample(now, lcmp_decide::PortId(p as u8), depth);
             }
         }
     }
 
-    /// Hop-by-hop routing by the deciders. `None`: no route (or a loop).
-    fn route(&mut self, spec: &FlowSpec, now: Instant) -> Option<Vec<u32>> {
-        let key = spec.key();
-        let mut cur = spec.src_dc;
+    /// The artifact node number of a host (`DC index * hosts + host`).
+    fn node(&self, dc: u16, host: u16) -> u32 {
+        let hosts = u32::from(self.cfg.hosts_per_dc.max(1));
+        let dc = self.net.index(dc).unwrap_or(0) as u32;
+        dc.wrapping_mul(hosts).wrapping_add(u32::from(host) % hosts)
+    }
+
+    /// Hop-by-hop routing by the deciders, from `from` to `to`, of the
+    /// flow `key` (artifact key `id`). `None`: no route (or a loop).
+    fn route(
+        &mut self,
+        key: FlowKey,
+        id: u32,
+        (from, to): (u16, u16),
+        now: Instant,
+    ) -> Option<Vec<u32>> {
+        // The artifact's ECMP hashes every packet and keeps no flow table.
+        let alias = self.cfg.flow_id == FlowIdentity::Artifact && self.cfg.scheme != Scheme::Ecmp;
+        let mut cur = from;
         let mut path = Vec::new();
-        while cur != spec.dst_dc {
+        while cur != to {
             let s = self.net.index(cur)?;
+            // A key seen before follows its pin: no decision, no sample.
+            let (used, fresh) = if alias {
+                let entry = self.aliases.entry((s, to, id));
+                let fresh = matches!(entry, std::collections::hash_map::Entry::Vacant(_));
+                (*entry.or_insert(key), fresh)
+            } else {
+                (key, true)
+            };
+            if self.cfg.sample_on_decision && fresh {
+                self.sample_switch(s, now);
+            }
             let port = self
                 .switches
                 .get_mut(s)?
-                .on_packet(now, &key, GroupId(spec.dst_dc))
+                .on_packet(now, &used, GroupId(to))
                 .port()?;
             let link = (*self.net.port_links.get(s)?.get(usize::from(port.0))?)?;
             path.push(link as u32);
@@ -340,27 +485,60 @@ impl<'a> Engine<'a> {
         Some(path)
     }
 
+    /// The flow's ideal FCT, microseconds ([`IdealFct`]).
+    fn ideal_us(&self, spec: &FlowSpec) -> f64 {
+        let nic = self.cfg.nic_bps as f64;
+        let pair = self.net.index(spec.src_dc).zip(self.net.index(spec.dst_dc));
+        let bits = spec.size as f64 * 8.0;
+        match self.cfg.ideal {
+            IdealFct::OneWay => {
+                let shortest = pair.and_then(|(a, b)| self.net.shortest_us[a][b]);
+                bits / nic * 1e6 + shortest.unwrap_or(0) as f64
+            }
+            IdealFct::Rtt => {
+                let (delay, bottleneck) = pair
+                    .and_then(|(a, b)| self.net.best_path[a][b])
+                    .unwrap_or((0, u64::MAX));
+                let rate = (bottleneck as f64).min(nic).max(1.0);
+                2.0 * delay as f64 + bits / rate * 1e6
+            }
+        }
+    }
+
+    /// The forward path and, with [`AckPath::Routed`], the
+    /// acknowledgements' path; `None` if either has no route.
+    fn routes(&mut self, spec: &FlowSpec, now: Instant) -> Option<(Vec<u32>, Vec<u32>)> {
+        if spec.src_dc == spec.dst_dc {
+            return None;
+        }
+        let (sip, dip) = (
+            artifact_ip(self.node(spec.src_dc, spec.src_host)),
+            artifact_ip(self.node(spec.dst_dc, spec.dst_host)),
+        );
+        let key = spec.key();
+        let id = artifact_flow_id(sip, dip, spec.sport, ARTIFACT_DPORT);
+        let path = self.route(key, id, (spec.src_dc, spec.dst_dc), now)?;
+        let ack = match self.cfg.ack_path {
+            AckPath::None => Vec::new(),
+            AckPath::Routed => {
+                let reverse = spec.ack_key();
+                let id = artifact_flow_id(dip, sip, ARTIFACT_DPORT, spec.sport);
+                self.route(reverse, id, (spec.dst_dc, spec.src_dc), now)?
+            }
+        };
+        Some((path, ack))
+    }
+
     fn admit(&mut self, i: usize) {
         let spec = self.specs[i];
         let f = self.flows.len() as u32;
-        let nic = self.cfg.nic_bps as f64;
-        let shortest = self
-            .net
-            .index(spec.src_dc)
-            .zip(self.net.index(spec.dst_dc))
-            .and_then(|(a, b)| self.net.shortest_us[a][b])
-            .unwrap_or(0) as f64;
-        let ideal_us = spec.size as f64 * 8.0 / nic * 1e6 + shortest;
+        let ideal_us = self.ideal_us(&spec);
         let now = Instant::from_ticks(spec.start_us as u64 as u32);
-        let route = if spec.src_dc == spec.dst_dc {
-            None
-        } else {
-            self.route(&spec, now)
-        };
+        let route = self.routes(&spec, now);
         let host = self.net.index(spec.src_dc).unwrap_or(0)
             * usize::from(self.cfg.hosts_per_dc.max(1))
             + usize::from(spec.src_host % self.cfg.hosts_per_dc.max(1));
-        let Some(path) = route else {
+        let Some((path, ack)) = route else {
             self.unrouted += 1;
             self.flows.push(Flow {
                 remaining: 0,
@@ -371,6 +549,7 @@ impl<'a> Engine<'a> {
                 fair_at_us: 0.0,
                 host,
                 path: Vec::new(),
+                ack: Vec::new(),
                 prop_us: 0.0,
                 fair_phase: false,
             });
@@ -397,6 +576,7 @@ impl<'a> Engine<'a> {
             fair_at_us: spec.start_us + 2.0 * prop_us,
             host,
             path: path.clone(),
+            ack,
             prop_us,
             fair_phase: false,
         });
@@ -676,7 +856,8 @@ impl<'a> Engine<'a> {
                         if fl.remaining == 0 && fl.delivered == self.specs[slot[f]].size {
                             let done = t0 + dt * p.end;
                             let start = self.specs[slot[f]].start_us;
-                            self.outcomes[f].fct_us = Some(done - start + fl.prop_us);
+                            let ack_us = ack_delay_us(&fl.ack, &self.net, &self.links);
+                            self.outcomes[f].fct_us = Some(done - start + fl.prop_us + ack_us);
                         }
                     }
                     Some(nl) => {
@@ -899,6 +1080,18 @@ impl Stepper {
     pub fn output(&self) -> RunOutput {
         self.engine.finish(&self.state)
     }
+}
+
+/// The time an acknowledgement sent now needs along `ack`: each link's
+/// propagation delay plus the time to drain the queue it finds there
+/// (zero for an empty path).
+fn ack_delay_us(ack: &[u32], net: &Network, links: &[Link]) -> f64 {
+    ack.iter()
+        .filter_map(|&l| Some((net.links.get(l as usize)?, links.get(l as usize)?)))
+        .map(|(d, q)| {
+            d.delay_us as f64 + q.backlog as f64 * 8.0 / d.capacity_bps.max(1) as f64 * 1e6
+        })
+        .sum()
 }
 
 /// A fair-phase flow's constraints: its links, then its host's NIC.

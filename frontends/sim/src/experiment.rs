@@ -8,10 +8,8 @@ use std::sync::Mutex;
 #[cfg(feature = "cli")]
 use std::time::Instant as WallClock;
 
-use lcmp_decide::{Params, Pick, Scheme, Weights};
-#[cfg(feature = "cli")]
-use lcmp_tables::BuildOptions;
-use lcmp_tables::Topology;
+use lcmp_decide::{Params, Pick, Profile, Scheme, Weights};
+use lcmp_tables::{BuildOptions, Saturation, Topology};
 
 #[cfg(feature = "cli")]
 use crate::engine;
@@ -23,7 +21,7 @@ use crate::rng::Pcg32;
 use crate::stats::Focus;
 #[cfg(feature = "cli")]
 use crate::stats::{summarise, RunResult};
-use crate::traffic::{generate, Pairs, TrafficSpec};
+use crate::traffic::{generate, Pairs, SourcePorts, TrafficSpec};
 use crate::workload::Workload;
 
 /// Most worker threads of one sweep (each holds one run's state).
@@ -65,11 +63,16 @@ pub enum SchemeSpec {
     /// LCMP with the Tofino data plane's pick, [`Pick::ScaledHash`]
     /// (`docs/tofino.md`).
     LcmpT,
+    /// LCMP with the tuned profile ([`Profile::Tuned`]) as published: its
+    /// parameters and delay saturation, whatever `--weights`,
+    /// `--saturation` or `--band` say (vary them with `--profile tuned
+    /// --schemes lcmp`).
+    LcmpTuned,
 }
 
 impl SchemeSpec {
     /// Every scheme, in display order.
-    pub const ALL: [SchemeSpec; 9] = [
+    pub const ALL: [SchemeSpec; 10] = [
         SchemeSpec::Ecmp,
         SchemeSpec::Ucmp,
         SchemeSpec::Lcmp,
@@ -79,6 +82,7 @@ impl SchemeSpec {
         SchemeSpec::LcmpC,
         SchemeSpec::LcmpWc,
         SchemeSpec::LcmpT,
+        SchemeSpec::LcmpTuned,
     ];
 
     /// The command-line name.
@@ -93,6 +97,7 @@ impl SchemeSpec {
             SchemeSpec::LcmpC => "lcmp-c",
             SchemeSpec::LcmpWc => "lcmp-wc",
             SchemeSpec::LcmpT => "lcmp-t",
+            SchemeSpec::LcmpTuned => "lcmp-tuned",
         }
     }
 
@@ -107,14 +112,11 @@ impl SchemeSpec {
         SchemeSpec::ALL.into_iter().find(|s| s.name() == name)
     }
 
-    /// The core scheme and the table parameters, from `base` weights. The
-    /// flow-cache idle timeout is [`SIM_IDLE_TIMEOUT_US`].
-    pub fn settings(self, base: Weights) -> (Scheme, Params) {
-        let mut params = Params {
-            weights: base,
-            idle_timeout_ticks: SIM_IDLE_TIMEOUT_US,
-            ..Params::PAPER
-        };
+    /// The core scheme and the table-building options: `base` with this
+    /// scheme's changes to its parameters.
+    pub fn settings(self, base: &BuildOptions) -> (Scheme, BuildOptions) {
+        let mut opts = base.clone();
+        let params = &mut opts.params;
         let scheme = match self {
             SchemeSpec::Ecmp => Scheme::Ecmp,
             SchemeSpec::Ucmp => Scheme::Ucmp,
@@ -146,8 +148,17 @@ impl SchemeSpec {
                 params.weights.s_cong = 1;
                 Scheme::Lcmp
             }
+            SchemeSpec::LcmpTuned => {
+                let tuned = Profile::Tuned.params();
+                opts.saturation = Saturation::Shift(tuned.delay_shift);
+                opts.params = Params {
+                    idle_timeout_ticks: base.params.idle_timeout_ticks,
+                    ..tuned
+                };
+                Scheme::Lcmp
+            }
         };
-        (scheme, params)
+        (scheme, opts)
     }
 }
 
@@ -218,8 +229,12 @@ pub struct Experiment {
     pub schemes: Vec<SchemeSpec>,
     /// Traffic seeds.
     pub seeds: Vec<u64>,
-    /// Base weights (the paper's unless `--weights`).
-    pub weights: Weights,
+    /// Base table-building options: the paper's parameters with the
+    /// simulator's flow-cache idle timeout ([`Experiment::default_tables`])
+    /// unless changed (`--weights`, `--saturation`, ...).
+    pub tables: BuildOptions,
+    /// Source-port allocation.
+    pub sports: SourcePorts,
     /// Engine settings (scheme and hash seed are set per run).
     pub engine: EngineConfig,
     /// Count only flows between these DCs.
@@ -240,6 +255,18 @@ pub fn paper_window_us(load: f64) -> f64 {
 }
 
 impl Experiment {
+    /// The base table options of `lcmp sim`: the paper's, with the flow-cache
+    /// idle timeout set to [`SIM_IDLE_TIMEOUT_US`].
+    pub fn default_tables() -> BuildOptions {
+        BuildOptions {
+            params: Params {
+                idle_timeout_ticks: SIM_IDLE_TIMEOUT_US,
+                ..Params::PAPER
+            },
+            ..BuildOptions::default()
+        }
+    }
+
     /// The capacity the loads refer to, bits per second.
     pub fn reference_bps(&self) -> f64 {
         let topo = &self.topology;
@@ -327,11 +354,7 @@ impl Experiment {
         self.schemes
             .iter()
             .map(|&s| {
-                let (scheme, params) = s.settings(self.weights);
-                let opts = BuildOptions {
-                    params,
-                    ..BuildOptions::default()
-                };
+                let (scheme, opts) = s.settings(&self.tables);
                 Network::new(&self.topology, &opts).map(|n| (s, scheme, n))
             })
             .collect()
@@ -345,6 +368,7 @@ impl Experiment {
             reference_bps: self.reference_bps(),
             window_us: self.windows_us[load_index],
             hosts_per_dc: self.engine.hosts_per_dc,
+            sports: self.sports,
         };
         let dcs: Vec<u16> = self.topology.dcs.iter().map(|d| d.id).collect();
         generate(

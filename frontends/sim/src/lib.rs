@@ -18,6 +18,7 @@
 //!   and seeds.
 //! * [`report`], [`plot`]: text tables, JSON and SVG figures.
 //! * [`cli`]: the `lcmp sim` arguments and entry point.
+//! * [`sweep`]: `lcmp sim sweep`, the grid search against baselines.
 //!
 //! ## Feature flags
 //!
@@ -46,6 +47,8 @@ pub mod plot;
 pub mod report;
 pub mod rng;
 pub mod stats;
+#[cfg(feature = "cli")]
+pub mod sweep;
 pub mod traffic;
 pub mod workload;
 

@@ -40,6 +40,11 @@ pub struct Network {
     pub tables: Vec<Tables>,
     /// `shortest_us[a][b]`: least one-way delay between switch indices.
     pub shortest_us: Vec<Vec<Option<u64>>>,
+    /// `best_path[a][b]`: the best minimum-hop path between switch indices
+    /// as the artifact's ideal FCT takes it (least delay, then largest
+    /// bottleneck): `(one-way delay µs, bottleneck bps)`
+    /// ([`Topology::best_min_hop_path`]).
+    pub best_path: Vec<Vec<Option<(u64, u64)>>>,
 }
 
 impl Network {
@@ -83,6 +88,10 @@ impl Network {
             .iter()
             .map(|&a| dcs.iter().map(|&b| topo.shortest_delay_us(a, b)).collect())
             .collect();
+        let best_path = dcs
+            .iter()
+            .map(|&a| dcs.iter().map(|&b| topo.best_min_hop_path(a, b)).collect())
+            .collect();
         Ok(Network {
             dcs,
             names,
@@ -90,6 +99,7 @@ impl Network {
             port_links,
             tables,
             shortest_us,
+            best_path,
         })
     }
 

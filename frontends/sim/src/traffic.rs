@@ -19,6 +19,20 @@ pub enum Pairs {
     AllToAll,
 }
 
+/// How flows get their UDP source ports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SourcePorts {
+    /// Uniform in `1024..65536`.
+    #[default]
+    Random,
+    /// Per host pair, counting up from 10000 (the artifact's `third.cc`:
+    /// `portNumder[src][dst]++`).
+    PerPair,
+}
+
+/// The artifact's first source port of each host pair.
+pub const PER_PAIR_FIRST_PORT: u16 = 10_000;
+
 /// What generates the flows of one run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrafficSpec {
@@ -32,6 +46,8 @@ pub struct TrafficSpec {
     pub window_us: f64,
     /// Hosts per DC.
     pub hosts_per_dc: u16,
+    /// Source-port allocation (the draws are the same either way).
+    pub sports: SourcePorts,
 }
 
 /// Draws the flows: arrivals at rate `load * reference / (8 * mean size)`.
@@ -40,7 +56,8 @@ pub struct TrafficSpec {
 /// ```
 /// # use lcmp_sim::{rng::Pcg32, traffic::*, workload::Workload};
 /// let spec = TrafficSpec { pairs: Pairs::One { src: 1, dst: 8 }, load: 0.3,
-///     reference_bps: 1.6e12, window_us: 150_000.0, hosts_per_dc: 16 };
+///     reference_bps: 1.6e12, window_us: 150_000.0, hosts_per_dc: 16,
+///     sports: SourcePorts::Random };
 /// let flows = generate(&spec, &Workload::embedded("websearch").unwrap(), &[1, 8], &mut Pcg32::new(1, 0));
 /// assert!((4_500..6_000).contains(&flows.len()));
 /// ```
@@ -58,6 +75,8 @@ pub fn generate(
         return out;
     }
     let hosts = u32::from(spec.hosts_per_dc.max(1));
+    let mut counters: std::collections::HashMap<(u16, u16, u16, u16), u16> =
+        std::collections::HashMap::new();
     let mut t = rng.exp(1.0 / rate_per_us);
     while t < spec.window_us {
         let (src, dst) = match spec.pairs {
@@ -69,13 +88,27 @@ pub fn generate(
                 (dcs[a as usize], dcs[b as usize])
             }
         };
+        let src_host = rng.below(hosts) as u16;
+        let dst_host = rng.below(hosts) as u16;
+        let random_port = 1024 + rng.below(64_512) as u16;
+        let sport = match spec.sports {
+            SourcePorts::Random => random_port,
+            SourcePorts::PerPair => {
+                let next = counters
+                    .entry((src, src_host, dst, dst_host))
+                    .or_insert(PER_PAIR_FIRST_PORT);
+                let port = *next;
+                *next = next.wrapping_add(1);
+                port
+            }
+        };
         out.push(FlowSpec {
             start_us: t,
             src_dc: src,
             dst_dc: dst,
-            src_host: rng.below(hosts) as u16,
-            dst_host: rng.below(hosts) as u16,
-            sport: 1024 + rng.below(64_512) as u16,
+            src_host,
+            dst_host,
+            sport,
             size: workload.sample(rng),
         });
         t += rng.exp(1.0 / rate_per_us);

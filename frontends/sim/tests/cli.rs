@@ -21,7 +21,12 @@ fn defaults_are_the_paper_regime_on_testbed8() {
     let e = exp(&[]).expect("valid");
     assert_eq!(e.loads, [0.3, 0.5, 0.8]);
     assert_eq!(e.windows_us, [150_000.0, 100_000.0, 70_000.0]);
-    assert_eq!(e.schemes.len(), 3);
+    // The paper's LCMP and the tuned profile side by side.
+    let names: Vec<&str> = e.schemes.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["ecmp", "ucmp", "lcmp", "lcmp-tuned"]);
+    assert_eq!(e.tables.params.weights, lcmp_decide::Weights::PAPER);
+    assert_eq!(e.tables.saturation, lcmp_tables::Saturation::Shift(5));
+    assert_eq!(e.tables.queue_thresholds, None);
     assert_eq!(e.seeds, [1]);
     assert!((e.reference_bps() - 1.6e12).abs() < 1.0);
     let p = exp(&["--preset", "paper"]).expect("valid");
@@ -84,7 +89,7 @@ fn runs_that_are_too_big_are_refused() {
 fn figures_and_json_are_written() {
     let e = exp(&["--load", "0.3", "--window", "0.01"]).expect("valid");
     let results = e.run(2, &|| {}).expect("runs");
-    assert_eq!(results.len(), 3);
+    assert_eq!(results.len(), 4);
     let dir = std::env::temp_dir().join(format!("lcmp-sim-plot-{}", std::process::id()));
     let files = lcmp_sim::plot::write_all(&dir, "test", &results).expect("written");
     assert_eq!(files.len(), 2);
@@ -98,4 +103,175 @@ fn figures_and_json_are_written() {
     assert!(v[0]["buckets"][0]["p99"]["sd"].is_number());
     let text = lcmp_sim::report::text("title", &results);
     assert!(text.contains("lcmp vs ecmp") && text.contains("DC1->DC6 25G"));
+}
+
+#[test]
+fn the_artifact_preset_is_its_regime() {
+    use lcmp_sim::engine::{AckPath, FlowIdentity, IdealFct};
+    let e = exp(&["--preset", "artifact"]).expect("valid");
+    assert_eq!(e.windows_us, [200_000.0; 3]);
+    assert_eq!(e.seeds.len(), 5);
+    let names: Vec<&str> = e.schemes.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["ecmp", "ucmp", "lcmp"]);
+    let p = &e.tables.params;
+    assert_eq!((p.weights.s_cong, p.weights.w_tl), (2, 0));
+    assert_eq!(e.tables.saturation, lcmp_tables::Saturation::Shift(9));
+    let q = e.tables.queue_thresholds.clone().expect("explicit");
+    assert_eq!((q[0], q[1], q[9]), (0, 205_032_704, 205_032_704));
+    assert_eq!(p.idle_timeout_ticks, 2_000_000);
+    assert_eq!(
+        e.topology.buffer_bytes,
+        lcmp_sim::cli::ARTIFACT_DCI_BUFFER_BYTES
+    );
+    assert_eq!(e.engine.ideal, IdealFct::Rtt);
+    assert_eq!(e.engine.ack_path, AckPath::Routed);
+    assert_eq!(e.engine.flow_id, FlowIdentity::Artifact);
+    assert!(e.engine.sample_on_decision);
+    assert_eq!(e.sports, lcmp_sim::traffic::SourcePorts::PerPair);
+    // Each mechanism can be turned back off.
+    let off = exp(&[
+        "--preset",
+        "artifact",
+        "--saturation",
+        "5",
+        "--weights",
+        "s_cong=3,w_tl=1",
+        "--queue-thresholds",
+        "0,1,2,3,4,5,6,7,8,9",
+        "--ideal",
+        "oneway",
+        "--ack-path",
+        "none",
+        "--flow-id",
+        "five-tuple",
+        "--buffer",
+        "5GB",
+        "--idle-timeout-ms",
+        "5",
+        "--sampling",
+        "periodic",
+    ])
+    .expect("valid");
+    assert_eq!(off.tables.saturation, lcmp_tables::Saturation::Shift(5));
+    assert_eq!(off.tables.params.weights, lcmp_decide::Weights::PAPER);
+    assert_eq!(
+        off.tables.queue_thresholds,
+        Some(vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    );
+    assert_eq!(off.engine.ideal, IdealFct::OneWay);
+    assert_eq!(off.engine.ack_path, AckPath::None);
+    assert_eq!(off.engine.flow_id, FlowIdentity::FiveTuple);
+    assert_eq!(off.topology.buffer_bytes, 5_000_000_000);
+    assert_eq!(off.tables.params.idle_timeout_ticks, 5_000);
+    assert!(!off.engine.sample_on_decision);
+}
+
+#[test]
+fn profiles_and_table_options() {
+    let t = exp(&["--profile", "tuned"]).expect("valid");
+    assert_eq!(
+        t.tables.params,
+        lcmp_decide::Params {
+            idle_timeout_ticks: lcmp_sim::experiment::SIM_IDLE_TIMEOUT_US,
+            ..lcmp_decide::Profile::Tuned.params()
+        }
+    );
+    assert_eq!(t.tables.saturation, lcmp_tables::Saturation::Shift(10));
+    let b = exp(&["--profile", "tuned", "--band", "24", "--saturation", "auto"]).expect("valid");
+    assert_eq!(b.tables.params.band, 24);
+    assert_eq!(b.tables.saturation, lcmp_tables::Saturation::Auto);
+    let w = exp(&["--queue-thresholds", "wrap32:1000"]).expect("valid");
+    assert_eq!(
+        w.tables.queue_thresholds,
+        Some((0..10).map(|i| i * 100).collect())
+    );
+}
+
+/// Every new option's bad value is a one-line configuration error.
+#[test]
+fn bad_new_options_are_one_line_errors() {
+    for args in [
+        &["--preset", "artifact", "--topology", "bso13"][..],
+        &["--profile", "fast"],
+        &["--band", "256"],
+        &["--band", "x"],
+        &["--saturation", "32"],
+        &["--buffer", "0"],
+        &["--buffer", "5XB"],
+        &["--ideal", "best"],
+        &["--ack-path", "maybe"],
+        &["--flow-id", "hash"],
+        &["--sampling", "sometimes"],
+        &["--idle-timeout-ms", "0"],
+        &["--idle-timeout-ms", "5000000"],
+        &["--queue-thresholds", "0,1"],
+        &["--queue-thresholds", "9,8,7,6,5,4,3,2,1,0"],
+        &["--queue-thresholds", "wrap32:lots"],
+    ] {
+        match exp(args) {
+            Err(SimError::Config(m)) => {
+                assert!(!m.contains('\n') && !m.is_empty(), "{args:?}: {m}")
+            }
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_sweep_ranks_configurations_and_writes_its_report() {
+    let cli = Cli::try_parse_from([
+        "sim",
+        "--load",
+        "0.3",
+        "--window",
+        "0.01",
+        "sweep",
+        "--vary",
+        "band=-/16",
+        "--vary",
+        "saturation=5/9",
+    ])
+    .expect("parses");
+    let Some(lcmp_sim::cli::SimAction::Sweep(s)) = &cli.sim.action else {
+        panic!("a sweep");
+    };
+    let mut s = s.clone();
+    let dir = std::env::temp_dir().join(format!("lcmp-sim-sweep-{}", std::process::id()));
+    s.out = Some(dir.clone());
+    let r = lcmp_sim::sweep::run(&cli.sim, &s, 2).expect("runs");
+    assert_eq!(r.configs.len(), 4);
+    assert_eq!(r.baselines.len(), 2);
+    let names: Vec<&str> = r.configs.iter().map(|c| c.name.as_str()).collect();
+    assert!(names.contains(&"base") || names.contains(&"saturation=5"));
+    for c in &r.configs {
+        assert_eq!(c.cells.len(), 1);
+        assert!(c.beats <= 1 && c.loses <= 1);
+        assert!(c.worst_p50_ratio > 0.0 && c.worst_p99_ratio > 0.0);
+    }
+    // Ranked: beats descending.
+    assert!(r.configs.windows(2).all(|w| w[0].beats >= w[1].beats));
+    for f in ["sweep.md", "sweep.json", "sweep.svg"] {
+        let text = std::fs::read_to_string(dir.join(f)).expect("written");
+        assert!(text.contains("band=16") || f == "sweep.svg", "{f}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // Bad axes fail before anything runs.
+    for vary in [
+        "colour=red",
+        "band",
+        "band=300",
+        "saturation=99",
+        "weights=gamma=1",
+    ] {
+        let mut bad = s.clone();
+        bad.vary = vec![vary.to_string()];
+        bad.out = None;
+        assert!(
+            matches!(
+                lcmp_sim::sweep::run(&cli.sim, &bad, 1),
+                Err(SimError::Config(_))
+            ),
+            "{vary}"
+        );
+    }
 }

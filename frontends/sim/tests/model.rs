@@ -69,6 +69,7 @@ fn paper_flows(load: f64, seed: u64) -> Vec<FlowSpec> {
         reference_bps: 1.6e12,
         window_us: WINDOW_US,
         hosts_per_dc: 16,
+        sports: lcmp_sim::traffic::SourcePorts::Random,
     };
     let w = Workload::embedded("websearch").expect("embedded");
     generate(&spec, &w, &[1, 8], &mut Pcg32::new(seed, 0))
@@ -113,15 +114,8 @@ fn bytes_are_conserved_and_links_and_queues_stay_in_bounds() {
         SchemeSpec::LcmpW,
         SchemeSpec::LcmpT,
     ] {
-        let (s, params) = scheme.settings(lcmp_decide::Weights::PAPER);
-        let net = Network::new(
-            &topo,
-            &BuildOptions {
-                params,
-                ..Default::default()
-            },
-        )
-        .expect("network");
+        let (s, opts) = scheme.settings(&Experiment::default_tables());
+        let net = Network::new(&topo, &opts).expect("network");
         let cfg = EngineConfig {
             scheme: s,
             ..Default::default()
@@ -188,7 +182,8 @@ fn small_experiment(seed: u64) -> Experiment {
         windows_us: vec![30_000.0, 15_000.0],
         schemes: vec![SchemeSpec::Ecmp, SchemeSpec::Ucmp, SchemeSpec::Lcmp],
         seeds: vec![seed, seed + 1],
-        weights: lcmp_decide::Weights::PAPER,
+        tables: Experiment::default_tables(),
+        sports: lcmp_sim::traffic::SourcePorts::Random,
         engine: EngineConfig::default(),
         focus: None,
         bins: 8,

@@ -18,6 +18,7 @@ fn stepping_in_chunks_equals_one_run() {
         reference_bps: 16.0 * 100e9,
         window_us: 10_000.0,
         hosts_per_dc: 16,
+        sports: lcmp_sim::traffic::SourcePorts::Random,
     };
     let wl = Workload::embedded("websearch").expect("embedded");
     let flows = generate(&spec, &wl, &[1, 2, 3, 4, 5, 6, 7, 8], &mut Pcg32::new(3, 0));

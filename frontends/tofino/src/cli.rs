@@ -99,6 +99,14 @@ pub struct CommonArgs {
     /// named map to themselves).
     #[arg(long = "dev-port", value_name = "PORT=DEV_PORT", value_parser = parse_dev_port)]
     pub dev_ports: Vec<(u8, u16)>,
+    /// Parameters: a named profile (`paper`, `tuned`; docs/simulator.md).
+    #[arg(long, default_value = "paper", value_name = "NAME", value_parser = parse_profile)]
+    pub profile: lcmp_decide::Profile,
+}
+
+/// Parses a profile name.
+fn parse_profile(s: &str) -> Result<lcmp_decide::Profile, String> {
+    lcmp_tables::parse_profile(s).map_err(|e| e.to_string())
 }
 
 /// Parses `PORT=DEV_PORT`.
@@ -169,8 +177,21 @@ pub fn agent_for(
     config: DeciderConfig,
     options: ExportOptions,
 ) -> Result<Agent, Error> {
+    agent_for_profile(topo, switch, lcmp_decide::Profile::Paper, config, options)
+}
+
+/// [`agent_for`] with a named profile's build options
+/// ([`BuildOptions::for_profile`]).
+pub fn agent_for_profile(
+    topo: &Topology,
+    switch: &str,
+    profile: lcmp_decide::Profile,
+    config: DeciderConfig,
+    options: ExportOptions,
+) -> Result<Agent, Error> {
     let id = topo.dc_id(switch).ok_or(Error::UnknownSwitch)?;
-    let mut tables = build_tables(topo, id, &BuildOptions::default()).map_err(Error::Tables)?;
+    let opts = BuildOptions::for_profile(profile);
+    let mut tables = build_tables(topo, id, &opts).map_err(Error::Tables)?;
     tables.params.pick = Pick::ScaledHash;
     Agent::new(&tables, config, options)
 }
@@ -206,7 +227,7 @@ fn agent(c: &CommonArgs) -> Result<Agent, Error> {
             *slot = dev;
         }
     }
-    agent_for(&topo, &c.switch, config(c), options)
+    agent_for_profile(&topo, &c.switch, c.profile, config(c), options)
 }
 
 fn read_state(path: &Path) -> Result<CongestionState, Error> {

@@ -27,6 +27,7 @@ fn common(out: PathBuf) -> CommonArgs {
         pin_slots: lcmp_tofino::model::DEFAULT_PIN_SLOTS,
         target: TargetArg::Tofino1,
         dev_ports: vec![],
+        profile: lcmp_decide::Profile::Paper,
     }
 }
 

@@ -1,10 +1,60 @@
 //! Instantaneous queue level `Q` (§3.3, Fig. 3).
 //!
-//! The buffer is cut into `N` levels at `qthr[i] = floor(buffer * i / N)`
-//! (0 %, 10 %, …, 90 % for `N = 10`); `Q` is the score of the highest level
-//! whose threshold the sampled depth reaches, and 0 for an empty queue.
+//! By default the buffer is cut into `N` levels at
+//! `qthr[i] = floor(buffer * i / N)` (0 %, 10 %, …, 90 % for `N = 10`);
+//! `Q` is the score of the highest level whose threshold the sampled depth
+//! reaches, and 0 for an empty queue. A control plane may instead install
+//! explicit, non-decreasing byte thresholds per port (§3.1 "Bootstrap":
+//! the pre-installed threshold vectors; what a switch's range table holds),
+//! read the same way ([`QueueScale::Thresholds`]).
 
 use super::{highest_level, LevelCode};
+
+/// How a port's queue depth maps to levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueScale<'a> {
+    /// `qthr[i] = floor(buffer * i / levels)` (Fig. 3).
+    Buffer {
+        /// The port's buffer, bytes.
+        bytes: u64,
+        /// The number of levels `N`.
+        levels: usize,
+    },
+    /// Explicit thresholds `qthr[0..N]`, bytes, non-decreasing (validated
+    /// when the tables are compiled). Equal neighbours make a level
+    /// unreachable.
+    Thresholds(&'a [u64]),
+}
+
+impl QueueScale<'_> {
+    /// The level code of a sampled depth: [`LevelCode::NONE`] for an empty
+    /// queue, else the highest `i` with `bytes >= qthr[i]` (NONE if none).
+    ///
+    /// ```
+    /// # use lcmp_decide::estimator::{queue::QueueScale, LevelCode};
+    /// let wrapped = [0, 205, 205, 205];
+    /// let q = QueueScale::Thresholds(&wrapped);
+    /// assert_eq!(q.level(0), LevelCode::NONE);
+    /// assert_eq!(q.level(204), LevelCode::level(0));
+    /// assert_eq!(q.level(205), LevelCode::level(3));
+    /// let b = QueueScale::Buffer { bytes: 1000, levels: 10 };
+    /// assert_eq!(b.level(800), LevelCode::level(8));
+    /// ```
+    pub fn level(&self, bytes: u64) -> LevelCode {
+        match *self {
+            QueueScale::Buffer {
+                bytes: buffer,
+                levels,
+            } => queue_level(bytes, buffer, levels),
+            QueueScale::Thresholds(thr) => {
+                if bytes == 0 {
+                    return LevelCode::NONE;
+                }
+                highest_level(thr.len(), |i| thr.get(i).is_some_and(|&t| bytes >= t))
+            }
+        }
+    }
+}
 
 /// `qthr[i] = floor(buffer * i / n)`, exact for any 64-bit buffer.
 ///
@@ -81,7 +131,46 @@ mod test {
         );
     }
 
+    #[test]
+    fn explicit_thresholds_golden() {
+        // The artifact's table for a 5 GB buffer stored in uint32:
+        // 4.5e9 mod 2^32 = 205 032 704, made non-decreasing.
+        let mut thr = [205_032_704u64; 10];
+        thr[0] = 0;
+        let q = |b| QueueScale::Thresholds(&thr).level(b).score(&DEFAULT_LEVELS);
+        assert_eq!(q(0), 0);
+        assert_eq!(q(1), 25);
+        assert_eq!(q(205_032_703), 25);
+        assert_eq!(q(205_032_704), 255);
+        assert_eq!(q(u64::MAX), 255);
+        // Explicit thresholds equal to the buffer's give the same levels.
+        let lin: std::vec::Vec<u64> = (0..10)
+            .map(|i| queue_threshold(5_000_000_000, i, 10))
+            .collect();
+        for b in [0, 1, 499_999_999, 500_000_000, 3_999_999_999, 4_500_000_000] {
+            assert_eq!(
+                QueueScale::Thresholds(&lin).level(b),
+                QueueScale::Buffer {
+                    bytes: 5_000_000_000,
+                    levels: 10
+                }
+                .level(b)
+            );
+        }
+        // No threshold reached (a first threshold above zero).
+        assert_eq!(QueueScale::Thresholds(&[10, 20]).level(5), LevelCode::NONE);
+        assert_eq!(QueueScale::Thresholds(&[]).level(5), LevelCode::NONE);
+    }
+
     quickcheck! {
+        fn explicit_thresholds_are_monotone(a: u64, b: u64, t: std::vec::Vec<u64>) -> bool {
+            let mut t = t;
+            t.truncate(16);
+            t.sort_unstable();
+            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+            QueueScale::Thresholds(&t).level(lo) <= QueueScale::Thresholds(&t).level(hi)
+        }
+
         fn more_queue_never_lowers_q(a: u64, b: u64, buffer: u64, n: u8) -> bool {
             let n = usize::from(n % 16) + 1;
             let (lo, hi) = if a <= b { (a, b) } else { (b, a) };

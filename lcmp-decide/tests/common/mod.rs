@@ -74,3 +74,15 @@ pub fn flow(i: u32) -> FlowKey {
 pub fn t(ticks: u32) -> Instant {
     Instant::from_ticks(ticks)
 }
+
+/// The ports of the kept set, ascending.
+pub fn kept_ports(e: &Explanation) -> Vec<u8> {
+    let mut v: Vec<u8> = e
+        .candidates
+        .iter()
+        .filter(|c| c.kept)
+        .map(|c| c.port.0)
+        .collect();
+    v.sort_unstable();
+    v
+}
