@@ -30,8 +30,9 @@
 //! * A pin is honoured only while its port is up and listed among the
 //!   packet's group's candidates (an install may withdraw it); otherwise the
 //!   flow is re-decided, counted as a failover (port down) or a withdrawal
-//!   (port up, no longer a candidate). A flow that gets no route is
-//!   forgotten, idle entry included.
+//!   (port up, no longer a candidate). A flow whose group is gone is
+//!   forgotten, idle entry included; one whose candidates are all down
+//!   keeps its pin.
 //! * The flow table is unbounded. The differential target keeps at most 8
 //!   flows against a 16-slot cache of 8-slot buckets, so the crate's cache
 //!   can never refuse an insert; and it keeps the total clock advance
@@ -210,9 +211,11 @@ impl Model {
         }
         let e = self.evaluate(key, group, self.scheme);
         let Some(port) = e.chosen else {
-            // The flow is forgotten, idle or not: a later install that
-            // raises the idle timeout must not revive it.
-            self.flows.remove(key);
+            // Every candidate down: the pin is kept (the flow returns to
+            // its port when it comes back); group gone: forgotten.
+            if e.reason != Reason::NoLiveCandidate {
+                self.flows.remove(key);
+            }
             self.counters.no_route += 1;
             return Decision::NoRoute(e.reason);
         };

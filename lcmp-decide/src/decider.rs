@@ -498,11 +498,14 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
         let hash = key.ecmp_hash(self.config.hash, self.config.seed);
         let (chosen, reason) = decide(&self.inputs(self.config.scheme), group, hash);
         let Some(port) = chosen else {
-            // No route: forget the flow, idle entry included, so that a
-            // later install raising the idle timeout cannot revive a pin
-            // the flow was told it no longer has.
-            if let Some(slot) = probe.entry() {
-                self.cache.remove(slot);
+            // Every candidate down: the pin stays, so that a flow whose
+            // port comes back returns to it (a switch's data plane, which
+            // drops without touching its pin registers, does the same).
+            // Group gone: the flow is forgotten, idle entry included.
+            if reason != Reason::NoLiveCandidate {
+                if let Some(slot) = probe.entry() {
+                    self.cache.remove(slot);
+                }
             }
             bump(&mut self.counters.no_route);
             return Decision::NoRoute(reason);

@@ -159,7 +159,7 @@ fn down_ports_are_never_chosen_and_pinned_flows_fail_over() {
         c.hits + c.new_flows + c.failovers + c.withdrawals + c.unpinned + c.no_route
     );
     assert!(c.failovers > 0);
-    // Everything down: NoRoute, and the pin is dropped.
+    // Everything down: NoRoute (the pin stays for when a port is back).
     for p in 0..6 {
         d.set_port_up(PortId(p), false).expect("port");
     }
