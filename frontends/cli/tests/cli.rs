@@ -365,9 +365,9 @@ fn replay_prints_decisions_digest_and_counters() {
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 42 + 2);
-    assert_eq!(lines[42], "digest 0xa21ec280359f2569");
+    assert_eq!(lines[42], "digest 0xf2ca0b1871b8838c");
     assert!(
-        lines[43].contains("packets=42 hits=15 new_flows=24 failovers=1"),
+        lines[43].contains("packets=42 hits=16 new_flows=23 failovers=1"),
         "{}",
         lines[43]
     );
@@ -391,7 +391,7 @@ fn replay_prints_decisions_digest_and_counters() {
     ]);
     assert_eq!(
         String::from_utf8_lossy(&q.stdout).lines().next(),
-        Some("digest 0xa21ec280359f2569")
+        Some("digest 0xf2ca0b1871b8838c")
     );
     let again = lcmp(&[
         "replay",
@@ -404,7 +404,7 @@ fn replay_prints_decisions_digest_and_counters() {
     ]);
     assert_eq!(
         String::from_utf8_lossy(&again.stdout).lines().next(),
-        Some("digest 0xa21ec280359f2569")
+        Some("digest 0xf2ca0b1871b8838c")
     );
 }
 
