@@ -28,6 +28,18 @@ pub struct DeciderConfig {
     pub overflow: Overflow,
 }
 
+impl DeciderConfig {
+    /// [`DeciderConfig::default`] as a constant, for `static` deciders
+    /// (`Decider::new(DeciderConfig::DEFAULT)` in a `const` context): LCMP,
+    /// seed 0, MurmurHash3, [`Overflow::Refuse`].
+    pub const DEFAULT: DeciderConfig = DeciderConfig {
+        scheme: Scheme::Lcmp,
+        seed: 0,
+        hash: HashAlgorithm::Murmur3,
+        overflow: Overflow::Refuse,
+    };
+}
+
 /// What a new flow gets when the flow cache cannot pin it (both of its
 /// buckets hold only active flows and none can move; see
 /// [`crate::flow_cache`]).

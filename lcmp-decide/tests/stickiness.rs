@@ -430,6 +430,11 @@ fn a_forwarded_flow_that_keeps_sending_never_moves() {
 }
 
 #[test]
+fn the_default_config_constant_is_the_default() {
+    assert_eq!(DeciderConfig::DEFAULT, DeciderConfig::default());
+}
+
+#[test]
 fn reset_returns_to_the_constructed_state() {
     let mut d = decider(Scheme::Lcmp, Params::PAPER);
     let _ = pin_many(&mut d);
