@@ -343,7 +343,7 @@ const fn murmur3_round(h: u32, k: u32) -> u32 {
 }
 
 /// The SplitMix64 finaliser (Steele, Lea, Flood 2014).
-const fn splitmix64(mut z: u64) -> u64 {
+pub(crate) const fn splitmix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
