@@ -337,37 +337,7 @@ impl Topology {
     /// ```
     pub fn shortest_delay_us(&self, a: u16, b: u16) -> Option<u64> {
         let g = Graph::new(self);
-        let start = g.index(a)?;
-        let goal = g.index(b)?;
-        let mut dist: Vec<Option<u64>> = alloc::vec![None; g.len()];
-        let mut done: Vec<bool> = alloc::vec![false; g.len()];
-        let mut heap = alloc::collections::BinaryHeap::new();
-        if let Some(d) = dist.get_mut(start) {
-            *d = Some(0);
-        }
-        heap.push(core::cmp::Reverse((0u64, start)));
-        while let Some(core::cmp::Reverse((d, i))) = heap.pop() {
-            match done.get_mut(i) {
-                Some(true) | None => continue,
-                Some(flag) => *flag = true,
-            }
-            if i == goal {
-                return Some(d);
-            }
-            for &(j, li) in g.neighbors(i) {
-                let Some(l) = self.links.get(li) else {
-                    continue;
-                };
-                let nd = d.saturating_add(l.delay_us);
-                if let Some(slot) = dist.get_mut(j) {
-                    if slot.is_none_or(|old| nd < old) {
-                        *slot = Some(nd);
-                        heap.push(core::cmp::Reverse((nd, j)));
-                    }
-                }
-            }
-        }
-        None
+        g.least_delay(self, g.index(a)?, g.index(b)?)
     }
 }
 
