@@ -19,7 +19,7 @@ use lcmp_decide::{
 use serde::{Deserialize, Serialize};
 
 use crate::build::{build_tables, BuildOptions, PathMetric};
-use crate::error::TablesError;
+use crate::error::{Count, TablesError, TopologyError, TraceError};
 use crate::replay::{flow_key, ReplayDecider};
 use crate::topology::Topology;
 
@@ -43,7 +43,7 @@ impl TopologyRef {
     pub fn resolve(&self) -> Result<Topology, TablesError> {
         let t = match self {
             TopologyRef::Embedded(name) => {
-                Topology::embedded(name).ok_or(TablesError::UnknownTopology)?
+                Topology::embedded(name).ok_or(TopologyError::UnknownTopology)?
             }
             TopologyRef::Inline(t) => t.clone(),
         };
@@ -64,13 +64,13 @@ pub enum DcRef {
 
 impl DcRef {
     /// The DC id in `topo`.
-    pub fn resolve(&self, topo: &Topology) -> Result<u16, TablesError> {
+    pub fn resolve(&self, topo: &Topology) -> Result<u16, TopologyError> {
         match self {
             DcRef::Id(id) => topo
                 .dc(*id)
                 .map(|d| d.id)
-                .ok_or(TablesError::UnknownDc(*id)),
-            DcRef::Name(name) => topo.dc_id(name).ok_or(TablesError::UnknownDcName),
+                .ok_or(TopologyError::UnknownDc(*id)),
+            DcRef::Name(name) => topo.dc_id(name).ok_or(TopologyError::UnknownDcName),
         }
     }
 }
@@ -266,10 +266,10 @@ impl Scenario {
                 max: MAX_SCENARIO_JSON,
             });
         }
-        let s: Scenario = serde_json::from_str(text).map_err(|e| crate::json_error(&e))?;
+        let s: Scenario = serde_json::from_str(text)?;
         if s.samples.len() > MAX_SCENARIO_SAMPLES {
             return Err(TablesError::TooMany {
-                what: crate::Count::Events,
+                what: Count::Events,
                 count: s.samples.len() as u64,
             });
         }
@@ -307,7 +307,7 @@ impl Scenario {
             if ports.iter().any(|sp| sp.port.0 == p) {
                 Ok(PortId(p))
             } else {
-                Err(TablesError::NoSuchPort(p))
+                Err(TablesError::Topology(TopologyError::NoSuchPort(p)))
             }
         };
         for s in &self.samples {
@@ -322,7 +322,7 @@ impl Scenario {
         }
         let f = &self.flow;
         let key = flow_key(f.src, f.dst, f.sport, f.dport, f.proto)
-            .ok_or(TablesError::MixedAddressFamilies)?;
+            .ok_or(TraceError::MixedAddressFamilies)?;
         let now = Instant::from_ticks(self.now_us as u32);
         let e = decider.explain(&key, GroupId(dst), now);
         let neighbor = |p: PortId| ports.iter().find(|sp| sp.port == p).map(|sp| sp.neighbor);
@@ -371,6 +371,7 @@ impl ExplainOutput {
 #[cfg(test)]
 mod test {
     use super::*;
+    use crate::error::JsonError;
 
     const BASE: &str = r#"{"topology":"testbed8","switch":"DC1",
         "flow":{"src":"10.0.0.1","dst":"10.0.7.1","sport":1000,"dport":4791,"proto":17},
@@ -452,7 +453,7 @@ mod test {
             let back = Scenario::from_json(&text);
             let cut_is_json_error = matches!(
                 Scenario::from_json(text.get(..cut % text.len()).unwrap_or_default()),
-                Err(TablesError::Json { .. })
+                Err(TablesError::Json(JsonError { .. }))
             );
             back.as_ref() == Ok(&s)
                 && back.and_then(|b| b.explain(None)) == s.explain(None)
@@ -465,22 +466,22 @@ mod test {
         let bad = BASE.replace("\"DC1\"", "\"DC99\"");
         assert_eq!(
             Scenario::from_json(&bad).and_then(|s| s.explain(None)),
-            Err(TablesError::UnknownDcName)
+            Err(TablesError::Topology(TopologyError::UnknownDcName))
         );
         let bad = BASE.replace("\"testbed8\"", "\"nowhere\"");
         assert_eq!(
             Scenario::from_json(&bad).and_then(|s| s.explain(None)),
-            Err(TablesError::UnknownTopology)
+            Err(TablesError::Topology(TopologyError::UnknownTopology))
         );
         let bad = BASE.replace("10.0.7.1", "fd00::1");
         assert_eq!(
             Scenario::from_json(&bad).and_then(|s| s.explain(None)),
-            Err(TablesError::MixedAddressFamilies)
+            Err(TablesError::Trace(TraceError::MixedAddressFamilies))
         );
         let bad = BASE.replace("\"dst_dc\"", "\"down\":[9],\"dst_dc\"");
         assert_eq!(
             Scenario::from_json(&bad).and_then(|s| s.explain(None)),
-            Err(TablesError::NoSuchPort(9))
+            Err(TablesError::Topology(TopologyError::NoSuchPort(9)))
         );
         let bad = BASE.replace(
             "\"dst_dc\"",
@@ -493,7 +494,7 @@ mod test {
         let bad = BASE.replace("\"dst_dc\"", "\"colour\":1,\"dst_dc\"");
         assert!(matches!(
             Scenario::from_json(&bad),
-            Err(TablesError::Json { .. })
+            Err(TablesError::Json(JsonError { .. }))
         ));
     }
 }

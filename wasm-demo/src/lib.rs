@@ -122,10 +122,7 @@ fn resolve_topology(spec: &str) -> Result<Topology, DemoError> {
             "unknown topology {spec:?} (embedded: testbed8, bso13; or paste a topology JSON object)"
         ));
     }
-    Topology::from_json(spec).map_err(|e| match serde_json::from_str::<Topology>(spec) {
-        Err(d) => format!("topology JSON: {e}: {d}"),
-        Ok(_) => format!("topology JSON: {e}"),
-    })
+    Topology::from_json(spec).map_err(|e| format!("topology JSON: {e}"))
 }
 
 /// The validated topology and each switch's ports (JSON), from an embedded
@@ -167,12 +164,7 @@ pub fn topology(spec: &str) -> Result<String, JsValue> {
 
 /// `lcmp explain SCENARIO.json`: the same JSON text, from the same code.
 pub fn explain_json(scenario: &str) -> Result<String, DemoError> {
-    let s = Scenario::from_json(scenario).map_err(|e| {
-        match serde_json::from_str::<Scenario>(scenario) {
-            Err(d) => format!("scenario: {e}: {d}"),
-            Ok(_) => format!("scenario: {e}"),
-        }
-    })?;
+    let s = Scenario::from_json(scenario).map_err(|e| format!("scenario: {e}"))?;
     let out = s.explain(None).map_err(|e| format!("scenario: {e}"))?;
     Ok(out.to_json())
 }

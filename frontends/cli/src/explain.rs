@@ -41,10 +41,7 @@ pub(crate) struct ExplainArgs {
 pub(crate) fn run(a: ExplainArgs) -> Result<(), Failure> {
     let text = read_text(&a.scenario)?;
     let path = a.scenario.display();
-    let scenario = Scenario::from_json(&text).map_err(|e| {
-        let detail = serde_json::from_str::<Scenario>(&text).err();
-        crate::with_json_detail(format!("{path}: {e}"), &e, detail)
-    })?;
+    let scenario = Scenario::from_json(&text).map_err(|e| format!("{path}: {e}"))?;
     let out = scenario
         .explain(a.scheme.map(Into::into))
         .map_err(|e| format!("{path}: {e}"))?;

@@ -64,19 +64,6 @@ fn read_text(path: &std::path::Path) -> Result<String, Failure> {
     String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
 }
 
-/// For a JSON error, appends serde_json's own description (which names
-/// the offending field) to the one-line message.
-fn with_json_detail(
-    msg: String,
-    err: &lcmp_tables::TablesError,
-    detail: Option<serde_json::Error>,
-) -> Failure {
-    match (err, detail) {
-        (lcmp_tables::TablesError::Json { .. }, Some(d)) => format!("{msg}: {d}"),
-        _ => msg,
-    }
-}
-
 /// Writes `text` to stdout. A closed pipe (`lcmp ... | head`) is not an
 /// error.
 fn print(text: &str) -> Result<(), Failure> {

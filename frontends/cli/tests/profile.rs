@@ -198,7 +198,8 @@ fn tofino_exports_the_tuned_profile() {
                         .get("table_name")
                         .and_then(Value::as_str)
                         .is_some_and(|t| t.ends_with("lcmp_dst_group"));
-                    if sized && m.get("data").and_then(|d| d.get("group")) == Some(&Value::from(8)) {
+                    if sized && m.get("data").and_then(|d| d.get("group")) == Some(&Value::from(8))
+                    {
                         found = m
                             .get("data")
                             .and_then(|d| d.get("k"))

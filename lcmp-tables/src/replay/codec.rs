@@ -3,7 +3,7 @@
 //! written by [`encode_trace`], read without allocating by [`TraceReader`].
 
 use super::TraceEvent;
-use crate::error::{Count, TablesError};
+use crate::error::{Count, FormatError, TablesError};
 
 /// Most events an encoded trace may hold.
 pub const MAX_TRACE_EVENTS: u32 = 1 << 24;
@@ -39,12 +39,12 @@ pub fn encode_trace(events: &[TraceEvent], out: &mut [u8]) -> Result<usize, Tabl
         })?;
     let (header, body) = out
         .split_at_mut_checked(TRACE_HEADER_LEN)
-        .ok_or(TablesError::BufferTooSmall)?;
+        .ok_or(FormatError::BufferTooSmall)?;
     let mut used = 0usize;
     for e in events {
-        let rest = body.get_mut(used..).ok_or(TablesError::BufferTooSmall)?;
+        let rest = body.get_mut(used..).ok_or(FormatError::BufferTooSmall)?;
         let n = postcard::to_slice(e, rest)
-            .map_err(|_| TablesError::BufferTooSmall)?
+            .map_err(|_| FormatError::BufferTooSmall)?
             .len();
         used = used.saturating_add(n);
     }
@@ -73,7 +73,7 @@ pub fn encode_trace_vec(events: &[TraceEvent]) -> Result<alloc::vec::Vec<u8>, Ta
 
 /// Reads an encoded trace without allocating: the header is checked by
 /// [`TraceReader::new`], then each `next` decodes one event. After the
-/// declared count, leftover bytes yield [`TablesError::TrailingBytes`].
+/// declared count, leftover bytes yield [`FormatError::TrailingBytes`].
 #[derive(Clone, Debug)]
 pub struct TraceReader<'a> {
     rest: &'a [u8],
@@ -97,19 +97,19 @@ impl<'a> TraceReader<'a> {
         let (header, body) =
             bytes
                 .split_at_checked(TRACE_HEADER_LEN)
-                .ok_or(TablesError::Truncated {
+                .ok_or(FormatError::Truncated {
                     len: bytes.len(),
                     need: TRACE_HEADER_LEN,
                 })?;
         if header.get(..4) != Some(&TRACE_MAGIC[..]) {
-            return Err(TablesError::BadMagic);
+            return Err(FormatError::BadMagic.into());
         }
         let version = le16(header, 4);
         if version != TRACE_VERSION {
-            return Err(TablesError::UnsupportedVersion(version));
+            return Err(FormatError::UnsupportedVersion(version).into());
         }
         if le16(header, 6) != 0 {
-            return Err(TablesError::ReservedBits);
+            return Err(FormatError::ReservedBits.into());
         }
         let count = le32(header, 8);
         if count > MAX_TRACE_EVENTS {
@@ -121,7 +121,7 @@ impl<'a> TraceReader<'a> {
         let stored = le32(header, 12);
         let computed = CRC32C.checksum(body);
         if stored != computed {
-            return Err(TablesError::CrcMismatch { stored, computed });
+            return Err(FormatError::CrcMismatch { stored, computed }.into());
         }
         Ok(TraceReader {
             rest: body,
@@ -148,7 +148,7 @@ impl Iterator for TraceReader<'_> {
                 return None;
             }
             self.failed = true;
-            return Some(Err(TablesError::TrailingBytes));
+            return Some(Err(FormatError::TrailingBytes.into()));
         }
         match postcard::take_from_bytes::<TraceEvent>(self.rest) {
             Ok((event, rest)) => {
@@ -158,7 +158,7 @@ impl Iterator for TraceReader<'_> {
             }
             Err(_) => {
                 self.failed = true;
-                Some(Err(TablesError::MalformedPayload))
+                Some(Err(FormatError::MalformedPayload.into()))
             }
         }
     }
@@ -181,31 +181,40 @@ mod test {
         assert_eq!(back, Ok(events.clone()));
         assert_eq!(
             TraceReader::new(&bytes[..10]).err(),
-            Some(TablesError::Truncated { len: 10, need: 16 })
+            Some(TablesError::Format(FormatError::Truncated {
+                len: 10,
+                need: 16
+            }))
         );
         let mut bad = bytes.to_vec();
         bad[0] = b'X';
-        assert_eq!(TraceReader::new(&bad).err(), Some(TablesError::BadMagic));
+        assert_eq!(
+            TraceReader::new(&bad).err(),
+            Some(TablesError::Format(FormatError::BadMagic))
+        );
         let mut bad = bytes.to_vec();
         bad[4] = 9;
         assert_eq!(
             TraceReader::new(&bad).err(),
-            Some(TablesError::UnsupportedVersion(9))
+            Some(TablesError::Format(FormatError::UnsupportedVersion(9)))
         );
         let mut bad = bytes.to_vec();
         bad[20] ^= 1;
         assert!(matches!(
             TraceReader::new(&bad),
-            Err(TablesError::CrcMismatch { .. })
+            Err(TablesError::Format(FormatError::CrcMismatch { .. }))
         ));
         // A count too small leaves trailing bytes.
         let mut short = bytes.to_vec();
         short[8] = 1;
         let got: Vec<_> = TraceReader::new(&short).expect("header").collect();
-        assert_eq!(got.last(), Some(&Err(TablesError::TrailingBytes)));
+        assert_eq!(
+            got.last(),
+            Some(&Err(TablesError::Format(FormatError::TrailingBytes)))
+        );
         assert_eq!(
             encode_trace(&events, &mut [0u8; 20]),
-            Err(TablesError::BufferTooSmall)
+            Err(TablesError::Format(FormatError::BufferTooSmall))
         );
         assert!(encode_trace_vec(&events).is_ok_and(|v| v == bytes));
     }
@@ -264,9 +273,9 @@ mod test {
             let Ok(bytes) = encode_trace_vec(&events) else { return false };
             let cut = at % bytes.len();
             let truncated = match TraceReader::new(&bytes[..cut]) {
-                Err(TablesError::Truncated { len, need }) => cut < TRACE_HEADER_LEN && len == cut && need == TRACE_HEADER_LEN,
+                Err(TablesError::Format(FormatError::Truncated { len, need })) => cut < TRACE_HEADER_LEN && len == cut && need == TRACE_HEADER_LEN,
                 // A shorter body: the CRC no longer matches (2^-32 aside).
-                Err(TablesError::CrcMismatch { .. }) => cut >= TRACE_HEADER_LEN,
+                Err(TablesError::Format(FormatError::CrcMismatch { .. })) => cut >= TRACE_HEADER_LEN,
                 _ => false,
             };
             // One flipped body byte: the CRC catches it.
@@ -274,7 +283,7 @@ mod test {
                 let mut b = bytes.clone();
                 let i = TRACE_HEADER_LEN + at % (bytes.len() - TRACE_HEADER_LEN);
                 b[i] ^= flip.max(1);
-                matches!(TraceReader::new(&b), Err(TablesError::CrcMismatch { .. }))
+                matches!(TraceReader::new(&b), Err(TablesError::Format(FormatError::CrcMismatch { .. })))
             };
             truncated && flipped
         }

@@ -7,7 +7,7 @@ use core::net::IpAddr;
 use lcmp_decide::PortId;
 
 use super::{flow_key, TraceEvent, MAX_TRACE_EVENTS};
-use crate::error::{Count, TablesError};
+use crate::error::{Count, TablesError, TraceError};
 
 /// Parses a CSV trace (see the module docs). `dst_dc` names are resolved
 /// with `topology` when given. Times must not decrease.
@@ -27,7 +27,7 @@ pub fn parse_csv(
     let mut last = 0u64;
     for (i, raw) in text.lines().enumerate() {
         let line = u32::try_from(i.saturating_add(1)).unwrap_or(u32::MAX);
-        let err = |fault| TablesError::Trace { line, fault };
+        let err = |fault| TablesError::Trace(TraceError::Csv { line, fault });
         let trimmed = raw.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
@@ -126,16 +126,16 @@ mod test {
         for (line, fault) in cases {
             assert_eq!(
                 parse_csv(&alloc::format!("# c\n{line}"), None),
-                Err(TablesError::Trace { line: 2, fault }),
+                Err(TablesError::Trace(TraceError::Csv { line: 2, fault })),
                 "{line}"
             );
         }
         assert_eq!(
             parse_csv("5,link,1,up\n4,link,1,up", None),
-            Err(TablesError::Trace {
+            Err(TablesError::Trace(TraceError::Csv {
                 line: 2,
                 fault: TraceFault::TimeWentBackwards
-            })
+            }))
         );
     }
 
@@ -205,7 +205,7 @@ mod test {
             };
             let text: alloc::string::String = lines.concat();
             let line = u32::try_from(at + 1).unwrap_or(u32::MAX);
-            parse_csv(&text, None) == Err(TablesError::Trace { line, fault })
+            parse_csv(&text, None) == Err(TablesError::Trace(TraceError::Csv { line, fault }))
         }
     }
 

@@ -4,7 +4,7 @@
 use lcmp_decide::{Decider, GroupId};
 
 use super::{DecisionRecord, Digest, TraceEvent};
-use crate::error::TablesError;
+use crate::error::{TablesError, TraceError};
 
 /// What [`replay`] returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -22,7 +22,7 @@ pub struct ReplaySummary {
 /// `dst_dc`), samples to `sample`, link events to `set_port_up`, each at
 /// [`TraceEvent::now`]. Calls `on_decision` once per packet and returns the
 /// digest. Stops at the first event the core rejects (a port beyond the
-/// decider's capacity) with [`TablesError::Replay`], or at the first error
+/// decider's capacity) with [`TraceError::Replay`], or at the first error
 /// of a fallible source.
 ///
 /// ```
@@ -50,7 +50,7 @@ where
     for event in events {
         let event = event?;
         let now = event.now();
-        let fail = |error| TablesError::Replay { index, error };
+        let fail = |error| TablesError::Trace(TraceError::Replay { index, error });
         match event {
             TraceEvent::Packet { t_us, flow, dst_dc } => {
                 let group = GroupId(dst_dc);
@@ -113,7 +113,7 @@ mod test {
         let mut small: Decider<2, 16> = Decider::new(DeciderConfig::default());
         assert!(matches!(
             replay(&mut small, events.iter().copied().map(Ok), |_| {}),
-            Err(TablesError::Replay { index: 0, .. })
+            Err(TablesError::Trace(TraceError::Replay { index: 0, .. }))
         ));
     }
 }
