@@ -1,6 +1,8 @@
 // End-to-end test of the demo page in headless Chromium (Debian's
 // /usr/bin/chromium, driven by playwright-core). Serves wasm-demo/www from
-// 127.0.0.1, checks the acceptance list of issue 7 and saves screenshots
+// 127.0.0.1, checks what the page promises (labelled controls, the CLI's
+// explanation, congestion, weights, down ports, scheme switch, topology
+// errors, a responsive simulation equal to `lcmp sim`) and saves screenshots
 // to wasm-demo/artifacts/. `LCMP_BIN` is the `lcmp` CLI binary whose
 // `explain` output the page must equal.
 //
