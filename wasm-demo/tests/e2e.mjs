@@ -176,8 +176,9 @@ test('the LCMP demo page', { timeout: 240_000 }, async () => {
     assert.equal(await page.$eval('#dst', (s) => s.selectedOptions[0].textContent), 'DC8');
     await page.evaluate(() => { document.activeElement.blur(); document.querySelector('#paste-box').open = false; });
 
-    // The simulation: slowdowns for all three schemes, while the page
-    // stays responsive (a click is handled during the run).
+    // The simulation: slowdowns for the three schemes and the tuned
+    // profile's LCMP, while the page stays responsive (a click is handled
+    // during the run).
     await page.fill('#sim-window', '10');
     await page.dispatchEvent('#sim-window', 'change');
     await page.click('#sim-start');
@@ -200,8 +201,8 @@ test('the LCMP demo page', { timeout: 240_000 }, async () => {
     const batch = JSON.parse(execFileSync(LCMP_BIN, ['sim', '--json', '--topology', 'testbed8',
       '--pair', 'DC1:DC8', '--load-ref', 'nic', '--load', sim.load,
       '--window', String(Number(sim.windowMs) / 1000), '--seed', sim.seed, '--seeds', '1',
-      '--workload', sim.workload, '--schemes', 'ecmp,ucmp,lcmp'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
-    assert.deepEqual(snap.runs.map((r) => r.scheme), ['ecmp', 'ucmp', 'lcmp']);
+      '--workload', sim.workload, '--schemes', 'ecmp,ucmp,lcmp,lcmp-tuned'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+    assert.deepEqual(snap.runs.map((r) => r.scheme), ['ecmp', 'ucmp', 'lcmp', 'lcmp-tuned']);
     for (const r of snap.runs) {
       const b = batch.results.find((x) => x.scheme === r.scheme);
       assert.ok(b, `lcmp sim has no ${r.scheme} run`);
