@@ -16,9 +16,10 @@
 //!   up, the one `explain` asks).
 //! * [`topology`], [`defaults`]: what the page needs to draw and to start.
 //! * [`SimDemo`]: the flow-level simulator (`lcmp sim`, testbed8, DC1 to
-//!   DC8) for ECMP, UCMP and LCMP, advanced a slice of simulated time at a
-//!   time through [`lcmp_sim::engine::Stepper`], so the page stays
-//!   responsive and redraws queues, utilisation and slowdowns as it runs.
+//!   DC8) for ECMP, UCMP, LCMP and the tuned LCMP, advanced a slice of
+//!   simulated time at a time through [`lcmp_sim::engine::Stepper`], so the
+//!   page stays responsive and redraws queues, utilisation and slowdowns as
+//!   it runs.
 //!
 //! Everything crosses the boundary as JSON text; errors are `Err` with a
 //! one-line message (a JavaScript exception), never a panic.
@@ -259,7 +260,8 @@ struct SimRun {
 
 /// The simulator on testbed8, flows DC1 -> DC8 (the `lcmp sim` default
 /// regime: load relative to 16 x 100 Gbps NICs), one run each for ECMP,
-/// UCMP and LCMP on the same flows, advanced together.
+/// UCMP, LCMP and the tuned profile's LCMP on the same flows, advanced
+/// together.
 #[wasm_bindgen]
 pub struct SimDemo {
     runs: Vec<SimRun>,
