@@ -602,5 +602,13 @@ mod test {
             Scenario::from_json(&bad),
             Err(TablesError::Json(JsonError { .. }))
         ));
+        // The message is serde_json's, which names the field.
+        let message = Scenario::from_json(&bad).map_err(|e| alloc::format!("{e}"));
+        assert!(
+            message
+                .as_ref()
+                .is_err_and(|m| m.contains("unknown field `colour`")),
+            "{message:?}"
+        );
     }
 }
