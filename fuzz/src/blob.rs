@@ -215,7 +215,11 @@ fn check(bytes: &[u8], flow: &FlowKey) {
         // An older format (still read) re-encodes as the current one, to
         // the same tables.
         let back = decode_blob(&again).map(|b| b.tables);
-        assert_eq!(back.as_ref(), Ok(&blob.tables), "re-encoding changes the tables");
+        assert_eq!(
+            back.as_ref(),
+            Ok(&blob.tables),
+            "re-encoding changes the tables"
+        );
     }
     let mut d: Box<Decider<MAX_PORTS, 64>> = Box::new(Decider::new(DeciderConfig::default()));
     d.install(&blob.tables).expect("decoded tables install");

@@ -340,7 +340,9 @@ impl Harness {
             } => {
                 want.new_flows += 1;
                 // At most one displacement, with a new flow only.
-                want.displacements = after.displacements.clamp(before.displacements, before.displacements + 1);
+                want.displacements = after
+                    .displacements
+                    .clamp(before.displacements, before.displacements + 1);
             }
             Decision::New { failover: true, .. } if withdrawn => want.withdrawals += 1,
             Decision::New { failover: true, .. } => want.failovers += 1,

@@ -62,25 +62,24 @@ impl ConfigSpec {
     }
 }
 
-/// A routing scheme.
+/// A routing scheme: the core's scheme whose code is the variant's
+/// position. (`lcmp_decide` has no `arbitrary` feature, so this enum is the
+/// `arbitrary` form; its variants keep their order, which is the committed
+/// seeds' byte layout.)
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub enum SchemeSpec {
-    /// LCMP.
+    /// LCMP (code 0).
     Lcmp,
-    /// ECMP.
+    /// ECMP (code 1).
     Ecmp,
-    /// UCMP.
+    /// UCMP (code 2).
     Ucmp,
 }
 
 impl SchemeSpec {
-    /// The scheme.
+    /// The scheme: [`Scheme::from_code`] of the variant's position.
     pub fn build(self) -> Scheme {
-        match self {
-            SchemeSpec::Lcmp => Scheme::Lcmp,
-            SchemeSpec::Ecmp => Scheme::Ecmp,
-            SchemeSpec::Ucmp => Scheme::Ucmp,
-        }
+        Scheme::from_code(self as u8).unwrap_or_default()
     }
 }
 
@@ -732,5 +731,30 @@ impl<'a> Arbitrary<'a> for Bytes {
 
     fn arbitrary_take_rest(u: arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
         Ok(Bytes(u.take_rest().to_vec()))
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn scheme_specs_are_the_core_schemes_in_code_order() {
+        let specs = [SchemeSpec::Lcmp, SchemeSpec::Ecmp, SchemeSpec::Ucmp];
+        let built: Vec<Scheme> = specs.iter().map(|s| s.build()).collect();
+        assert_eq!(built, Scheme::ALL);
+        for s in specs {
+            assert_eq!(format!("{s:?}").to_lowercase(), s.build().name());
+        }
+        // `arbitrary` picks variant `(u32 * 3) >> 32`: the seeds' layout.
+        let top = |x: u32| {
+            let bytes = x.to_le_bytes();
+            SchemeSpec::arbitrary(&mut arbitrary::Unstructured::new(&bytes))
+                .expect("a scheme")
+                .build()
+        };
+        assert_eq!(top(0), Scheme::Lcmp);
+        assert_eq!(top(u32::MAX / 2), Scheme::Ecmp);
+        assert_eq!(top(u32::MAX), Scheme::Ucmp);
     }
 }

@@ -205,12 +205,10 @@ impl ScenarioSpec {
     }
 }
 
+/// The scheme of code `i` modulo the number of schemes.
 fn scheme(i: u8) -> Scheme {
-    match i % 3 {
-        0 => Scheme::Lcmp,
-        1 => Scheme::Ecmp,
-        _ => Scheme::Ucmp,
-    }
+    let n = Scheme::ALL.len() as u8;
+    Scheme::from_code(i % n).unwrap_or_default()
 }
 
 /// What one input reached (each count passed its checks).
@@ -302,12 +300,7 @@ fn check_topology(t: &Topology) -> usize {
 /// Returns how many explanations it checked.
 fn check_scenario(s: &Scenario) -> usize {
     let mut checked = 0;
-    for sch in [
-        None,
-        Some(Scheme::Lcmp),
-        Some(Scheme::Ecmp),
-        Some(Scheme::Ucmp),
-    ] {
+    for sch in [None].into_iter().chain(Scheme::ALL.map(Some)) {
         let out = match s.explain(sch) {
             Ok(out) => out,
             Err(e) => {

@@ -1,4 +1,4 @@
-//! Fuzzing support for LCMP-rs (issue 8): structured inputs ([`input`]),
+//! Fuzzing support for LCMP-rs (`docs/fuzzing.md`): structured inputs ([`input`]),
 //! a `std` reference model ([`model`]) and the drivers the fuzz targets
 //! call: [`events`] (invariants after every event), [`differential`]
 //! (crate vs model, decision by decision), [`blob`] (the table-blob

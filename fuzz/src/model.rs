@@ -1,6 +1,8 @@
 //! A plain `std` reference model of one LCMP switch, written for the
-//! differential target from the paper (§3.1-§3.4, §5) and the definitions
-//! in issue 2 (the core's specification), not from `lcmp-decide`'s code.
+//! differential target from the paper (§3.1-§3.4, §5) and the core's
+//! written specification (`docs/design.md`: hashes and key bytes;
+//! `docs/paper-map.md`: each formula and its deviations), not from
+//! `lcmp-decide`'s code.
 //!
 //! It shares nothing with the crate beyond its public *types* (tables,
 //! flow keys, decisions, explanations, errors), which it uses so that
@@ -48,7 +50,8 @@ use lcmp_decide::{
     GroupId, HashAlgorithm, Instant, Pick, PortId, Reason, Scheme, Setting, Tables,
 };
 
-/// Trend shift used when no tables are installed (issue 2: `K = 3`).
+/// Trend shift used when no tables are installed (§3.1: `K`, "e.g., 3",
+/// the paper defaults' `trend_shift`).
 const DEFAULT_K: u8 = 3;
 /// Idle timeout used when no tables are installed (2 s at 1 µs a tick).
 const DEFAULT_IDLE: u32 = 2_000_000;
@@ -125,7 +128,7 @@ impl Model {
         Ok(())
     }
 
-    /// One queue sample (§3.3, issue 2 "Congestion monitor").
+    /// One queue sample (§3.3, the congestion monitor: `Q`, `T`, `D`).
     pub fn sample(&mut self, now: Instant, port: PortId, bytes: u64) -> Result<(), Error> {
         let idx = usize::from(port.0);
         if idx >= self.ports.len() {
@@ -546,8 +549,9 @@ fn validate(t: &Tables, port_capacity: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// The ECMP key bytes (issue 2): addresses as little-endian numeric values,
-/// then `sport | dport << 16` as a little-endian `u32`.
+/// The ECMP key bytes (`docs/design.md`, "Hashes"): addresses as
+/// little-endian numeric values, then `sport | dport << 16` as a
+/// little-endian `u32`.
 pub fn key_bytes(key: &FlowKey) -> Vec<u8> {
     let mut b = Vec::new();
     match key.addrs {
@@ -643,7 +647,8 @@ mod test {
         );
     }
 
-    /// testbed8 DC1 → DC8 (first-hop metric), scored by hand from issue 2:
+    /// testbed8 DC1 → DC8 (first-hop metric), scored by hand from Alg. 1-2
+    /// and Eq. 1-2 with the paper's weights:
     /// 200G/25 ms: ds 199, cs 128, C_path 181, C 135;
     /// 200G/250 ms: 255, 128, 223, 167; 100G/10 ms: 79, 204, 110, 82;
     /// 100G/100 ms: 255, 204, 242, 181; 25G/5 ms: 39, 255, 93, 69;

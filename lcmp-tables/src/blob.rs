@@ -34,7 +34,7 @@ use lcmp_decide::tables::{
 use lcmp_decide::{Params, Pick, PortConfig, PortId, Tables, Weights};
 use serde::Deserialize;
 
-use crate::error::{Count, TablesError};
+use crate::error::{Count, FormatError, TablesError};
 
 /// Magic bytes of a table blob.
 pub const BLOB_MAGIC: [u8; 4] = *b"LCMT";
@@ -83,9 +83,9 @@ pub fn encode_blob(tables: &Tables, generation: u64, out: &mut [u8]) -> Result<u
     crate::validate_tables(tables)?;
     let (header, body) = out
         .split_at_mut_checked(BLOB_HEADER_LEN)
-        .ok_or(TablesError::BufferTooSmall)?;
+        .ok_or(FormatError::BufferTooSmall)?;
     let len = postcard::to_slice(tables, body)
-        .map_err(|_| TablesError::BufferTooSmall)?
+        .map_err(|_| FormatError::BufferTooSmall)?
         .len();
     if len > MAX_BLOB_PAYLOAD {
         return Err(TablesError::InputTooLarge {
@@ -130,8 +130,11 @@ fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
 /// (see there for the errors) on fresh [`Tables`], returned by value.
 ///
 /// ```
-/// # use lcmp_tables::{blob::decode_blob, TablesError};
-/// assert!(matches!(decode_blob(b"LCMT"), Err(TablesError::Truncated { .. })));
+/// # use lcmp_tables::{blob::decode_blob, FormatError, TablesError};
+/// assert!(matches!(
+///     decode_blob(b"LCMT"),
+///     Err(TablesError::Format(FormatError::Truncated { .. }))
+/// ));
 /// ```
 pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
     let mut tables = Tables::new();
@@ -144,16 +147,17 @@ pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
 /// generation. Needs under 1 KiB of stack (with the validation).
 ///
 /// Every byte string gives `Ok` or exactly one error, checked in this
-/// order: [`TablesError::Truncated`] (shorter than the header),
-/// [`TablesError::BadMagic`], [`TablesError::UnsupportedVersion`],
-/// [`TablesError::ReservedBits`], [`TablesError::InputTooLarge`] (declared
-/// payload over the limit), [`TablesError::Truncated`] (fewer payload bytes
-/// than declared), [`TablesError::LengthMismatch`] (more),
-/// [`TablesError::CrcMismatch`], then in the payload
+/// order: [`FormatError::Truncated`] (shorter than the header),
+/// [`FormatError::BadMagic`], [`FormatError::UnsupportedVersion`],
+/// [`FormatError::ReservedBits`], [`TablesError::InputTooLarge`] (declared
+/// payload over the limit), [`FormatError::Truncated`] (fewer payload bytes
+/// than declared), [`FormatError::LengthMismatch`] (more),
+/// [`FormatError::CrcMismatch`], then in the payload
 /// [`TablesError::TooMany`] (a count over its capacity),
-/// [`TablesError::MalformedPayload`], [`TablesError::TrailingBytes`],
-/// [`TablesError::NonCanonical`], and [`TablesError::Core`] or
-/// [`TablesError::TooMany`] from [`crate::validate_tables`].
+/// [`FormatError::MalformedPayload`], [`FormatError::TrailingBytes`],
+/// [`FormatError::NonCanonical`], and [`TablesError::Core`] or
+/// [`TablesError::TooMany`] from [`crate::validate_tables`]. (Each
+/// [`FormatError`] comes as [`TablesError::Format`].)
 ///
 /// On success `tables` holds exactly the blob's tables (nothing of its
 /// previous contents remains). On a header or CRC error it is untouched; on
@@ -172,19 +176,19 @@ pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
 pub fn decode_blob_into(bytes: &[u8], tables: &mut Tables) -> Result<u64, TablesError> {
     let (header, body) = bytes
         .split_at_checked(BLOB_HEADER_LEN)
-        .ok_or(TablesError::Truncated {
+        .ok_or(FormatError::Truncated {
             len: bytes.len(),
             need: BLOB_HEADER_LEN,
         })?;
     if array::<4>(header, 0) != BLOB_MAGIC {
-        return Err(TablesError::BadMagic);
+        return Err(FormatError::BadMagic.into());
     }
     let version = u16::from_le_bytes(array(header, 4));
     if !(BLOB_OLDEST_VERSION..=BLOB_VERSION).contains(&version) {
-        return Err(TablesError::UnsupportedVersion(version));
+        return Err(FormatError::UnsupportedVersion(version).into());
     }
     if u16::from_le_bytes(array(header, 6)) != 0 {
-        return Err(TablesError::ReservedBits);
+        return Err(FormatError::ReservedBits.into());
     }
     let generation = u64::from_le_bytes(array(header, 8));
     let declared = u32::from_le_bytes(array(header, 16));
@@ -196,21 +200,23 @@ pub fn decode_blob_into(bytes: &[u8], tables: &mut Tables) -> Result<u64, Tables
         });
     }
     if body.len() < declared_len {
-        return Err(TablesError::Truncated {
+        return Err(FormatError::Truncated {
             len: bytes.len(),
             need: BLOB_HEADER_LEN.saturating_add(declared_len),
-        });
+        }
+        .into());
     }
     if body.len() > declared_len {
-        return Err(TablesError::LengthMismatch {
+        return Err(FormatError::LengthMismatch {
             declared: u64::from(declared),
             actual: body.len() as u64,
-        });
+        }
+        .into());
     }
     let stored = u32::from_le_bytes(array(header, 20));
     let computed = blob_crc(header.get(..20).unwrap_or(&[]), body);
     if stored != computed {
-        return Err(TablesError::CrcMismatch { stored, computed });
+        return Err(FormatError::CrcMismatch { stored, computed }.into());
     }
     decode_payload(body, version, tables)?;
     crate::validate_tables(tables)?;
@@ -345,9 +351,9 @@ impl From<ParamsV1> for Params {
 /// Reads one postcard value and checks that its encoding was canonical.
 fn take<'a, T: Deserialize<'a> + CanonicalSize>(b: &mut &'a [u8]) -> Result<T, TablesError> {
     let (v, rest): (T, _) =
-        postcard::take_from_bytes(b).map_err(|_| TablesError::MalformedPayload)?;
+        postcard::take_from_bytes(b).map_err(|_| FormatError::MalformedPayload)?;
     if b.len().saturating_sub(rest.len()) != v.canonical_size() {
-        return Err(TablesError::NonCanonical);
+        return Err(FormatError::NonCanonical.into());
     }
     *b = rest;
     Ok(v)
@@ -429,7 +435,7 @@ fn decode_payload(mut b: &[u8], version: u16, t: &mut Tables) -> Result<(), Tabl
             .map_err(|_| over(Count::QueueTables))?;
     }
     if !b.is_empty() {
-        return Err(TablesError::TrailingBytes);
+        return Err(FormatError::TrailingBytes.into());
     }
     Ok(())
 }
@@ -522,16 +528,16 @@ mod test {
             let err = decode_blob(&bad).expect_err("flip accepted");
             let byte = bit / 8;
             let ok = match byte {
-                0..4 => err == TablesError::BadMagic,
-                4..6 => matches!(err, TablesError::UnsupportedVersion(_)),
-                6..8 => err == TablesError::ReservedBits,
+                0..4 => err == TablesError::Format(FormatError::BadMagic),
+                4..6 => matches!(err, TablesError::Format(FormatError::UnsupportedVersion(_))),
+                6..8 => err == TablesError::Format(FormatError::ReservedBits),
                 16..20 => matches!(
                     err,
-                    TablesError::Truncated { .. }
-                        | TablesError::LengthMismatch { .. }
+                    TablesError::Format(FormatError::Truncated { .. })
+                        | TablesError::Format(FormatError::LengthMismatch { .. })
                         | TablesError::InputTooLarge { .. }
                 ),
-                _ => matches!(err, TablesError::CrcMismatch { .. }),
+                _ => matches!(err, TablesError::Format(FormatError::CrcMismatch { .. })),
             };
             assert!(ok, "bit {bit}: {err:?}");
         }
@@ -543,11 +549,14 @@ mod test {
         // Trailing byte after a valid payload.
         let mut p = payload.clone();
         p.push(0);
-        assert_eq!(decode_blob(&wrap(&p)), Err(TablesError::TrailingBytes));
+        assert_eq!(
+            decode_blob(&wrap(&p)),
+            Err(TablesError::Format(FormatError::TrailingBytes))
+        );
         // Cut short inside the payload (header length adjusted, CRC valid).
         assert_eq!(
             decode_blob(&wrap(&payload[..payload.len() - 3])),
-            Err(TablesError::MalformedPayload)
+            Err(TablesError::Format(FormatError::MalformedPayload))
         );
         // Non-canonical varint: ticks_per_second's last varint byte gets
         // an over-long encoding. Build it by hand: the group id 2 (1 byte)
@@ -564,7 +573,7 @@ mod test {
         noncanon.extend_from_slice(&payload[levels_at + 1..]);
         assert_eq!(
             decode_blob(&wrap(&noncanon)),
-            Err(TablesError::NonCanonical)
+            Err(TablesError::Format(FormatError::NonCanonical))
         );
         // Oversize counts: 17 levels, 65 groups.
         let mut lv = payload[..params_len].to_vec();
@@ -613,7 +622,7 @@ mod test {
         ));
         assert_eq!(
             encode_blob(&dc1(), 1, &mut [0u8; 30]),
-            Err(TablesError::BufferTooSmall)
+            Err(TablesError::Format(FormatError::BufferTooSmall))
         );
     }
 

@@ -26,7 +26,7 @@ use lcmp_decide::tables::{
 };
 use lcmp_decide::{Params, PortConfig, Profile, Tables};
 
-use crate::error::{Count, TablesError};
+use crate::error::{Count, OptionError, TablesError, TopologyError};
 use crate::fraction::Fraction;
 use crate::graph::{Graph, ToDst};
 use crate::topology::Topology;
@@ -125,28 +125,28 @@ impl BuildOptions {
 /// Parses a profile name ([`Profile::from_name`]).
 ///
 /// ```
-/// # use lcmp_tables::{parse_profile, TablesError};
+/// # use lcmp_tables::{parse_profile, OptionError};
 /// assert_eq!(parse_profile("tuned"), Ok(lcmp_decide::Profile::Tuned));
-/// assert_eq!(parse_profile("x"), Err(TablesError::UnknownProfile));
+/// assert_eq!(parse_profile("x"), Err(OptionError::UnknownProfile));
 /// ```
-pub fn parse_profile(name: &str) -> Result<Profile, TablesError> {
-    Profile::from_name(name.trim()).ok_or(TablesError::UnknownProfile)
+pub fn parse_profile(name: &str) -> Result<Profile, OptionError> {
+    Profile::from_name(name.trim()).ok_or(OptionError::UnknownProfile)
 }
 
 /// Parses a byte count: digits with an optional `B`, `KB`, `MB`, `GB`
 /// (powers of 1000) or `KiB`, `MiB`, `GiB` (powers of 1024).
 ///
 /// ```
-/// # use lcmp_tables::{parse_bytes, TablesError};
+/// # use lcmp_tables::{parse_bytes, OptionError};
 /// assert_eq!(parse_bytes("5GB"), Ok(5_000_000_000));
 /// assert_eq!(parse_bytes("128MiB"), Ok(128 << 20));
-/// assert_eq!(parse_bytes("12x"), Err(TablesError::BadByteCount));
+/// assert_eq!(parse_bytes("12x"), Err(OptionError::BadByteCount));
 /// ```
-pub fn parse_bytes(text: &str) -> Result<u64, TablesError> {
+pub fn parse_bytes(text: &str) -> Result<u64, OptionError> {
     let t = text.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(digits);
-    let n: u64 = num.parse().map_err(|_| TablesError::BadByteCount)?;
+    let n: u64 = num.parse().map_err(|_| OptionError::BadByteCount)?;
     let scale: u64 = match unit.trim() {
         "" | "B" => 1,
         "KB" => 1_000,
@@ -155,9 +155,9 @@ pub fn parse_bytes(text: &str) -> Result<u64, TablesError> {
         "KiB" => 1 << 10,
         "MiB" => 1 << 20,
         "GiB" => 1 << 30,
-        _ => return Err(TablesError::BadByteCount),
+        _ => return Err(OptionError::BadByteCount),
     };
-    n.checked_mul(scale).ok_or(TablesError::BadByteCount)
+    n.checked_mul(scale).ok_or(OptionError::BadByteCount)
 }
 
 /// Parses explicit queue thresholds for `levels` levels: `levels`
@@ -219,14 +219,14 @@ pub fn build_tables(
 ) -> Result<Tables, TablesError> {
     topo.validate()?;
     if topo.dc(switch).is_none() {
-        return Err(TablesError::UnknownDc(switch));
+        return Err(TopologyError::UnknownDc(switch).into());
     }
     if opts.delay_unit_us == 0 {
-        return Err(TablesError::ZeroDelayUnit);
+        return Err(OptionError::ZeroDelayUnit.into());
     }
     let n = opts.levels;
     if n == 0 || n > MAX_LEVELS {
-        return Err(TablesError::InvalidLevelCount(n));
+        return Err(OptionError::InvalidLevelCount(n).into());
     }
     let mut params = opts.params;
     params.delay_shift = match opts.saturation {
@@ -245,12 +245,12 @@ pub fn build_tables(
         None => default_capacity_thresholds(opts.top_capacity_bps, n),
         Some(fr) => {
             if fr.len() != n {
-                return Err(TablesError::InvalidThresholdFractions);
+                return Err(OptionError::InvalidThresholdFractions.into());
             }
             let thr: heapless::Vec<u64, MAX_LEVELS> =
                 fr.iter().map(|f| f.of(opts.top_capacity_bps)).collect();
             if thr.windows(2).any(|w| matches!(w, [a, b] if a >= b)) {
-                return Err(TablesError::InvalidThresholdFractions);
+                return Err(OptionError::InvalidThresholdFractions.into());
             }
             thr
         }
@@ -266,7 +266,7 @@ pub fn build_tables(
         tables
             .ports
             .push(cfg)
-            .map_err(|_| TablesError::TooManyPorts {
+            .map_err(|_| TopologyError::TooManyPorts {
                 switch,
                 count: ports.len(),
             })?;
@@ -303,10 +303,11 @@ pub fn build_tables(
             continue; // unreachable: no group, packets get `UnknownGroup`
         }
         if cands.len() > MAX_CANDIDATES {
-            return Err(TablesError::OversizeGroup {
+            return Err(TopologyError::OversizeGroup {
                 group: dst,
                 count: cands.len(),
-            });
+            }
+            .into());
         }
         let mut g = Group {
             id: GroupId(dst),
@@ -315,7 +316,7 @@ pub fn build_tables(
         for c in cands {
             g.candidates
                 .push(c)
-                .map_err(|_| TablesError::OversizeGroup {
+                .map_err(|_| TopologyError::OversizeGroup {
                     group: dst,
                     count: MAX_CANDIDATES,
                 })?;
@@ -523,16 +524,19 @@ mod test {
         };
         assert_eq!(
             build_tables(&topo, 1, &o),
-            Err(TablesError::InvalidLevelCount(17))
+            Err(TablesError::Options(OptionError::InvalidLevelCount(17)))
         );
         let o = BuildOptions {
             delay_unit_us: 0,
             ..BuildOptions::default()
         };
-        assert_eq!(build_tables(&topo, 1, &o), Err(TablesError::ZeroDelayUnit));
+        assert_eq!(
+            build_tables(&topo, 1, &o),
+            Err(TablesError::Options(OptionError::ZeroDelayUnit))
+        );
         assert_eq!(
             build_tables(&topo, 42, &BuildOptions::default()),
-            Err(TablesError::UnknownDc(42))
+            Err(TablesError::Topology(TopologyError::UnknownDc(42)))
         );
         let f = |s: &str| Fraction::parse(s).expect("fraction");
         let o = BuildOptions {
@@ -542,7 +546,7 @@ mod test {
         };
         assert_eq!(
             build_tables(&topo, 1, &o),
-            Err(TablesError::InvalidThresholdFractions)
+            Err(TablesError::Options(OptionError::InvalidThresholdFractions))
         );
         let o = BuildOptions {
             levels: 2,
@@ -615,18 +619,18 @@ mod test {
     fn text_options() {
         assert_eq!(parse_bytes(" 1KiB "), Ok(1024));
         assert_eq!(parse_bytes("7"), Ok(7));
-        assert_eq!(parse_bytes("99999999999GB"), Err(TablesError::BadByteCount));
-        assert_eq!(parse_bytes("GB"), Err(TablesError::BadByteCount));
-        assert_eq!(parse_bytes("-1"), Err(TablesError::BadByteCount));
+        assert_eq!(parse_bytes("99999999999GB"), Err(OptionError::BadByteCount));
+        assert_eq!(parse_bytes("GB"), Err(OptionError::BadByteCount));
+        assert_eq!(parse_bytes("-1"), Err(OptionError::BadByteCount));
         assert_eq!(
             parse_queue_thresholds("wrap32:x", 10),
-            Err(TablesError::BadByteCount)
+            Err(TablesError::Options(OptionError::BadByteCount))
         );
         // A buffer below 2^32 does not wrap: the paper's linear table.
         let lin = parse_queue_thresholds("wrap32:1000", 10).expect("parse");
         assert_eq!(lin, [0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
         assert_eq!(parse_profile(" Tuned "), Ok(Profile::Tuned));
-        assert_eq!(parse_profile("fast"), Err(TablesError::UnknownProfile));
+        assert_eq!(parse_profile("fast"), Err(OptionError::UnknownProfile));
     }
 
     #[test]
@@ -660,10 +664,10 @@ mod test {
         }
         assert_eq!(
             build_tables(&topo, 0, &BuildOptions::default()),
-            Err(TablesError::OversizeGroup {
+            Err(TablesError::Topology(TopologyError::OversizeGroup {
                 group: 1,
                 count: 17
-            })
+            }))
         );
     }
 }

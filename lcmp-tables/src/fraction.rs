@@ -20,7 +20,7 @@ use core::str::FromStr;
 
 use fixed::types::U64F64;
 
-use crate::error::TablesError;
+use crate::error::OptionError;
 
 /// Most digits after the decimal point a fraction may have.
 pub const MAX_DECIMALS: usize = 9;
@@ -45,25 +45,25 @@ impl Fraction {
     /// assert_eq!(Fraction::parse("80%").unwrap().score(), 204);
     /// assert!(Fraction::parse("1.5").is_err());
     /// ```
-    pub fn parse(text: &str) -> Result<Fraction, TablesError> {
+    pub fn parse(text: &str) -> Result<Fraction, OptionError> {
         let text = text.trim();
         let (number, percent) = match text.strip_suffix('%') {
             Some(n) => (n.trim_end(), true),
             None => (text, false),
         };
         if number.is_empty() || number.starts_with(['+', '-']) {
-            return Err(TablesError::BadFraction);
+            return Err(OptionError::BadFraction);
         }
         let value = if percent {
             // Parse the percentage with its decimal point moved two places
             // left, so no second rounding step is needed.
-            let shifted = shift_decimal_left(number).ok_or(TablesError::BadFraction)?;
+            let shifted = shift_decimal_left(number).ok_or(OptionError::BadFraction)?;
             parse_fixed(shifted.as_str())?
         } else {
             parse_fixed(number)?
         };
         if value > U64F64::ONE {
-            return Err(TablesError::FractionOutOfRange);
+            return Err(OptionError::FractionOutOfRange);
         }
         Ok(Fraction(value))
     }
@@ -108,7 +108,7 @@ impl Fraction {
 }
 
 impl FromStr for Fraction {
-    type Err = TablesError;
+    type Err = OptionError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Fraction::parse(s)
     }
@@ -120,15 +120,15 @@ impl fmt::Display for Fraction {
     }
 }
 
-fn parse_fixed(text: &str) -> Result<U64F64, TablesError> {
+fn parse_fixed(text: &str) -> Result<U64F64, OptionError> {
     if !text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
         || text
             .split_once('.')
             .is_some_and(|(_, frac)| frac.len() > MAX_DECIMALS)
     {
-        return Err(TablesError::BadFraction);
+        return Err(OptionError::BadFraction);
     }
-    U64F64::from_str(text).map_err(|_| TablesError::BadFraction)
+    U64F64::from_str(text).map_err(|_| OptionError::BadFraction)
 }
 
 /// A small stack string for the shifted percentage.
@@ -240,14 +240,14 @@ mod test {
         ] {
             assert_eq!(
                 Fraction::parse(bad),
-                Err(TablesError::BadFraction),
+                Err(OptionError::BadFraction),
                 "{bad:?}"
             );
         }
         for big in ["1.01", "101%", "2"] {
             assert_eq!(
                 Fraction::parse(big),
-                Err(TablesError::FractionOutOfRange),
+                Err(OptionError::FractionOutOfRange),
                 "{big}"
             );
         }

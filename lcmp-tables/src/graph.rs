@@ -1,10 +1,12 @@
 //! Adjacency lists and per-destination route data for [`Topology`]: one
 //! breadth-first search and one dynamic-programming pass per destination,
 //! `O(V + E)` each, so building every switch's tables costs
-//! `O(V (V + E))`.
+//! `O(V (V + E))`; and Dijkstra's least delay over any path,
+//! `O((V + E) log V)`.
 
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::{BTreeMap, BinaryHeap, VecDeque};
 use alloc::vec::Vec;
+use core::cmp::Reverse;
 
 use crate::topology::Topology;
 
@@ -144,6 +146,38 @@ impl Graph {
     /// Neighbours of `v` with link indices (port order).
     pub(crate) fn neighbors(&self, v: usize) -> &[(usize, usize)] {
         self.adj.get(v).map_or(&[][..], Vec::as_slice)
+    }
+
+    /// The least summed link delay from `start` to `goal` over any path
+    /// (Dijkstra with a binary heap), microseconds; `None` if unreachable.
+    pub(crate) fn least_delay(&self, topo: &Topology, start: usize, goal: usize) -> Option<u64> {
+        let mut dist: Vec<Option<u64>> = alloc::vec![None; self.len()];
+        let mut done: Vec<bool> = alloc::vec![false; self.len()];
+        let mut heap = BinaryHeap::new();
+        *dist.get_mut(start)? = Some(0);
+        heap.push(Reverse((0u64, start)));
+        while let Some(Reverse((d, i))) = heap.pop() {
+            match done.get_mut(i) {
+                Some(true) | None => continue,
+                Some(flag) => *flag = true,
+            }
+            if i == goal {
+                return Some(d);
+            }
+            for &(j, li) in self.neighbors(i) {
+                let Some(l) = topo.links.get(li) else {
+                    continue;
+                };
+                let nd = d.saturating_add(l.delay_us);
+                if let Some(slot) = dist.get_mut(j) {
+                    if slot.is_none_or(|old| nd < old) {
+                        *slot = Some(nd);
+                        heap.push(Reverse((nd, j)));
+                    }
+                }
+            }
+        }
+        None
     }
 }
 

@@ -35,7 +35,11 @@ pub mod scenario;
 #[cfg(feature = "alloc")]
 pub mod topology;
 
-pub use error::{Count, TablesError, TraceFault};
+#[cfg(feature = "alloc")]
+pub use error::JsonError;
+pub use error::{
+    Count, FormatError, OptionError, TablesError, TopologyError, TraceError, TraceFault,
+};
 pub use fraction::Fraction;
 
 #[cfg(feature = "alloc")]
@@ -79,13 +83,4 @@ pub fn validate_tables(tables: &lcmp_decide::Tables) -> Result<(), TablesError> 
         });
     }
     Ok(())
-}
-
-/// Maps a `serde_json` error to the crate's error (position only).
-#[cfg(feature = "alloc")]
-pub(crate) fn json_error(e: &serde_json::Error) -> TablesError {
-    TablesError::Json {
-        line: e.line(),
-        column: e.column(),
-    }
 }

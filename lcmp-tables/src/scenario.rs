@@ -2,26 +2,30 @@
 //! one flow, turned into the core's [`lcmp_decide::Explanation`] of the
 //! decision it would make (schema in `docs/cli.md`).
 //!
-//! The scenario builds the switch's tables with [`crate::build_tables`]
-//! (first-hop metric unless `metric` says `path`, weights patched), installs
-//! them into a [`crate::replay::ReplayDecider`] with the given seed and
-//! scheme, applies the samples in order (each at its own `t_us`), marks the
-//! `down` ports down and asks [`lcmp_decide::Decider::explain`] at `now_us`.
+//! [`Scenario::decider`] builds the switch's tables with
+//! [`crate::build_tables`] (first-hop metric unless `metric` says `path`,
+//! weights patched), installs them into a [`crate::replay::ReplayDecider`]
+//! with the given seed and scheme, applies the samples in order (each at its
+//! own `t_us`) and marks the `down` ports down; [`Scenario::explain`] then
+//! asks [`lcmp_decide::Decider::explain`] at `now_us` for the scenario's
+//! flow. Frontends that ask more of the same state (the wasm demo's flows)
+//! start from [`Scenario::decider`] too.
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::net::IpAddr;
 
-use lcmp_decide::tables::MAX_PORTS;
 use lcmp_decide::{
-    CutReason, DeciderConfig, GroupId, Instant, PortId, Profile, Reason, Scheme, Weights,
+    CandidateExplanation, CutReason, DeciderConfig, Explanation, FlowKey, GroupId, Instant, PortId,
+    Profile, Reason, Scheme, Weights,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::build::{build_tables, BuildOptions, PathMetric};
-use crate::error::TablesError;
+use crate::error::{Count, TablesError, TopologyError, TraceError};
 use crate::replay::{flow_key, ReplayDecider};
-use crate::topology::Topology;
+use crate::topology::{SwitchPort, Topology};
 
 /// Longest scenario file accepted, bytes.
 pub const MAX_SCENARIO_JSON: usize = 4 << 20;
@@ -43,7 +47,7 @@ impl TopologyRef {
     pub fn resolve(&self) -> Result<Topology, TablesError> {
         let t = match self {
             TopologyRef::Embedded(name) => {
-                Topology::embedded(name).ok_or(TablesError::UnknownTopology)?
+                Topology::embedded(name).ok_or(TopologyError::UnknownTopology)?
             }
             TopologyRef::Inline(t) => t.clone(),
         };
@@ -64,13 +68,13 @@ pub enum DcRef {
 
 impl DcRef {
     /// The DC id in `topo`.
-    pub fn resolve(&self, topo: &Topology) -> Result<u16, TablesError> {
+    pub fn resolve(&self, topo: &Topology) -> Result<u16, TopologyError> {
         match self {
             DcRef::Id(id) => topo
                 .dc(*id)
                 .map(|d| d.id)
-                .ok_or(TablesError::UnknownDc(*id)),
-            DcRef::Name(name) => topo.dc_id(name).ok_or(TablesError::UnknownDcName),
+                .ok_or(TopologyError::UnknownDc(*id)),
+            DcRef::Name(name) => topo.dc_id(name).ok_or(TopologyError::UnknownDcName),
         }
     }
 }
@@ -148,6 +152,14 @@ pub struct ScenarioFlow {
     pub proto: u8,
 }
 
+impl ScenarioFlow {
+    /// The flow's key ([`crate::replay::flow_key`]).
+    pub fn key(&self) -> Result<FlowKey, TraceError> {
+        flow_key(self.src, self.dst, self.sport, self.dport, self.proto)
+            .ok_or(TraceError::MixedAddressFamilies)
+    }
+}
+
 /// The path metric, as written in a scenario.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -198,7 +210,14 @@ pub struct Scenario {
     pub now_us: u64,
 }
 
-/// One candidate in the output.
+/// One candidate in the output: the core's [`CandidateExplanation`] with
+/// the neighbour behind its port.
+///
+/// Not a `#[serde(flatten)]` of the core's type: that would write the
+/// neighbour after the core's fields, not second, and the JSON is kept
+/// byte for byte; [`CandidateOut::new`] destructures the core's type
+/// exhaustively instead, so a new core field does not compile until it
+/// is placed here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct CandidateOut {
     /// Egress port.
@@ -231,7 +250,50 @@ pub struct CandidateOut {
     pub cut_reason: Option<CutReason>,
 }
 
-/// What `lcmp explain` prints.
+impl CandidateOut {
+    /// `c` with `neighbor`, the DC behind its port.
+    pub fn new(c: &CandidateExplanation, neighbor: Option<u16>) -> CandidateOut {
+        let CandidateExplanation {
+            port,
+            up,
+            delay_score,
+            cap_score,
+            c_path,
+            q,
+            t,
+            d,
+            c_cong,
+            cost,
+            rank,
+            kept,
+            cut_reason,
+        } = *c;
+        CandidateOut {
+            port: port.0,
+            neighbor,
+            up,
+            delay_score,
+            cap_score,
+            c_path,
+            q,
+            t,
+            d,
+            c_cong,
+            cost,
+            rank,
+            kept,
+            cut_reason,
+        }
+    }
+}
+
+/// What `lcmp explain` prints: the core's [`Explanation`] with the
+/// switch, DC ids, neighbours and the reason in words.
+///
+/// Not a `#[serde(flatten)]` of the core's type either: the output names
+/// the group `dst_dc` and the ports `pinned_port`, `chosen_port`, and
+/// interleaves its own fields, all kept byte for byte;
+/// [`ExplainOutput::new`] destructures the core's type exhaustively.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ExplainOutput {
     /// The scheme that decided.
@@ -266,10 +328,10 @@ impl Scenario {
                 max: MAX_SCENARIO_JSON,
             });
         }
-        let s: Scenario = serde_json::from_str(text).map_err(|e| crate::json_error(&e))?;
+        let s: Scenario = serde_json::from_str(text)?;
         if s.samples.len() > MAX_SCENARIO_SAMPLES {
             return Err(TablesError::TooMany {
-                what: crate::Count::Events,
+                what: Count::Events,
                 count: s.samples.len() as u64,
             });
         }
@@ -288,26 +350,40 @@ impl Scenario {
         opts
     }
 
-    /// Runs the scenario; `scheme` overrides the file's.
-    pub fn explain(&self, scheme: Option<Scheme>) -> Result<ExplainOutput, TablesError> {
+    /// A decider in the scenario's state: the switch's tables built and
+    /// installed with the scenario's seed and scheme (`scheme` overrides the
+    /// file's), the samples applied in order and the `down` ports marked
+    /// down.
+    ///
+    /// ```
+    /// # use lcmp_tables::scenario::Scenario;
+    /// let s = Scenario::from_json(r#"{"topology":"testbed8","switch":"DC1",
+    ///   "flow":{"src":"10.0.0.1","dst":"10.0.7.1","sport":1,"dport":2,"proto":17},
+    ///   "dst_dc":"DC8","down":[0]}"#).unwrap();
+    /// let d = s.decider(None).unwrap();
+    /// let e = d.decider.explain(&s.flow.key().unwrap(), d.group, d.now);
+    /// assert_eq!(e.candidates.len(), 6);
+    /// assert!(!e.candidates[0].up);
+    /// assert_eq!(d.neighbor(lcmp_decide::PortId(0)), Some(2));
+    /// ```
+    pub fn decider(&self, scheme: Option<Scheme>) -> Result<ScenarioDecider, TablesError> {
         let topo = self.topology.resolve()?;
         let switch = self.switch.resolve(&topo)?;
         let dst = self.dst_dc.resolve(&topo)?;
         let tables = build_tables(&topo, switch, &self.build_options())?;
-        let scheme = scheme.or(self.scheme).unwrap_or_default();
         let config = DeciderConfig {
-            scheme,
+            scheme: scheme.or(self.scheme).unwrap_or_default(),
             seed: self.seed,
             ..DeciderConfig::default()
         };
-        let mut decider = alloc::boxed::Box::new(ReplayDecider::new(config));
+        let mut decider = Box::new(ReplayDecider::new(config));
         decider.install(&tables)?;
         let ports = topo.ports(switch);
         let known = |p: u8| {
             if ports.iter().any(|sp| sp.port.0 == p) {
                 Ok(PortId(p))
             } else {
-                Err(TablesError::NoSuchPort(p))
+                Err(TopologyError::NoSuchPort(p))
             }
         };
         for s in &self.samples {
@@ -320,48 +396,78 @@ impl Scenario {
         for &p in &self.down {
             decider.set_port_up(known(p)?, false)?;
         }
-        let f = &self.flow;
-        let key = flow_key(f.src, f.dst, f.sport, f.dport, f.proto)
-            .ok_or(TablesError::MixedAddressFamilies)?;
-        let now = Instant::from_ticks(self.now_us as u32);
-        let e = decider.explain(&key, GroupId(dst), now);
-        let neighbor = |p: PortId| ports.iter().find(|sp| sp.port == p).map(|sp| sp.neighbor);
-        debug_assert!(ports.len() <= MAX_PORTS);
-        Ok(ExplainOutput {
-            scheme: e.scheme,
+        Ok(ScenarioDecider {
+            decider,
             switch,
-            dst_dc: dst,
-            candidates: e
-                .candidates
-                .iter()
-                .map(|c| CandidateOut {
-                    port: c.port.0,
-                    neighbor: neighbor(c.port),
-                    up: c.up,
-                    delay_score: c.delay_score,
-                    cap_score: c.cap_score,
-                    c_path: c.c_path,
-                    q: c.q,
-                    t: c.t,
-                    d: c.d,
-                    c_cong: c.c_cong,
-                    cost: c.cost,
-                    rank: c.rank,
-                    kept: c.kept,
-                    cut_reason: c.cut_reason,
-                })
-                .collect(),
-            hash: e.hash,
-            pinned_port: e.pinned.map(|p| p.0),
-            chosen_port: e.chosen.map(|p| p.0),
-            chosen_neighbor: e.chosen.and_then(neighbor),
-            reason: e.reason,
-            reason_text: e.reason.describe(),
+            ports,
+            group: GroupId(dst),
+            now: Instant::from_ticks(self.now_us as u32),
         })
+    }
+
+    /// Runs the scenario: the explanation of its flow's decision by
+    /// [`Scenario::decider`]; `scheme` overrides the file's.
+    pub fn explain(&self, scheme: Option<Scheme>) -> Result<ExplainOutput, TablesError> {
+        let d = self.decider(scheme)?;
+        let key = self.flow.key()?;
+        let e = d.decider.explain(&key, d.group, d.now);
+        Ok(ExplainOutput::new(&d, &e))
+    }
+}
+
+/// A scenario's decider, ready to decide (see [`Scenario::decider`]).
+pub struct ScenarioDecider {
+    /// The decider: tables installed, samples applied, down ports down.
+    pub decider: Box<ReplayDecider>,
+    /// The deciding switch (DC id).
+    pub switch: u16,
+    /// The switch's ports ([`Topology::ports`]).
+    pub ports: Vec<SwitchPort>,
+    /// The destination's route group (its DC id).
+    pub group: GroupId,
+    /// The scenario's `now_us`, as the core's time.
+    pub now: Instant,
+}
+
+impl ScenarioDecider {
+    /// The neighbour DC behind `port`, if the switch has that port.
+    pub fn neighbor(&self, port: PortId) -> Option<u16> {
+        self.ports
+            .iter()
+            .find(|sp| sp.port == port)
+            .map(|sp| sp.neighbor)
     }
 }
 
 impl ExplainOutput {
+    /// The output for explanation `e` of decider `d`.
+    pub fn new(d: &ScenarioDecider, e: &Explanation) -> ExplainOutput {
+        let Explanation {
+            scheme,
+            group,
+            candidates,
+            hash,
+            pinned,
+            chosen,
+            reason,
+        } = e;
+        ExplainOutput {
+            scheme: *scheme,
+            switch: d.switch,
+            dst_dc: group.0,
+            candidates: candidates
+                .iter()
+                .map(|c| CandidateOut::new(c, d.neighbor(c.port)))
+                .collect(),
+            hash: *hash,
+            pinned_port: pinned.map(|p| p.0),
+            chosen_port: chosen.map(|p| p.0),
+            chosen_neighbor: chosen.and_then(|p| d.neighbor(p)),
+            reason: *reason,
+            reason_text: reason.describe(),
+        }
+    }
+
     /// Pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
@@ -371,6 +477,7 @@ impl ExplainOutput {
 #[cfg(test)]
 mod test {
     use super::*;
+    use crate::error::JsonError;
 
     const BASE: &str = r#"{"topology":"testbed8","switch":"DC1",
         "flow":{"src":"10.0.0.1","dst":"10.0.7.1","sport":1000,"dport":4791,"proto":17},
@@ -452,7 +559,7 @@ mod test {
             let back = Scenario::from_json(&text);
             let cut_is_json_error = matches!(
                 Scenario::from_json(text.get(..cut % text.len()).unwrap_or_default()),
-                Err(TablesError::Json { .. })
+                Err(TablesError::Json(JsonError { .. }))
             );
             back.as_ref() == Ok(&s)
                 && back.and_then(|b| b.explain(None)) == s.explain(None)
@@ -465,22 +572,22 @@ mod test {
         let bad = BASE.replace("\"DC1\"", "\"DC99\"");
         assert_eq!(
             Scenario::from_json(&bad).and_then(|s| s.explain(None)),
-            Err(TablesError::UnknownDcName)
+            Err(TablesError::Topology(TopologyError::UnknownDcName))
         );
         let bad = BASE.replace("\"testbed8\"", "\"nowhere\"");
         assert_eq!(
             Scenario::from_json(&bad).and_then(|s| s.explain(None)),
-            Err(TablesError::UnknownTopology)
+            Err(TablesError::Topology(TopologyError::UnknownTopology))
         );
         let bad = BASE.replace("10.0.7.1", "fd00::1");
         assert_eq!(
             Scenario::from_json(&bad).and_then(|s| s.explain(None)),
-            Err(TablesError::MixedAddressFamilies)
+            Err(TablesError::Trace(TraceError::MixedAddressFamilies))
         );
         let bad = BASE.replace("\"dst_dc\"", "\"down\":[9],\"dst_dc\"");
         assert_eq!(
             Scenario::from_json(&bad).and_then(|s| s.explain(None)),
-            Err(TablesError::NoSuchPort(9))
+            Err(TablesError::Topology(TopologyError::NoSuchPort(9)))
         );
         let bad = BASE.replace(
             "\"dst_dc\"",
@@ -493,7 +600,15 @@ mod test {
         let bad = BASE.replace("\"dst_dc\"", "\"colour\":1,\"dst_dc\"");
         assert!(matches!(
             Scenario::from_json(&bad),
-            Err(TablesError::Json { .. })
+            Err(TablesError::Json(JsonError { .. }))
         ));
+        // The message is serde_json's, which names the field.
+        let message = Scenario::from_json(&bad).map_err(|e| alloc::format!("{e}"));
+        assert!(
+            message
+                .as_ref()
+                .is_err_and(|m| m.contains("unknown field `colour`")),
+            "{message:?}"
+        );
     }
 }

@@ -32,7 +32,7 @@ use lcmp_decide::tables::MAX_PORTS;
 use lcmp_decide::PortId;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Count, TablesError};
+use crate::error::{Count, TablesError, TopologyError};
 use crate::graph::Graph;
 
 /// Most DCs a topology may have.
@@ -147,7 +147,7 @@ impl Topology {
                 max: MAX_TOPOLOGY_JSON,
             });
         }
-        let topo: Topology = serde_json::from_str(text).map_err(|e| crate::json_error(&e))?;
+        let topo: Topology = serde_json::from_str(text)?;
         topo.validate()?;
         Ok(topo)
     }
@@ -168,42 +168,42 @@ impl Topology {
             });
         }
         if self.buffer_bytes == 0 {
-            return Err(TablesError::ZeroBuffer);
+            return Err(TopologyError::ZeroBuffer.into());
         }
         for (i, dc) in self.dcs.iter().enumerate() {
             if dc.name.is_empty() {
-                return Err(TablesError::EmptyDcName(dc.id));
+                return Err(TopologyError::EmptyDcName(dc.id).into());
             }
             let earlier = self.dcs.get(..i).unwrap_or(&[]);
             if earlier.iter().any(|d| d.id == dc.id) {
-                return Err(TablesError::DuplicateDcId(dc.id));
+                return Err(TopologyError::DuplicateDcId(dc.id).into());
             }
             if earlier
                 .iter()
                 .any(|d| d.name.eq_ignore_ascii_case(&dc.name))
             {
-                return Err(TablesError::DuplicateDcName(dc.id));
+                return Err(TopologyError::DuplicateDcName(dc.id).into());
             }
         }
         let mut pairs: Vec<(u16, u16)> = Vec::with_capacity(self.links.len());
         for l in &self.links {
             for end in [l.a, l.b] {
                 if !self.dcs.iter().any(|d| d.id == end) {
-                    return Err(TablesError::UnknownDc(end));
+                    return Err(TopologyError::UnknownDc(end).into());
                 }
             }
             if l.a == l.b {
-                return Err(TablesError::SelfLink(l.a));
+                return Err(TopologyError::SelfLink(l.a).into());
             }
             if l.capacity_bps == 0 {
-                return Err(TablesError::ZeroLinkCapacity { a: l.a, b: l.b });
+                return Err(TopologyError::ZeroLinkCapacity { a: l.a, b: l.b }.into());
             }
             pairs.push((l.a.min(l.b), l.a.max(l.b)));
         }
         pairs.sort_unstable();
         if let Some(w) = pairs.windows(2).find(|w| w.first() == w.get(1)) {
             let (a, b) = w.first().copied().unwrap_or_default();
-            return Err(TablesError::DuplicateLink { a, b });
+            return Err(TopologyError::DuplicateLink { a, b }.into());
         }
         for dc in &self.dcs {
             let count = self
@@ -212,10 +212,11 @@ impl Topology {
                 .filter(|l| l.other(dc.id).is_some())
                 .count();
             if count > MAX_PORTS {
-                return Err(TablesError::TooManyPorts {
+                return Err(TopologyError::TooManyPorts {
                     switch: dc.id,
                     count,
-                });
+                }
+                .into());
             }
         }
         Ok(())
@@ -337,37 +338,7 @@ impl Topology {
     /// ```
     pub fn shortest_delay_us(&self, a: u16, b: u16) -> Option<u64> {
         let g = Graph::new(self);
-        let start = g.index(a)?;
-        let goal = g.index(b)?;
-        let mut dist: Vec<Option<u64>> = alloc::vec![None; g.len()];
-        let mut done: Vec<bool> = alloc::vec![false; g.len()];
-        let mut heap = alloc::collections::BinaryHeap::new();
-        if let Some(d) = dist.get_mut(start) {
-            *d = Some(0);
-        }
-        heap.push(core::cmp::Reverse((0u64, start)));
-        while let Some(core::cmp::Reverse((d, i))) = heap.pop() {
-            match done.get_mut(i) {
-                Some(true) | None => continue,
-                Some(flag) => *flag = true,
-            }
-            if i == goal {
-                return Some(d);
-            }
-            for &(j, li) in g.neighbors(i) {
-                let Some(l) = self.links.get(li) else {
-                    continue;
-                };
-                let nd = d.saturating_add(l.delay_us);
-                if let Some(slot) = dist.get_mut(j) {
-                    if slot.is_none_or(|old| nd < old) {
-                        *slot = Some(nd);
-                        heap.push(core::cmp::Reverse((nd, j)));
-                    }
-                }
-            }
-        }
-        None
+        g.least_delay(self, g.index(a)?, g.index(b)?)
     }
 }
 
@@ -448,6 +419,7 @@ fn bso13() -> Topology {
 #[cfg(test)]
 mod test {
     use super::*;
+    use crate::error::JsonError;
     use alloc::vec;
 
     #[test]
@@ -504,40 +476,67 @@ mod test {
         let base = testbed8();
         let mut t = base.clone();
         t.buffer_bytes = 0;
-        assert_eq!(t.validate(), Err(TablesError::ZeroBuffer));
+        assert_eq!(
+            t.validate(),
+            Err(TablesError::Topology(TopologyError::ZeroBuffer))
+        );
         let mut t = base.clone();
         t.dcs.push(Dc {
             id: 3,
             name: "X".into(),
         });
-        assert_eq!(t.validate(), Err(TablesError::DuplicateDcId(3)));
+        assert_eq!(
+            t.validate(),
+            Err(TablesError::Topology(TopologyError::DuplicateDcId(3)))
+        );
         let mut t = base.clone();
         t.dcs.push(Dc {
             id: 9,
             name: "dc3".into(),
         });
-        assert_eq!(t.validate(), Err(TablesError::DuplicateDcName(9)));
+        assert_eq!(
+            t.validate(),
+            Err(TablesError::Topology(TopologyError::DuplicateDcName(9)))
+        );
         let mut t = base.clone();
         t.links.push(link(8, 2, 1, 1));
-        assert_eq!(t.validate(), Err(TablesError::DuplicateLink { a: 2, b: 8 }));
+        assert_eq!(
+            t.validate(),
+            Err(TablesError::Topology(TopologyError::DuplicateLink {
+                a: 2,
+                b: 8
+            }))
+        );
         let mut t = base.clone();
         t.links.push(link(3, 3, 1, 1));
-        assert_eq!(t.validate(), Err(TablesError::SelfLink(3)));
+        assert_eq!(
+            t.validate(),
+            Err(TablesError::Topology(TopologyError::SelfLink(3)))
+        );
         let mut t = base.clone();
         t.links.push(link(3, 30, 1, 1));
-        assert_eq!(t.validate(), Err(TablesError::UnknownDc(30)));
+        assert_eq!(
+            t.validate(),
+            Err(TablesError::Topology(TopologyError::UnknownDc(30)))
+        );
         let mut t = base.clone();
         t.links.push(link(1, 8, 0, 1));
         assert_eq!(
             t.validate(),
-            Err(TablesError::ZeroLinkCapacity { a: 1, b: 8 })
+            Err(TablesError::Topology(TopologyError::ZeroLinkCapacity {
+                a: 1,
+                b: 8
+            }))
         );
         let mut t = base;
         t.dcs.push(Dc {
             id: 9,
             name: String::new(),
         });
-        assert_eq!(t.validate(), Err(TablesError::EmptyDcName(9)));
+        assert_eq!(
+            t.validate(),
+            Err(TablesError::Topology(TopologyError::EmptyDcName(9)))
+        );
     }
 
     #[test]
@@ -553,10 +552,10 @@ mod test {
         }
         assert_eq!(
             t.validate(),
-            Err(TablesError::TooManyPorts {
+            Err(TablesError::Topology(TopologyError::TooManyPorts {
                 switch: 1,
                 count: 69
-            })
+            }))
         );
     }
 
@@ -601,11 +600,11 @@ mod test {
             let Ok(text) = serde_json::to_string(&t) else { return false };
             let read = match (Topology::from_json(&text), t.validate()) {
                 (Ok(back), Ok(())) => back == t,
-                (Err(e), Err(fault)) => e == fault && !matches!(e, TablesError::Json { .. }),
+                (Err(e), Err(fault)) => e == fault && !matches!(e, TablesError::Json(JsonError { .. })),
                 _ => false,
             };
             let cut = text.get(..cut % text.len()).unwrap_or_default();
-            read && matches!(Topology::from_json(cut), Err(TablesError::Json { .. }))
+            read && matches!(Topology::from_json(cut), Err(TablesError::Json(JsonError { .. })))
         }
 
         fn random_graphs_never_panic(links: Vec<(u8, u8, u8, u16)>, s: u8, d: u8) -> bool {
@@ -642,11 +641,11 @@ mod test {
         assert_eq!(Topology::from_json(&text), Ok(t));
         assert!(matches!(
             Topology::from_json(r#"{"name":"x","dcs":[],"links":[],"buffer_bytes":1,"extra":1}"#),
-            Err(TablesError::Json { line: 1, .. })
+            Err(TablesError::Json(JsonError { line: 1, .. }))
         ));
         assert!(matches!(
             Topology::from_json("{"),
-            Err(TablesError::Json { .. })
+            Err(TablesError::Json(JsonError { .. }))
         ));
     }
 }

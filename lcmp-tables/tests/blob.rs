@@ -3,7 +3,7 @@
 use lcmp_tables::blob::{
     decode_blob, encode_blob, encode_blob_vec, BLOB_HEADER_LEN, BLOB_VERSION, MAX_BLOB_LEN,
 };
-use lcmp_tables::{build_tables, BuildOptions, Count, TablesError, Topology};
+use lcmp_tables::{build_tables, BuildOptions, Count, FormatError, TablesError, Topology};
 
 fn tables(topo: &str, switch: u16) -> lcmp_decide::Tables {
     let t = Topology::embedded(topo).expect("embedded");
@@ -45,19 +45,25 @@ fn truncated() {
     let b = blob();
     assert_eq!(
         decode_blob(&b[..10]),
-        Err(TablesError::Truncated { len: 10, need: 24 })
+        Err(TablesError::Format(FormatError::Truncated {
+            len: 10,
+            need: 24
+        }))
     );
     let cut = b.len() - 5;
     assert_eq!(
         decode_blob(&b[..cut]),
-        Err(TablesError::Truncated {
+        Err(TablesError::Format(FormatError::Truncated {
             len: cut,
             need: b.len()
-        })
+        }))
     );
     assert_eq!(
         decode_blob(&[]),
-        Err(TablesError::Truncated { len: 0, need: 24 })
+        Err(TablesError::Format(FormatError::Truncated {
+            len: 0,
+            need: 24
+        }))
     );
 }
 
@@ -68,11 +74,14 @@ fn flipped_bits() {
     bad[BLOB_HEADER_LEN + 7] ^= 0x10;
     assert!(matches!(
         decode_blob(&bad),
-        Err(TablesError::CrcMismatch { .. })
+        Err(TablesError::Format(FormatError::CrcMismatch { .. }))
     ));
     let mut bad = b.clone();
     bad[0] ^= 1;
-    assert_eq!(decode_blob(&bad), Err(TablesError::BadMagic));
+    assert_eq!(
+        decode_blob(&bad),
+        Err(TablesError::Format(FormatError::BadMagic))
+    );
 }
 
 #[test]
@@ -82,7 +91,9 @@ fn wrong_version() {
     reseal(&mut bad);
     assert_eq!(
         decode_blob(&bad),
-        Err(TablesError::UnsupportedVersion(BLOB_VERSION + 1))
+        Err(TablesError::Format(FormatError::UnsupportedVersion(
+            BLOB_VERSION + 1
+        )))
     );
 }
 
@@ -93,10 +104,10 @@ fn wrong_crc() {
     bad[20..24].copy_from_slice(&(stored ^ 0xDEAD_BEEF).to_le_bytes());
     assert_eq!(
         decode_blob(&bad),
-        Err(TablesError::CrcMismatch {
+        Err(TablesError::Format(FormatError::CrcMismatch {
             stored: stored ^ 0xDEAD_BEEF,
             computed: stored
-        })
+        }))
     );
 }
 
@@ -139,12 +150,15 @@ fn reserved_and_trailing() {
     let mut bad = blob();
     bad[6] = 1;
     reseal(&mut bad);
-    assert_eq!(decode_blob(&bad), Err(TablesError::ReservedBits));
+    assert_eq!(
+        decode_blob(&bad),
+        Err(TablesError::Format(FormatError::ReservedBits))
+    );
     let mut long = blob();
     long.push(0);
     assert!(matches!(
         decode_blob(&long),
-        Err(TablesError::LengthMismatch { .. })
+        Err(TablesError::Format(FormatError::LengthMismatch { .. }))
     ));
 }
 

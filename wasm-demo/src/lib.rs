@@ -12,13 +12,14 @@
 //!   [`lcmp_tables::scenario::Scenario::explain`].
 //! * [`send_flows`]: where `n` new flows of the scenario's switch and
 //!   destination land, per port, under LCMP, ECMP and UCMP (each flow
-//!   asked of a [`lcmp_tables::replay::ReplayDecider`] set up exactly as the
-//!   scenario sets up its own).
+//!   asked of the decider [`lcmp_tables::scenario::Scenario::decider`] sets
+//!   up, the one `explain` asks).
 //! * [`topology`], [`defaults`]: what the page needs to draw and to start.
 //! * [`SimDemo`]: the flow-level simulator (`lcmp sim`, testbed8, DC1 to
-//!   DC8) for ECMP, UCMP and LCMP, advanced a slice of simulated time at a
-//!   time through [`lcmp_sim::engine::Stepper`], so the page stays
-//!   responsive and redraws queues, utilisation and slowdowns as it runs.
+//!   DC8) for ECMP, UCMP, LCMP and the tuned LCMP, advanced a slice of
+//!   simulated time at a time through [`lcmp_sim::engine::Stepper`], so the
+//!   page stays responsive and redraws queues, utilisation and slowdowns as
+//!   it runs.
 //!
 //! Everything crosses the boundary as JSON text; errors are `Err` with a
 //! one-line message (a JavaScript exception), never a panic.
@@ -32,17 +33,16 @@
 
 use core::net::{IpAddr, Ipv4Addr};
 
-use lcmp_decide::{FlowKey, GroupId, Instant, Params, PortId, Scheme, Weights};
+use lcmp_decide::{FlowKey, Params, Scheme, Weights};
 use lcmp_sim::engine::{EngineConfig, Stepper};
 use lcmp_sim::experiment::{paper_window_us, Experiment, LoadReference, SchemeSpec};
-use lcmp_sim::network::Network;
 use lcmp_sim::rng::Pcg32;
 use lcmp_sim::stats::summarise;
 use lcmp_sim::traffic::Pairs;
 use lcmp_sim::workload::Workload;
-use lcmp_tables::replay::{flow_key, ReplayDecider};
+use lcmp_tables::replay::flow_key;
 use lcmp_tables::scenario::Scenario;
-use lcmp_tables::{build_tables, Topology};
+use lcmp_tables::Topology;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -55,17 +55,6 @@ fn js(e: DemoError) -> JsValue {
 
 fn json<T: Serialize>(v: &T) -> Result<String, DemoError> {
     serde_json::to_string(v).map_err(|e| format!("cannot render JSON: {e}"))
-}
-
-/// The three schemes the page compares, in display order.
-const SCHEMES: [Scheme; 3] = [Scheme::Lcmp, Scheme::Ecmp, Scheme::Ucmp];
-
-fn scheme_name(s: Scheme) -> &'static str {
-    match s {
-        Scheme::Lcmp => "lcmp",
-        Scheme::Ecmp => "ecmp",
-        Scheme::Ucmp => "ucmp",
-    }
 }
 
 /// The paper's weights and cut, for the sliders' starting positions.
@@ -122,10 +111,7 @@ fn resolve_topology(spec: &str) -> Result<Topology, DemoError> {
             "unknown topology {spec:?} (embedded: testbed8, bso13; or paste a topology JSON object)"
         ));
     }
-    Topology::from_json(spec).map_err(|e| match serde_json::from_str::<Topology>(spec) {
-        Err(d) => format!("topology JSON: {e}: {d}"),
-        Ok(_) => format!("topology JSON: {e}"),
-    })
+    Topology::from_json(spec).map_err(|e| format!("topology JSON: {e}"))
 }
 
 /// The validated topology and each switch's ports (JSON), from an embedded
@@ -167,12 +153,7 @@ pub fn topology(spec: &str) -> Result<String, JsValue> {
 
 /// `lcmp explain SCENARIO.json`: the same JSON text, from the same code.
 pub fn explain_json(scenario: &str) -> Result<String, DemoError> {
-    let s = Scenario::from_json(scenario).map_err(|e| {
-        match serde_json::from_str::<Scenario>(scenario) {
-            Err(d) => format!("scenario: {e}: {d}"),
-            Ok(_) => format!("scenario: {e}"),
-        }
-    })?;
+    let s = Scenario::from_json(scenario).map_err(|e| format!("scenario: {e}"))?;
     let out = s.explain(None).map_err(|e| format!("scenario: {e}"))?;
     Ok(out.to_json())
 }
@@ -183,46 +164,6 @@ pub fn explain(scenario: &str) -> Result<String, JsValue> {
     explain_json(scenario).map_err(js)
 }
 
-/// A decider set up as [`Scenario::explain`] sets up its own (tables,
-/// weights, seed, scheme, samples, down ports), the destination group and
-/// the decision time.
-fn scenario_decider(
-    s: &Scenario,
-    scheme: Scheme,
-) -> Result<(Box<ReplayDecider>, GroupId, Instant), DemoError> {
-    let topo = s.topology.resolve().map_err(|e| e.to_string())?;
-    let switch = s.switch.resolve(&topo).map_err(|e| e.to_string())?;
-    let dst = s.dst_dc.resolve(&topo).map_err(|e| e.to_string())?;
-    let tables = build_tables(&topo, switch, &s.build_options()).map_err(|e| e.to_string())?;
-    let config = lcmp_decide::DeciderConfig {
-        scheme,
-        seed: s.seed,
-        ..lcmp_decide::DeciderConfig::default()
-    };
-    let mut d = Box::new(ReplayDecider::new(config));
-    d.install(&tables).map_err(|e| e.to_string())?;
-    let ports = topo.ports(switch);
-    let known = |p: u8| {
-        if ports.iter().any(|sp| sp.port.0 == p) {
-            Ok(PortId(p))
-        } else {
-            Err(format!("the switch has no port {p}"))
-        }
-    };
-    for x in &s.samples {
-        d.sample(
-            Instant::from_ticks(x.t_us as u32),
-            known(x.port)?,
-            x.queue_bytes,
-        )
-        .map_err(|e| e.to_string())?;
-    }
-    for &p in &s.down {
-        d.set_port_up(known(p)?, false).map_err(|e| e.to_string())?;
-    }
-    Ok((d, GroupId(dst), Instant::from_ticks(s.now_us as u32)))
-}
-
 #[derive(Serialize)]
 struct PortCount {
     port: u8,
@@ -231,7 +172,7 @@ struct PortCount {
 
 #[derive(Serialize)]
 struct SchemeCounts {
-    scheme: &'static str,
+    scheme: Scheme,
     ports: Vec<PortCount>,
     no_route: u32,
 }
@@ -266,11 +207,14 @@ pub fn send_flows_json(scenario: &str, n: u32, seed: u32) -> Result<String, Demo
     }
     let s = Scenario::from_json(scenario).map_err(|e| format!("scenario: {e}"))?;
     let mut out = Vec::new();
-    for scheme in SCHEMES {
-        let (d, group, now) = scenario_decider(&s, scheme)?;
-        let f = &s.flow;
-        let own = flow_key(f.src, f.dst, f.sport, f.dport, f.proto)
-            .ok_or("the flow mixes IPv4 and IPv6")?;
+    // The page's order: the core's (LCMP, ECMP, UCMP).
+    for scheme in Scheme::ALL {
+        // What `Scenario::explain` asks, in its order of errors.
+        let sd = s
+            .decider(Some(scheme))
+            .map_err(|e| format!("scenario: {e}"))?;
+        let own = s.flow.key().map_err(|e| format!("scenario: {e}"))?;
+        let (d, group, now) = (&sd.decider, sd.group, sd.now);
         let e = d.explain(&own, group, now);
         let mut ports: Vec<PortCount> = e
             .candidates
@@ -294,7 +238,7 @@ pub fn send_flows_json(scenario: &str, n: u32, seed: u32) -> Result<String, Demo
             }
         }
         out.push(SchemeCounts {
-            scheme: scheme_name(scheme),
+            scheme,
             ports,
             no_route,
         });
@@ -316,7 +260,8 @@ struct SimRun {
 
 /// The simulator on testbed8, flows DC1 -> DC8 (the `lcmp sim` default
 /// regime: load relative to 16 x 100 Gbps NICs), one run each for ECMP,
-/// UCMP and LCMP on the same flows, advanced together.
+/// UCMP, LCMP and the tuned profile's LCMP on the same flows, advanced
+/// together.
 #[wasm_bindgen]
 pub struct SimDemo {
     runs: Vec<SimRun>,
@@ -395,7 +340,7 @@ impl SimDemo {
             reference: LoadReference::Nic,
             loads: vec![load],
             windows_us: vec![window_us],
-            schemes: schemes.clone(),
+            schemes,
             seeds: vec![u64::from(seed)],
             tables: Experiment::default_tables(),
             sports: lcmp_sim::traffic::SourcePorts::Random,
@@ -406,15 +351,9 @@ impl SimDemo {
         exp.validate().map_err(|e| e.to_string())?;
         let flows = exp.flows(0, u64::from(seed));
         let mut runs = Vec::new();
-        for spec in schemes {
-            // As `Experiment::run`: the scheme's tables, hash seed = seed.
-            let (scheme, opts) = spec.settings(&exp.tables);
-            let net = Network::new(&exp.topology, &opts).map_err(|e| e.to_string())?;
-            let cfg = EngineConfig {
-                scheme,
-                hash_seed: seed,
-                ..exp.engine.clone()
-            };
+        // As `Experiment::run`: each scheme's network and run settings.
+        for (spec, scheme, net) in exp.networks().map_err(|e| e.to_string())? {
+            let cfg = exp.run_config(scheme, u64::from(seed));
             runs.push(SimRun {
                 name: spec.name(),
                 stepper: Stepper::new(net, cfg, flows.clone(), window_us),

@@ -1,6 +1,8 @@
 // End-to-end test of the demo page in headless Chromium (Debian's
 // /usr/bin/chromium, driven by playwright-core). Serves wasm-demo/www from
-// 127.0.0.1, checks the acceptance list of issue 7 and saves screenshots
+// 127.0.0.1, checks what the page promises (labelled controls, the CLI's
+// explanation, congestion, weights, down ports, scheme switch, topology
+// errors, a responsive simulation equal to `lcmp sim`) and saves screenshots
 // to wasm-demo/artifacts/. `LCMP_BIN` is the `lcmp` CLI binary whose
 // `explain` output the page must equal.
 //
@@ -174,8 +176,9 @@ test('the LCMP demo page', { timeout: 240_000 }, async () => {
     assert.equal(await page.$eval('#dst', (s) => s.selectedOptions[0].textContent), 'DC8');
     await page.evaluate(() => { document.activeElement.blur(); document.querySelector('#paste-box').open = false; });
 
-    // The simulation: slowdowns for all three schemes, while the page
-    // stays responsive (a click is handled during the run).
+    // The simulation: slowdowns for the three schemes and the tuned
+    // profile's LCMP, while the page stays responsive (a click is handled
+    // during the run).
     await page.fill('#sim-window', '10');
     await page.dispatchEvent('#sim-window', 'change');
     await page.click('#sim-start');
@@ -198,8 +201,8 @@ test('the LCMP demo page', { timeout: 240_000 }, async () => {
     const batch = JSON.parse(execFileSync(LCMP_BIN, ['sim', '--json', '--topology', 'testbed8',
       '--pair', 'DC1:DC8', '--load-ref', 'nic', '--load', sim.load,
       '--window', String(Number(sim.windowMs) / 1000), '--seed', sim.seed, '--seeds', '1',
-      '--workload', sim.workload, '--schemes', 'ecmp,ucmp,lcmp'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
-    assert.deepEqual(snap.runs.map((r) => r.scheme), ['ecmp', 'ucmp', 'lcmp']);
+      '--workload', sim.workload, '--schemes', 'ecmp,ucmp,lcmp,lcmp-tuned'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+    assert.deepEqual(snap.runs.map((r) => r.scheme), ['ecmp', 'ucmp', 'lcmp', 'lcmp-tuned']);
     for (const r of snap.runs) {
       const b = batch.results.find((x) => x.scheme === r.scheme);
       assert.ok(b, `lcmp sim has no ${r.scheme} run`);

@@ -4,10 +4,13 @@
 //! Every failure is one line on stderr (`lcmp: error: ...`) and exit code 1;
 //! usage errors are clap's (exit code 2). See `docs/cli.md`.
 
+use std::ffi::OsStr;
 use std::io::Write;
 use std::process::ExitCode;
 
+use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Parser, Subcommand};
+use lcmp_decide::Scheme;
 
 mod explain;
 mod replay;
@@ -53,6 +56,45 @@ fn run(command: Command) -> Result<(), Failure> {
     }
 }
 
+/// The value parser of `--scheme`: the core's names, listed from
+/// [`Scheme::ALL`] in the help (with [`scheme_help`]) and read by
+/// `Scheme::from_str`, whose one-line message is the error for any other
+/// value.
+#[derive(Clone, Copy, Debug)]
+struct SchemeParser;
+
+impl TypedValueParser for SchemeParser {
+    type Value = Scheme;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Scheme, clap::Error> {
+        // clap's own parser over a `FromStr` function: its error is
+        // "invalid value 'x' for '--scheme <SCHEME>': " and our message.
+        str::parse::<Scheme>.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            Scheme::ALL
+                .into_iter()
+                .map(|s| PossibleValue::new(s.name()).help(scheme_help(s))),
+        ))
+    }
+}
+
+/// A scheme in words, for `--help`.
+fn scheme_help(s: Scheme) -> &'static str {
+    match s {
+        Scheme::Lcmp => "LCMP (§3)",
+        Scheme::Ecmp => "ECMP over all live candidates",
+        Scheme::Ucmp => "UCMP as the artifact: ECMP over the live candidates of maximum capacity",
+    }
+}
+
 /// Reads a whole file, with the path in the error.
 fn read_file(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
@@ -62,19 +104,6 @@ fn read_file(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
 fn read_text(path: &std::path::Path) -> Result<String, Failure> {
     let bytes = read_file(path)?;
     String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
-}
-
-/// For a JSON error, appends serde_json's own description (which names
-/// the offending field) to the one-line message.
-fn with_json_detail(
-    msg: String,
-    err: &lcmp_tables::TablesError,
-    detail: Option<serde_json::Error>,
-) -> Failure {
-    match (err, detail) {
-        (lcmp_tables::TablesError::Json { .. }, Some(d)) => format!("{msg}: {d}"),
-        _ => msg,
-    }
 }
 
 /// Writes `text` to stdout. A closed pipe (`lcmp ... | head`) is not an

@@ -6,16 +6,15 @@ use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 
 use clap::Args;
-use lcmp_decide::{Addresses, DeciderConfig, FlowKey, Reason};
+use lcmp_decide::{Addresses, DeciderConfig, FlowKey, Reason, Scheme};
 use lcmp_tables::build_tables;
 use lcmp_tables::replay::{
     encode_trace_vec, parse_csv, replay, DecisionRecord, ReplayDecider, TraceEvent, TraceReader,
     TRACE_MAGIC,
 };
 
-use crate::explain::SchemeArg;
 use crate::tables::BuildArgs;
-use crate::{print, read_file, Failure};
+use crate::{print, read_file, Failure, SchemeParser};
 
 /// `lcmp replay`.
 #[derive(Debug, Args)]
@@ -25,8 +24,8 @@ pub(crate) struct ReplayArgs {
     /// The trace: CSV, or an encoded trace (starts with `LCMR`).
     trace: PathBuf,
     /// Routing scheme.
-    #[arg(long, value_enum, default_value = "lcmp")]
-    scheme: SchemeArg,
+    #[arg(long, value_parser = SchemeParser, default_value_t = Scheme::default())]
+    scheme: Scheme,
     /// ECMP hash seed.
     #[arg(long, default_value_t = 0)]
     seed: u32,
@@ -92,7 +91,7 @@ pub(crate) fn run(a: ReplayArgs) -> Result<(), Failure> {
         std::fs::write(out, enc).map_err(|e| format!("{}: {e}", out.display()))?;
     }
     let config = DeciderConfig {
-        scheme: a.scheme.into(),
+        scheme: a.scheme,
         seed: a.seed,
         ..DeciderConfig::default()
     };

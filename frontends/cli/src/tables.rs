@@ -128,10 +128,7 @@ impl BuildArgs {
             ));
         }
         let text = read_text(&path)?;
-        Topology::from_json(&text).map_err(|e| {
-            let detail = serde_json::from_str::<Topology>(&text).err();
-            crate::with_json_detail(format!("{}: {e}", path.display()), &e, detail)
-        })
+        Topology::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// The switch's DC id in `topo`.

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use lcmp_decide::Scheme;
 use serde_json::Value;
 
 fn lcmp(args: &[&str]) -> Output {
@@ -466,4 +467,20 @@ fn errors_are_one_line() {
         Some(2)
     );
     assert_eq!(lcmp(&["replay"]).status.code(), Some(2));
+    // A scheme the core does not name: clap's usage error (exit 2) with the
+    // core's one-line message; the core's names are the flag's values.
+    let idle = here("tests/scenarios/idle.json");
+    let out = lcmp(&["explain", &idle, "--scheme", "wcmp"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.ends_with(&format!(": {}", "wcmp".parse::<Scheme>().unwrap_err())),
+        "{err}"
+    );
+    let help = lcmp(&["replay", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    for s in Scheme::ALL {
+        assert!(help.contains(&format!("- {}: ", s.name())), "{help}");
+    }
 }

@@ -1,7 +1,9 @@
-//! The named profile and the table options of issue 12 through the `lcmp`
-//! binary: `lcmp tables --profile/--band/--queue-thresholds`, `lcmp tofino
-//! --profile`, `lcmp sim --profile` and `lcmp sim sweep`, and their bad
-//! values (one line on stderr, exit 1; clap's own usage errors exit 2).
+//! The named parameter profiles (`paper`, `tuned`) and the table options
+//! that go with them (cost band, explicit queue thresholds) through the
+//! `lcmp` binary: `lcmp tables --profile/--band/--queue-thresholds`,
+//! `lcmp tofino --profile`, `lcmp sim --profile` and `lcmp sim sweep`, and
+//! their bad values (one line on stderr, exit 1; clap's own usage errors
+//! exit 2).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -198,7 +200,8 @@ fn tofino_exports_the_tuned_profile() {
                         .get("table_name")
                         .and_then(Value::as_str)
                         .is_some_and(|t| t.ends_with("lcmp_dst_group"));
-                    if sized && m.get("data").and_then(|d| d.get("group")) == Some(&Value::from(8)) {
+                    if sized && m.get("data").and_then(|d| d.get("group")) == Some(&Value::from(8))
+                    {
                         found = m
                             .get("data")
                             .and_then(|d| d.get("k"))

@@ -8,7 +8,7 @@ use core::ffi::CStr;
 
 use lcmp_decide::codes::DecisionKind;
 use lcmp_decide::{CutReason, Error, Reason, Scheme};
-use lcmp_tables::TablesError;
+use lcmp_tables::{FormatError, TablesError};
 
 /// Success.
 pub const LCMP_OK: i32 = 0;
@@ -187,10 +187,10 @@ pub fn error_code(e: Error) -> i32 {
 pub fn blob_error_code(e: TablesError) -> i32 {
     match e {
         TablesError::Core(e) => error_code(e),
-        TablesError::Truncated { .. } => LCMP_ERR_BLOB_TRUNCATED,
-        TablesError::BadMagic => LCMP_ERR_BLOB_BAD_MAGIC,
-        TablesError::UnsupportedVersion(_) => LCMP_ERR_BLOB_VERSION,
-        TablesError::CrcMismatch { .. } => LCMP_ERR_BLOB_CRC,
+        TablesError::Format(FormatError::Truncated { .. }) => LCMP_ERR_BLOB_TRUNCATED,
+        TablesError::Format(FormatError::BadMagic) => LCMP_ERR_BLOB_BAD_MAGIC,
+        TablesError::Format(FormatError::UnsupportedVersion(_)) => LCMP_ERR_BLOB_VERSION,
+        TablesError::Format(FormatError::CrcMismatch { .. }) => LCMP_ERR_BLOB_CRC,
         _ => LCMP_ERR_BAD_BLOB,
     }
 }

@@ -15,7 +15,6 @@ use lcmp_tables::{BuildOptions, Saturation, Topology};
 use crate::engine;
 use crate::engine::{EngineConfig, FlowSpec};
 use crate::error::SimError;
-#[cfg(feature = "cli")]
 use crate::network::Network;
 use crate::rng::Pcg32;
 use crate::stats::Focus;
@@ -88,9 +87,9 @@ impl SchemeSpec {
     /// The command-line name.
     pub const fn name(self) -> &'static str {
         match self {
-            SchemeSpec::Ecmp => "ecmp",
-            SchemeSpec::Ucmp => "ucmp",
-            SchemeSpec::Lcmp => "lcmp",
+            SchemeSpec::Ecmp => Scheme::Ecmp.name(),
+            SchemeSpec::Ucmp => Scheme::Ucmp.name(),
+            SchemeSpec::Lcmp => Scheme::Lcmp.name(),
             SchemeSpec::RmAlpha => "rm-alpha",
             SchemeSpec::RmBeta => "rm-beta",
             SchemeSpec::LcmpW => "lcmp-w",
@@ -348,9 +347,11 @@ impl Experiment {
         Ok(())
     }
 
-    /// One network per scheme (tables differ only by their parameters).
-    #[cfg(feature = "cli")]
-    fn networks(&self) -> Result<Vec<(SchemeSpec, Scheme, Network)>, SimError> {
+    /// One network per scheme of [`Experiment::schemes`], in order, with the
+    /// core scheme it runs (tables differ only by their parameters, see
+    /// [`SchemeSpec::settings`]). [`Experiment::run`] runs each; a frontend
+    /// that steps runs itself (the wasm demo) builds them here too.
+    pub fn networks(&self) -> Result<Vec<(SchemeSpec, Scheme, Network)>, SimError> {
         self.schemes
             .iter()
             .map(|&s| {
@@ -358,6 +359,16 @@ impl Experiment {
                 Network::new(&self.topology, &opts).map(|n| (s, scheme, n))
             })
             .collect()
+    }
+
+    /// The engine settings of one run: [`Experiment::engine`] with the
+    /// run's core scheme and the traffic seed as the ECMP hash seed.
+    pub fn run_config(&self, scheme: Scheme, seed: u64) -> EngineConfig {
+        EngineConfig {
+            scheme,
+            hash_seed: seed as u32,
+            ..self.engine.clone()
+        }
     }
 
     /// The flows of one (load, seed).
@@ -409,11 +420,7 @@ impl Experiment {
                     let (spec, scheme, net) = &nets[k];
                     let flows = &traffic[l * ns + s];
                     let seed = self.seeds[s];
-                    let cfg = EngineConfig {
-                        scheme: *scheme,
-                        hash_seed: seed as u32,
-                        ..self.engine.clone()
-                    };
+                    let cfg = self.run_config(*scheme, seed);
                     let started = WallClock::now();
                     let out = engine::run(net, &cfg, flows, self.windows_us[l]);
                     let wall = started.elapsed().as_secs_f64();

@@ -25,7 +25,7 @@
 //! * `cli` (default): [`cli`], [`plot`] and the threaded
 //!   [`experiment::Experiment::run`] (clap, indicatif, plotters). Without
 //!   it the crate builds for `wasm32-unknown-unknown`; drive runs with
-//!   [`engine::Stepper`].
+//!   [`engine::Stepper`] on [`experiment::Experiment::networks`].
 //!
 //! ## What this crate does not do
 //!
