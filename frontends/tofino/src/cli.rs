@@ -326,7 +326,14 @@ mod test {
     }
 
     fn parse(scheme: &str) -> Result<Scheme, clap::Error> {
-        let argv = ["lcmp-tofino", "p4", "--topology", "testbed8", "--switch", "DC1"];
+        let argv = [
+            "lcmp-tofino",
+            "p4",
+            "--topology",
+            "testbed8",
+            "--switch",
+            "DC1",
+        ];
         let cli = Cli::try_parse_from(argv.into_iter().chain(["--scheme", scheme]))?;
         match cli.args.command {
             TofinoCommand::P4(c) => Ok(c.scheme),
