@@ -17,14 +17,31 @@ ensure_component() {
 }
 
 # ensure_cargo_tool BINARY CRATE VERSION [extra cargo install args]
-# Installs CRATE@VERSION unless BINARY --version already reports VERSION.
+# Installs CRATE at exactly VERSION unless BINARY --version already reports
+# VERSION. `--locked` builds it with the dependency versions of its
+# published Cargo.lock, so the whole tool is pinned, not only its version.
+# A failed install fails the part: retrying without `--locked` would undo
+# the pinning.
+#
+# The one exception (checked for every tool installed here, with
+# `cargo install --locked` against the registry, cargo 1.95):
+# * wasm-bindgen-cli 0.2.130 (wasm-demo/build.sh): its Cargo.lock pins
+#   webpki-roots 1.0.11, which the registry index does not offer (1.0.10 is
+#   its newest), so `--locked` cannot resolve; it is installed without it
+#   (its own version stays exact: the wasm-bindgen of Cargo.lock).
+# cargo-fuzz 0.13.2 and defmt-print 1.2.0 install with `--locked`. A new
+# version of an unlocked tool is tried with `--locked` again.
+UNLOCKED_CARGO_TOOLS=(wasm-bindgen-cli@0.2.130)
 ensure_cargo_tool() {
-  local bin=$1 crate=$2 version=$3
+  local bin=$1 crate=$2 version=$3 locked=(--locked)
   shift 3
-  if command -v "$bin" >/dev/null 2>&1 && "$bin" --version 2>/dev/null | grep -q "$version"; then
+  if command -v "$bin" >/dev/null 2>&1 && "$bin" --version 2>/dev/null | grep -qwF -- "$version"; then
     return 0
   fi
-  cargo install --locked "$crate@$version" "$@" || cargo install "$crate@$version" "$@"
+  if [[ " ${UNLOCKED_CARGO_TOOLS[*]} " == *" $crate@$version "* ]]; then
+    locked=()
+  fi
+  cargo install "${locked[@]}" "$crate@$version" "$@"
 }
 
 # ensure_apt PACKAGE... : apt-get install the missing ones.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's one test command (README: "Test"). Installs what the tests
+# The project's one test command (README, "Two commands"). Installs what the tests
 # need (idempotent, pinned versions), then runs every part in
 # scripts/test.d/ in name order. Each part is a bash script that exits
 # non-zero on failure. Set LCMP_TEST_ONLY=NN to run only parts whose

@@ -9,8 +9,8 @@
 //! * `floor/independent/SIZE`: 32 loads at random lines known up front: the
 //!   misses overlap, the throughput floor a burst can approach.
 //! * `hit/single/SIZE` and `hit/burst/SIZE`: 32 established flows, in a
-//!   random order over 61 % of the slots (40 000 of 65 536, as in the
-//!   issue), by `on_packet` one at a time and by one `on_packets`.
+//!   random order over 61 % of the slots (40 000 of 65 536), by
+//!   `on_packet` one at a time and by one `on_packets`.
 //! * `new/single` and `new/burst`: 32 new flows with six candidates
 //!   (steady state: idle timeout 0, every packet a new flow reusing an idle
 //!   slot), 65 536 slots.

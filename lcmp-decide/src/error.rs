@@ -1,4 +1,5 @@
-//! The crate's one error type.
+//! The crate's error type for configuration and input (a name that is not
+//! a scheme's is [`crate::codes::UnknownName`], the `FromStr` error).
 
 use core::fmt;
 

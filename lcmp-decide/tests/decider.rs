@@ -88,7 +88,7 @@ fn full_queue_moves_a_kept_port_out_when_congestion_can_outweigh_path() {
 
 #[test]
 fn paper_weights_cannot_move_dc6_out() {
-    // The measurement behind the simulator issue's "beyond the paper" study:
+    // The measurement behind docs/simulator.md's "Beyond the paper" study:
     // even Q = T = D = 255 adds only (4 * 255 >> 3) = 127 to C_cong, i.e.
     // 31 to C, and DC6 (69 -> 101) stays below DC2 (135).
     let mut d = decider(Scheme::Lcmp, Params::PAPER);

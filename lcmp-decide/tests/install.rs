@@ -1,7 +1,6 @@
-//! Installing tables in place (issue 11, part 3): validation comes first,
-//! a rejected install leaves the decider exactly as it was, and the
-//! in-place compile equals the by-value one whatever the memory held
-//! before.
+//! Installing tables in place: validation comes first, a rejected install
+//! leaves the decider exactly as it was, and the in-place compile equals
+//! the by-value one whatever the memory held before.
 
 mod common;
 

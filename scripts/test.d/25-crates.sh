@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The library crates ship (issue 15): lcmp-decide and lcmp-tables build
+# The library crates ship: lcmp-decide and lcmp-tables build
 # with the declared MSRV (the workspace's `rust-version`, installed with
 # rustup, minimal profile) with no and with all features; their docs build
 # as docs.rs builds them (all features, warnings are errors); and

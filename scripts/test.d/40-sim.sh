@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # lcmp-sim: model checks and unit/doc tests in release mode, then a timed
-# smoke run of `lcmp sim` with no arguments (the issue-4 budget: < 60 s).
+# smoke run of `lcmp sim` with no arguments (its budget: < 60 s,
+# docs/simulator.md).
 set -euo pipefail
 source scripts/lib.sh
 cargo test --release -p lcmp-sim
@@ -21,7 +22,7 @@ if [ "$ms" -gt 60000 ]; then
   echo "lcmp sim took ${ms} ms, over the 60 s budget" >&2
   exit 1
 fi
-# The artifact preset's acceptance command (issue 12): also under 60 s.
+# The artifact preset's run (docs/simulator.md): also under 60 s.
 start=$(date +%s%N)
 "${runner[@]}" --preset artifact --load 0.3 --schemes ecmp,ucmp,lcmp --json >"$out"
 ms=$(( ($(date +%s%N) - start) / 1000000 ))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzing (issue 8; docs/fuzzing.md). The fuzz crate's own tests on stable
+# Fuzzing (docs/fuzzing.md). The fuzz crate's own tests on stable
 # (reference-model golden vectors, seed corpora replayed), then every
 # cargo-fuzz target built on nightly and run from its committed seed corpus
 # for LCMP_FUZZ_SECONDS seconds (default 60), LCMP_FUZZ_JOBS targets at a

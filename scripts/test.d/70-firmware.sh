@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# The SmartNIC frontends (issue 6, docs/firmware.md):
-# * lcmp-ffi: unit and replay tests (the committed include/lcmp.h must equal
-#   cbindgen's output), the staticlib for the host and thumbv7em-none-eabihf;
-# * the C example, linked with the system C compiler;
-# * lcmp-firmware (its own workspace): fmt, clippy, the QEMU mps2-an386 run;
-# * for each trace in frontends/firmware/traces: the digest and counters of
-#   `lcmp replay` == the C example == the firmware under QEMU == the
-#   bare-metal C example (arm-none-eabi-gcc + liblcmp_ffi.a) under QEMU;
-# * the panic audit (panic-paths.txt) and the panic-never link check;
-# * the size report (printed; figures in docs/firmware.md);
-# * no stack frame over 4096 B in the firmware image or in a bare-metal C
-#   image linking all of liblcmp_ffi.a's API (stack-frames.sh).
+# The SmartNIC frontends (docs/firmware.md), one function per job, each
+# image built once and run once:
+# * ffi: lcmp-ffi's unit and replay tests (the committed include/lcmp.h
+#   must equal cbindgen's output), the staticlib for the host and
+#   thumbv7em-none-eabihf;
+# * c_examples: the C replay example, linked with the system C compiler,
+#   rejects bad input in one line; the caller-sized flow caches of sizes.c;
+# * firmware_build: lcmp-firmware (its own workspace): fmt, clippy, the
+#   release (logging) and nopanic (silent) images;
+# * digests: for each trace in frontends/firmware/traces, the digest and
+#   counters of `lcmp replay` == the C example == the firmware under QEMU
+#   (mps2-an386) == the bare-metal C example (arm-none-eabi-gcc +
+#   liblcmp_ffi.a) under QEMU;
+# * panic_audit: the audit (panic-paths.txt), the panic-never link check,
+#   and the silent image's run (the panic-never build when it links);
+# * sizes: the size report (figures in docs/firmware.md) and the 16 KiB
+#   flash budget of the core;
+# * stack_frames: no stack frame over 4096 B in the firmware image or in a
+#   bare-metal C image linking all of liblcmp_ffi.a's API
+#   (stack-frames.sh).
 set -euo pipefail
 source scripts/lib.sh
 ensure_apt qemu-system-arm gcc-arm-none-eabi
@@ -24,27 +32,58 @@ export CARGO_TARGET_DIR=$target
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fw=frontends/firmware
+bm=frontends/ffi/examples/baremetal
 thumb=$target/thumbv7em-none-eabihf
+image=$thumb/release/lcmp-firmware
+lcmp=$target/debug/lcmp
+ffi_thumb=$thumb/release/liblcmp_ffi.a
 qemu=(qemu-system-arm -machine mps2-an386 -cpu cortex-m4
   -semihosting-config enable=on,target=native -nographic -serial none -monitor none)
 llvm_bin="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin"
+# A bare-metal C image for the Cortex-M4: bm_image OUT TRACE_DIR [LDFLAGS...]
+# (TRACE_DIR holds the trace.h of gen-trace.sh).
+bm_image() {
+  local out=$1 trace_dir=$2
+  shift 2
+  arm-none-eabi-gcc -std=c11 -Wall -Wextra -Werror -O2 -mcpu=cortex-m4 -mthumb \
+    -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffreestanding -nostdlib \
+    -Ifrontends/ffi/include -I"$trace_dir" -T "$bm/link.ld" "$bm/main.c" \
+    "$ffi_thumb" -lgcc -Wl,--gc-sections -Wl,-z,noexecstack "$@" -o "$out"
+}
+# A host C example linked with liblcmp_ffi.a: host_example SOURCE OUT
+host_example() {
+  cc -std=c11 -Wall -Wextra -Werror -pedantic -O2 -Ifrontends/ffi/include \
+    "$1" "$target/release/liblcmp_ffi.a" -lpthread -ldl -lm -o "$2"
+}
 
-echo "--- lcmp-ffi"
-cargo test -p lcmp-ffi --locked
-cargo build -p lcmp-ffi --release --locked
-cargo build -p lcmp-ffi --release --locked --target thumbv7em-none-eabihf
-test -s "$thumb/release/liblcmp_ffi.a"
-cc -std=c11 -Wall -Wextra -Werror -pedantic -O2 -Ifrontends/ffi/include \
-  frontends/ffi/examples/replay.c "$target/release/liblcmp_ffi.a" -lpthread -ldl -lm \
-  -o "$work/replay_c"
-# The example rejects what it cannot parse, with exit status 1 and one
-# message on stderr (a crash or an abort is another status): a malformed
-# CSV line after a valid blob, and an empty blob (LCMP_ERR_BLOB_TRUNCATED).
-cargo build -p lcmp-cli --locked
-"$target/debug/lcmp" tables --topology testbed8 --switch DC1 -o "$work/good.bin" >/dev/null
-printf '# a comment\n0,teleport,1\n' >"$work/bad.csv"
-: >"$work/empty.bin"
-c_rejects() { # EXPECTED-STDERR-REGEX BLOB CSV
+ffi() {
+  echo "--- lcmp-ffi"
+  cargo test -p lcmp-ffi --locked
+  cargo build -p lcmp-ffi --release --locked
+  cargo build -p lcmp-ffi --release --locked --target thumbv7em-none-eabihf
+  test -s "$ffi_thumb"
+}
+
+c_examples() {
+  echo "--- C examples"
+  cargo build -p lcmp-cli --locked
+  host_example frontends/ffi/examples/replay.c "$work/replay_c"
+  # The example rejects what it cannot parse, with exit status 1 and one
+  # message on stderr (a crash or an abort is another status): a malformed
+  # CSV line after a valid blob, and an empty blob (LCMP_ERR_BLOB_TRUNCATED).
+  "$lcmp" tables --topology testbed8 --switch DC1 -o "$work/good.bin" >/dev/null
+  printf '# a comment\n0,teleport,1\n' >"$work/bad.csv"
+  : >"$work/empty.bin"
+  c_rejects "^replay: $work/bad.csv:2: malformed event\$" "$work/good.bin" "$work/bad.csv"
+  c_rejects "^replay: $work/empty.bin: .+ \(-30\)\$" "$work/empty.bin" "$work/bad.csv"
+  # Caller-sized flow caches through the C ABI: 1 024, 65 536 and 1 048 576
+  # slots from lcmp_decider_size(flows), 60 % pinned in bursts, then all hit.
+  host_example frontends/ffi/examples/sizes.c "$work/sizes_c"
+  "$work/sizes_c" "$work/good.bin" 8
+}
+
+# c_rejects EXPECTED-STDERR-REGEX BLOB CSV
+c_rejects() {
   local want=$1 status=0
   shift
   "$work/replay_c" "$@" >"$work/rejected.out" 2>"$work/rejected.err" || status=$?
@@ -57,139 +96,154 @@ c_rejects() { # EXPECTED-STDERR-REGEX BLOB CSV
   fi
   echo "C example rejects $*: $(cat "$work/rejected.err")"
 }
-c_rejects "^replay: $work/bad.csv:2: malformed event\$" "$work/good.bin" "$work/bad.csv"
-c_rejects "^replay: $work/empty.bin: .+ \(-30\)\$" "$work/empty.bin" "$work/bad.csv"
-# Caller-sized flow caches through the C ABI: 1 024, 65 536 and 1 048 576
-# slots from lcmp_decider_size(flows), 60 % pinned in bursts, then all hit.
-cc -std=c11 -Wall -Wextra -Werror -pedantic -O2 -Ifrontends/ffi/include \
-  frontends/ffi/examples/sizes.c "$target/release/liblcmp_ffi.a" -lpthread -ldl -lm \
-  -o "$work/sizes_c"
-"$work/sizes_c" "$work/good.bin" 8
 
-echo "--- lcmp-firmware: fmt, clippy, build"
-(
-  cd "$fw"
-  cargo fmt --check
-  cargo clippy --release --locked -- -D warnings
-  cargo clippy --profile nopanic --locked --no-default-features -- -D warnings
-  cargo build --release --locked
-  cargo build --profile nopanic --locked --no-default-features
-)
-image=$thumb/release/lcmp-firmware
+firmware_build() {
+  echo "--- lcmp-firmware: fmt, clippy, build"
+  (
+    cd "$fw"
+    cargo fmt --check
+    cargo clippy --release --locked -- -D warnings
+    cargo clippy --profile nopanic --locked --no-default-features -- -D warnings
+    cargo build --release --locked
+    cargo build --profile nopanic --locked --no-default-features
+  )
+  # The panic-never build below links to the same path.
+  cp "$thumb/nopanic/lcmp-firmware" "$work/nopanic.elf"
+}
 
-echo "--- QEMU run"
-status=0
-timeout 120 "${qemu[@]}" -kernel "$image" >"$work/fw.defmt" || status=$?
-defmt-print --log-format '{s}' -e "$image" stdin <"$work/fw.defmt" >"$work/fw.log"
-cat "$work/fw.log"
-if [ "$status" -ne 0 ]; then
-  echo "firmware exited with status $status"; exit 1
-fi
-grep -qx 'all scenarios match the host' "$work/fw.log"
-
-echo "--- digests: lcmp replay == C example == firmware"
-cargo build -p lcmp-cli --locked
-lcmp=$target/debug/lcmp
-for csv in "$fw"/traces/*.csv; do
-  name=$(basename "$csv" .csv)
-  first=$(head -n1 "$csv")
-  topology=$(sed -n 's/.*topology=\([^ ]*\).*/\1/p' <<<"$first")
-  switch=$(sed -n 's/.*switch=\([^ ]*\).*/\1/p' <<<"$first")
-  "$lcmp" tables --topology "$topology" --switch "$switch" -o "$work/$name.bin" >/dev/null
-  "$lcmp" replay --topology "$topology" --switch "$switch" --quiet "$csv" >"$work/$name.cli"
-  "$work/replay_c" "$work/$name.bin" "$csv" >"$work/$name.c"
-  sed -n "s/^$name: //p" "$work/fw.log" | sed 's/^generation=[0-9]* //' >"$work/$name.fw"
-  test "$(wc -l <"$work/$name.cli")" -eq 2
-  bm=frontends/ffi/examples/baremetal
-  mkdir -p "$work/bm-$name"
-  bash "$bm/gen-trace.sh" "$work/$name.bin" "$csv" >"$work/bm-$name/trace.h"
-  arm-none-eabi-gcc -std=c11 -Wall -Wextra -Werror -O2 -mcpu=cortex-m4 -mthumb \
-    -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffreestanding -nostdlib \
-    -Ifrontends/ffi/include -I"$work/bm-$name" -T "$bm/link.ld" "$bm/main.c" \
-    "$thumb/release/liblcmp_ffi.a" -lgcc -Wl,--gc-sections -Wl,-z,noexecstack \
-    -o "$work/bm-$name/image.elf"
-  # SYS_WRITE0 goes to QEMU's semihosting console, which is its stderr.
-  timeout 120 "${qemu[@]}" -kernel "$work/bm-$name/image.elf" 2>"$work/$name.bm" >/dev/null
-  diff -u "$work/$name.cli" "$work/$name.c"
-  diff -u "$work/$name.cli" "$work/$name.fw"
-  diff -u "$work/$name.cli" "$work/$name.bm"
-  echo "$name ($topology $switch): $(head -n1 "$work/$name.cli") (lcmp replay, C, QEMU Rust, QEMU C)"
-done
-
-echo "--- panic audit"
-bash "$fw/panic-audit.sh" "$thumb/nopanic/lcmp-firmware" >"$work/panics.txt"
-{ grep -v '^#' "$fw/panic-paths.txt" || true; } | sed '/^$/d' >"$work/panics.expected"
-cat "$work/panics.txt"
-sort -u -o "$work/panics.expected" "$work/panics.expected"
-new_paths=$(comm -13 "$work/panics.expected" "$work/panics.txt")
-gone_paths=$(comm -23 "$work/panics.expected" "$work/panics.txt")
-if [ -n "$new_paths" ]; then
-  echo "new panic path(s) in the firmware image (fix them, or list and explain them in"
-  echo "$fw/panic-paths.txt and docs/firmware.md):"
-  echo "$new_paths"
-  exit 1
-fi
-if [ -n "$gone_paths" ]; then
-  echo "note: listed panic path(s) no longer present (remove from $fw/panic-paths.txt):"
-  echo "$gone_paths"
-fi
-(cd "$fw" && cargo build --profile nopanic --locked --no-default-features \
-  --features panic-never >"$work/panic-never.log" 2>&1) && linked=1 || linked=0
-if [ -s "$work/panics.txt" ]; then
-  if [ "$linked" -eq 1 ]; then
-    echo "panic-never linked although the audit lists panic paths"; exit 1
+# The logging image under QEMU: its defmt log, decoded, in $work/fw.log.
+firmware_run() {
+  echo "--- QEMU run"
+  local status=0
+  timeout 120 "${qemu[@]}" -kernel "$image" >"$work/fw.defmt" || status=$?
+  defmt-print --log-format '{s}' -e "$image" stdin <"$work/fw.defmt" >"$work/fw.log"
+  cat "$work/fw.log"
+  if [ "$status" -ne 0 ]; then
+    echo "firmware exited with status $status"; exit 1
   fi
-  grep -q 'panic-never' "$work/panic-never.log"
-  echo "panic-never: does not link, as expected: $(wc -l <"$work/panics.txt") known panic path(s)"
-else
-  if [ "$linked" -ne 1 ]; then
-    cat "$work/panic-never.log"; echo "panic-never: no audited path, yet the link failed"; exit 1
-  fi
-  timeout 120 "${qemu[@]}" -kernel "$thumb/nopanic/lcmp-firmware" >/dev/null
-  echo "panic-never: links and runs: no panic path in the image"
-fi
-timeout 120 "${qemu[@]}" -kernel "$thumb/nopanic/lcmp-firmware" >/dev/null
-echo "nopanic image (no logging) exits 0: digests match"
+  grep -qx 'all scenarios match the host' "$work/fw.log"
+}
 
-echo "--- sizes"
-"$llvm_bin/llvm-size" -A "$image" | awk '$1 ~ /^\.(vector_table|text|rodata|data|bss)$/'
-timeout 60 "${qemu[@]}" -kernel "$thumb/release/size-probe" >/dev/null
+digests() {
+  echo "--- digests: lcmp replay == C example == firmware == bare-metal C"
+  local csv name first topology switch
+  for csv in "$fw"/traces/*.csv; do
+    name=$(basename "$csv" .csv)
+    first=$(head -n1 "$csv")
+    topology=$(sed -n 's/.*topology=\([^ ]*\).*/\1/p' <<<"$first")
+    switch=$(sed -n 's/.*switch=\([^ ]*\).*/\1/p' <<<"$first")
+    "$lcmp" tables --topology "$topology" --switch "$switch" -o "$work/$name.bin" >/dev/null
+    "$lcmp" replay --topology "$topology" --switch "$switch" --quiet "$csv" >"$work/$name.cli"
+    "$work/replay_c" "$work/$name.bin" "$csv" >"$work/$name.c"
+    sed -n "s/^$name: //p" "$work/fw.log" | sed 's/^generation=[0-9]* //' >"$work/$name.fw"
+    test "$(wc -l <"$work/$name.cli")" -eq 2
+    mkdir -p "$work/bm-$name"
+    bash "$bm/gen-trace.sh" "$work/$name.bin" "$csv" >"$work/bm-$name/trace.h"
+    bm_image "$work/bm-$name/image.elf" "$work/bm-$name"
+    # SYS_WRITE0 goes to QEMU's semihosting console, which is its stderr.
+    timeout 120 "${qemu[@]}" -kernel "$work/bm-$name/image.elf" 2>"$work/$name.bm" >/dev/null
+    diff -u "$work/$name.cli" "$work/$name.c"
+    diff -u "$work/$name.cli" "$work/$name.fw"
+    diff -u "$work/$name.cli" "$work/$name.bm"
+    echo "$name ($topology $switch): $(head -n1 "$work/$name.cli") (lcmp replay, C, QEMU Rust, QEMU C)"
+    trace_dir=$work/bm-$name
+  done
+}
+
+panic_audit() {
+  echo "--- panic audit"
+  bash "$fw/panic-audit.sh" "$work/nopanic.elf" >"$work/panics.txt"
+  { grep -v '^#' "$fw/panic-paths.txt" || true; } | sed '/^$/d' >"$work/panics.expected"
+  cat "$work/panics.txt"
+  sort -u -o "$work/panics.expected" "$work/panics.expected"
+  local new_paths gone_paths linked silent label
+  new_paths=$(comm -13 "$work/panics.expected" "$work/panics.txt")
+  gone_paths=$(comm -23 "$work/panics.expected" "$work/panics.txt")
+  if [ -n "$new_paths" ]; then
+    echo "new panic path(s) in the firmware image (fix them, or list and explain them in"
+    echo "$fw/panic-paths.txt and docs/firmware.md):"
+    echo "$new_paths"
+    exit 1
+  fi
+  if [ -n "$gone_paths" ]; then
+    echo "note: listed panic path(s) no longer present (remove from $fw/panic-paths.txt):"
+    echo "$gone_paths"
+  fi
+  (cd "$fw" && cargo build --profile nopanic --locked --no-default-features \
+    --features panic-never >"$work/panic-never.log" 2>&1) && linked=1 || linked=0
+  if [ -s "$work/panics.txt" ]; then
+    if [ "$linked" -eq 1 ]; then
+      echo "panic-never linked although the audit lists panic paths"; exit 1
+    fi
+    grep -q 'panic-never' "$work/panic-never.log"
+    echo "panic-never: does not link, as expected: $(wc -l <"$work/panics.txt") known panic path(s)"
+    silent=$work/nopanic.elf label=nopanic
+  else
+    if [ "$linked" -ne 1 ]; then
+      cat "$work/panic-never.log"; echo "panic-never: no audited path, yet the link failed"; exit 1
+    fi
+    echo "panic-never: links: no panic path in the image"
+    silent=$thumb/nopanic/lcmp-firmware label=panic-never
+  fi
+  # The silent image (no logging) checks every scenario itself: exit 0 is
+  # all digests matching.
+  timeout 120 "${qemu[@]}" -kernel "$silent" >/dev/null
+  echo "$label image (no logging) exits 0: digests match"
+}
+
+sizes() {
+  echo "--- sizes"
+  "$llvm_bin/llvm-size" -A "$image" | awk '$1 ~ /^\.(vector_table|text|rodata|data|bss)$/'
+  timeout 60 "${qemu[@]}" -kernel "$thumb/release/size-probe" >/dev/null
+  local probe base rodata core
+  probe=$(section "$thumb/release/size-probe" .text)
+  base=$(section "$thumb/release/size-baseline" .text)
+  rodata=$(( $(section "$thumb/release/size-probe" .rodata) - $(section "$thumb/release/size-baseline" .rodata) ))
+  core=$((probe - base))
+  echo "LCMP core in an image (size-probe - size-baseline): .text $core B, .rodata $rodata B"
+  if [ $((core + rodata)) -gt 16384 ]; then
+    echo "the decision core exceeds the 16 KiB flash budget"; exit 1
+  fi
+}
+
+# section ELF NAME: the size of section NAME.
 section() { "$llvm_bin/llvm-size" -A "$1" | awk -v s="$2" '$1 == s { print $2 }'; }
-probe=$(section "$thumb/release/size-probe" .text)
-base=$(section "$thumb/release/size-baseline" .text)
-rodata=$(( $(section "$thumb/release/size-probe" .rodata) - $(section "$thumb/release/size-baseline" .rodata) ))
-core=$((probe - base))
-echo "LCMP core in an image (size-probe - size-baseline): .text $core B, .rodata $rodata B"
-if [ $((core + rodata)) -gt 16384 ]; then
-  echo "the decision core exceeds the 16 KiB flash budget"; exit 1
-fi
 
-echo "--- stack frames: none over 4096 B (docs/firmware.md, \"Stack\")"
-# The firmware image, and a bare-metal C image that links every exported
-# lcmp_* function of liblcmp_ffi.a (and, through --gc-sections, exactly
-# what they reach: the by-value conveniences for std users, such as
-# Tables::compile, stay in the archive but out of any C image).
-exports=$("$llvm_bin/llvm-nm" -g --defined-only "$thumb/release/liblcmp_ffi.a" 2>/dev/null |
-  awk '$2 == "T" && $3 ~ /^lcmp_/ { print "-Wl,--undefined=" $3 }' | sort -u)
-test -n "$exports"
-bm=frontends/ffi/examples/baremetal
-# shellcheck disable=SC2086 # one linker flag a word
-arm-none-eabi-gcc -std=c11 -Wall -Wextra -Werror -O2 -mcpu=cortex-m4 -mthumb \
-  -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffreestanding -nostdlib \
-  -Ifrontends/ffi/include -I"$work/bm-$name" -T "$bm/link.ld" "$bm/main.c" \
-  "$thumb/release/liblcmp_ffi.a" -lgcc -Wl,--gc-sections -Wl,-z,noexecstack $exports \
-  -o "$work/bm-all.elf"
-over_limit=0
-for elf in "$image" "$work/bm-all.elf"; do
-  bash "$fw/stack-frames.sh" "$elf" >"$work/frames.txt"
-  # An empty list means the disassembly changed form, not that all is well.
-  test -s "$work/frames.txt"
-  echo "largest stack frames of $(basename "$elf") (bytes):"
-  head -n 6 "$work/frames.txt"
-  if awk '$1 == "dynamic" || $1 > 4096 { bad = 1 } END { exit !bad }' "$work/frames.txt"; then
-    echo "stack frame(s) over 4096 B in $(basename "$elf"):"
-    awk '$1 == "dynamic" || $1 > 4096' "$work/frames.txt"
-    over_limit=1
-  fi
-done
-if [ "$over_limit" -ne 0 ]; then exit 1; fi
+stack_frames() {
+  echo "--- stack frames: none over 4096 B (docs/firmware.md, \"Stack\")"
+  # The firmware image, and a bare-metal C image that links every exported
+  # lcmp_* function of liblcmp_ffi.a (and, through --gc-sections, exactly
+  # what they reach: the by-value conveniences for std users, such as
+  # Tables::compile, stay in the archive but out of any C image).
+  local exports elf over_limit=0
+  exports=$("$llvm_bin/llvm-nm" -g --defined-only "$ffi_thumb" 2>/dev/null |
+    awk '$2 == "T" && $3 ~ /^lcmp_/ { print "-Wl,--undefined=" $3 }' | sort -u)
+  test -n "$exports"
+  test -n "$trace_dir"
+  # shellcheck disable=SC2086 # one linker flag a word
+  bm_image "$work/bm-all.elf" "$trace_dir" $exports
+  for elf in "$image" "$work/bm-all.elf"; do
+    bash "$fw/stack-frames.sh" "$elf" >"$work/frames.txt"
+    # An empty list means the disassembly changed form, not that all is well.
+    test -s "$work/frames.txt"
+    echo "largest stack frames of $(basename "$elf") (bytes):"
+    head -n 6 "$work/frames.txt"
+    if awk '$1 == "dynamic" || $1 > 4096 { bad = 1 } END { exit !bad }' "$work/frames.txt"; then
+      echo "stack frame(s) over 4096 B in $(basename "$elf"):"
+      awk '$1 == "dynamic" || $1 > 4096' "$work/frames.txt"
+      over_limit=1
+    fi
+  done
+  if [ "$over_limit" -ne 0 ]; then exit 1; fi
+}
+
+# A trace.h for the all-API image (digests sets it to a trace's).
+trace_dir=
+ffi
+c_examples
+firmware_build
+firmware_run
+digests
+panic_audit
+sizes
+stack_frames

@@ -1,26 +1,31 @@
 //! The flow-level fluid engine: time-stepped, integer bytes, FIFO queues.
 //!
-//! Every step of `dt` (default 10 µs):
+//! Every step of `dt` (default 10 µs) runs these phases, one method each
+//! (`Engine::step` calls them in this order):
 //!
-//! 1. At the sampling cadence (default 1 ms) every DCI switch's decider is
-//!    fed the depth of each of its egress queues ([`Decider::sample`]).
-//! 2. Flows that start in the step are routed hop by hop: at each switch
-//!    the real decider picks the egress port for group = destination DC
-//!    ([`Decider::on_packet`]), until the flow reaches its destination.
-//!    (All hops are decided at the flow's start time; see the limits in
-//!    `docs/simulator.md`.)
-//! 3. Senders get rates: before one path RTT a flow sends at its share of
-//!    its host's 100 Gbps NIC (line rate if alone); after it, congestion
-//!    control has converged to a max-min fair share of the path's links and
-//!    the NIC. A link with a standing queue offers fair-phase flows
-//!    `(1 - drain)` of its capacity, so standing queues drain.
-//! 4. Each link serves at most its capacity's worth of bytes from the head
-//!    of its FIFO (chunks of `(flow, hop, bytes)`).
-//! 5. Bytes offered to a link (served by the previous hop, or injected by a
-//!    sender) are accepted up to the buffer space the link had at the start
-//!    of the step; the rest stays where it was (lossless back-pressure: a
-//!    sender is held back, an upstream queue keeps its bytes). Bytes served
-//!    by a flow's last hop are delivered.
+//! 1. `sample_queues`: at the sampling cadence (default 1 ms) every DCI
+//!    switch's decider is fed the depth of each of its egress queues
+//!    ([`Decider::sample`]).
+//! 2. `admit_arrivals`: flows that start in the step are routed hop by
+//!    hop: at each switch the real decider picks the egress port for
+//!    group = destination DC ([`Decider::on_packet`]), until the flow
+//!    reaches its destination. (All hops are decided at the flow's start
+//!    time; see the limits in `docs/simulator.md`.)
+//! 3. `set_rates`: senders get rates: before one path RTT a flow sends at
+//!    its share of its host's 100 Gbps NIC (line rate if alone); after it,
+//!    congestion control has converged to a max-min fair share of the
+//!    path's links and the NIC (`fair_share`, in `engine/fair_share.rs`).
+//!    A link with a standing queue offers fair-phase flows `(1 - drain)` of
+//!    its capacity, so standing queues drain.
+//! 4. `serve`: each link serves at most its capacity's worth of bytes from
+//!    the head of its FIFO (chunks of `(flow, hop, bytes)`).
+//! 5. `offer`, `forward`, `inject`: bytes offered to a link (served by the
+//!    previous hop, or injected by a sender) are accepted up to the buffer
+//!    space the link had at the start of the step; the rest stays where it
+//!    was (lossless back-pressure: a sender is held back, an upstream queue
+//!    keeps its bytes). Bytes served by a flow's last hop are delivered.
+//! 6. `account`, `retire`: per-link totals and the buffer check; senders
+//!    that have injected their last byte stop sending.
 //!
 //! A flow completes when its last byte leaves its last hop; its FCT adds
 //! the path's one-way propagation delay. A byte needs one step per hop to
@@ -33,6 +38,8 @@ use std::collections::{HashMap, VecDeque};
 use lcmp_decide::{Addresses, Decider, DeciderConfig, FlowKey, GroupId, Instant, Scheme};
 
 use crate::network::Network;
+
+mod fair_share;
 
 /// Ports per simulated switch (the core's maximum).
 const PORTS: usize = 64;
@@ -415,7 +422,9 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn sample(&mut self, now: Instant) {
+    /// Feeds every switch its queue depths (unless switches sample right
+    /// before their decisions).
+    fn sample_all(&mut self, now: Instant) {
         if self.cfg.sample_on_decision {
             return;
         }
@@ -589,86 +598,6 @@ impl<'a> Engine<'a> {
         self.host_sending[host] += 1;
     }
 
-    /// Max-min fair rates of the fair-phase senders over links and NICs.
-    fn fair_share(&mut self) {
-        let nl = self.links.len();
-        let nic = self.cfg.nic_bps as f64;
-        let fair: Vec<u32> = self
-            .sending
-            .iter()
-            .copied()
-            .filter(|&f| self.flows[f as usize].fair_phase)
-            .collect();
-        if fair.is_empty() {
-            return;
-        }
-        let mut cap: Vec<f64> = self
-            .net
-            .links
-            .iter()
-            .zip(&self.links)
-            .map(|(l, s)| {
-                let c = l.capacity_bps as f64;
-                if s.backlog as f64 > s.bytes_per_step {
-                    c * (1.0 - self.cfg.drain)
-                } else {
-                    c
-                }
-            })
-            .collect();
-        let mut fair_per_host = vec![0u32; self.host_sending.len()];
-        for &f in &fair {
-            fair_per_host[self.flows[f as usize].host] += 1;
-        }
-        cap.extend(
-            self.host_sending
-                .iter()
-                .zip(&fair_per_host)
-                .map(|(&n, &k)| {
-                    if n == 0 {
-                        0.0
-                    } else {
-                        nic * f64::from(k) / f64::from(n)
-                    }
-                }),
-        );
-        let mut count = vec![0u32; cap.len()];
-        for &f in &fair {
-            for c in constraints(&self.flows[f as usize], nl) {
-                count[c] += 1;
-            }
-        }
-        let mut open: Vec<u32> = fair;
-        while !open.is_empty() {
-            let mut best: Option<(usize, f64)> = None;
-            for (c, (&k, &cp)) in count.iter().zip(&cap).enumerate() {
-                if k > 0 {
-                    let share = cp.max(0.0) / f64::from(k);
-                    if best.is_none_or(|(_, s)| share < s) {
-                        best = Some((c, share));
-                    }
-                }
-            }
-            let Some((bottleneck, share)) = best else {
-                break;
-            };
-            let mut i = 0;
-            while i < open.len() {
-                let f = open[i] as usize;
-                if constraints(&self.flows[f], nl).any(|c| c == bottleneck) {
-                    for c in constraints(&self.flows[f], nl).collect::<Vec<_>>() {
-                        cap[c] -= share;
-                        count[c] -= 1;
-                    }
-                    self.flows[f].fair_bps = share;
-                    open.swap_remove(i);
-                } else {
-                    i += 1;
-                }
-            }
-        }
-    }
-
     /// The loop state before the first step.
     fn begin(&self) -> LoopState {
         let mut order: Vec<usize> = (0..self.specs.len()).collect();
@@ -696,263 +625,286 @@ impl<'a> Engine<'a> {
     }
 
     /// One step of `dt` (or a jump over an idle gap); `false` when the run
-    /// is over (everything delivered, or `max_time_us` passed).
+    /// is over (everything delivered, or `max_time_us` passed). The phases
+    /// run in the order of the module docs.
     fn step(&mut self, st: &mut LoopState) -> bool {
         let dt = f64::from(self.cfg.dt_us.max(1));
+        let t0 = st.step as f64 * dt;
+        st.t0 = t0;
+        let t1 = t0 + dt;
+        let arrivals_left = st.next < st.order.len();
+        if !arrivals_left && self.sending.is_empty() && st.queued_total == 0 {
+            return false;
+        }
+        if t0 > self.cfg.max_time_us {
+            return false;
+        }
+        // Idle network: jump to the next arrival.
+        if self.sending.is_empty() && st.queued_total == 0 && arrivals_left {
+            let start = self.specs[st.order[st.next]].start_us;
+            if start >= t1 {
+                st.step = (start / dt).floor() as u64;
+                return true;
+            }
+        }
+        self.sample_queues(st, t0);
+        self.admit_arrivals(st, t1);
+        self.set_rates(st, t0, t1, dt);
+        self.serve(st);
+        self.offer(st);
+        self.forward(st, t0, t1, dt);
+        self.inject(st, t1);
+        self.account(st, t1);
+        self.retire();
+        st.step += 1;
+        true
+    }
+
+    /// Step 1: at the sampling cadence, every switch's queue depths.
+    fn sample_queues(&mut self, st: &mut LoopState, t0: f64) {
         let sample_every = u64::from(self.cfg.sample_us.max(1));
-        let order = &st.order;
-        let slot = &mut st.slot;
-        let popped = &mut st.popped;
-        let offers = &mut st.offers;
-        let space = &mut st.space;
-        let served_step = &mut st.served_step;
-        let inject = &mut st.inject;
-        let mut next = st.next;
-        let mut step = st.step;
-        let mut next_sample_us = st.next_sample_us;
-        let mut queued_total = st.queued_total;
-        let t0 = step as f64 * dt;
-        let more = 'body: {
-            let t1 = t0 + dt;
-            if next >= order.len() && self.sending.is_empty() && queued_total == 0 {
-                break 'body false;
-            }
-            if t0 > self.cfg.max_time_us {
-                break 'body false;
-            }
-            // Idle network: jump to the next arrival.
-            if self.sending.is_empty() && queued_total == 0 && next < order.len() {
-                let start = self.specs[order[next]].start_us;
-                if start >= t1 {
-                    step = (start / dt).floor() as u64;
-                    break 'body true;
-                }
-            }
-            let now_us = t0 as u64;
-            if now_us >= next_sample_us {
-                self.sample(Instant::from_ticks(now_us as u32));
-                next_sample_us = (now_us / sample_every + 1) * sample_every;
+        let now_us = t0 as u64;
+        if now_us >= st.next_sample_us {
+            self.sample_all(Instant::from_ticks(now_us as u32));
+            st.next_sample_us = (now_us / sample_every + 1) * sample_every;
+            self.fair_dirty = true;
+        }
+    }
+
+    /// Step 2: the flows that start before `t1`, routed by the deciders.
+    fn admit_arrivals(&mut self, st: &mut LoopState, t1: f64) {
+        while st.next < st.order.len() && self.specs[st.order[st.next]].start_us < t1 {
+            let i = st.order[st.next];
+            st.slot[self.flows.len()] = i;
+            self.admit(i);
+            st.next += 1;
+        }
+    }
+
+    /// Step 3: each sender's rate (its NIC share before one RTT, its
+    /// max-min fair share after), and the bytes it offers in the step.
+    fn set_rates(&mut self, st: &mut LoopState, t0: f64, t1: f64, dt: f64) {
+        for k in 0..self.sending.len() {
+            let f = self.sending[k] as usize;
+            let fl = &mut self.flows[f];
+            if self.cfg.congestion_control && !fl.fair_phase && t0 >= fl.fair_at_us {
+                fl.fair_phase = true;
                 self.fair_dirty = true;
             }
-            while next < order.len() && self.specs[order[next]].start_us < t1 {
-                let i = order[next];
-                slot[self.flows.len()] = i;
-                self.admit(i);
-                next += 1;
+        }
+        if self.fair_dirty {
+            self.fair_share();
+            self.fair_dirty = false;
+        }
+        let nic = self.cfg.nic_bps as f64;
+        st.inject.clear();
+        for &f in &self.sending {
+            let fl = &mut self.flows[f as usize];
+            fl.rate_bps = if fl.fair_phase {
+                fl.fair_bps
+            } else {
+                nic / f64::from(self.host_sending[fl.host].max(1))
+            };
+            let start = self.specs[st.slot[f as usize]].start_us;
+            let span = (t1 - start.max(t0)).clamp(0.0, dt);
+            let want = fl.rate_bps * span * 1e-6 / 8.0 + fl.carry;
+            let bytes = (want.floor() as u64).min(fl.remaining);
+            fl.carry = if bytes < fl.remaining {
+                want - bytes as f64
+            } else {
+                0.0
+            };
+            if bytes > 0 {
+                st.inject.push((f, bytes));
             }
-            // Rates.
-            for k in 0..self.sending.len() {
-                let f = self.sending[k] as usize;
-                let fl = &mut self.flows[f];
-                if self.cfg.congestion_control && !fl.fair_phase && t0 >= fl.fair_at_us {
-                    fl.fair_phase = true;
+        }
+    }
+
+    /// Step 4: each link pops up to its capacity's worth of bytes from the
+    /// head of its FIFO; the buffer space it had before is what it accepts.
+    fn serve(&mut self, st: &mut LoopState) {
+        st.popped.clear();
+        for (li, link) in self.links.iter_mut().enumerate() {
+            st.space[li] = self.net.links[li].buffer_bytes.saturating_sub(link.backlog);
+            st.served_step[li] = 0;
+            if link.backlog == 0 {
+                link.carry = 0.0;
+                continue;
+            }
+            let want = link.bytes_per_step + link.carry;
+            let budget = want.floor() as u64;
+            let mut left = budget;
+            while left > 0 {
+                let Some(front) = link.queue.front_mut() else {
+                    break;
+                };
+                let take = front.bytes.min(left);
+                let chunk = Chunk {
+                    bytes: take,
+                    ..*front
+                };
+                front.bytes -= take;
+                if front.bytes == 0 {
+                    link.queue.pop_front();
+                }
+                left -= take;
+                let end = if budget > 0 {
+                    (budget - left) as f64 / budget as f64
+                } else {
+                    1.0
+                };
+                st.popped.push(Popped {
+                    chunk,
+                    link: li as u32,
+                    end,
+                });
+            }
+            let served = budget - left;
+            st.served_step[li] = served;
+            link.backlog -= served;
+            link.carry = if link.backlog > 0 {
+                want - budget as f64
+            } else {
+                0.0
+            };
+        }
+    }
+
+    /// Step 5, offers: the bytes offered to each link in the step, what
+    /// the previous hop served and what senders inject.
+    fn offer(&self, st: &mut LoopState) {
+        st.offers.fill(0);
+        for p in &st.popped {
+            let path = &self.flows[p.chunk.flow as usize].path;
+            if let Some(&nl) = path.get(usize::from(p.chunk.hop) + 1) {
+                st.offers[nl as usize] += p.chunk.bytes;
+            }
+        }
+        for &(f, bytes) in &st.inject {
+            st.offers[self.flows[f as usize].path[0] as usize] += bytes;
+        }
+    }
+
+    /// Step 5, served bytes: delivered at a flow's last hop (which may
+    /// complete it), else forwarded up to the next link's share of its
+    /// space; what the next link refuses goes back to the head of its FIFO.
+    fn forward(&mut self, st: &mut LoopState, t0: f64, t1: f64, dt: f64) {
+        let mut refused: Vec<(u32, Chunk)> = Vec::new();
+        for p in &st.popped {
+            let f = p.chunk.flow as usize;
+            let hop = usize::from(p.chunk.hop);
+            let next_link = self.flows[f].path.get(hop + 1).copied();
+            let li = p.link as usize;
+            match next_link {
+                None => {
+                    self.stats[li].bytes += p.chunk.bytes;
+                    let fl = &mut self.flows[f];
+                    fl.delivered += p.chunk.bytes;
+                    self.bytes_delivered += p.chunk.bytes;
+                    if fl.remaining == 0 && fl.delivered == self.specs[st.slot[f]].size {
+                        let done = t0 + dt * p.end;
+                        let start = self.specs[st.slot[f]].start_us;
+                        let ack_us = ack_delay_us(&fl.ack, &self.net, &self.links);
+                        self.outcomes[f].fct_us = Some(done - start + fl.prop_us + ack_us);
+                    }
+                }
+                Some(nl) => {
+                    let nl = nl as usize;
+                    let ok = accept(p.chunk.bytes, nl, &st.offers, &st.space);
+                    self.stats[li].bytes += ok;
+                    if ok > 0 {
+                        push(
+                            &mut self.links[nl],
+                            Chunk {
+                                flow: p.chunk.flow,
+                                hop: p.chunk.hop + 1,
+                                bytes: ok,
+                            },
+                        );
+                        if t1 <= self.window_us {
+                            self.stats[nl].bytes_in_window += ok;
+                        }
+                    }
+                    if ok < p.chunk.bytes {
+                        refused.push((
+                            p.link,
+                            Chunk {
+                                bytes: p.chunk.bytes - ok,
+                                ..p.chunk
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        for (li, chunk) in refused.into_iter().rev() {
+            let link = &mut self.links[li as usize];
+            link.backlog += chunk.bytes;
+            link.queue.push_front(chunk);
+            st.served_step[li as usize] -= chunk.bytes;
+        }
+    }
+
+    /// Step 5, injected bytes: accepted into a flow's first link up to its
+    /// share of the space; a sender held back loses its carry.
+    fn inject(&mut self, st: &mut LoopState, t1: f64) {
+        for &(f, bytes) in &st.inject {
+            let first = self.flows[f as usize].path[0] as usize;
+            let ok = accept(bytes, first, &st.offers, &st.space);
+            if ok > 0 {
+                push(
+                    &mut self.links[first],
+                    Chunk {
+                        flow: f,
+                        hop: 0,
+                        bytes: ok,
+                    },
+                );
+                if t1 <= self.window_us {
+                    self.stats[first].bytes_in_window += ok;
+                }
+                let fl = &mut self.flows[f as usize];
+                fl.remaining -= ok;
+                if ok < bytes {
+                    fl.carry = 0.0;
+                }
+            }
+        }
+    }
+
+    /// Step 6: per-link totals of the step, the buffer check, and the bytes
+    /// queued.
+    fn account(&mut self, st: &mut LoopState, t1: f64) {
+        for (li, link) in self.links.iter().enumerate() {
+            let stats = &mut self.stats[li];
+            stats.max_queue_bytes = stats.max_queue_bytes.max(link.backlog);
+            stats.max_step_bytes = stats.max_step_bytes.max(st.served_step[li]);
+            if t1 <= self.window_us {
+                stats.served_in_window += st.served_step[li];
+            }
+            if link.backlog > self.net.links[li].buffer_bytes {
+                self.queues_ok = false;
+            }
+        }
+        st.queued_total = self.links.iter().map(|l| l.backlog).sum();
+    }
+
+    /// Step 6: senders that have injected their last byte stop sending.
+    fn retire(&mut self) {
+        let mut k = 0;
+        while k < self.sending.len() {
+            let f = self.sending[k] as usize;
+            if self.flows[f].remaining == 0 {
+                let h = self.flows[f].host;
+                self.host_sending[h] -= 1;
+                if self.flows[f].fair_phase {
                     self.fair_dirty = true;
                 }
+                self.sending.swap_remove(k);
+            } else {
+                k += 1;
             }
-            if self.fair_dirty {
-                self.fair_share();
-                self.fair_dirty = false;
-            }
-            let nic = self.cfg.nic_bps as f64;
-            inject.clear();
-            for &f in &self.sending {
-                let fl = &mut self.flows[f as usize];
-                fl.rate_bps = if fl.fair_phase {
-                    fl.fair_bps
-                } else {
-                    nic / f64::from(self.host_sending[fl.host].max(1))
-                };
-                let start = self.specs[slot[f as usize]].start_us;
-                let span = (t1 - start.max(t0)).clamp(0.0, dt);
-                let want = fl.rate_bps * span * 1e-6 / 8.0 + fl.carry;
-                let bytes = (want.floor() as u64).min(fl.remaining);
-                fl.carry = if bytes < fl.remaining {
-                    want - bytes as f64
-                } else {
-                    0.0
-                };
-                if bytes > 0 {
-                    inject.push((f, bytes));
-                }
-            }
-            // Service: pop up to capacity from each FIFO.
-            popped.clear();
-            for (li, link) in self.links.iter_mut().enumerate() {
-                space[li] = self.net.links[li].buffer_bytes.saturating_sub(link.backlog);
-                offers[li] = 0;
-                served_step[li] = 0;
-                if link.backlog == 0 {
-                    link.carry = 0.0;
-                    continue;
-                }
-                let want = link.bytes_per_step + link.carry;
-                let budget = want.floor() as u64;
-                let mut left = budget;
-                while left > 0 {
-                    let Some(front) = link.queue.front_mut() else {
-                        break;
-                    };
-                    let take = front.bytes.min(left);
-                    let chunk = Chunk {
-                        bytes: take,
-                        ..*front
-                    };
-                    front.bytes -= take;
-                    if front.bytes == 0 {
-                        link.queue.pop_front();
-                    }
-                    left -= take;
-                    let end = if budget > 0 {
-                        (budget - left) as f64 / budget as f64
-                    } else {
-                        1.0
-                    };
-                    popped.push(Popped {
-                        chunk,
-                        link: li as u32,
-                        end,
-                    });
-                }
-                let served = budget - left;
-                served_step[li] = served;
-                link.backlog -= served;
-                link.carry = if link.backlog > 0 {
-                    want - budget as f64
-                } else {
-                    0.0
-                };
-            }
-            // Offers to the next hop.
-            for p in popped.iter() {
-                let path = &self.flows[p.chunk.flow as usize].path;
-                if let Some(&nl) = path.get(usize::from(p.chunk.hop) + 1) {
-                    offers[nl as usize] += p.chunk.bytes;
-                }
-            }
-            for &(f, bytes) in inject.iter() {
-                offers[self.flows[f as usize].path[0] as usize] += bytes;
-            }
-            let accept = |bytes: u64, link: usize, offers: &[u64], space: &[u64]| -> u64 {
-                let (o, s) = (offers[link], space[link]);
-                if o <= s {
-                    bytes
-                } else {
-                    (u128::from(bytes) * u128::from(s) / u128::from(o)) as u64
-                }
-            };
-            // Forward or deliver what was served; push back what was refused.
-            let mut refused: Vec<(u32, Chunk)> = Vec::new();
-            for p in popped.iter() {
-                let f = p.chunk.flow as usize;
-                let hop = usize::from(p.chunk.hop);
-                let next_link = self.flows[f].path.get(hop + 1).copied();
-                let li = p.link as usize;
-                match next_link {
-                    None => {
-                        self.stats[li].bytes += p.chunk.bytes;
-                        let fl = &mut self.flows[f];
-                        fl.delivered += p.chunk.bytes;
-                        self.bytes_delivered += p.chunk.bytes;
-                        if fl.remaining == 0 && fl.delivered == self.specs[slot[f]].size {
-                            let done = t0 + dt * p.end;
-                            let start = self.specs[slot[f]].start_us;
-                            let ack_us = ack_delay_us(&fl.ack, &self.net, &self.links);
-                            self.outcomes[f].fct_us = Some(done - start + fl.prop_us + ack_us);
-                        }
-                    }
-                    Some(nl) => {
-                        let nl = nl as usize;
-                        let ok = accept(p.chunk.bytes, nl, offers, space);
-                        self.stats[li].bytes += ok;
-                        if ok > 0 {
-                            push(
-                                &mut self.links[nl],
-                                Chunk {
-                                    flow: p.chunk.flow,
-                                    hop: p.chunk.hop + 1,
-                                    bytes: ok,
-                                },
-                            );
-                            if t1 <= self.window_us {
-                                self.stats[nl].bytes_in_window += ok;
-                            }
-                        }
-                        if ok < p.chunk.bytes {
-                            refused.push((
-                                p.link,
-                                Chunk {
-                                    bytes: p.chunk.bytes - ok,
-                                    ..p.chunk
-                                },
-                            ));
-                        }
-                    }
-                }
-            }
-            for (li, chunk) in refused.into_iter().rev() {
-                let link = &mut self.links[li as usize];
-                link.backlog += chunk.bytes;
-                link.queue.push_front(chunk);
-                served_step[li as usize] -= chunk.bytes;
-            }
-            for &(f, bytes) in inject.iter() {
-                let first = self.flows[f as usize].path[0] as usize;
-                let ok = accept(bytes, first, offers, space);
-                if ok > 0 {
-                    push(
-                        &mut self.links[first],
-                        Chunk {
-                            flow: f,
-                            hop: 0,
-                            bytes: ok,
-                        },
-                    );
-                    if t1 <= self.window_us {
-                        self.stats[first].bytes_in_window += ok;
-                    }
-                    let fl = &mut self.flows[f as usize];
-                    fl.remaining -= ok;
-                    if ok < bytes {
-                        fl.carry = 0.0;
-                    }
-                }
-            }
-            for (li, link) in self.links.iter().enumerate() {
-                let st = &mut self.stats[li];
-                st.max_queue_bytes = st.max_queue_bytes.max(link.backlog);
-                st.max_step_bytes = st.max_step_bytes.max(served_step[li]);
-                if t1 <= self.window_us {
-                    st.served_in_window += served_step[li];
-                }
-                if link.backlog > self.net.links[li].buffer_bytes {
-                    self.queues_ok = false;
-                }
-            }
-            queued_total = self.links.iter().map(|l| l.backlog).sum();
-            // Senders that finished.
-            let mut k = 0;
-            while k < self.sending.len() {
-                let f = self.sending[k] as usize;
-                if self.flows[f].remaining == 0 {
-                    let h = self.flows[f].host;
-                    self.host_sending[h] -= 1;
-                    if self.flows[f].fair_phase {
-                        self.fair_dirty = true;
-                    }
-                    self.sending.swap_remove(k);
-                } else {
-                    k += 1;
-                }
-            }
-            step += 1;
-            true
-        };
-        st.next = next;
-        st.step = step;
-        st.next_sample_us = next_sample_us;
-        st.queued_total = queued_total;
-        st.t0 = t0;
-        more
+        }
     }
 
     /// The run's output so far (all of it once [`Engine::step`] returned
@@ -1094,12 +1046,15 @@ fn ack_delay_us(ack: &[u32], net: &Network, links: &[Link]) -> f64 {
         .sum()
 }
 
-/// A fair-phase flow's constraints: its links, then its host's NIC.
-fn constraints(fl: &Flow, links: usize) -> impl Iterator<Item = usize> + '_ {
-    fl.path
-        .iter()
-        .map(|&l| l as usize)
-        .chain(core::iter::once(links + fl.host))
+/// The part of `bytes` that `link` accepts: all of it if the link's
+/// offers fit its space, else the offer's share of the space.
+fn accept(bytes: u64, link: usize, offers: &[u64], space: &[u64]) -> u64 {
+    let (o, s) = (offers[link], space[link]);
+    if o <= s {
+        bytes
+    } else {
+        (u128::from(bytes) * u128::from(s) / u128::from(o)) as u64
+    }
 }
 
 fn push(link: &mut Link, chunk: Chunk) {

@@ -1,4 +1,4 @@
-//! Model checks (issue 4 acceptance): ideal FCT alone, conservation of
+//! Model checks of the engine: ideal FCT alone, conservation of
 //! bytes, capacity and buffer bounds, determinism, and CLI errors.
 
 use lcmp_sim::engine::{self, EngineConfig, FlowSpec};

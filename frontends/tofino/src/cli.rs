@@ -5,8 +5,10 @@
 //! `Tofino(lcmp_tofino::cli::TofinoArgs)` and
 //! `Command::Tofino(a) => lcmp_tofino::cli::run(a).map_err(|e| e.to_string())`.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
 use clap::{Args, Subcommand, ValueEnum};
 use lcmp_decide::{DeciderConfig, HashAlgorithm, Pick, Scheme};
 use lcmp_tables::{build_tables, BuildOptions, Topology};
@@ -56,15 +58,32 @@ pub enum HashArg {
     Murmur3,
 }
 
-/// The routing scheme, as named on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SchemeArg {
-    /// LCMP.
-    Lcmp,
-    /// ECMP over live candidates.
-    Ecmp,
-    /// UCMP (maximum-capacity candidates).
-    Ucmp,
+/// Parses `--scheme` with the core's names ([`Scheme::name`], `FromStr`),
+/// which `--help` lists; an unknown name is a one-line error.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SchemeParser;
+
+impl TypedValueParser for SchemeParser {
+    type Value = Scheme;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Scheme, clap::Error> {
+        StringValueParser::new()
+            .try_map(|s| s.parse::<Scheme>())
+            .parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            Scheme::ALL
+                .into_iter()
+                .map(|s| PossibleValue::new(s.name())),
+        ))
+    }
 }
 
 /// Arguments shared by both subcommands.
@@ -86,8 +105,8 @@ pub struct CommonArgs {
     #[arg(long, value_enum, default_value_t = HashArg::Crc32)]
     pub hash: HashArg,
     /// The routing scheme.
-    #[arg(long, value_enum, default_value_t = SchemeArg::Lcmp)]
-    pub scheme: SchemeArg,
+    #[arg(long, default_value_t = Scheme::Lcmp, value_parser = SchemeParser)]
+    pub scheme: Scheme,
     /// Flow-pin register cells, both ways together (clamped to 512 to 131072
     /// and rounded up to a power of two).
     #[arg(long, default_value_t = crate::model::DEFAULT_PIN_SLOTS)]
@@ -198,11 +217,7 @@ pub fn agent_for_profile(
 
 fn config(c: &CommonArgs) -> DeciderConfig {
     DeciderConfig {
-        scheme: match c.scheme {
-            SchemeArg::Lcmp => Scheme::Lcmp,
-            SchemeArg::Ecmp => Scheme::Ecmp,
-            SchemeArg::Ucmp => Scheme::Ucmp,
-        },
+        scheme: c.scheme,
         seed: c.seed,
         hash: match c.hash {
             HashArg::Crc32 => HashAlgorithm::Crc32,
@@ -296,4 +311,53 @@ pub fn run(args: TofinoArgs) -> Result<(), Error> {
         println!("{}", p.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod test {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: TofinoArgs,
+    }
+
+    fn parse(scheme: &str) -> Result<Scheme, clap::Error> {
+        let argv = [
+            "lcmp-tofino",
+            "p4",
+            "--topology",
+            "testbed8",
+            "--switch",
+            "DC1",
+        ];
+        let cli = Cli::try_parse_from(argv.into_iter().chain(["--scheme", scheme]))?;
+        match cli.args.command {
+            TofinoCommand::P4(c) => Ok(c.scheme),
+            _ => unreachable!("parsed p4"),
+        }
+    }
+
+    #[test]
+    fn schemes_are_the_cores_names_and_others_fail_in_one_line() {
+        for s in Scheme::ALL {
+            assert_eq!(parse(s.name()).ok(), Some(s));
+        }
+        let e = parse("wcmp").expect_err("not a scheme");
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+        let text = e.to_string();
+        let first = text.lines().next().unwrap_or_default();
+        assert!(first.contains("'wcmp'"), "{text}");
+        assert!(first.contains("expected lcmp, ecmp or ucmp"), "{text}");
+        let pv: Vec<String> = SchemeParser
+            .possible_values()
+            .into_iter()
+            .flatten()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        assert_eq!(pv, ["lcmp", "ecmp", "ucmp"]);
+    }
 }

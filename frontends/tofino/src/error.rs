@@ -1,4 +1,6 @@
-//! The crate's one error type.
+//! The crate's error type: everything that stops an export from being
+//! built or written. (The interpreter's verdict on a set of entries is
+//! its own type, [`crate::interp::InterpError`].)
 
 use core::fmt;
 

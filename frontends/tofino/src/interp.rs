@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 
 use crate::hash::{CrcSpec, Headers, CRC32C, ECMP_FIELDS, SIG_FIELDS};
 use crate::model::{EntrySet, Match, Program, TableEntry};
+use crate::schema::actions::{PORT_UP, SET_BUCKET, SET_GROUP, SET_PORT};
 use crate::schema::{names, MatchKind, Schema, Sizes, HASH_HI_BITS, PIN_EMPTY_SEEN, PORT_BITS};
 
 /// An interpreter failure: the entries would make the ASIC's behaviour
@@ -281,7 +282,7 @@ impl<'a> Interpreter<'a> {
         let Some(e) = self.lookup(names::DST_GROUP, &[u64::from(dst)])? else {
             return Ok(tr); // lcmp_miss: not an LCMP destination
         };
-        if e.action != "set_group" {
+        if e.action != SET_GROUP.name {
             tr.no_route = true;
             return Ok(tr);
         }
@@ -291,12 +292,12 @@ impl<'a> Interpreter<'a> {
             return Ok(tr);
         };
         let hi = u64::from(hash >> (32 - HASH_HI_BITS));
-        tr.bucket = self.param(names::BUCKET, &[k, hi], "set_bucket")?;
+        tr.bucket = self.param(names::BUCKET, &[k, hi], SET_BUCKET.name)?;
         let Some(bucket) = tr.bucket else {
             tr.miss = Some(names::BUCKET);
             return Ok(tr);
         };
-        tr.selected = self.param(names::SELECT, &[group, bucket], "set_port")?;
+        tr.selected = self.param(names::SELECT, &[group, bucket], SET_PORT.name)?;
         if tr.selected.is_none() {
             tr.miss = Some(names::SELECT);
         }
@@ -307,7 +308,7 @@ impl<'a> Interpreter<'a> {
     pub fn alive(&self, port: u64) -> Result<bool, InterpError> {
         Ok(self
             .lookup(names::PORT_ALIVE, &[port])?
-            .is_some_and(|e| e.action == "port_up"))
+            .is_some_and(|e| e.action == PORT_UP.name))
     }
 
     /// One packet through the ingress with the flow-pin registers, at MAC
@@ -479,7 +480,7 @@ mod test {
                         prefix_len: 8,
                     }],
                     None,
-                    "set_group",
+                    SET_GROUP.name,
                     1,
                 ),
                 entry(
@@ -489,7 +490,7 @@ mod test {
                         prefix_len: 16,
                     }],
                     None,
-                    "set_group",
+                    SET_GROUP.name,
                     2,
                 ),
                 entry(
@@ -499,7 +500,7 @@ mod test {
                         prefix_len: 0,
                     }],
                     None,
-                    "set_group",
+                    SET_GROUP.name,
                     3,
                 ),
             ],
@@ -523,7 +524,7 @@ mod test {
                 names::BUCKET,
                 vec![Match::Exact(0), Match::Range { low, high }],
                 Some(prio),
-                "set_bucket",
+                SET_BUCKET.name,
                 q,
             )
         };
@@ -558,7 +559,7 @@ mod test {
                 names::SELECT,
                 vec![Match::Exact(1), Match::Exact(0)],
                 None,
-                "set_port",
+                SET_PORT.name,
                 port,
             )
         };

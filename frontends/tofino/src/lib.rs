@@ -9,9 +9,10 @@
 //!
 //! ## Architecture, by layer
 //!
-//! * [`schema`]: every table, key, action, register and digest of
-//!   `lcmp.p4`, with widths and sizes; all renderers and the interpreter
-//!   read it.
+//! * [`schema`]: every table, key, action (with its P4 body), register
+//!   and digest of `lcmp.p4`, with names, widths and sizes; the P4
+//!   template names none of them, and all renderers, the agent's entries
+//!   and the interpreter read them from here.
 //! * [`hash`]: the ECMP hash as the ASIC computes it (field list and CRC
 //!   polynomial, the seed folded into the final XOR), with a bitwise
 //!   reference CRC.
@@ -24,8 +25,9 @@
 //!   `WriteRequest` text.
 //! * [`interp`]: evaluates an [`EntrySet`] with Tofino match semantics and
 //!   the flow-pin registers.
-//! * [`analysis`]: parses the generated P4 and places its tables in stages
-//!   by their match, action and control dependencies.
+//! * [`analysis`]: parses the generated P4, places its tables in stages
+//!   by their match, action and control dependencies, and estimates their
+//!   memory against the chip's per-stage limits.
 //! * [`cli`]: `lcmp tofino p4|entries|update` as clap arguments and `run`.
 //!
 //! ## What this crate does not do

@@ -35,7 +35,8 @@ use lcmp_decide::{
 };
 
 use crate::error::Error;
-use crate::schema::{names, Schema, Sizes, HASH_HI_BITS, MAX_PRIORITY, PORT_BITS};
+use crate::schema::actions::{NO_ROUTE, PORT_DOWN, PORT_UP, SET_BUCKET, SET_GROUP, SET_PORT};
+use crate::schema::{names, Action, Schema, Sizes, HASH_HI_BITS, MAX_PRIORITY, PORT_BITS};
 
 /// The ASIC generation the agent runs on: it sets the traffic manager's
 /// cell size (queue counters count cells) and the stage budget.
@@ -230,7 +231,7 @@ pub const PHASE_NAMES: [&str; 7] = [
 ];
 
 fn phase_of(u: &Update) -> usize {
-    let up = u.entry.action == "port_up";
+    let up = u.entry.action == PORT_UP.name;
     match (u.entry.table, u.op) {
         (names::PORT_ALIVE, Op::Insert) => 0,
         (names::PORT_ALIVE, Op::Modify) if up => 0,
@@ -433,7 +434,8 @@ pub fn bucket_ranges(k: u64) -> Vec<(u64, u64, u64)> {
 /// t.groups.push(g).unwrap();
 /// let crc = DeciderConfig { hash: HashAlgorithm::Crc32, ..DeciderConfig::default() };
 /// let agent = Agent::new(&t, crc, ExportOptions::default()).unwrap();
-/// assert!(agent.entries().unwrap().entries.iter().any(|e| e.table == "lcmp_select"));
+/// let select = lcmp_tofino::schema::names::SELECT;
+/// assert!(agent.entries().unwrap().entries.iter().any(|e| e.table == select));
 /// // murmur3, and the paper's `hash % k` pick, are refused with typed errors.
 /// assert!(Agent::new(&t, DeciderConfig::default(), ExportOptions::default()).is_err());
 /// t.params.pick = Pick::Hash;
@@ -644,7 +646,7 @@ impl Agent {
                 names::PORT_ALIVE,
                 vec![Match::Exact(self.dev_port(*p))],
                 None,
-                if up { "port_up" } else { "port_down" },
+                if up { &PORT_UP } else { &PORT_DOWN },
                 vec![],
             )?;
         }
@@ -655,7 +657,7 @@ impl Agent {
                     names::BUCKET,
                     vec![Match::Exact(k), Match::Range { low, high }],
                     Some(1),
-                    "set_bucket",
+                    &SET_BUCKET,
                     vec![bucket],
                 )?;
             }
@@ -671,7 +673,7 @@ impl Agent {
                     names::SELECT,
                     vec![Match::Exact(u64::from(g.0)), Match::Exact(bucket as u64)],
                     None,
-                    "set_port",
+                    &SET_PORT,
                     vec![self.dev_port(*port)],
                 )?;
             }
@@ -684,14 +686,14 @@ impl Agent {
                 prefix_len: 16,
             }];
             if list.is_empty() {
-                b.entry(names::DST_GROUP, key, None, "no_route", vec![])?;
+                b.entry(names::DST_GROUP, key, None, &NO_ROUTE, vec![])?;
             } else {
                 let k = list.len() as u64;
                 b.entry(
                     names::DST_GROUP,
                     key,
                     None,
-                    "set_group",
+                    &SET_GROUP,
                     vec![u64::from(g.0), k],
                 )?;
             }
@@ -711,11 +713,11 @@ impl Builder {
         table: &'static str,
         matches: Vec<Match>,
         priority: Option<u32>,
-        action: &'static str,
+        action: &'static Action,
         params: Vec<u64>,
     ) -> Result<(), Error> {
         let t = self.schema.table(table).ok_or(Error::Schema(table))?;
-        let a = t.action(action).ok_or(Error::Schema(action))?;
+        let a = t.action(action.name).ok_or(Error::Schema(action.name))?;
         let prio_ok = match priority {
             None => !t.needs_priority(),
             Some(p) => t.needs_priority() && (1..=MAX_PRIORITY).contains(&p),
@@ -742,7 +744,7 @@ impl Builder {
         for (v, p) in params.iter().zip(a.params) {
             if p.bits < 64 && v >> p.bits != 0 {
                 return Err(Error::ValueTooWide {
-                    object: action,
+                    object: a.name,
                     field: p.name,
                     bits: p.bits,
                 });
@@ -752,7 +754,7 @@ impl Builder {
             table,
             matches,
             priority,
-            action,
+            action: a.name,
             params,
         });
         Ok(())
@@ -794,14 +796,14 @@ mod test {
     fn plan_orders_adds_before_sizes_before_deletes() {
         let old = EntrySet {
             entries: vec![
-                entry(names::SELECT, 0, "set_port", 1),
-                entry(names::SELECT, 1, "set_port", 2),
-                entry(names::DST_GROUP, 8, "set_group", 2),
+                entry(names::SELECT, 0, SET_PORT.name, 1),
+                entry(names::SELECT, 1, SET_PORT.name, 2),
+                entry(names::DST_GROUP, 8, SET_GROUP.name, 2),
             ],
         };
         let mut new = old.clone();
         new.entries[1].params = vec![3];
-        new.entries.push(entry(names::SELECT, 2, "set_port", 4));
+        new.entries.push(entry(names::SELECT, 2, SET_PORT.name, 4));
         new.entries[2].params = vec![3];
         let plan = new.plan_from(&old);
         let what: Vec<&str> = plan.phases.iter().map(|p| p.what).collect();

@@ -1,11 +1,14 @@
-//! The control-plane schema of `lcmp.p4`: every table, key field, action,
-//! parameter, register and digest, with widths and sizes.
+//! The control-plane schema of `lcmp.p4`: every table, key field, action
+//! (with its P4 body), parameter, register and digest, with names, widths
+//! and sizes.
 //!
 //! This is the one description that the P4 renderer, the P4Info renderer,
-//! the `bfrt_python` and BF-Runtime JSON renderers and the interpreter all
-//! read, so a name or a width cannot differ between them. (The stage
-//! analysis, [`crate::analysis`], deliberately does not read it: it parses
-//! the generated P4 text.)
+//! the `bfrt_python` and BF-Runtime JSON renderers, the agent's entry
+//! builder and the interpreter all read, so a name or a width cannot differ
+//! between them: the P4 template names no table, action, register or
+//! digest, it only uses the declarations and names rendered from here.
+//! (The stage analysis, [`crate::analysis`], deliberately does not read it:
+//! it parses the generated P4 text.)
 
 /// A match kind (P4Runtime `MatchField.MatchType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,13 +58,26 @@ pub struct KeyField {
     pub kind: MatchKind,
 }
 
-/// One action parameter (or digest field).
+/// One action parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Param {
     /// Name.
     pub name: &'static str,
     /// Width in bits.
     pub bits: u32,
+    /// The P4 type when it is an architecture typedef (`PortId_t`) rather
+    /// than `bit<bits>`.
+    pub typedef: Option<&'static str>,
+}
+
+impl Param {
+    /// The parameter's P4 type: its typedef, else `bit<bits>`.
+    pub fn p4_type(&self) -> String {
+        match self.typedef {
+            Some(t) => t.to_string(),
+            None => format!("bit<{}>", self.bits),
+        }
+    }
 }
 
 /// An action.
@@ -71,6 +87,8 @@ pub struct Action {
     pub name: &'static str,
     /// Parameters, in order.
     pub params: &'static [Param],
+    /// The P4 statements of its body, in order.
+    pub body: &'static [&'static str],
 }
 
 /// Which control block an object lives in.
@@ -146,7 +164,8 @@ pub struct Register {
     pub control: Control,
     /// Cell width in bits (a pair register has two cells of this width).
     pub bits: u32,
-    /// Whether the cell is a `{lo, hi}` pair (a `lcmp_pin_t` struct).
+    /// Whether the cell is a `{lo, hi}` pair (a [`PAIR_CELL_TYPE`] struct,
+    /// initially `{0, PIN_EMPTY_SEEN}`).
     pub pair: bool,
     /// Number of cells.
     pub size: u32,
@@ -159,6 +178,17 @@ impl Register {
     }
 }
 
+/// One field of a digest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DigestField {
+    /// Name in the digest's struct.
+    pub name: &'static str,
+    /// Width in bits.
+    pub bits: u32,
+    /// The P4 expression packed into it.
+    pub expr: &'static str,
+}
+
 /// A digest the data plane sends to the switch CPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Digest {
@@ -169,7 +199,7 @@ pub struct Digest {
     /// The P4 struct packed.
     pub type_name: &'static str,
     /// Fields, in order.
-    pub fields: &'static [Param],
+    pub fields: &'static [DigestField],
 }
 
 impl Digest {
@@ -194,7 +224,11 @@ const fn key(name: &'static str, expr: &'static str, bits: u32, kind: MatchKind)
 }
 
 const fn p(name: &'static str, bits: u32) -> Param {
-    Param { name, bits }
+    Param {
+        name,
+        bits,
+        typedef: None,
+    }
 }
 
 /// Width of a Tofino device port (`PortId_t`).
@@ -213,54 +247,85 @@ pub const MAX_PIN_WAY_SLOTS: u32 = 1 << 16;
 pub const PIN_EMPTY_SEEN: u32 = 0x8000_0000;
 /// Fewest flow-pin cells per way.
 pub const MIN_PIN_WAY_SLOTS: u32 = 1 << 8;
+/// The P4 struct of a pair register's cell (`{lo, hi}`, declared in the
+/// template of `lcmp.p4`).
+pub const PAIR_CELL_TYPE: &str = "lcmp_pin_t";
+/// The P4 type of a register index (`pin_index_t`, declared in the template
+/// with the width of [`Sizes::pin_index_bits`]).
+pub const REGISTER_INDEX_TYPE: &str = "pin_index_t";
 
-/// Actions (shared definitions).
+/// Actions (shared definitions), with their P4 bodies.
 pub mod actions {
-    use super::{p, Action, PORT_BITS};
+    use super::{p, Action, Param, PORT_BITS};
 
     /// Sets `meta.group` and the group's pick-list size `meta.k`, and marks
     /// the packet as LCMP-routed.
     pub const SET_GROUP: Action = Action {
         name: "set_group",
         params: &[p("group", 16), p("k", 8)],
+        body: &["meta.group = group;", "meta.k = k;", "meta.lcmp = 1;"],
     };
     /// The destination is not an LCMP route: leave the packet to the rest of
     /// the pipeline.
     pub const LCMP_MISS: Action = Action {
         name: "lcmp_miss",
         params: &[],
+        body: &[],
     };
     /// The group has no live candidate: drop.
     pub const NO_ROUTE: Action = Action {
         name: "no_route",
         params: &[],
+        body: &["ig_dprsr_md.drop_ctl = 1;"],
     };
     /// Sets `meta.bucket`, the top 16 hash bits scaled into `0..k`.
     pub const SET_BUCKET: Action = Action {
         name: "set_bucket",
         params: &[p("bucket", 8)],
+        body: &["meta.bucket = bucket;"],
     };
     /// Sets the selected egress port.
     pub const SET_PORT: Action = Action {
         name: "set_port",
-        params: &[p("port", PORT_BITS)],
+        params: &[Param {
+            name: "port",
+            bits: PORT_BITS,
+            typedef: Some("PortId_t"),
+        }],
+        body: &["meta.out_port = port;"],
     };
     /// A static or selection table missed (never, with consistent tables):
     /// drop.
     pub const DROP_MISS: Action = Action {
         name: "drop_miss",
         params: &[],
+        body: &["ig_dprsr_md.drop_ctl = 1;"],
     };
     /// The port is up: forward.
     pub const PORT_UP: Action = Action {
         name: "port_up",
         params: &[],
+        body: &["ig_tm_md.ucast_egress_port = meta.out_port;"],
     };
     /// The port is down: re-decide a pinned flow (resubmit), else drop.
     pub const PORT_DOWN: Action = Action {
         name: "port_down",
         params: &[],
+        body: &["meta.dead = 1;"],
     };
+
+    /// Every action of `LcmpIngress`, in the order `lcmp.p4` declares
+    /// them (a unit test checks that it holds exactly the tables' actions).
+    pub const INGRESS: [&Action; 8] = [
+        &SET_GROUP,
+        &NO_ROUTE,
+        &LCMP_MISS,
+        &SET_BUCKET,
+        &SET_PORT,
+        &DROP_MISS,
+        &PORT_UP,
+        &PORT_DOWN,
+    ];
 }
 
 use actions::*;
@@ -350,15 +415,19 @@ pub mod names {
     pub const DIGEST_PIN_FAIL: &str = "pin_fail";
 }
 
+const fn field(name: &'static str, bits: u32, expr: &'static str) -> DigestField {
+    DigestField { name, bits, expr }
+}
+
 /// Fields of the pin-failure digest (`lcmp_pin_fail_t`): the flow and its
 /// group.
-pub const PIN_FAIL_FIELDS: &[Param] = &[
-    p("src_addr", 32),
-    p("dst_addr", 32),
-    p("src_port", 16),
-    p("dst_port", 16),
-    p("protocol", 8),
-    p("group", 16),
+pub const PIN_FAIL_FIELDS: &[DigestField] = &[
+    field("src_addr", 32, "hdr.ipv4.src_addr"),
+    field("dst_addr", 32, "hdr.ipv4.dst_addr"),
+    field("src_port", 16, "meta.l4_sport"),
+    field("dst_port", 16, "meta.l4_dport"),
+    field("protocol", 8, "hdr.ipv4.protocol"),
+    field("group", 16, "meta.group"),
 ];
 
 /// The whole control-plane schema.
@@ -489,5 +558,26 @@ mod test {
         assert_eq!(s(1 << 20).pin_way_slots(), MAX_PIN_WAY_SLOTS);
         assert_eq!(s(2).pin_way_slots(), MIN_PIN_WAY_SLOTS);
         assert_eq!(s(1).bucket_entries(), 6);
+    }
+
+    #[test]
+    fn the_declared_actions_are_the_tables_actions() {
+        let sizes = Sizes {
+            groups: 1,
+            max_k: 2,
+            ports: 1,
+            pin_slots: 512,
+        };
+        let schema = Schema::new(&sizes);
+        let mut used: Vec<&str> = schema
+            .actions(Control::Ingress)
+            .iter()
+            .map(|a| a.name)
+            .collect();
+        let mut declared: Vec<&str> = INGRESS.iter().map(|a| a.name).collect();
+        used.sort_unstable();
+        declared.sort_unstable();
+        assert_eq!(used, declared);
+        assert!(schema.actions(Control::IngressDeparser).is_empty());
     }
 }

@@ -25,6 +25,7 @@ use lcmp_decide::{
 };
 use lcmp_tofino::interp::{Interpreter, PinRegisters, PinStatus};
 use lcmp_tofino::model::{bucket_ranges, Match};
+use lcmp_tofino::schema::names;
 use lcmp_tofino::{Agent, EntrySet, Error, ExportOptions};
 use quickcheck::{QuickCheck, TestResult};
 
@@ -258,7 +259,7 @@ fn bucket_table_is_the_scaled_pick() {
         hashes.extend(bucket_ranges(k).iter().map(|r| (r.1 as u32) << 16));
         for &h in &hashes {
             let e = interp
-                .lookup("lcmp_bucket", &[k, u64::from(h >> 16)])
+                .lookup(names::BUCKET, &[k, u64::from(h >> 16)])
                 .expect("lookup")
                 .expect("bucket entry");
             assert_eq!(
@@ -343,7 +344,7 @@ fn corrupted_entries_are_caught() {
     let e = bad
         .entries
         .iter_mut()
-        .find(|e| e.table == "lcmp_select" && e.matches[1] == Match::Exact(1))
+        .find(|e| e.table == names::SELECT && e.matches[1] == Match::Exact(1))
         .expect("bucket 1");
     e.params[0] = 7;
     assert!(
@@ -363,7 +364,7 @@ fn corrupted_entries_are_caught() {
     for e in shifted
         .entries
         .iter_mut()
-        .filter(|e| e.table == "lcmp_bucket" && e.matches[0] == Match::Exact(3))
+        .filter(|e| e.table == names::BUCKET && e.matches[0] == Match::Exact(3))
     {
         if let Match::Range { low, high } = &mut e.matches[1] {
             // Move the boundary between buckets 0 and 1 by 2000.

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use lcmp_tofino::cli::{
-    export, export_update, CommonArgs, EntriesArgs, HashArg, SchemeArg, TargetArg, UpdateArgs,
+    export, export_update, CommonArgs, EntriesArgs, HashArg, TargetArg, UpdateArgs,
 };
 use lcmp_tofino::render::{entry_files, update_files, Files};
 
@@ -23,7 +23,7 @@ fn common(out: PathBuf) -> CommonArgs {
         out,
         seed: 0,
         hash: HashArg::Crc32,
-        scheme: SchemeArg::Lcmp,
+        scheme: lcmp_decide::Scheme::Lcmp,
         pin_slots: lcmp_tofino::model::DEFAULT_PIN_SLOTS,
         target: TargetArg::Tofino1,
         dev_ports: vec![],

@@ -1,4 +1,4 @@
-//! The data plane's two-way flow pins (issue 13, item 5), run by the
+//! The data plane's two-way flow pins (`lcmp_pin0`/`lcmp_pin1`), run by the
 //! interpreter statement by statement as `lcmp.p4`: a cell is taken only
 //! once it has expired, so two live flows that share a cell keep their
 //! ports on every packet; a third is routed unpinned and reported to the
@@ -9,6 +9,7 @@ use lcmp_decide::{DeciderConfig, HashAlgorithm, Scheme};
 use lcmp_tofino::hash::Headers;
 use lcmp_tofino::interp::{pin_indices, pin_slot, Interpreter, PinRegisters, PinStatus};
 use lcmp_tofino::model::Match;
+use lcmp_tofino::schema::names;
 use lcmp_tofino::{Agent, EntrySet, ExportOptions, Program};
 
 const PIN_SLOTS: u32 = 512;
@@ -80,14 +81,14 @@ fn rotated(entries: &EntrySet) -> EntrySet {
                 .entries
                 .iter()
                 .find(|e| {
-                    e.table == "lcmp_select" && e.matches == [Match::Exact(8), Match::Exact(b)]
+                    e.table == names::SELECT && e.matches == [Match::Exact(8), Match::Exact(b)]
                 })
                 .map(|e| e.params[0])
                 .expect("bucket")
         })
         .collect();
     for e in out.entries.iter_mut() {
-        if e.table == "lcmp_select" && e.matches[0] == Match::Exact(8) {
+        if e.table == names::SELECT && e.matches[0] == Match::Exact(8) {
             if let Match::Exact(b) = e.matches[1] {
                 e.params[0] = ports[((b + 1) % 3) as usize];
             }

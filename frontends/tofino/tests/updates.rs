@@ -1,11 +1,11 @@
-//! Hitless updates (issue 13, item 7): between two congestion states, the
+//! Hitless updates: between two congestion states, the
 //! agent's [`Plan`] is applied one write at a time, and after *every*
 //! write the interpreter routes every bucket of every group (both ends of
 //! each `lcmp_bucket` range) and a set of pinned flows to a live candidate:
 //! a port of the old or the new pick list that `lcmp_port_alive` says is
-//! up, with no table miss. The same check catches the orders the issue
-//! names: raising `k` before the new buckets exist, and a reload that
-//! clears the tables first.
+//! up, with no table miss. The same check catches the two naive orders:
+//! raising `k` before the new buckets exist, and a reload that clears the
+//! tables first.
 
 mod common;
 
@@ -220,8 +220,8 @@ fn every_state_of_an_update_routes_to_a_live_candidate() {
 
 /// testbed8 DC1: port 4 (via DC6, the cheapest) goes down, so group 8's
 /// pick list changes and keeps 3; then the paper's 1:3 weights and a full
-/// queue shrink and regrow `k`. The agent's plan passes; the orders the
-/// issue names fail the same check.
+/// queue shrink and regrow `k`. The agent's plan passes; the naive orders
+/// (`k` first, or clear and reload) fail the same check.
 #[test]
 fn naive_orders_are_caught() {
     let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");

@@ -1,19 +1,40 @@
 //! The P4_16 TNA program `lcmp.p4`, generated for a [`Program`]'s sizes and
-//! seed from `templates/lcmp.p4.in`. Every table, key and action comes from
-//! the [`crate::schema::Schema`]; the header comment carries the stage plan
-//! and resource table of [`crate::analysis`], run on the program's own
-//! text for both targets.
+//! seed from `templates/lcmp.p4.in`. Every table, key, action, register
+//! and digest comes from the [`crate::schema::Schema`]: the template names
+//! none of them, it holds `@@NAME@@` placeholders (the names of
+//! [`TEMPLATE_NAMES`], declarations, configuration values) that [`body`]
+//! fills. The header comment carries the stage plan and resource report of
+//! [`crate::analysis`], run on the program's own text for both targets.
 
 use core::fmt::Write as _;
 
-use crate::analysis::{self, StagePlan};
+use crate::analysis;
 use crate::hash::{p4_field_list, CrcSpec, CRC32C, ECMP_FIELDS, SIG_FIELDS};
 use crate::model::{Program, Target};
-use crate::schema::{Control, Schema, Table, PIN_EMPTY_SEEN};
+use crate::schema::{
+    actions, names, Action, Control, Digest, KeyField, Register, Schema, Table, PAIR_CELL_TYPE,
+    PIN_EMPTY_SEEN, REGISTER_INDEX_TYPE,
+};
 
 const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 
-fn key_line(k: &crate::schema::KeyField) -> String {
+/// The schema names the template uses, by placeholder: `@@KEY@@` is the
+/// name; for a register, `@@REGISTER KEY@@` is its declaration; for a
+/// digest, `@@STRUCT KEY@@`, `@@DIGEST KEY@@` and `@@PACK KEY@@` are its
+/// struct, its extern and its `pack` call.
+pub const TEMPLATE_NAMES: [(&str, &str); 9] = [
+    ("DST_GROUP", names::DST_GROUP),
+    ("BUCKET", names::BUCKET),
+    ("SELECT", names::SELECT),
+    ("PORT_ALIVE", names::PORT_ALIVE),
+    ("REG_PIN0", names::REG_PIN0),
+    ("REG_PIN1", names::REG_PIN1),
+    ("REG_PORT0", names::REG_PORT0),
+    ("REG_PORT1", names::REG_PORT1),
+    ("DIGEST_PIN_FAIL", names::DIGEST_PIN_FAIL),
+];
+
+fn key_line(k: &KeyField) -> String {
     format!(
         "            {:<26}: {} @name(\"{}\");",
         k.expr,
@@ -58,12 +79,58 @@ fn tables_of(schema: &Schema, control: Control) -> String {
         .join("\n")
 }
 
-/// The program text without its header comment.
-pub fn body(program: &Program) -> String {
-    let schema = program.schema();
+/// `action name(params) { body }`, indented for a control.
+fn action_decl(a: &Action) -> String {
+    let params: Vec<String> = a
+        .params
+        .iter()
+        .map(|p| format!("{} {}", p.p4_type(), p.name))
+        .collect();
+    let mut o = format!("    action {}({}) {{\n", a.name, params.join(", "));
+    for statement in a.body {
+        let _ = writeln!(o, "        {statement}");
+    }
+    o.push_str("    }");
+    o
+}
+
+/// `Register<cell, index>(size[, initial]) name;`: a pair cell starts with
+/// its signature 0 and its "last seen" at [`PIN_EMPTY_SEEN`].
+fn register_decl(r: &Register) -> String {
+    let (cell, initial) = if r.pair {
+        (
+            PAIR_CELL_TYPE.to_string(),
+            format!(", {{{0}w0, {0}w0x{PIN_EMPTY_SEEN:08X}}}", r.bits),
+        )
+    } else {
+        (format!("bit<{}>", r.bits), String::new())
+    };
+    format!(
+        "Register<{cell}, {REGISTER_INDEX_TYPE}>({}{initial}) {};",
+        r.size, r.name
+    )
+}
+
+/// A digest's struct, its `Digest` extern and its `pack` call.
+fn digest_decls(d: &Digest) -> [String; 3] {
+    let mut st = format!("struct {} {{\n", d.type_name);
+    for f in d.fields {
+        let _ = writeln!(st, "    {:<7} {};", format!("bit<{}>", f.bits), f.name);
+    }
+    st.push('}');
+    let exprs: Vec<&str> = d.fields.iter().map(|f| f.expr).collect();
+    [
+        st,
+        format!("Digest<{}>() {};", d.type_name, d.name),
+        format!("{}.pack({{ {} }});", d.name, exprs.join(", ")),
+    ]
+}
+
+/// Every placeholder of the template and its text, for `program`.
+fn substitutions(program: &Program, schema: &Schema) -> Vec<(String, String)> {
     let s = &program.sizes;
     let n = s.pin_index_bits();
-    let subs: [(&str, String); 12] = [
+    let mut subs: Vec<(String, String)> = [
         ("SEED", format!("{:08X}", program.seed)),
         ("PIN_IDLE", program.pin_idle_units().to_string()),
         ("PIN_BITS", n.to_string()),
@@ -72,13 +139,41 @@ pub fn body(program: &Program) -> String {
         ("IDX1", format!("31:{}", 32 - n)),
         ("ECMP_POLY", CrcSpec::ecmp(program.seed).p4()),
         ("SIG_POLY", CRC32C.p4()),
-        ("EMPTY_SEEN", format!("{PIN_EMPTY_SEEN:08X}")),
         ("ECMP_FIELDS", p4_field_list(ECMP_FIELDS)),
         ("SIG_FIELDS", p4_field_list(SIG_FIELDS)),
-        ("TABLES", tables_of(&schema, Control::Ingress)),
-    ];
+        (
+            "ACTIONS",
+            actions::INGRESS
+                .iter()
+                .map(|a| action_decl(a))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        ("TABLES", tables_of(schema, Control::Ingress)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    for (key, name) in TEMPLATE_NAMES {
+        subs.push((key.to_string(), name.to_string()));
+        if let Some(r) = schema.register(name) {
+            subs.push((format!("REGISTER {key}"), register_decl(r)));
+        }
+        if let Some(d) = schema.digests.iter().find(|d| d.name == name) {
+            let [st, extern_, pack] = digest_decls(d);
+            subs.push((format!("STRUCT {key}"), st));
+            subs.push((format!("DIGEST {key}"), extern_));
+            subs.push((format!("PACK {key}"), pack));
+        }
+    }
+    subs
+}
+
+/// The program text without its header comment.
+pub fn body(program: &Program) -> String {
+    let schema = program.schema();
     let mut o = TEMPLATE.to_string();
-    for (k, v) in subs {
+    for (k, v) in substitutions(program, &schema) {
         o = o.replace(&format!("@@{k}@@"), &v);
     }
     o
@@ -109,68 +204,16 @@ pub fn header_comment(program: &Program, body: &str) -> String {
         s.pin_way_slots(),
         program.seed
     );
-    let plans: Vec<Result<StagePlan, analysis::parse::ParseError>> = Target::ALL
-        .iter()
-        .map(|t| analysis::analyze(body, *t))
-        .collect();
-    for plan in &plans {
+    for target in Target::ALL {
         let _ = writeln!(o, " *");
-        match plan {
-            Ok(p) => o.push_str(&plan_comment(p)),
+        match analysis::analyze(body, target) {
+            Ok(p) => o.push_str(&p.p4_comment()),
             Err(e) => {
                 let _ = writeln!(o, " * stage analysis failed: {e}");
             }
         }
     }
     let _ = writeln!(o, " */");
-    o
-}
-
-fn plan_comment(p: &StagePlan) -> String {
-    let mut o = String::new();
-    let t = p.target;
-    let _ = writeln!(
-        o,
-        " * {} (stage analysis, crate::analysis; budget {} stages per gress):",
-        t.name(),
-        t.stages()
-    );
-    for g in &p.gresses {
-        let _ = writeln!(o, " *   {}: {} stages", g.control, g.stages);
-        for (i, names) in p.stage_names(g).iter().enumerate() {
-            let _ = writeln!(o, " *     stage {i}: {}", names.join(", "));
-        }
-    }
-    if t == Target::Tofino1 {
-        let _ = writeln!(
-            o,
-            " *   {:<31} {:>8} {:>8} {:>5} {:>5} {:>5}",
-            "object", "kind", "entries", "stage", "SRAM", "TCAM"
-        );
-        for f in &p.objects {
-            let _ = writeln!(
-                o,
-                " *   {:<31} {:>8} {:>8} {:>5} {:>5} {:>5}",
-                f.name, f.kind, f.entries, f.stage, f.sram_blocks, f.tcam_blocks
-            );
-        }
-    }
-    let stages = u64::from(t.stages());
-    let (sram, tcam) = (
-        analysis::limits::SRAM_BLOCKS * stages,
-        analysis::limits::TCAM_BLOCKS * stages,
-    );
-    let _ = writeln!(
-        o,
-        " *   SRAM {}/{sram} blocks ({}%), TCAM {}/{tcam} ({}%) per pipe",
-        p.sram_blocks(),
-        (100 * p.sram_blocks()).div_ceil(sram),
-        p.tcam_blocks(),
-        (100 * p.tcam_blocks()).div_ceil(tcam),
-    );
-    for v in &p.violations {
-        let _ = writeln!(o, " *   VIOLATION: {v}");
-    }
     o
 }
 
@@ -181,4 +224,48 @@ pub fn render(program: &Program) -> String {
     o.push('\n');
     o.push_str(&body);
     o
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use crate::schema::Sizes;
+
+    fn program() -> Program {
+        Program {
+            sizes: Sizes {
+                groups: 2,
+                max_k: 3,
+                ports: 4,
+                pin_slots: 1024,
+            },
+            seed: 7,
+            ticks_per_second: 1_000_000,
+            idle_timeout_ticks: 1000,
+        }
+    }
+
+    #[test]
+    fn every_placeholder_is_filled() {
+        let text = body(&program());
+        assert!(!text.contains("@@"), "unfilled placeholder in lcmp.p4");
+        // The template names no schema object: each name comes from the
+        // schema, so renaming one there renames it everywhere.
+        for (key, name) in TEMPLATE_NAMES {
+            assert!(!TEMPLATE.contains(name), "the template spells {name}");
+            assert!(
+                TEMPLATE.contains(&format!(" {key}@@")) || TEMPLATE.contains(&format!("@@{key}@@")),
+                "{key} unused"
+            );
+        }
+        for a in actions::INGRESS {
+            let decl = format!("action {}(", a.name);
+            assert!(
+                !TEMPLATE.contains(&decl),
+                "the template declares {}",
+                a.name
+            );
+            assert_eq!(text.matches(&decl).count(), 1, "{} declared once", a.name);
+        }
+    }
 }

@@ -12,6 +12,8 @@ use lcmp_decide::{
 };
 use lcmp_tofino::hash::Headers;
 use lcmp_tofino::model::Match;
+use lcmp_tofino::schema::actions::NO_ROUTE;
+use lcmp_tofino::schema::names;
 use lcmp_tofino::{EntrySet, ExportOptions};
 use quickcheck::{Arbitrary, Gen};
 
@@ -190,14 +192,14 @@ pub fn headers(k: &FlowKey) -> Headers {
 pub fn entries_pick_list(entries: &EntrySet, group: GroupId) -> Option<Vec<u64>> {
     let g = u64::from(group.0);
     let dst = entries.entries.iter().find(|e| {
-        e.table == "lcmp_dst_group"
+        e.table == names::DST_GROUP
             && e.matches
                 == [Match::Lpm {
                     value: (10 << 24) | (g << 16),
                     prefix_len: 16,
                 }]
     })?;
-    if dst.action == "no_route" {
+    if dst.action == NO_ROUTE.name {
         return Some(Vec::new());
     }
     let k = *dst.params.get(1)?;
@@ -207,7 +209,7 @@ pub fn entries_pick_list(entries: &EntrySet, group: GroupId) -> Option<Vec<u64>>
                 .entries
                 .iter()
                 .find(|e| {
-                    e.table == "lcmp_select" && e.matches == [Match::Exact(g), Match::Exact(b)]
+                    e.table == names::SELECT && e.matches == [Match::Exact(g), Match::Exact(b)]
                 })
                 .and_then(|e| e.params.first().copied())
         })

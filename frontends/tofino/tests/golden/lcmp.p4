@@ -208,7 +208,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     CRCPolynomial<bit<32>>(32w0x1EDC6F41, true, false, false, 32w0xFFFFFFFF, 32w0xFFFFFFFF) sig_poly;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, sig_poly) sig_hash;
 
-    // Flow pins (LCMP §3.1 step 5): two ways of {signature, last seen},
+    // Flow pins (LCMP §3.1 step 2): two ways of {signature, last seen},
     // way 0 indexed by sig[15:0], way 1 by sig[31:16]. A cell is taken
     // only once it has expired, so live flows never evict each other. Cells
     // start "last seen" half a timestamp wrap ago: free from the first packet.
