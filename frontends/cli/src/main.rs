@@ -1,8 +1,8 @@
 //! The `lcmp` command-line tool: build, print and verify a switch's tables,
 //! explain one decision, and replay traces through the LCMP core.
 //!
-//! Every failure is one line on stderr (`lcmp: error: ...`) and exit code 1;
-//! usage errors are clap's (exit code 2). See `docs/cli.md`.
+//! Every failure is one line on stderr (`lcmp: error: ...`): exit code 1,
+//! or 2 for a usage error (clap's message, on one line). See `docs/cli.md`.
 
 use std::ffi::OsStr;
 use std::io::Write;
@@ -116,8 +116,32 @@ fn print(text: &str) -> Result<(), Failure> {
     }
 }
 
+/// A usage error's message on one line (clap's text without its usage
+/// block and `--help` hint), for `lcmp: error: ...`.
+fn usage_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                // Help asked for (or implied): clap prints it.
+                e.exit();
+            }
+            let _ = writeln!(std::io::stderr(), "lcmp: error: {}", usage_line(&e));
+            return ExitCode::from(2);
+        }
+    };
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {

@@ -467,6 +467,28 @@ fn errors_are_one_line() {
         Some(2)
     );
     assert_eq!(lcmp(&["replay"]).status.code(), Some(2));
+    // ... on one line, like every other error.
+    for args in [
+        &["tables", "--bogus"][..],
+        &["tables", "--topology", "testbed8"],
+        &[
+            "tofino",
+            "p4",
+            "--topology",
+            "testbed8",
+            "--switch",
+            "DC1",
+            "--profile",
+            "x",
+        ],
+        &["sim", "--load", "nope"],
+    ] {
+        let out = lcmp(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("lcmp: error: "), "{args:?}: {err}");
+    }
     // A scheme the core does not name: clap's usage error (exit 2) with the
     // core's one-line message; the core's names are the flag's values.
     let idle = here("tests/scenarios/idle.json");
