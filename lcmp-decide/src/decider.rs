@@ -613,3 +613,24 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
         evicted
     }
 }
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    /// The RAM formula of docs/firmware.md and docs/performance.md:
+    /// `round_up_64(24 * PORTS + 12 * FLOWS + 20 840)` bytes (the same on
+    /// 32- and 64-bit targets: no pointer in the struct).
+    #[test]
+    fn decider_ram_follows_the_documented_formula() {
+        fn formula(ports: usize, flows: usize) -> usize {
+            (24 * ports + 12 * flows + 20_840).next_multiple_of(64)
+        }
+        assert_eq!(size_of::<Decider<1, 16>>(), formula(1, 16));
+        assert_eq!(size_of::<Decider<8, 4096>>(), formula(8, 4096));
+        assert_eq!(size_of::<Decider<16, 4096>>(), formula(16, 4096));
+        assert_eq!(size_of::<Decider<64, 1024>>(), formula(64, 1024));
+        assert_eq!(size_of::<Decider<64, 65536>>(), formula(64, 65536));
+        assert_eq!(size_of::<CompiledTables>(), 20_640);
+    }
+}
