@@ -26,43 +26,14 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use lcmp_decide::flow_cache::{SlotStorage, BLOCK_SLOTS};
 use lcmp_decide::*;
 
-const GBPS: u64 = 1_000_000_000;
-const BURST_LEN: usize = 32;
+mod common;
 
 /// testbed8's DC1: six candidates.
 fn tables(idle_timeout_ticks: u32) -> Tables {
-    let mut t = Tables::paper_defaults();
-    t.params.idle_timeout_ticks = idle_timeout_ticks;
-    let mut g = Group {
-        id: GroupId(8),
-        candidates: heapless::Vec::new(),
-    };
-    for (i, (gbps, ms)) in [
-        (200, 25),
-        (200, 250),
-        (100, 10),
-        (100, 100),
-        (25, 5),
-        (25, 50),
-    ]
-    .iter()
-    .enumerate()
-    {
-        let id = PortId(i as u8);
-        let _ = t.ports.push(PortConfig {
-            id,
-            rate_bps: gbps * GBPS,
-            buffer_bytes: 5_000_000_000,
-        });
-        let _ = g.candidates.push(Candidate {
-            port: id,
-            delay_units: *ms,
-            capacity_bps: gbps * GBPS,
-        });
-    }
-    let _ = t.groups.push(g);
-    t
+    common::tables(6, idle_timeout_ticks)
 }
+
+const BURST_LEN: usize = 32;
 
 fn flow(i: u32) -> FlowKey {
     FlowKey::v4(

@@ -11,44 +11,10 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use lcmp_decide::cost::{congestion_cost, delay_score, fused_cost, link_cap_score, path_cost};
 use lcmp_decide::*;
 
-const GBPS: u64 = 1_000_000_000;
+mod common;
+use common::{tables, CANDS, GBPS};
+
 const FLOWS: usize = 1 << 16;
-
-/// (capacity Gbps, delay ms) of up to eight candidates (testbed8's six first).
-const CANDS: [(u64, u32); 8] = [
-    (200, 25),
-    (200, 250),
-    (100, 10),
-    (100, 100),
-    (25, 5),
-    (25, 50),
-    (400, 3),
-    (40, 20),
-];
-
-fn tables(n: usize, idle_timeout_ticks: u32) -> Tables {
-    let mut t = Tables::paper_defaults();
-    t.params.idle_timeout_ticks = idle_timeout_ticks;
-    let mut g = Group {
-        id: GroupId(8),
-        candidates: heapless::Vec::new(),
-    };
-    for (i, (gbps, ms)) in CANDS.iter().take(n).enumerate() {
-        let id = PortId(i as u8);
-        let _ = t.ports.push(PortConfig {
-            id,
-            rate_bps: gbps * GBPS,
-            buffer_bytes: 5_000_000_000,
-        });
-        let _ = g.candidates.push(Candidate {
-            port: id,
-            delay_units: *ms,
-            capacity_bps: gbps * GBPS,
-        });
-    }
-    let _ = t.groups.push(g);
-    t
-}
 
 fn flow(i: u32) -> FlowKey {
     FlowKey::v4(

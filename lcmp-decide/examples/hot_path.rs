@@ -7,7 +7,8 @@
 use core::net::Ipv4Addr;
 use lcmp_decide::*;
 
-const GBPS: u64 = 1_000_000_000;
+#[path = "../benches/common/mod.rs"]
+mod common;
 
 fn flow(i: u32) -> FlowKey {
     FlowKey::v4(
@@ -23,36 +24,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "hit".into());
     let n: u32 = args.next().and_then(|s| s.parse().ok()).unwrap_or(100_000);
-    let mut t = Tables::paper_defaults();
-    t.params.idle_timeout_ticks = if mode == "new" { 0 } else { 2_000_000 };
-    let mut g = Group {
-        id: GroupId(8),
-        candidates: heapless::Vec::new(),
-    };
-    for (i, (gbps, ms)) in [
-        (200, 25),
-        (200, 250),
-        (100, 10),
-        (100, 100),
-        (25, 5),
-        (25, 50),
-    ]
-    .iter()
-    .enumerate()
-    {
-        let id = PortId(i as u8);
-        let _ = t.ports.push(PortConfig {
-            id,
-            rate_bps: gbps * GBPS,
-            buffer_bytes: 5_000_000_000,
-        });
-        let _ = g.candidates.push(Candidate {
-            port: id,
-            delay_units: *ms,
-            capacity_bps: gbps * GBPS,
-        });
-    }
-    let _ = t.groups.push(g);
+    let t = common::tables(6, if mode == "new" { 0 } else { 2_000_000 });
     let mut d: Box<Decider<8, 4096>> = Box::new(Decider::new(DeciderConfig::default()));
     if let Err(e) = d.install(&t) {
         eprintln!("error: {e}");

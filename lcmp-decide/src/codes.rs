@@ -104,6 +104,17 @@ impl Scheme {
         }
     }
 
+    /// The scheme in a few words, for people (`--help`).
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Scheme::Lcmp => "LCMP (§3)",
+            Scheme::Ecmp => "ECMP over all live candidates",
+            Scheme::Ucmp => {
+                "UCMP as the artifact: ECMP over the live candidates of maximum capacity"
+            }
+        }
+    }
+
     /// The lower-case name (`lcmp`, `ecmp`, `ucmp`), as flags and JSON
     /// spell it.
     pub const fn name(self) -> &'static str {

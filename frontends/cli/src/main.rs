@@ -4,13 +4,10 @@
 //! Every failure is one line on stderr (`lcmp: error: ...`): exit code 1,
 //! or 2 for a usage error (clap's message, on one line). See `docs/cli.md`.
 
-use std::ffi::OsStr;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Parser, Subcommand};
-use lcmp_decide::Scheme;
 
 mod explain;
 mod replay;
@@ -56,44 +53,9 @@ fn run(command: Command) -> Result<(), Failure> {
     }
 }
 
-/// The value parser of `--scheme`: the core's names, listed from
-/// [`Scheme::ALL`] in the help (with [`scheme_help`]) and read by
-/// `Scheme::from_str`, whose one-line message is the error for any other
-/// value.
-#[derive(Clone, Copy, Debug)]
-struct SchemeParser;
-
-impl TypedValueParser for SchemeParser {
-    type Value = Scheme;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &OsStr,
-    ) -> Result<Scheme, clap::Error> {
-        // clap's own parser over a `FromStr` function: its error is
-        // "invalid value 'x' for '--scheme <SCHEME>': " and our message.
-        str::parse::<Scheme>.parse_ref(cmd, arg, value)
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(
-            Scheme::ALL
-                .into_iter()
-                .map(|s| PossibleValue::new(s.name()).help(scheme_help(s))),
-        ))
-    }
-}
-
-/// A scheme in words, for `--help`.
-fn scheme_help(s: Scheme) -> &'static str {
-    match s {
-        Scheme::Lcmp => "LCMP (§3)",
-        Scheme::Ecmp => "ECMP over all live candidates",
-        Scheme::Ucmp => "UCMP as the artifact: ECMP over the live candidates of maximum capacity",
-    }
-}
+/// The value parser of `--scheme` (the core's names, from the Tofino
+/// frontend, which parses the same flag).
+pub(crate) use lcmp_tofino::cli::SchemeParser;
 
 /// Reads a whole file, with the path in the error.
 fn read_file(path: &std::path::Path) -> Result<Vec<u8>, Failure> {

@@ -59,7 +59,8 @@ pub enum HashArg {
 }
 
 /// Parses `--scheme` with the core's names ([`Scheme::name`], `FromStr`),
-/// which `--help` lists; an unknown name is a one-line error.
+/// which `--help` lists with [`Scheme::describe`]; an unknown name is a
+/// one-line error. The `lcmp` tool's `--scheme` flags use it too.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SchemeParser;
 
@@ -81,7 +82,7 @@ impl TypedValueParser for SchemeParser {
         Some(Box::new(
             Scheme::ALL
                 .into_iter()
-                .map(|s| PossibleValue::new(s.name())),
+                .map(|s| PossibleValue::new(s.name()).help(s.describe())),
         ))
     }
 }
