@@ -239,5 +239,52 @@ fn bench_new(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_floors, bench_hits, bench_new);
+/// The parts of a burst's prefetch pass at 1M slots, 32 packets an
+/// iteration: the fingerprints alone, the two line reads of each packet
+/// (`FlowCacheWith::touch`) from precomputed fingerprints, and both, as
+/// `on_packets` does them (docs/performance.md, "Bursts and the memory
+/// floor").
+fn bench_prefetch(c: &mut Criterion) {
+    let mut g = c.benchmark_group("prefetch");
+    g.throughput(Throughput::Elements(BURST_LEN as u64));
+    let mut blocks = vec![SlotBlock::EMPTY; (1 << 20) / BLOCK_SLOTS];
+    let mut d = DeciderRef::<8>::with_slots(DeciderConfig::default(), &mut blocks).expect("blocks");
+    d.install(&tables(2_000_000)).expect("valid");
+    let stream = pinned(&mut d, 640_000);
+    let fingerprints: Vec<u64> = stream.iter().map(|(k, _)| k.fingerprint()).collect();
+    let n = stream.len() / BURST_LEN * BURST_LEN;
+    let mut at = 0usize;
+    g.bench_function("fingerprint/1M", |b| {
+        b.iter(|| {
+            let x = stream[at..at + BURST_LEN]
+                .iter()
+                .fold(0u64, |x, (k, _)| x ^ k.fingerprint());
+            at = (at + BURST_LEN) % n;
+            black_box(x)
+        })
+    });
+    g.bench_function("touch/1M", |b| {
+        b.iter(|| {
+            let cache = d.flow_cache();
+            let x = fingerprints[at..at + BURST_LEN]
+                .iter()
+                .fold(0u64, |x, fp| x ^ cache.touch(*fp));
+            at = (at + BURST_LEN) % n;
+            black_box(x)
+        })
+    });
+    g.bench_function("fingerprint_and_touch/1M", |b| {
+        b.iter(|| {
+            let cache = d.flow_cache();
+            let x = stream[at..at + BURST_LEN]
+                .iter()
+                .fold(0u64, |x, (k, _)| x ^ cache.touch(k.fingerprint()));
+            at = (at + BURST_LEN) % n;
+            black_box(x)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_floors, bench_hits, bench_new, bench_prefetch);
 criterion_main!(benches);
