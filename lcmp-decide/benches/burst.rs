@@ -240,7 +240,7 @@ fn bench_new(c: &mut Criterion) {
 }
 
 /// The parts of a burst's prefetch pass at 1M slots, 32 packets an
-/// iteration: the fingerprints alone, the two line reads of each packet
+/// iteration: the fingerprints alone, the key-line read of each packet
 /// (`FlowCacheWith::touch`) from precomputed fingerprints, and both, as
 /// `on_packets` does them (docs/performance.md, "Bursts and the memory
 /// floor").

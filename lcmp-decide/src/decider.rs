@@ -462,9 +462,10 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     /// Processes `min(packets.len(), out.len())` packets and returns how
     /// many. Faster than a loop over `on_packet` when the flow cache is
     /// larger than the CPU's caches: each group of [`BURST`] packets first
-    /// computes every flow's fingerprint and reads the cache lines its
-    /// lookup needs (independent loads, so their misses overlap, as DPDK's
-    /// `rte_hash_lookup_bulk` does), then decides the packets one by one.
+    /// computes every flow's fingerprint and reads the cache line its
+    /// lookup needs first (independent loads, so their misses overlap, as
+    /// DPDK's `rte_hash_lookup_bulk` does), then decides the packets one by
+    /// one.
     pub fn on_packets(
         &mut self,
         now: Instant,
