@@ -34,7 +34,14 @@ use lcmp_decide::*;
 const GBPS: u64 = 1_000_000_000;
 const DC8: GroupId = GroupId(8);
 /// (capacity Gbps, one-way delay ms) of testbed8 DC1's six ports.
-const PORTS: [(u64, u32); 6] = [(200, 25), (200, 250), (100, 10), (100, 100), (25, 5), (25, 50)];
+const PORTS: [(u64, u32); 6] = [
+    (200, 25),
+    (200, 250),
+    (100, 10),
+    (100, 100),
+    (25, 5),
+    (25, 50),
+];
 /// Packet offsets of a flow, µs: four packets over 10 ms.
 const PACKETS_US: [u32; 4] = [0, 3_333, 6_667, 10_000];
 const SAMPLE_US: u32 = 1_000;
@@ -188,7 +195,11 @@ fn run(load: &Load) {
         100.0 * refused_any_flow as f64 / offered.max(1) as f64,
     );
     println!("           counters: {c:?}");
-    println!("           cache: {} of {} slots occupied at the end", d.flow_cache().len(), d.flow_cache().capacity());
+    println!(
+        "           cache: {} of {} slots occupied at the end",
+        d.flow_cache().len(),
+        d.flow_cache().capacity()
+    );
 }
 
 fn main() {

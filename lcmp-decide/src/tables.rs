@@ -135,6 +135,16 @@ pub struct Params {
     /// §3.4 (an extension; 255, the default, cuts nothing, since every
     /// cost is at most 255).
     pub band: u8,
+    /// Ticks in one unit of [`Candidate::delay_units`] (1 000: 1 ms units
+    /// at 1 µs ticks). With it the decider knows how long a packet can
+    /// still be in flight on a path, and reuses the flow-cache entry of a
+    /// flow that has been idle longer than that before the idle timeout
+    /// (docs/design.md, "The in-order promise"). 0: the unit is unknown,
+    /// and no entry is reused before the idle timeout.
+    // Not in the core's serde layout (the blob's wire structs in
+    // lcmp-tables carry it from format 3 on).
+    #[cfg_attr(feature = "serde", serde(skip, default))]
+    pub delay_unit_ticks: u32,
 }
 
 impl Params {
@@ -150,6 +160,7 @@ impl Params {
         idle_timeout_ticks: 2_000_000,
         pick: Pick::Hash,
         band: u8::MAX,
+        delay_unit_ticks: 1_000,
     };
 
     /// All zero: the placeholder of a decider with no tables (never used to
@@ -176,6 +187,7 @@ impl Params {
         idle_timeout_ticks: 0,
         pick: Pick::Hash,
         band: 0,
+        delay_unit_ticks: 0,
     };
 
     /// Checks shifts, weights, water marks and the tick rate.

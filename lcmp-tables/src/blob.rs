@@ -344,6 +344,8 @@ impl From<ParamsV1> for Params {
             pick: p.pick,
             // Version 1 had no band: nothing is cut by one.
             band: u8::MAX,
+            // Versions 1 and 2 do not say the delay unit: no early reuse.
+            delay_unit_ticks: 0,
         }
     }
 }

@@ -234,6 +234,15 @@ pub fn build_tables(
         Saturation::Auto => auto_shift(topo, opts),
     };
     let mut tables = Tables::paper_defaults();
+    // The candidates' delays are in `delay_unit_us`; the decider needs the
+    // unit in ticks (rounded up: a longer unit only makes it wait longer
+    // before reusing an idle flow's entry).
+    params.delay_unit_ticks = u32::try_from(
+        opts.delay_unit_us
+            .saturating_mul(u64::from(params.ticks_per_second))
+            .div_ceil(1_000_000),
+    )
+    .unwrap_or(u32::MAX);
     tables.params = params;
     tables.levels = (0..n)
         .map(|i| {
