@@ -228,7 +228,7 @@ fn check(bytes: &[u8], flow: &FlowKey) {
         d.sample(now, p.id, u64::MAX).expect("listed port samples");
     }
     for g in &blob.tables.groups {
-        let e = d.explain(flow, g.id, now);
+        let e = d.explain(now, flow, g.id);
         let decision = d.on_packet(now, flow, g.id);
         let cands: Vec<PortId> = g.candidates.iter().map(|c| c.port).collect();
         match decision {

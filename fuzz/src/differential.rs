@@ -114,8 +114,8 @@ impl Pair {
     }
 
     fn explain(&mut self, key: &FlowKey, group: GroupId, i: usize) {
-        let a = self.d.explain(key, group, self.now());
-        let b = self.m.explain(key, group, self.now());
+        let a = self.d.explain(self.now(), key, group);
+        let b = self.m.explain(self.now(), key, group);
         assert_eq!(a, b, "explain, event {i}, {key:?}");
         self.compared.explains += 1;
     }

@@ -159,7 +159,7 @@ impl Harness {
             }
             Event::Explain { flow, group } => {
                 let key = flows[usize::from(flow) % flows.len()];
-                let e = self.d.explain(&key, Event::group(group), self.instant());
+                let e = self.d.explain(self.instant(), &key, Event::group(group));
                 self.check_explanation(&e);
             }
             Event::Sample { port, queue } => {
@@ -222,7 +222,7 @@ impl Harness {
         let now = self.instant();
         let idle = self.params().idle_timeout_ticks;
         let before = *self.d.counters();
-        let e = self.d.explain(key, group, now);
+        let e = self.d.explain(now, key, group);
         self.check_explanation(&e);
         let established = self
             .pins

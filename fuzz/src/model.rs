@@ -245,7 +245,7 @@ impl Model {
     }
 
     /// The explanation of what `on_packet` would do now.
-    pub fn explain(&self, key: &FlowKey, group: GroupId, now: Instant) -> Explanation {
+    pub fn explain(&self, now: Instant, key: &FlowKey, group: GroupId) -> Explanation {
         let mut e = self.evaluate(key, group, self.scheme);
         if let Some(port) = self.live_pin(key, now) {
             e.pinned = Some(port);
@@ -697,7 +697,7 @@ mod test {
             4791,
             17,
         );
-        let e = m.explain(&k, GroupId(8), Instant::from_ticks(0));
+        let e = m.explain(Instant::from_ticks(0), &k, GroupId(8));
         let got: Vec<_> = e
             .candidates
             .iter()
@@ -730,7 +730,7 @@ mod test {
             )
             .unwrap();
         }
-        let e = m.explain(&k, GroupId(8), Instant::from_ticks(9000));
+        let e = m.explain(Instant::from_ticks(9000), &k, GroupId(8));
         let c4 = e.candidates[4];
         // Q 255, T 255 (a 5 GB rise at 25 Gbps), D = 8 >> 2;
         // C_cong = (2*255 + 255 + 2) >> 3 = 95, C = (3*93 + 95) >> 2 = 93.

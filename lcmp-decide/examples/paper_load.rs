@@ -172,7 +172,7 @@ fn run(load: &Load) {
             }
         }
         now = step_end;
-        if now % SAMPLE_US == 0 {
+        if now.is_multiple_of(SAMPLE_US) {
             for p in 0..PORTS.len() {
                 let depth = rng.next() % 1_000_000;
                 let _ = d.sample(Instant::from_ticks(now), PortId(p as u8), depth);

@@ -6,9 +6,10 @@ use crate::flow_cache::{
 };
 use crate::fmt::trace;
 use crate::hash::{FlowKey, HashAlgorithm};
+use crate::in_flight::InFlight;
 use crate::monitor::{PortState, Signals};
-use crate::select::{decide, evaluate, Explanation, Inputs, Reason, Scheme};
-use crate::tables::{CompiledTables, GroupId, Params, PortId, Tables, MAX_PORTS};
+use crate::select::{decide, evaluate, pick_list, Explanation, Inputs, Reason, Scheme};
+use crate::tables::{CompiledTables, GroupId, Params, PortId, Tables, MAX_CANDIDATES, MAX_PORTS};
 use crate::time::Instant;
 use crate::Error;
 
@@ -146,6 +147,12 @@ pub struct Counters {
     /// Inserts that moved an active entry to its other bucket (its port
     /// unchanged) to make room.
     pub displacements: u64,
+    /// New flows pinned in the entry of an active but idle flow whose idle
+    /// time exceeded its safe gap (no packet of it can still be in flight
+    /// on its old path; docs/design.md, "The in-order promise"): the cache
+    /// was full for them, and they are counted in `new_flows`, not
+    /// `cache_full`.
+    pub reclaimed: u64,
     /// Idle flow-cache entries cleared by `gc`.
     pub gc_evictions: u64,
     /// Queue samples accepted.
@@ -212,6 +219,7 @@ pub struct DeciderWith<const PORTS: usize, S> {
     installed: bool,
     tables_valid: bool,
     ports: [PortState; PORTS],
+    in_flight: [InFlight; PORTS],
     cache: FlowCacheWith<S>,
     counters: Counters,
 }
@@ -272,6 +280,7 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
             installed: false,
             tables_valid: false,
             ports: [PortState::NEW; PORTS],
+            in_flight: [InFlight::NEW; PORTS],
             cache,
             counters: Counters {
                 packets: 0,
@@ -285,6 +294,7 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
                 ecmp_fallbacks: 0,
                 cache_full: 0,
                 displacements: 0,
+                reclaimed: 0,
                 gc_evictions: 0,
                 samples: 0,
             },
@@ -312,6 +322,10 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
                 .and_then(|p| compiled.port_context(PortId(p)));
             state.refresh_c_cong(ctx);
         }
+        for (i, bound) in self.in_flight.iter_mut().enumerate() {
+            // PORTS <= MAX_PORTS = 64: every index is a port id.
+            bound.on_install(compiled, u8::try_from(i).unwrap_or(u8::MAX));
+        }
         self.tables_valid = true;
         Ok(())
     }
@@ -338,6 +352,7 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
         self.installed = false;
         self.tables_valid = false;
         self.ports.fill(PortState::NEW);
+        self.in_flight.fill(InFlight::NEW);
         self.cache.clear();
         self.counters = Counters::default();
     }
@@ -375,9 +390,14 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
             .installed
             .then_some(&self.tables)
             .and_then(|t| t.port_context(port));
+        let rate = config.map(|c| (c.port.rate_bps, c.params.ticks_per_second));
         if let Some(state) = self.ports.get_mut(i) {
             state.on_sample(now, queue_bytes, config);
             bump(&mut self.counters.samples);
+        }
+        let epoch = (self.idle_timeout() / 2).max(1);
+        if let Some(bound) = self.in_flight.get_mut(i) {
+            bound.on_sample(now, queue_bytes, rate, epoch);
         }
         Ok(())
     }
@@ -554,6 +574,16 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
                     failover: false,
                 }
             }
+            Err(_) if self.reclaim(now, fingerprint, port) => {
+                bump(&mut self.counters.new_flows);
+                bump(&mut self.counters.reclaimed);
+                self.count_reason(reason);
+                Decision::New {
+                    port,
+                    reason,
+                    failover: false,
+                }
+            }
             Err(_) => {
                 bump(&mut self.counters.cache_full);
                 match self.config.overflow {
@@ -574,6 +604,22 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
         }
     }
 
+    /// Pins a new flow whose buckets are full in the entry of an active
+    /// flow that can move without reordering (bounded: the 16 slots of its
+    /// two buckets). Whether it could.
+    #[cold]
+    fn reclaim(&mut self, now: Instant, fingerprint: u64, port: PortId) -> bool {
+        let (ports, in_flight) = (&self.ports, &self.in_flight);
+        let may_move = |p: PortId, last_seen: Instant| {
+            let i = usize::from(p.0);
+            let up = ports.get(i).is_some_and(PortState::is_up);
+            in_flight
+                .get(i)
+                .is_some_and(|b| b.may_move(now, last_seen, up))
+        };
+        self.cache.reclaim(fingerprint, port, now, may_move).is_ok()
+    }
+
     fn count_reason(&mut self, reason: Reason) {
         match reason {
             Reason::MinCostFallback => bump(&mut self.counters.min_cost_fallbacks),
@@ -591,18 +637,36 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     /// in the flow cache is not predicted ([`Reason::CacheFull`] comes from
     /// `on_packet` only).
     #[must_use]
-    pub fn explain(&self, key: &FlowKey, group: GroupId, now: Instant) -> Explanation {
+    pub fn explain(&self, now: Instant, key: &FlowKey, group: GroupId) -> Explanation {
         let hash = key.ecmp_hash(self.config.hash, self.config.seed);
         let mut explanation = evaluate(&self.inputs(self.config.scheme), group, hash);
         let idle = self.idle_timeout();
-        if let Some(pin) = self.cache.lookup(key.fingerprint(), now, idle) {
-            explanation.pinned = Some(pin.port);
-            if self.pin_usable(group, pin.port) == PinState::Usable {
-                explanation.chosen = Some(pin.port);
+        if let Some(port) = self.cache.lookup(key.fingerprint(), now, idle) {
+            explanation.pinned = Some(port);
+            if self.pin_usable(group, port) == PinState::Usable {
+                explanation.chosen = Some(port);
                 explanation.reason = Reason::Pinned;
             }
         }
         explanation
+    }
+
+    /// The ports a new flow of `group` is hashed over now, in pick order
+    /// (LCMP's kept set by rank, §3.4): with [`crate::Pick::Hash`] or
+    /// [`crate::Pick::ScaledHash`], a new flow whose ECMP hash is `h` gets
+    /// the entry that hash picks among `len()` choices (`h % len`, or the
+    /// scaled top 16 bits). What a switch agent installs as a group's
+    /// bucket table, without explaining one flow per bucket. Empty: no
+    /// route (unknown group, no live candidate, no tables).
+    ///
+    /// ```
+    /// # use lcmp_decide::*;
+    /// let d: Decider<4, 64> = Decider::new(DeciderConfig::DEFAULT);
+    /// assert!(d.pick_list(GroupId(1)).is_empty()); // no tables yet
+    /// ```
+    #[must_use]
+    pub fn pick_list(&self, group: GroupId) -> heapless::Vec<PortId, MAX_CANDIDATES> {
+        pick_list(&self.inputs(self.config.scheme), group)
     }
 
     /// Incremental flow-cache garbage collection: visits at most `budget`
@@ -620,18 +684,19 @@ mod test {
     use super::*;
 
     /// The RAM formula of docs/firmware.md and docs/performance.md:
-    /// `round_up_64(24 * PORTS + 12 * FLOWS + 20 840)` bytes (the same on
+    /// `round_up_64(64 * PORTS + 12 * FLOWS + 20 848)` bytes: 24 for the
+    /// congestion monitor and 40 for the in-flight bound per port (the same on
     /// 32- and 64-bit targets: no pointer in the struct).
     #[test]
     fn decider_ram_follows_the_documented_formula() {
         fn formula(ports: usize, flows: usize) -> usize {
-            (24 * ports + 12 * flows + 20_840).next_multiple_of(64)
+            (64 * ports + 12 * flows + 20_848).next_multiple_of(64)
         }
         assert_eq!(size_of::<Decider<1, 16>>(), formula(1, 16));
         assert_eq!(size_of::<Decider<8, 4096>>(), formula(8, 4096));
         assert_eq!(size_of::<Decider<16, 4096>>(), formula(16, 4096));
         assert_eq!(size_of::<Decider<64, 1024>>(), formula(64, 1024));
         assert_eq!(size_of::<Decider<64, 65536>>(), formula(64, 65536));
-        assert_eq!(size_of::<CompiledTables>(), 20_640);
+        assert_eq!(size_of::<CompiledTables>(), 20_648);
     }
 }

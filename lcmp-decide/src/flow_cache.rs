@@ -233,23 +233,25 @@ impl SlotStorage for &mut [SlotBlock] {
     }
 }
 
-/// The result of a lookup.
+/// The result of a lookup: a live entry's slot and port. Slot indices never
+/// leave the crate (a stale one could overwrite another flow's pin); users
+/// hold an [`Entry`], which borrows the cache.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Pinned {
-    /// Slot index (for [`FlowCacheWith::refresh`] and
-    /// [`FlowCacheWith::repin`]).
-    pub slot: usize,
+pub(crate) struct Pinned {
+    /// Slot index.
+    pub(crate) slot: usize,
     /// The pinned egress port.
-    pub port: PortId,
+    pub(crate) port: PortId,
 }
 
-/// What [`FlowCacheWith::probe`] found.
+/// What a probe of the flow's two buckets found (crate-private: it names
+/// slots, and is valid only until the cache changes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Probe {
+pub(crate) struct Probe {
     /// The flow's live entry.
-    pub found: Option<Pinned>,
+    pub(crate) found: Option<Pinned>,
     /// Where an insert of the flow would go (`None`: both buckets full of
     /// active flows).
     vacant: Option<usize>,
@@ -260,7 +262,7 @@ pub struct Probe {
 impl Probe {
     /// The slot holding the flow's entry, live or idle (an idle entry is
     /// not a pin, but would be one again if the idle timeout were raised).
-    pub const fn entry(&self) -> Option<usize> {
+    pub(crate) const fn entry(&self) -> Option<usize> {
         self.entry
     }
 }
@@ -277,7 +279,7 @@ pub struct CacheFull;
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Placement {
     /// The flow's slot.
-    pub slot: usize,
+    pub(crate) slot: usize,
     /// Whether an active entry was moved to its other bucket to make room.
     pub displaced: bool,
 }
@@ -289,7 +291,7 @@ pub struct Placement {
 /// let mut cache: FlowCache<1024> = FlowCache::new();
 /// let now = Instant::from_ticks(10);
 /// assert!(cache.insert(0xABCD, PortId(3), now, 2_000_000).is_ok());
-/// assert_eq!(cache.lookup(0xABCD, now, 2_000_000).map(|p| p.port), Some(PortId(3)));
+/// assert_eq!(cache.lookup(0xABCD, now, 2_000_000), Some(PortId(3)));
 /// ```
 ///
 /// Over caller-provided storage, sized at run time:
@@ -411,7 +413,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
     /// once and inserts with [`FlowCacheWith::insert_probed`] without a
     /// second scan. A hit compares keys only; room is counted on a miss.
     #[inline]
-    pub fn probe(&self, fingerprint: u64, now: Instant, idle_timeout: u32) -> Probe {
+    pub(crate) fn probe(&self, fingerprint: u64, now: Instant, idle_timeout: u32) -> Probe {
         let tag = tag_of(fingerprint);
         let buckets = self.buckets(tag);
         for b in buckets {
@@ -465,9 +467,52 @@ impl<S: SlotStorage> FlowCacheWith<S> {
         (free != 0).then(|| b.wrapping_mul(BUCKET) | free.trailing_zeros() as usize)
     }
 
-    /// The live (not idle) entry for `fingerprint`, if any.
-    pub fn lookup(&self, fingerprint: u64, now: Instant, idle_timeout: u32) -> Option<Pinned> {
+    /// The port of the live (not idle) entry for `fingerprint`, if any.
+    pub fn lookup(&self, fingerprint: u64, now: Instant, idle_timeout: u32) -> Option<PortId> {
+        self.find(fingerprint, now, idle_timeout).map(|p| p.port)
+    }
+
+    /// The live entry for `fingerprint`, with its slot.
+    pub(crate) fn find(&self, fingerprint: u64, now: Instant, idle_timeout: u32) -> Option<Pinned> {
         self.probe(fingerprint, now, idle_timeout).found
+    }
+
+    /// The flow's entry, for reading or changing it in place: occupied by
+    /// a live pin, or vacant (an insert would go to an empty or idle slot of
+    /// its buckets, or make room). The entry borrows the cache, so nothing
+    /// can change the cache between the lookup and the insert (the heapless
+    /// `IndexMap::entry` pattern).
+    ///
+    /// ```
+    /// # use lcmp_decide::{flow_cache::Entry, FlowCache, Instant, PortId};
+    /// let mut cache: FlowCache<64> = FlowCache::new();
+    /// let now = Instant::from_ticks(1);
+    /// match cache.entry(7, now, 1000) {
+    ///     Entry::Vacant(v) => { v.insert(PortId(2)).unwrap(); }
+    ///     Entry::Occupied(_) => unreachable!(),
+    /// }
+    /// match cache.entry(7, now, 1000) {
+    ///     Entry::Occupied(mut o) => { assert_eq!(o.port(), PortId(2)); o.repin(PortId(3)); }
+    ///     Entry::Vacant(_) => unreachable!(),
+    /// }
+    /// assert_eq!(cache.lookup(7, now, 1000), Some(PortId(3)));
+    /// ```
+    pub fn entry(&mut self, fingerprint: u64, now: Instant, idle_timeout: u32) -> Entry<'_, S> {
+        let probe = self.probe(fingerprint, now, idle_timeout);
+        match probe.found {
+            Some(pin) => Entry::Occupied(OccupiedEntry {
+                cache: self,
+                pin,
+                now,
+            }),
+            None => Entry::Vacant(VacantEntry {
+                cache: self,
+                probe,
+                fingerprint,
+                now,
+                idle_timeout,
+            }),
+        }
     }
 
     fn slot_mut(&mut self, slot: usize) -> Option<(&mut u64, &mut u32)> {
@@ -478,14 +523,14 @@ impl<S: SlotStorage> FlowCacheWith<S> {
 
     /// Marks a pinned entry as seen at `now`.
     #[inline]
-    pub fn refresh(&mut self, slot: usize, now: Instant) {
+    pub(crate) fn refresh(&mut self, slot: usize, now: Instant) {
         if let Some((_, seen)) = self.slot_mut(slot) {
             *seen = now.ticks();
         }
     }
 
     /// Points an existing entry at a new port (fast failover) and refreshes it.
-    pub fn repin(&mut self, slot: usize, port: PortId, now: Instant) {
+    pub(crate) fn repin(&mut self, slot: usize, port: PortId, now: Instant) {
         if let Some((key, seen)) = self.slot_mut(slot) {
             if *key != EMPTY_KEY {
                 *key = key_of(key_tag(*key), port);
@@ -495,7 +540,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
     }
 
     /// Removes the entry in `slot`.
-    pub fn remove(&mut self, slot: usize) {
+    pub(crate) fn remove(&mut self, slot: usize) {
         if let Some((key, seen)) = self.slot_mut(slot) {
             if *key != EMPTY_KEY {
                 *key = EMPTY_KEY;
@@ -521,10 +566,10 @@ impl<S: SlotStorage> FlowCacheWith<S> {
         self.insert_probed(&probe, fingerprint, port, now, idle_timeout)
     }
 
-    /// [`FlowCacheWith::insert`] after a [`FlowCacheWith::probe`] of the
-    /// same fingerprint, with no change to the cache in between (the common
-    /// case needs no second scan).
-    pub fn insert_probed(
+    /// [`FlowCacheWith::insert`] after a probe of the same fingerprint, with
+    /// no change to the cache in between (the common case needs no second
+    /// scan). Crate-private: a stale probe could overwrite another pin.
+    pub(crate) fn insert_probed(
         &mut self,
         probe: &Probe,
         fingerprint: u64,
@@ -593,6 +638,41 @@ impl<S: SlotStorage> FlowCacheWith<S> {
         Err(CacheFull)
     }
 
+    /// Reuses the entry of an active flow that `may_move(port, last_seen)`
+    /// says can move without reordering (its idle time exceeds its safe
+    /// gap, [`crate::in_flight`]) for `fingerprint`, pinned to `port`: the
+    /// longest-idle such entry of the flow's two buckets (at most
+    /// `2 * BUCKET` slots read). For a new flow whose buckets are full and
+    /// where no entry could be displaced; [`CacheFull`] when none qualifies.
+    pub(crate) fn reclaim(
+        &mut self,
+        fingerprint: u64,
+        port: PortId,
+        now: Instant,
+        may_move: impl Fn(PortId, Instant) -> bool,
+    ) -> Result<usize, CacheFull> {
+        let tag = tag_of(fingerprint);
+        let mut best: Option<(usize, u32)> = None;
+        for b in self.buckets(tag) {
+            let Some((keys, seen)) = self.slots.bucket(b) else {
+                continue;
+            };
+            for (lane, (&k, &s)) in keys.iter().zip(seen).enumerate() {
+                let last_seen = Instant::from_ticks(s);
+                let age = now.ticks_since(last_seen);
+                let older = best.is_none_or(|(_, a)| age > a);
+                if k != EMPTY_KEY && older && may_move(key_port(k), last_seen) {
+                    best = Some((b.wrapping_mul(BUCKET) | lane, age));
+                }
+            }
+        }
+        let (slot, _) = best.ok_or(CacheFull)?;
+        let (key, seen) = self.slot_mut(slot).ok_or(CacheFull)?;
+        *key = key_of(tag, port);
+        *seen = now.ticks();
+        Ok(slot)
+    }
+
     /// Incremental garbage collection: visits the next `budget` slots
     /// (round robin, at most the capacity), clears the idle ones, and
     /// returns how many it cleared. Calling it more often than needed is
@@ -624,6 +704,69 @@ impl<S: SlotStorage> FlowCacheWith<S> {
         }
         self.len = 0;
         self.gc_cursor = 0;
+    }
+}
+
+/// A flow's place in the cache, from [`FlowCacheWith::entry`].
+#[derive(Debug)]
+pub enum Entry<'a, S: SlotStorage> {
+    /// The flow has a live pin.
+    Occupied(OccupiedEntry<'a, S>),
+    /// The flow has none (an idle entry of it counts as none).
+    Vacant(VacantEntry<'a, S>),
+}
+
+/// A live pin, borrowed from the cache.
+#[derive(Debug)]
+pub struct OccupiedEntry<'a, S: SlotStorage> {
+    cache: &'a mut FlowCacheWith<S>,
+    pin: Pinned,
+    now: Instant,
+}
+
+impl<S: SlotStorage> OccupiedEntry<'_, S> {
+    /// The pinned egress port.
+    pub fn port(&self) -> PortId {
+        self.pin.port
+    }
+
+    /// Marks the entry as seen at the entry's `now`.
+    pub fn refresh(&mut self) {
+        self.cache.refresh(self.pin.slot, self.now);
+    }
+
+    /// Points the entry at `port` (and refreshes it).
+    pub fn repin(&mut self, port: PortId) {
+        self.cache.repin(self.pin.slot, port, self.now);
+        self.pin.port = port;
+    }
+
+    /// Removes the entry.
+    pub fn remove(self) {
+        self.cache.remove(self.pin.slot);
+    }
+}
+
+/// No live pin for a flow, borrowed from the cache.
+#[derive(Debug)]
+pub struct VacantEntry<'a, S: SlotStorage> {
+    cache: &'a mut FlowCacheWith<S>,
+    probe: Probe,
+    fingerprint: u64,
+    now: Instant,
+    idle_timeout: u32,
+}
+
+impl<S: SlotStorage> VacantEntry<'_, S> {
+    /// Pins the flow to `port`, as [`FlowCacheWith::insert`] does.
+    pub fn insert(self, port: PortId) -> Result<Placement, CacheFull> {
+        self.cache.insert_probed(
+            &self.probe,
+            self.fingerprint,
+            port,
+            self.now,
+            self.idle_timeout,
+        )
     }
 }
 
@@ -680,7 +823,7 @@ mod test {
             std::vec![SlotBlock { seen: [[7; BUCKET]; 2], keys: [[5 << 8; BUCKET]; 2] }; 2];
         let c = FlowCacheRef::with_slots(&mut dirty).expect("two blocks");
         assert_eq!((c.len(), c.capacity()), (0, 32));
-        assert!(c.lookup(5, Instant::from_ticks(7), IDLE).is_none());
+        assert!(c.find(5, Instant::from_ticks(7), IDLE).is_none());
     }
 
     /// Fingerprints whose buckets are `first` and `second` in a cache of
@@ -700,7 +843,7 @@ mod test {
             assert_eq!(c.insert(fp(16, 0, 1), PortId(1), now, IDLE), Err(CacheFull));
             for i in 0..16u64 {
                 assert_eq!(
-                    c.lookup(fp(i, 0, 1), now, IDLE).map(|p| p.port),
+                    c.find(fp(i, 0, 1), now, IDLE).map(|p| p.port),
                     Some(PortId(i as u8))
                 );
             }
@@ -740,7 +883,7 @@ mod test {
         // Every inserted flow is still there with its own port.
         let mut found = 0;
         for i in 0..total as u32 {
-            if let Some(p) = c.lookup(mixed(i), now, IDLE) {
+            if let Some(p) = c.find(mixed(i), now, IDLE) {
                 assert_eq!(p.port, PortId((i % 200) as u8));
                 found += 1;
             }
@@ -774,7 +917,7 @@ mod test {
             let primary = (0..n as u32)
                 .filter(|&i| {
                     let fp = mixed(i);
-                    c.lookup(fp, now, IDLE)
+                    c.find(fp, now, IDLE)
                         .is_some_and(|p| p.slot / BUCKET == c.buckets(tag_of(fp))[0])
                 })
                 .count();
@@ -824,21 +967,21 @@ mod test {
             assert!(p.displaced);
             assert_eq!(p.slot / BUCKET, 2);
             assert_eq!(c.len(), 16 + 1 + 7 + 1);
-            let h_now = c.lookup(h, now, IDLE).expect("h kept");
+            let h_now = c.find(h, now, IDLE).expect("h kept");
             assert_eq!((h_now.port, h_now.slot / BUCKET), (PortId(100), 3));
             for i in 0..16u64 {
                 assert_eq!(
-                    c.lookup(fp(i, 0, 1), now, IDLE).map(|p| p.port),
+                    c.find(fp(i, 0, 1), now, IDLE).map(|p| p.port),
                     Some(PortId(i as u8))
                 );
             }
             for i in 17..24u64 {
                 assert_eq!(
-                    c.lookup(fp(i, 2, 1), now, IDLE).map(|p| p.port),
+                    c.find(fp(i, 2, 1), now, IDLE).map(|p| p.port),
                     Some(PortId(i as u8))
                 );
             }
-            assert_eq!(c.lookup(x, now, IDLE).map(|p| p.port), Some(PortId(30)));
+            assert_eq!(c.find(x, now, IDLE).map(|p| p.port), Some(PortId(30)));
             // Nothing else can move: a flow of buckets 0 and 1 is refused.
             assert_eq!(c.insert(fp(31, 0, 1), PortId(1), now, IDLE), Err(CacheFull));
         });
@@ -851,10 +994,10 @@ mod test {
             assert!(c.insert(1, PortId(1), t0, IDLE).is_ok());
             assert!(c.insert(2, PortId(2), t0, IDLE).is_ok());
             let t1 = Instant::from_ticks(IDLE - 11); // exactly IDLE ticks later
-            assert!(c.lookup(1, t1, IDLE).is_some());
+            assert!(c.find(1, t1, IDLE).is_some());
             assert_eq!(c.gc(t1, 16, IDLE), 0);
             let t2 = Instant::from_ticks(IDLE - 10);
-            assert!(c.lookup(1, t2, IDLE).is_none());
+            assert!(c.find(1, t2, IDLE).is_none());
             // An idle entry is still the flow's entry (reused on insert).
             assert!(c.probe(1, t2, IDLE).entry().is_some());
             // Budget is respected: 1 slot visited per call.
@@ -876,21 +1019,21 @@ mod test {
                 .insert(77, PortId(1), now, IDLE)
                 .map_or(usize::MAX, |p| p.slot);
             c.repin(slot, PortId(4), now);
-            assert_eq!(c.lookup(77, now, IDLE).map(|p| p.port), Some(PortId(4)));
+            assert_eq!(c.find(77, now, IDLE).map(|p| p.port), Some(PortId(4)));
             c.remove(slot);
-            assert!(c.lookup(77, now, IDLE).is_none());
+            assert!(c.find(77, now, IDLE).is_none());
             assert_eq!(c.len(), 0);
             // Every port byte is a port (empty slots are told by key 0).
             assert!(c.insert(5, PortId(255), now, IDLE).is_ok());
-            assert_eq!(c.lookup(5, now, IDLE).map(|p| p.port), Some(PortId(255)));
+            assert_eq!(c.find(5, now, IDLE).map(|p| p.port), Some(PortId(255)));
             // The one tag that would read as empty is stored as its
             // neighbour (and the neighbour's flow shares it).
             let odd = 1u64 << 56; // low 56 bits zero
             assert!(c.insert(odd, PortId(2), now, IDLE).is_ok());
-            assert_eq!(c.lookup(odd, now, IDLE).map(|p| p.port), Some(PortId(2)));
-            assert_eq!(c.lookup(1, now, IDLE).map(|p| p.port), Some(PortId(2)));
+            assert_eq!(c.find(odd, now, IDLE).map(|p| p.port), Some(PortId(2)));
+            assert_eq!(c.find(1, now, IDLE).map(|p| p.port), Some(PortId(2)));
             c.clear();
-            assert!(c.is_empty() && c.lookup(odd, now, IDLE).is_none());
+            assert!(c.is_empty() && c.find(odd, now, IDLE).is_none());
         });
     }
 
@@ -911,7 +1054,7 @@ mod test {
                     }
                 }
                 c.gc(now, budget % 200, IDLE);
-                ok &= recent.iter().all(|fp| c.lookup(*fp, now, IDLE).is_some());
+                ok &= recent.iter().all(|fp| c.find(*fp, now, IDLE).is_some());
             });
             ok
         }
@@ -923,7 +1066,7 @@ mod test {
                     let _ = c.insert(*fp, PortId(0), Instant::from_ticks(i as u32), IDLE);
                 }
                 let now = Instant::from_ticks(fps.len() as u32);
-                let live = fps.iter().filter(|fp| c.lookup(**fp, now, u32::MAX).is_some());
+                let live = fps.iter().filter(|fp| c.find(**fp, now, u32::MAX).is_some());
                 let mut distinct: Vec<u64> = live.map(|fp| tag_of(*fp)).collect();
                 distinct.sort_unstable();
                 distinct.dedup();
@@ -964,7 +1107,7 @@ mod test {
                     2 => owned.probe(fp, t, 1000) == borrowed.probe(fp, t, 1000),
                     3 => owned.gc(t, usize::from(port.0), 1000) == borrowed.gc(t, usize::from(port.0), 1000),
                     _ => {
-                        if let Some(p) = owned.lookup(fp, t, 1000) {
+                        if let Some(p) = owned.find(fp, t, 1000) {
                             owned.repin(p.slot, port, t);
                             borrowed.repin(p.slot, port, t);
                         }
@@ -976,8 +1119,8 @@ mod test {
                 }
             }
             (0..200).all(|fp| {
-                owned.lookup(fp, Instant::from_ticks(now), u32::MAX)
-                    == borrowed.lookup(fp, Instant::from_ticks(now), u32::MAX)
+                owned.find(fp, Instant::from_ticks(now), u32::MAX)
+                    == borrowed.find(fp, Instant::from_ticks(now), u32::MAX)
             })
         }
     }

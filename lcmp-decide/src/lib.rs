@@ -28,6 +28,7 @@ mod error;
 pub mod estimator;
 pub mod flow_cache;
 pub mod hash;
+mod in_flight;
 pub mod monitor;
 pub mod profile;
 pub mod select;
@@ -39,7 +40,7 @@ pub use decider::{
     Counters, Decider, DeciderConfig, DeciderRef, DeciderWith, Decision, Overflow, BURST,
 };
 pub use error::{Error, Setting};
-pub use flow_cache::{FlowCache, FlowCacheRef, FlowCacheWith, SlotBlock};
+pub use flow_cache::{Entry, FlowCache, FlowCacheRef, FlowCacheWith, SlotBlock};
 pub use hash::{Addresses, FlowKey, HashAlgorithm};
 pub use monitor::Signals;
 pub use profile::Profile;

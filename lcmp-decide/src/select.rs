@@ -381,6 +381,57 @@ pub(crate) fn decide<const PORTS: usize>(
     }
 }
 
+/// The ports a new flow of `group_id` is hashed over, in pick order (what
+/// [`crate::DeciderWith::pick_list`] returns): LCMP's kept set by rank (the
+/// minimum-cost candidate alone when nothing is kept; the live candidates
+/// in installation order while the tables are outdated), ECMP's live
+/// candidates and UCMP's live maximum-capacity candidates in installation
+/// order. Under [`Pick::Hash`] and [`Pick::ScaledHash`] a new flow with
+/// hash `h` gets `list[bucket(h, list.len())]`; under
+/// [`Pick::CapacityWeighted`] the kept set is the list, weighted by
+/// capacity. Empty: no route.
+pub(crate) fn pick_list<const PORTS: usize>(
+    inputs: &Inputs<'_, PORTS>,
+    group_id: GroupId,
+) -> Vec<PortId, MAX_CANDIDATES> {
+    let mut out = Vec::new();
+    let Some((tables, group)) = inputs.tables.and_then(|t| Some((t, t.group(group_id)?))) else {
+        return out;
+    };
+    let mut push = |i: Option<usize>| {
+        if let Some(c) = i.and_then(|i| group.candidates.get(i)) {
+            // At most MAX_CANDIDATES ports: the push cannot fail.
+            let _ = out.push(c.port);
+        }
+    };
+    match inputs.scheme {
+        Scheme::Lcmp if inputs.tables_valid => {
+            let r = rank(inputs, tables, group);
+            let (_, kept) = kept_prefix(&r, tables.params());
+            if kept == 0 {
+                push(r.index(0));
+            }
+            (0..kept).for_each(|rank| push(r.index(rank)));
+        }
+        Scheme::Lcmp | Scheme::Ecmp => group
+            .candidates
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| inputs.up(c.port))
+            .for_each(|(i, _)| push(Some(i))),
+        Scheme::Ucmp => {
+            let max = ucmp_capacity(inputs, group);
+            group
+                .candidates
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| inputs.up(c.port) && c.capacity_bps == max)
+                .for_each(|(i, _)| push(Some(i)));
+        }
+    }
+    out
+}
+
 /// Scores every candidate of `group_id` and explains the new-flow decision
 /// for a flow with ECMP hash `hash` (what `explain` returns).
 pub(crate) fn evaluate<const PORTS: usize>(

@@ -489,6 +489,7 @@ impl Tables {
                 // Same capacity as the source: the push cannot fail.
                 let _ = compiled.candidates.push(CompiledCandidate {
                     port: c.port,
+                    delay_units: c.delay_units,
                     delay_score: ds,
                     cap_score: cs,
                     c_path: path_cost(ds, cs, &self.params.weights),
@@ -553,6 +554,8 @@ fn strictly_increasing<T: PartialOrd>(v: &[T]) -> bool {
 pub struct CompiledCandidate {
     /// Egress port.
     pub port: PortId,
+    /// One-way delay in the tables' delay unit (for the reorder window).
+    pub delay_units: u32,
     /// Alg. 1 score.
     pub delay_score: u8,
     /// Alg. 2 score.
@@ -690,6 +693,34 @@ impl CompiledTables {
     /// All groups, sorted by id.
     pub fn groups(&self) -> &[CompiledGroup] {
         &self.groups
+    }
+
+    /// The reorder window of `port`, ticks: the largest `delay(port) -
+    /// min delay` over the groups the port is a candidate of, so that a
+    /// packet sent on `port` arrives at most this much later than one sent
+    /// at the same time on any candidate of its group (queueing aside).
+    /// `u32::MAX` when the tables do not say the delay unit
+    /// ([`Params::delay_unit_ticks`] 0); 0 for a port no group uses.
+    /// Install-time work: one pass over the groups.
+    pub fn reorder_window_ticks(&self, port: PortId) -> u32 {
+        let unit = self.params.delay_unit_ticks;
+        if unit == 0 {
+            return u32::MAX;
+        }
+        let mut window = 0u32;
+        for g in &self.groups {
+            let Some(own) = g.candidates.iter().find(|c| c.port == port) else {
+                continue;
+            };
+            let min = g
+                .candidates
+                .iter()
+                .map(|c| c.delay_units)
+                .min()
+                .unwrap_or(own.delay_units);
+            window = window.max(own.delay_units.saturating_sub(min));
+        }
+        u32::try_from(u64::from(window).saturating_mul(u64::from(unit))).unwrap_or(u32::MAX)
     }
 }
 

@@ -27,7 +27,7 @@ fn shift9_costs_and_the_band() {
     // DC7 24. C_path = (3 ds + cs) >> 2 with cs 128 / 204 / 255:
     // 41, 125, 54, 87, 65, 81. Idle C = 3 C_path >> 2: 30, 93, 40, 65, 48, 60.
     let d = decider(Scheme::Lcmp, shift9(u8::MAX));
-    let e = d.explain(&flow(1), DC8, t(0));
+    let e = d.explain(t(0), &flow(1), DC8);
     let c_path: Vec<u8> = e.candidates.iter().map(|c| c.c_path).collect();
     assert_eq!(c_path, [41, 125, 54, 87, 65, 81]);
     let cost: Vec<u8> = e.candidates.iter().map(|c| c.cost).collect();
@@ -36,13 +36,13 @@ fn shift9_costs_and_the_band() {
 
     // Band 10: the ceiling is 30 + 10 = 40, so DC6 (48) is cut too.
     let d = decider(Scheme::Lcmp, shift9(10));
-    let e = d.explain(&flow(1), DC8, t(0));
+    let e = d.explain(t(0), &flow(1), DC8);
     assert_eq!(kept_ports(&e), [0, 2]);
     assert_eq!(e.candidates[4].cut_reason, Some(CutReason::OverCut));
     assert_eq!(e.candidates[1].cut_reason, Some(CutReason::UpperHalf));
     // Band 0: only the cheapest.
     let mut d = decider(Scheme::Lcmp, shift9(0));
-    assert_eq!(kept_ports(&d.explain(&flow(1), DC8, t(0))), [0]);
+    assert_eq!(kept_ports(&d.explain(t(0), &flow(1), DC8)), [0]);
     for i in 0..64 {
         let decision = d.on_packet(t(i), &flow(i), DC8);
         assert_eq!(decision.port(), Some(PortId(0)));
@@ -102,7 +102,7 @@ fn explicit_queue_thresholds_move_a_congested_port_out() {
     // Wrapped: Q = 255 each time, so the duration counter reaches 41 and
     // D = 10. C_cong = (2 * 255 + 0 + 10) >> 2 = 130;
     // C = (3 * 65 + 130) >> 2 = 81, above DC7 (60) and DC5 (65).
-    let e = d.explain(&flow(1), DC8, t(41_000));
+    let e = d.explain(t(41_000), &flow(1), DC8);
     let dc6 = &e.candidates[4];
     assert_eq!(
         (dc6.q, dc6.t, dc6.d, dc6.c_cong, dc6.cost),
@@ -111,7 +111,7 @@ fn explicit_queue_thresholds_move_a_congested_port_out() {
     assert_eq!(kept_ports(&e), [0, 2, 5], "DC6 leaves, DC7 enters");
     // Linear 5 GB thresholds: 205 MB is level 0 (Q = 25), D stays 0;
     // C_cong = 50 >> 2 = 12, C = (195 + 12) >> 2 = 51: DC6 stays.
-    let e = linear.explain(&flow(1), DC8, t(41_000));
+    let e = linear.explain(t(41_000), &flow(1), DC8);
     let dc6 = &e.candidates[4];
     assert_eq!(
         (dc6.q, dc6.t, dc6.d, dc6.c_cong, dc6.cost),
@@ -171,7 +171,7 @@ fn the_tuned_profile_keeps_the_cheapest_when_idle() {
         }
     );
     let mut d = decider(Scheme::Lcmp, tuned);
-    let e = d.explain(&flow(1), DC8, t(0));
+    let e = d.explain(t(0), &flow(1), DC8);
     let cost: Vec<u8> = e.candidates.iter().map(|c| c.cost).collect();
     assert_eq!(cost, [27, 58, 39, 51, 48, 54]);
     assert_eq!(kept_ports(&e), [0]);
@@ -179,9 +179,9 @@ fn the_tuned_profile_keeps_the_cheapest_when_idle() {
     // C = (108 + 95) >> 2 = 50: DC4 (39) is now the cheapest and the band
     // keeps 39..47: DC4 alone (DC6 48 is just out).
     d.sample(t(1000), PortId(0), 4_750_000_000).expect("port");
-    let e = d.explain(&flow(1), DC8, t(1000));
+    let e = d.explain(t(1000), &flow(1), DC8);
     assert_eq!(e.candidates[0].cost, 50);
     assert_eq!(kept_ports(&e), [2]);
     let d = decider(Scheme::Lcmp, Profile::Paper.params());
-    assert_eq!(kept_ports(&d.explain(&flow(1), DC8, t(0))), [0, 2, 4]);
+    assert_eq!(kept_ports(&d.explain(t(0), &flow(1), DC8)), [0, 2, 4]);
 }

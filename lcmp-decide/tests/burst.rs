@@ -59,7 +59,7 @@ fn agree<A: SlotStorage, B: SlotStorage>(
     let now = c1.instant();
     assert_eq!(burst.flow_cache().len(), single.flow_cache().len());
     (0..FLOWS).all(|n| {
-        burst.explain(&flow(n), group_of(n), now) == single.explain(&flow(n), group_of(n), now)
+        burst.explain(now, &flow(n), group_of(n)) == single.explain(now, &flow(n), group_of(n))
     })
 }
 

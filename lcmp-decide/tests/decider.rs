@@ -16,7 +16,7 @@ fn idle_testbed8_keeps_the_three_cheapest() {
     //   DC6 ( 25G,  5ms): ds  39, cs 255 ->  93;  C =  69
     //   DC7 ( 25G, 50ms): ds 255, cs 255 -> 255;  C = 191
     let d = decider(Scheme::Lcmp, Params::PAPER);
-    let e = d.explain(&flow(1), DC8, t(0));
+    let e = d.explain(t(0), &flow(1), DC8);
     let c_path: Vec<u8> = e.candidates.iter().map(|c| c.c_path).collect();
     assert_eq!(c_path, [181, 223, 110, 242, 93, 255]);
     let cost: Vec<u8> = e.candidates.iter().map(|c| c.cost).collect();
@@ -44,7 +44,7 @@ fn scaled_hash_pick_scales_the_top_bits() {
     let sorted = [4u8, 2, 0];
     let mut differs = 0;
     for i in 0..200 {
-        let e = d.explain(&flow(i), DC8, t(0));
+        let e = d.explain(t(0), &flow(i), DC8);
         assert_eq!(kept_ports(&e), [0, 2, 4]);
         assert_eq!(e.reason, Reason::HashInKept);
         let scaled = ((e.hash >> 16) * 3) >> 16;
@@ -53,7 +53,7 @@ fn scaled_hash_pick_scales_the_top_bits() {
     }
     assert!(differs > 50, "the two picks must differ for many flows");
     let d = decider(Scheme::Ecmp, params);
-    let e = d.explain(&flow(5), DC8, t(0));
+    let e = d.explain(t(0), &flow(5), DC8);
     assert_eq!(e.chosen, Some(PortId((((e.hash >> 16) * 6) >> 16) as u8)));
 }
 
@@ -70,14 +70,14 @@ fn full_queue_moves_a_kept_port_out_when_congestion_can_outweigh_path() {
         ..Params::PAPER
     };
     let mut d = decider(Scheme::Lcmp, params);
-    let idle = d.explain(&flow(1), DC8, t(0));
+    let idle = d.explain(t(0), &flow(1), DC8);
     // Idle: C = C_path >> 2: DC6 23, DC4 27, DC2 45, DC3 55, DC5 60, DC7 63.
     assert_eq!(kept_ports(&idle), [0, 2, 4]);
     // Fill DC6's queue to 95 % in one 1 ms sample: Q = 255; the trend jumps
     // by 4.75 GB / 8, far above 25 Gbps * 1 ms: T = 255; D = 0.
     d.sample(t(1000), PortId(4), 4_750_000_000)
         .expect("known port");
-    let e = d.explain(&flow(1), DC8, t(1000));
+    let e = d.explain(t(1000), &flow(1), DC8);
     let dc6 = &e.candidates[4];
     assert_eq!((dc6.q, dc6.t, dc6.d), (255, 255, 0));
     assert_eq!(dc6.c_cong, 95); // (2 * 255 + 255) >> 3
@@ -100,7 +100,7 @@ fn paper_weights_cannot_move_dc6_out() {
         )
         .expect("known port");
     }
-    let e = d.explain(&flow(1), DC8, t(2_000_000));
+    let e = d.explain(t(2_000_000), &flow(1), DC8);
     assert_eq!(e.candidates[4].d, 255);
     assert!(e.candidates[4].kept);
 }
@@ -113,7 +113,7 @@ fn everything_over_the_cut_takes_the_minimum_cost_candidate() {
         ..Params::PAPER
     };
     let mut d = decider(Scheme::Lcmp, params);
-    let e = d.explain(&flow(7), DC8, t(0));
+    let e = d.explain(t(0), &flow(7), DC8);
     assert!(e.candidates.iter().all(|c| !c.kept));
     assert_eq!(e.reason, Reason::MinCostFallback);
     assert_eq!(e.chosen, Some(PortId(4))); // DC6, cost 69
@@ -140,7 +140,7 @@ fn down_ports_are_never_chosen_and_pinned_flows_fail_over() {
     // Take DC6 and DC4 down: the five live candidates keep two (5 / 2).
     d.set_port_up(PortId(4), false).expect("port");
     d.set_port_up(PortId(2), false).expect("port");
-    let e = d.explain(&flow(1000), DC8, t(400));
+    let e = d.explain(t(400), &flow(1000), DC8);
     assert_eq!(kept_ports(&e), [0, 1]); // DC2 135, DC3 167
     for i in 0..300 {
         let decision = d.on_packet(t(500 + i), &flow(i), DC8);
@@ -182,7 +182,7 @@ fn no_tables_means_no_route_and_outdated_tables_mean_ecmp() {
     );
     let mut d = decider(Scheme::Lcmp, Params::PAPER);
     d.set_tables_current(false);
-    let e = d.explain(&flow(3), DC8, t(0));
+    let e = d.explain(t(0), &flow(3), DC8);
     assert_eq!(e.reason, Reason::EcmpFallback);
     assert_eq!(e.chosen, Some(PortId((e.hash % 6) as u8)));
     let _ = d.on_packet(t(0), &flow(3), DC8);
@@ -192,12 +192,12 @@ fn no_tables_means_no_route_and_outdated_tables_mean_ecmp() {
 #[test]
 fn baselines_ecmp_and_ucmp() {
     let d = decider(Scheme::Ecmp, Params::PAPER);
-    let e = d.explain(&flow(5), DC8, t(0));
+    let e = d.explain(t(0), &flow(5), DC8);
     assert_eq!(e.chosen, Some(PortId((e.hash % 6) as u8)));
     assert_eq!(kept_ports(&e).len(), 6);
     // UCMP: only the two 200 Gbps candidates (ports 0 and 1).
     let d = decider(Scheme::Ucmp, Params::PAPER);
-    let e = d.explain(&flow(5), DC8, t(0));
+    let e = d.explain(t(0), &flow(5), DC8);
     assert_eq!(kept_ports(&e), [0, 1]);
     assert_eq!(e.chosen, Some(PortId((e.hash % 2) as u8)));
     assert_eq!(e.candidates[2].cut_reason, Some(CutReason::NotMaxCapacity));
@@ -212,7 +212,7 @@ fn capacity_weighted_pick_follows_capacity_shares() {
     let d = decider(Scheme::Lcmp, params);
     let mut counts = [0u32; 6];
     for i in 0..7000 {
-        let p = d.explain(&flow(i), DC8, t(0)).chosen.expect("route");
+        let p = d.explain(t(0), &flow(i), DC8).chosen.expect("route");
         counts[usize::from(p.0)] += 1;
     }
     // Kept DC2 (200G), DC4 (100G), DC6 (25G): shares 8/13, 4/13, 1/13.
@@ -236,12 +236,12 @@ fn hitless_install_keeps_pins_and_uses_new_tables_for_new_flows() {
     for (i, p) in first.iter().enumerate() {
         assert_eq!(d.on_packet(t(200), &flow(i as u32), DC8), Decision::Hit(*p));
     }
-    let e = d.explain(&flow(10_000), DC8, t(300));
+    let e = d.explain(t(300), &flow(10_000), DC8);
     assert!(!e.candidates[4].kept);
     // A rejected install changes nothing.
     tables.groups[0].candidates[0].capacity_bps = 0;
     assert!(d.install(&tables).is_err());
-    assert!(!d.explain(&flow(10_000), DC8, t(300)).candidates[4].kept);
+    assert!(!d.explain(t(300), &flow(10_000), DC8).candidates[4].kept);
 }
 
 #[test]

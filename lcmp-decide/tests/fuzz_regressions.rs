@@ -77,7 +77,7 @@ fn fingerprint_protocol_does_not_cancel_source_byte() {
         dec.on_packet(now, &tcp, GroupId(8)),
         Decision::New { .. }
     ));
-    assert_eq!(dec.explain(&udp, GroupId(8), now).pinned, None);
+    assert_eq!(dec.explain(now, &udp, GroupId(8)).pinned, None);
     assert!(matches!(
         dec.on_packet(now, &udp, GroupId(8)),
         Decision::New { .. }

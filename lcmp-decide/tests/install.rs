@@ -26,7 +26,7 @@ const FLOWS: u32 = 300;
 
 fn snapshot(d: &Decider<8, 64>, now: u32) -> Snapshot {
     let explanations: Vec<Explanation> = (0..FLOWS)
-        .map(|i| d.explain(&flow(i), group_of(i), t(now)))
+        .map(|i| d.explain(t(now), &flow(i), group_of(i)))
         .collect();
     Snapshot {
         counters: *d.counters(),

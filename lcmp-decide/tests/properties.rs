@@ -166,8 +166,8 @@ quickcheck! {
 
     fn explain_agrees_with_on_packet_and_has_no_side_effects(w: World) -> bool {
         on_both!(w, |d, now| w.flows.iter().all(|f| {
-            let before = d.explain(&flow(*f), DC8, t(now));
-            let again = d.explain(&flow(*f), DC8, t(now));
+            let before = d.explain(t(now), &flow(*f), DC8);
+            let again = d.explain(t(now), &flow(*f), DC8);
             let decided = d.on_packet(t(now), &flow(*f), DC8);
             before == again
                 && (before.chosen == decided.port()
@@ -204,7 +204,7 @@ quickcheck! {
     fn stored_c_cong_matches_eq_4_5_even_after_new_weights(w: World, beta: u32, w_ql: u32) -> bool {
         let (mut d, _) = w.decider();
         let consistent = |d: &Decider<8, 256>, weights: &Weights| {
-            let e = d.explain(&flow(0), DC8, t(0));
+            let e = d.explain(t(0), &flow(0), DC8);
             e.candidates.iter().all(|c| {
                 c.c_cong == cost::congestion_cost(c.q, c.t, c.d, weights)
                     && c.cost == cost::fused_cost(c.c_path, c.c_cong, weights)

@@ -361,7 +361,7 @@ impl Scenario {
     ///   "flow":{"src":"10.0.0.1","dst":"10.0.7.1","sport":1,"dport":2,"proto":17},
     ///   "dst_dc":"DC8","down":[0]}"#).unwrap();
     /// let d = s.decider(None).unwrap();
-    /// let e = d.decider.explain(&s.flow.key().unwrap(), d.group, d.now);
+    /// let e = d.decider.explain(d.now, &s.flow.key().unwrap(), d.group);
     /// assert_eq!(e.candidates.len(), 6);
     /// assert!(!e.candidates[0].up);
     /// assert_eq!(d.neighbor(lcmp_decide::PortId(0)), Some(2));
@@ -410,7 +410,7 @@ impl Scenario {
     pub fn explain(&self, scheme: Option<Scheme>) -> Result<ExplainOutput, TablesError> {
         let d = self.decider(scheme)?;
         let key = self.flow.key()?;
-        let e = d.decider.explain(&key, d.group, d.now);
+        let e = d.decider.explain(d.now, &key, d.group);
         Ok(ExplainOutput::new(&d, &e))
     }
 }

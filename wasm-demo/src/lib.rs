@@ -215,7 +215,7 @@ pub fn send_flows_json(scenario: &str, n: u32, seed: u32) -> Result<String, Demo
             .map_err(|e| format!("scenario: {e}"))?;
         let own = s.flow.key().map_err(|e| format!("scenario: {e}"))?;
         let (d, group, now) = (&sd.decider, sd.group, sd.now);
-        let e = d.explain(&own, group, now);
+        let e = d.explain(now, &own, group);
         let mut ports: Vec<PortCount> = e
             .candidates
             .iter()
@@ -228,7 +228,7 @@ pub fn send_flows_json(scenario: &str, n: u32, seed: u32) -> Result<String, Demo
         let mut rng = Pcg32::new(u64::from(seed), 7);
         for _ in 0..n {
             let key = random_flow(&s, &mut rng).ok_or("the flow mixes IPv4 and IPv6")?;
-            match d.explain(&key, group, now).chosen {
+            match d.explain(now, &key, group).chosen {
                 Some(p) => {
                     if let Some(pc) = ports.iter_mut().find(|pc| pc.port == p.0) {
                         pc.flows += 1;

@@ -359,6 +359,9 @@ typedef struct lcmp_counters {
   uint64_t gc_evictions;
   // Queue samples accepted.
   uint64_t samples;
+  // New flows pinned in the entry of an idle flow that could move
+  // without reordering (counted in `new_flows` too).
+  uint64_t reclaimed;
 } lcmp_counters;
 
 // A running decision digest: the one `lcmp replay` and the firmware print

@@ -269,7 +269,7 @@ pub unsafe extern "C" fn lcmp_explain(
     if out.is_null() {
         return LCMP_ERR_NULL;
     }
-    let e = d.explain(&key, GroupId(group), Instant::from_ticks(now));
+    let e = d.explain(Instant::from_ticks(now), &key, GroupId(group));
     output!(out, explanation_to_c(&e));
     LCMP_OK
 }

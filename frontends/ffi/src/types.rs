@@ -174,6 +174,9 @@ pub struct lcmp_counters {
     pub gc_evictions: u64,
     /// Queue samples accepted.
     pub samples: u64,
+    /// New flows pinned in the entry of an idle flow that could move
+    /// without reordering (counted in `new_flows` too).
+    pub reclaimed: u64,
 }
 
 impl From<&Counters> for lcmp_counters {
@@ -192,6 +195,8 @@ impl From<&Counters> for lcmp_counters {
             displacements,
             gc_evictions,
             samples,
+            reclaimed,
+            ..
         } = *c;
         lcmp_counters {
             packets,
@@ -207,6 +212,7 @@ impl From<&Counters> for lcmp_counters {
             displacements,
             gc_evictions,
             samples,
+            reclaimed,
         }
     }
 }

@@ -602,7 +602,7 @@ impl Agent {
         };
         // The kept set does not depend on the hash, and the agent pins
         // nothing, so any probe explains the group's state.
-        let ex = self.decider.explain(&probe(0), group, Instant::ZERO);
+        let ex = self.decider.explain(Instant::ZERO, &probe(0), group);
         if ex.chosen.is_none() {
             return Ok(Vec::new());
         }
@@ -617,7 +617,7 @@ impl Agent {
                 continue;
             };
             if let Some(slot @ None) = list.get_mut(b as usize) {
-                *slot = self.decider.explain(&key, group, Instant::ZERO).chosen;
+                *slot = self.decider.explain(Instant::ZERO, &key, group).chosen;
                 missing -= 1;
                 if missing == 0 {
                     break;

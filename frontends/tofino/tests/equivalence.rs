@@ -97,7 +97,7 @@ fn apply(t: &mut Three, samples: &[(u32, u8, u64)], down: &[u8], up: &[u8]) -> R
 /// minimum-cost fallback; empty without a route.
 fn model_pick_list(model: &reference::Model, scheme: Scheme, group: GroupId) -> Vec<PortId> {
     let probe = FlowKey::v4(Ipv4Addr::UNSPECIFIED, Ipv4Addr::UNSPECIFIED, 0, 0, 0);
-    let e = model.explain(&probe, group, Instant::ZERO);
+    let e = model.explain(Instant::ZERO, &probe, group);
     let Some(chosen) = e.chosen else {
         return Vec::new();
     };
@@ -154,7 +154,7 @@ fn check(s: &Scenario) -> Result<Option<(usize, usize)>, String> {
         }
         let model = t
             .model
-            .explain(key, *group, now)
+            .explain(now, key, *group)
             .chosen
             .map(|p| t.agent.dev_port(p));
         let core = match t.core.on_packet(now, key, *group) {
@@ -332,7 +332,7 @@ fn corrupted_entries_are_caught() {
             .iter()
             .filter(|k| {
                 let want = core
-                    .explain(k, GroupId(8), Instant::ZERO)
+                    .explain(Instant::ZERO, k, GroupId(8))
                     .chosen
                     .map(|p| u64::from(p.0));
                 interp.ingress(&headers(k)).map(|t| t.port).ok() != Some(want)

@@ -52,7 +52,16 @@ impl Arbitrary for Event {
                 0 => u32::arbitrary(g) % 3_000_000,
                 _ => u32::arbitrary(g) % 400_000,
             }),
-            10 | 15 => Event::Sample(u8::arbitrary(g) % PORTS, u64::arbitrary(g) % 6_000_000_000),
+            // Deep queues (up to past the 5 GB buffer) and shallow ones.
+            10 | 15 => Event::Sample(
+                u8::arbitrary(g) % PORTS,
+                u64::arbitrary(g)
+                    % if bool::arbitrary(g) {
+                        6_000_000_000
+                    } else {
+                        200_000_000
+                    },
+            ),
             11 => Event::Flap(u8::arbitrary(g) % PORTS, bool::arbitrary(g)),
             12 => Event::Install(
                 [u8::arbitrary(g), u8::arbitrary(g)],
