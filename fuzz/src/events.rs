@@ -9,11 +9,18 @@
 //!    `NoRoute(UnknownGroup)` only for a group that is not installed,
 //!    `NoRoute(NoLiveCandidate)` only when every candidate is down,
 //!    `NoRoute(CacheFull)` only for a flow with no live pin.
-//! 2. The promise to RDMA senders: a flow that was forwarded and has not
-//!    been idle longer than any idle timeout in force since its last packet
-//!    gets `Hit` on its port while that port is up and a candidate of the
-//!    packet's group; otherwise it is re-decided (`failover: true`, away
-//!    from a port that is down or withdrawn) or has no route.
+//! 2. The promise to RDMA senders (docs/design.md, "The in-order promise"):
+//!    a flow that was forwarded and has not been idle longer than any idle
+//!    timeout in force since its last packet gets `Hit` on its port while
+//!    that port is up and a candidate of the packet's group, unless a new
+//!    flow reused its entry (`reclaimed`), in which case its next packet is
+//!    a new decision that arrives after every earlier packet of it: every
+//!    forwarded packet gets an arrival time (send time + its path's delay +
+//!    the queueing delay of its port's sample in force at the send, capped
+//!    by the buffer), and a flow that changes port outside a failover or a
+//!    withdrawal arrives later than its latest earlier packet. Otherwise it
+//!    is re-decided (`failover: true`, away from a port that is down or
+//!    withdrawn) or has no route.
 //! 3. `flow_cache().len() <= capacity` after every event; GC evicts at most
 //!    `budget` entries and the length and `gc_evictions` move by what it
 //!    returns.
@@ -65,8 +72,22 @@ struct Pin {
     min_idle: u32,
 }
 
+/// What the in-order check knows about a forwarded flow: its port and
+/// group, and the latest arrival of its packets (picoseconds).
+#[derive(Clone, Copy, Debug)]
+struct Arrival {
+    port: PortId,
+    group: GroupId,
+    latest_ps: u128,
+}
+
 struct Harness {
     d: Decider<PORTS, FLOWS>,
+    /// The queue sample in force per port (bytes).
+    queue: HashMap<PortId, u64>,
+    /// Flows the in-order check follows (dropped when a move of theirs is
+    /// outside the promise: a failover, a withdrawal, a delay change).
+    arrivals: HashMap<FlowKey, Arrival>,
     now: u32,
     abs: u64,
     /// Established flows (removed on `NoRoute`).
@@ -91,6 +112,8 @@ pub fn run_scenario(s: &Scenario) {
     let start = s.start.ticks();
     let mut h = Harness {
         d: Decider::new(s.config.build()),
+        queue: HashMap::new(),
+        arrivals: HashMap::new(),
         now: start,
         abs: u64::from(start),
         pins: HashMap::new(),
@@ -133,10 +156,53 @@ impl Harness {
         self.candidate(group, port) && self.up(port)
     }
 
+    /// One-way delay units of `port` in `group` under the installed tables.
+    fn delay_units(&self, group: GroupId, port: PortId) -> Option<u32> {
+        let g = self.d.tables()?.group(group)?;
+        g.candidates
+            .iter()
+            .find(|c| c.port == port)
+            .map(|c| c.delay_units)
+    }
+
+    /// When a packet of `group` sent now on `port` arrives, picoseconds (the
+    /// harness's model; the decider's bound must cover it).
+    fn arrival_ps(&self, group: GroupId, port: PortId) -> u128 {
+        let Some(t) = self.d.tables() else { return 0 };
+        let p = t.params();
+        let tick_ps = 1_000_000_000_000u128 / u128::from(p.ticks_per_second.max(1));
+        let delay = u128::from(self.delay_units(group, port).unwrap_or(0))
+            * u128::from(p.delay_unit_ticks)
+            * tick_ps;
+        let queue_ps = t.port(port).map_or(0, |cfg| {
+            let q = self.queue.get(&port).copied().unwrap_or(0).min(cfg.buffer_bytes);
+            u128::from(q) * 8 * 1_000_000_000_000 / u128::from(cfg.rate_bps.max(1))
+        });
+        u128::from(self.abs) * tick_ps + delay + queue_ps
+    }
+
     fn install(&mut self, t: &lcmp_decide::Tables) {
         let before = self.d.tables().cloned();
+        let old: Vec<(FlowKey, Option<u32>)> = self
+            .arrivals
+            .iter()
+            .map(|(k, a)| (*k, self.delay_units(a.group, a.port)))
+            .collect();
+        let unit = self.params().delay_unit_ticks;
         match self.d.install(t) {
             Ok(()) => {
+                // A withdrawn candidate or a changed delay (or unit): outside
+                // the promise.
+                let same_unit = unit == self.params().delay_unit_ticks;
+                for (k, was) in old {
+                    let now = self
+                        .arrivals
+                        .get(&k)
+                        .and_then(|a| self.delay_units(a.group, a.port));
+                    if !same_unit || now.is_none() || now != was {
+                        self.arrivals.remove(&k);
+                    }
+                }
                 let idle = self.params().idle_timeout_ticks;
                 for p in self.pins.values_mut() {
                     p.min_idle = p.min_idle.min(idle);
@@ -168,6 +234,7 @@ impl Harness {
                 let r = self.d.sample(self.instant(), port, queue.bytes());
                 if usize::from(port.0) < PORTS {
                     assert_eq!(r, Ok(()));
+                    self.queue.insert(port, queue.bytes());
                     assert_eq!(self.d.counters().samples, before.saturating_add(1));
                     let st = self.d.port_state(port).expect("in range");
                     assert_eq!(st.queue_bytes(), queue.bytes());
@@ -194,6 +261,10 @@ impl Harness {
                 if usize::from(port.0) < PORTS {
                     assert_eq!(r, Ok(()));
                     assert_eq!(self.up(port), up);
+                    if !up {
+                        // What the port queued is lost: its flows fail over.
+                        self.arrivals.retain(|_, a| a.port != port);
+                    }
                 } else {
                     assert_eq!(r, Err(Error::PortOutOfRange(port.0)));
                 }
@@ -289,9 +360,16 @@ impl Harness {
 
         // 2. A forwarded flow that keeps sending never moves while its port
         // is up and a candidate of its group.
+        let reused = self.d.counters().reclaimed;
         if let Some(pin) = established {
             if self.live_candidate(group, pin.port) {
-                assert_eq!(decision, Decision::Hit(pin.port), "established flow moved");
+                // Its entry may have been reused by a new flow since (then
+                // this is a new decision, checked for order below).
+                assert!(
+                    decision == Decision::Hit(pin.port)
+                        || (matches!(decision, Decision::New { failover: false, .. }) && reused > 0),
+                    "established flow moved: {decision:?}"
+                );
             } else {
                 assert!(
                     matches!(
@@ -339,6 +417,11 @@ impl Harness {
                 failover: false, ..
             } => {
                 want.new_flows += 1;
+                // At most one reuse of an idle flow's entry, with a new
+                // flow only.
+                want.reclaimed = after
+                    .reclaimed
+                    .clamp(before.reclaimed, before.reclaimed + 1);
                 // At most one displacement, with a new flow only.
                 want.displacements = after
                     .displacements
@@ -362,6 +445,40 @@ impl Harness {
             }
         }
         assert_eq!(after, want, "counters after {decision:?}");
+
+        // 2 (in order). A flow that changes port outside a failover or a
+        // withdrawal arrives after its latest earlier packet.
+        let followed = self
+            .arrivals
+            .get(key)
+            .copied()
+            .filter(|a| a.group == group && established.is_some());
+        if let Some(p) = decision.port() {
+            let a = self.arrival_ps(group, p);
+            let failover = matches!(decision, Decision::New { failover: true, .. });
+            if let Some(f) = followed.filter(|f| f.port != p && !failover) {
+                assert!(
+                    a > f.latest_ps,
+                    "{key:?} moved {:?} -> {p:?} and arrives {} ps before its latest packet",
+                    f.port,
+                    f.latest_ps - a
+                );
+            }
+            // Same path: FIFO, nothing overtakes.
+            let latest = followed
+                .filter(|_| !failover)
+                .map_or(a, |f| f.latest_ps.max(a));
+            self.arrivals.insert(
+                *key,
+                Arrival {
+                    port: p,
+                    group,
+                    latest_ps: latest,
+                },
+            );
+        } else if decision == Decision::NoRoute(Reason::UnknownGroup) {
+            self.arrivals.remove(key);
+        }
 
         // Track pins.
         let pin = |port| Pin {

@@ -47,18 +47,16 @@ pub struct ConfigSpec {
 impl ConfigSpec {
     /// The decider configuration.
     pub fn build(&self) -> DeciderConfig {
-        DeciderConfig {
-            scheme: self.scheme.build(),
-            seed: self.seed,
-            hash: if self.crc {
+        // The default `Overflow::Refuse`: decide_events checks that every
+        // forwarded flow arrives in order, which only it promises.
+        DeciderConfig::DEFAULT
+            .with_scheme(self.scheme.build())
+            .with_seed(self.seed)
+            .with_hash(if self.crc {
                 HashAlgorithm::Crc32
             } else {
                 HashAlgorithm::Murmur3
-            },
-            // The default `Overflow::Refuse`: decide_events checks that no
-            // forwarded flow ever moves, which only it promises.
-            ..DeciderConfig::default()
-        }
+            })
     }
 }
 
@@ -398,39 +396,39 @@ impl ParamsSpec {
         let w = Weights::PAPER;
         let [a, b, dl, lc, ql, tl, dp] = self.weights;
         let [sp, sc, st, ds, ts] = self.shifts;
-        Params {
-            weights: Weights {
-                alpha: a.build(w.alpha),
-                beta: b.build(w.beta),
-                w_dl: dl.build(w.w_dl),
-                w_lc: lc.build(w.w_lc),
-                w_ql: ql.build(w.w_ql),
-                w_tl: tl.build(w.w_tl),
-                w_dp: dp.build(w.w_dp),
-                s_path: sp.build(w.s_path),
-                s_cong: sc.build(w.s_cong),
-                s_total: st.build(w.s_total),
-            },
-            delay_shift: ds.build(p.delay_shift),
-            trend_shift: ts.build(p.trend_shift),
-            high_water: self.high_water.unwrap_or(p.high_water),
-            low_water: self.low_water.unwrap_or(p.low_water),
-            cut: self.cut.unwrap_or(p.cut),
-            ticks_per_second: self.ticks_per_second.unwrap_or(p.ticks_per_second),
-            idle_timeout_ticks: match self.idle {
+        Params::PAPER
+            .with_weights(
+                Weights::PAPER
+                    .with_alpha(a.build(w.alpha))
+                    .with_beta(b.build(w.beta))
+                    .with_w_dl(dl.build(w.w_dl))
+                    .with_w_lc(lc.build(w.w_lc))
+                    .with_w_ql(ql.build(w.w_ql))
+                    .with_w_tl(tl.build(w.w_tl))
+                    .with_w_dp(dp.build(w.w_dp))
+                    .with_s_path(sp.build(w.s_path))
+                    .with_s_cong(sc.build(w.s_cong))
+                    .with_s_total(st.build(w.s_total)),
+            )
+            .with_delay_shift(ds.build(p.delay_shift))
+            .with_trend_shift(ts.build(p.trend_shift))
+            .with_high_water(self.high_water.unwrap_or(p.high_water))
+            .with_low_water(self.low_water.unwrap_or(p.low_water))
+            .with_cut(self.cut.unwrap_or(p.cut))
+            .with_ticks_per_second(self.ticks_per_second.unwrap_or(p.ticks_per_second))
+            .with_idle_timeout_ticks(match self.idle {
                 None => p.idle_timeout_ticks,
                 Some(IdleSpec::Zero) => 0,
                 Some(IdleSpec::Small(n)) => u32::from(n),
                 Some(IdleSpec::Raw(n)) => n,
-            },
-            pick: if self.weighted {
+            })
+            .with_pick(if self.weighted {
                 Pick::CapacityWeighted
             } else {
                 Pick::Hash
-            },
-            // The cost band is not fuzzed here: the reference model has none.
-            band: p.band,
-        }
+            })
+        // The cost band is not fuzzed here: the reference model has none
+        // (it stays the paper's, 255).
     }
 }
 

@@ -21,6 +21,7 @@ pub const MAX_SCORE: u8 = 255;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct Weights {
     /// `α`, weight of `C_path` in Eq. 1.
     pub alpha: u32,
@@ -373,3 +374,16 @@ mod test {
         }
     }
 }
+
+with_setters!(Weights {
+    alpha: u32 => with_alpha,
+    beta: u32 => with_beta,
+    w_dl: u32 => with_w_dl,
+    w_lc: u32 => with_w_lc,
+    w_ql: u32 => with_w_ql,
+    w_tl: u32 => with_w_tl,
+    w_dp: u32 => with_w_dp,
+    s_path: u8 => with_s_path,
+    s_cong: u8 => with_s_cong,
+    s_total: u8 => with_s_total,
+});

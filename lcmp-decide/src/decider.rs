@@ -17,6 +17,7 @@ use crate::Error;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct DeciderConfig {
     /// The routing scheme.
     pub scheme: Scheme,
@@ -40,6 +41,13 @@ impl DeciderConfig {
         overflow: Overflow::Refuse,
     };
 }
+
+with_setters!(DeciderConfig {
+    scheme: Scheme => with_scheme,
+    seed: u32 => with_seed,
+    hash: HashAlgorithm => with_hash,
+    overflow: Overflow => with_overflow,
+});
 
 /// What a new flow gets when the flow cache cannot pin it (both of its
 /// buckets hold only active flows and none can move; see
@@ -119,6 +127,7 @@ impl Decision {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct Counters {
     /// Packets seen by `on_packet`.
     pub packets: u64,

@@ -21,6 +21,25 @@ extern crate std;
 // This mod MUST go first, so that the others see its macros.
 mod fmt;
 
+/// `const fn with_FIELD(self, value) -> Self` setters for a
+/// `#[non_exhaustive]` struct, so that callers in other crates build one
+/// from a constant (`Params::PAPER.with_band(8)`) and a new field breaks
+/// none of them (the smoltcp `iface::Config` pattern).
+macro_rules! with_setters {
+    ($ty:ident { $($field:ident : $t:ty => $setter:ident),* $(,)? }) => {
+        impl $ty {
+            $(
+                #[doc = concat!("`self` with [`", stringify!($ty), "::", stringify!($field), "`] set to `value`.")]
+                #[must_use]
+                pub const fn $setter(mut self, value: $t) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+        }
+    };
+}
+
 pub mod codes;
 pub mod cost;
 mod decider;

@@ -15,10 +15,11 @@
 use crate::cost::congestion_cost;
 use crate::estimator::{
     persistence::{duration_penalty, duration_step},
-    queue::{queue_level, QueueScale},
+    queue::queue_level,
     trend::{ewma_step, queue_delta, trend_level},
     LevelCode,
 };
+pub use crate::tables::PortContext;
 use crate::tables::{Params, PortConfig};
 use crate::time::Instant;
 
@@ -40,21 +41,6 @@ pub struct Signals {
     pub d: u8,
     /// `C_cong` (Eq. 4-5) as stored at the last sample or install.
     pub c_cong: u8,
-}
-
-/// What a port's estimators read from the installed tables: the scalar
-/// settings, the level scores, the port and its queue scale. Built by
-/// [`crate::tables::CompiledTables::port_context`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PortContext<'a> {
-    /// Scalar settings (weights, trend shift, water marks, tick rate).
-    pub params: &'a Params,
-    /// Level scores `level[0..N]`.
-    pub levels: &'a [u8],
-    /// The port's rate and buffer.
-    pub port: &'a PortConfig,
-    /// How the port's queue depth maps to levels.
-    pub queue: QueueScale<'a>,
 }
 
 /// One port's monitor state (24 bytes).
@@ -215,6 +201,7 @@ impl Default for PortState {
 #[cfg(test)]
 mod test {
     use super::*;
+    use crate::estimator::queue::QueueScale;
     use crate::tables::{PortId, DEFAULT_LEVELS};
 
     #[test]

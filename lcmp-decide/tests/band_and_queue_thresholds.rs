@@ -10,15 +10,10 @@ use lcmp_decide::*;
 
 /// Delay saturation at 512 ms (shift 9), `S_cong = 2`.
 fn shift9(band: u8) -> Params {
-    Params {
-        delay_shift: 9,
-        weights: Weights {
-            s_cong: 2,
-            ..Weights::PAPER
-        },
-        band,
-        ..Params::PAPER
-    }
+    Params::PAPER
+        .with_delay_shift(9)
+        .with_weights(Weights::PAPER.with_s_cong(2))
+        .with_band(band)
 }
 
 #[test]
@@ -162,14 +157,7 @@ fn the_tuned_profile_keeps_the_cheapest_when_idle() {
     // C_path = 36, 78, 52, 69, 64, 72; idle C = 27, 58, 39, 51, 48, 54.
     // The band of 8 keeps costs up to 35: DC2 alone.
     let tuned = Profile::Tuned.params();
-    assert_eq!(
-        tuned,
-        Params {
-            delay_shift: 10,
-            band: 8,
-            ..Params::PAPER
-        }
-    );
+    assert_eq!(tuned, Params::PAPER.with_delay_shift(10).with_band(8));
     let mut d = decider(Scheme::Lcmp, tuned);
     let e = d.explain(t(0), &flow(1), DC8);
     let cost: Vec<u8> = e.candidates.iter().map(|c| c.cost).collect();

@@ -64,15 +64,13 @@ fn agree<A: SlotStorage, B: SlotStorage>(
 }
 
 fn burst_is_sequential(events: Vec<Event>, stateless: bool) -> bool {
-    let config = DeciderConfig {
-        seed: 3,
-        overflow: if stateless {
+    let config = DeciderConfig::default()
+        .with_seed(3)
+        .with_overflow(if stateless {
             Overflow::Stateless
         } else {
             Overflow::Refuse
-        },
-        ..DeciderConfig::default()
-    };
+        });
     let mut blocks = [SlotBlock::EMPTY; 1];
     let borrowed = DeciderRef::<8>::with_slots(config, &mut blocks).expect("one block");
     let mut blocks2 = [SlotBlock::EMPTY; 1];

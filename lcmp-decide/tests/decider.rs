@@ -36,10 +36,7 @@ fn idle_testbed8_keeps_the_three_cheapest() {
 /// set and picks `kept[((hash >> 16) * 3) >> 16]`, for ECMP too.
 #[test]
 fn scaled_hash_pick_scales_the_top_bits() {
-    let params = Params {
-        pick: Pick::ScaledHash,
-        ..Params::PAPER
-    };
+    let params = Params::PAPER.with_pick(Pick::ScaledHash);
     let d = decider(Scheme::Lcmp, params);
     let sorted = [4u8, 2, 0];
     let mut differs = 0;
@@ -61,14 +58,7 @@ fn scaled_hash_pick_scales_the_top_bits() {
 fn full_queue_moves_a_kept_port_out_when_congestion_can_outweigh_path() {
     // With the paper's 3:1 fusion the congestion term adds at most 31 and
     // cannot reorder testbed8; with alpha:beta = 1:3 (§7.2) it can.
-    let params = Params {
-        weights: Weights {
-            alpha: 1,
-            beta: 3,
-            ..Weights::PAPER
-        },
-        ..Params::PAPER
-    };
+    let params = Params::PAPER.with_weights(Weights::PAPER.with_alpha(1).with_beta(3));
     let mut d = decider(Scheme::Lcmp, params);
     let idle = d.explain(t(0), &flow(1), DC8);
     // Idle: C = C_path >> 2: DC6 23, DC4 27, DC2 45, DC3 55, DC5 60, DC7 63.
@@ -108,10 +98,7 @@ fn paper_weights_cannot_move_dc6_out() {
 #[test]
 fn everything_over_the_cut_takes_the_minimum_cost_candidate() {
     // Cut at 60: every idle cost (69..191) is at or above it.
-    let params = Params {
-        cut: 60,
-        ..Params::PAPER
-    };
+    let params = Params::PAPER.with_cut(60);
     let mut d = decider(Scheme::Lcmp, params);
     let e = d.explain(t(0), &flow(7), DC8);
     assert!(e.candidates.iter().all(|c| !c.kept));
@@ -205,10 +192,7 @@ fn baselines_ecmp_and_ucmp() {
 
 #[test]
 fn capacity_weighted_pick_follows_capacity_shares() {
-    let params = Params {
-        pick: Pick::CapacityWeighted,
-        ..Params::PAPER
-    };
+    let params = Params::PAPER.with_pick(Pick::CapacityWeighted);
     let d = decider(Scheme::Lcmp, params);
     let mut counts = [0u32; 6];
     for i in 0..7000 {
@@ -272,10 +256,8 @@ fn full_cache_refuses_new_flows_and_never_evicts_active_pins() {
 
 #[test]
 fn full_cache_routes_statelessly_when_configured() {
-    let mut d: Decider<8, 16> = Decider::new(DeciderConfig {
-        overflow: Overflow::Stateless,
-        ..DeciderConfig::default()
-    });
+    let mut d: Decider<8, 16> =
+        Decider::new(DeciderConfig::default().with_overflow(Overflow::Stateless));
     d.install(&testbed8_dc1(Params::PAPER)).expect("valid");
     let mut outcomes = Vec::new();
     for i in 0..64 {

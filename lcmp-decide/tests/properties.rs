@@ -29,18 +29,17 @@ impl Arbitrary for World {
             .map(|_| (u32::arbitrary(g) % 300, u64::arbitrary(g) % 400 + 1))
             .collect();
         let small = |g: &mut Gen| u32::arbitrary(g) % 5;
-        let weights = Weights {
-            alpha: small(g),
-            beta: small(g),
-            w_dl: small(g),
-            w_lc: small(g),
-            w_ql: small(g),
-            w_tl: small(g),
-            w_dp: small(g),
-            s_path: u8::arbitrary(g) % 4,
-            s_cong: u8::arbitrary(g) % 5,
-            s_total: u8::arbitrary(g) % 4,
-        };
+        let weights = Weights::PAPER
+            .with_alpha(small(g))
+            .with_beta(small(g))
+            .with_w_dl(small(g))
+            .with_w_lc(small(g))
+            .with_w_ql(small(g))
+            .with_w_tl(small(g))
+            .with_w_dp(small(g))
+            .with_s_path(u8::arbitrary(g) % 4)
+            .with_s_cong(u8::arbitrary(g) % 5)
+            .with_s_total(u8::arbitrary(g) % 4);
         let samples = Vec::<(u8, u64, u32)>::arbitrary(g)
             .into_iter()
             .map(|(p, q, dt)| (p % 8, q % 6_000_000_000, dt % 10_000))
@@ -108,12 +107,10 @@ impl World {
     }
 
     fn config(&self) -> DeciderConfig {
-        DeciderConfig {
-            scheme: self.scheme,
-            seed: 42,
-            hash: HashAlgorithm::Murmur3,
-            ..DeciderConfig::default()
-        }
+        DeciderConfig::default()
+            .with_scheme(self.scheme)
+            .with_seed(42)
+            .with_hash(HashAlgorithm::Murmur3)
     }
 
     /// Builds a decider that owns its 256 slots; returns it and the time

@@ -18,10 +18,7 @@ use quickcheck::{Gen, QuickCheck};
 
 /// The smallest decider (16 slots, two buckets) on testbed8's DC1.
 fn tiny(overflow: Overflow) -> Decider<8, 16> {
-    let mut d = Decider::new(DeciderConfig {
-        overflow,
-        ..DeciderConfig::default()
-    });
+    let mut d = Decider::new(DeciderConfig::default().with_overflow(overflow));
     d.install(&testbed8_dc1(Params::PAPER)).expect("valid");
     d
 }
@@ -492,10 +489,7 @@ fn in_order_in<S: SlotStorage>(mut d: DeciderWith<8, S>, events: &[Event]) -> bo
 }
 
 fn in_order(events: Vec<Event>) -> bool {
-    let config = DeciderConfig {
-        seed: 7,
-        ..DeciderConfig::default()
-    };
+    let config = DeciderConfig::default().with_seed(7);
     // The owned and the caller-provided storage forms, same promise.
     let owned: Decider<8, 16> = Decider::new(config);
     let mut block = [SlotBlock::EMPTY; 1];
@@ -537,10 +531,7 @@ fn reset_returns_to_the_constructed_state() {
     let _ = pin_many(&mut d);
     d.sample(t(5), PortId(1), 1 << 30).expect("port");
     d.set_port_up(PortId(2), false).expect("port");
-    let config = DeciderConfig {
-        seed: 9,
-        ..DeciderConfig::default()
-    };
+    let config = DeciderConfig::default().with_seed(9);
     d.reset(config);
     let fresh: Decider<8, 1024> = Decider::new(config);
     assert_eq!(format!("{d:?}"), format!("{fresh:?}"));

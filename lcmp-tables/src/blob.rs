@@ -332,21 +332,20 @@ impl CanonicalSize for ParamsV1 {
 
 impl From<ParamsV1> for Params {
     fn from(p: ParamsV1) -> Params {
-        Params {
-            weights: p.weights,
-            delay_shift: p.delay_shift,
-            trend_shift: p.trend_shift,
-            high_water: p.high_water,
-            low_water: p.low_water,
-            cut: p.cut,
-            ticks_per_second: p.ticks_per_second,
-            idle_timeout_ticks: p.idle_timeout_ticks,
-            pick: p.pick,
+        Params::PAPER
+            .with_weights(p.weights)
+            .with_delay_shift(p.delay_shift)
+            .with_trend_shift(p.trend_shift)
+            .with_high_water(p.high_water)
+            .with_low_water(p.low_water)
+            .with_cut(p.cut)
+            .with_ticks_per_second(p.ticks_per_second)
+            .with_idle_timeout_ticks(p.idle_timeout_ticks)
+            .with_pick(p.pick)
             // Version 1 had no band: nothing is cut by one.
-            band: u8::MAX,
+            .with_band(u8::MAX)
             // Versions 1 and 2 do not say the delay unit: no early reuse.
-            delay_unit_ticks: 0,
-        }
+            .with_delay_unit_ticks(0)
     }
 }
 

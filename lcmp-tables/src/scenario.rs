@@ -109,18 +109,17 @@ pub struct WeightsPatch {
 impl WeightsPatch {
     /// `base` with the given fields replaced.
     pub fn apply(&self, base: Weights) -> Weights {
-        Weights {
-            alpha: self.alpha.unwrap_or(base.alpha),
-            beta: self.beta.unwrap_or(base.beta),
-            w_dl: self.w_dl.unwrap_or(base.w_dl),
-            w_lc: self.w_lc.unwrap_or(base.w_lc),
-            w_ql: self.w_ql.unwrap_or(base.w_ql),
-            w_tl: self.w_tl.unwrap_or(base.w_tl),
-            w_dp: self.w_dp.unwrap_or(base.w_dp),
-            s_path: self.s_path.unwrap_or(base.s_path),
-            s_cong: self.s_cong.unwrap_or(base.s_cong),
-            s_total: self.s_total.unwrap_or(base.s_total),
-        }
+        Weights::PAPER
+            .with_alpha(self.alpha.unwrap_or(base.alpha))
+            .with_beta(self.beta.unwrap_or(base.beta))
+            .with_w_dl(self.w_dl.unwrap_or(base.w_dl))
+            .with_w_lc(self.w_lc.unwrap_or(base.w_lc))
+            .with_w_ql(self.w_ql.unwrap_or(base.w_ql))
+            .with_w_tl(self.w_tl.unwrap_or(base.w_tl))
+            .with_w_dp(self.w_dp.unwrap_or(base.w_dp))
+            .with_s_path(self.s_path.unwrap_or(base.s_path))
+            .with_s_cong(self.s_cong.unwrap_or(base.s_cong))
+            .with_s_total(self.s_total.unwrap_or(base.s_total))
     }
 }
 
@@ -371,11 +370,9 @@ impl Scenario {
         let switch = self.switch.resolve(&topo)?;
         let dst = self.dst_dc.resolve(&topo)?;
         let tables = build_tables(&topo, switch, &self.build_options())?;
-        let config = DeciderConfig {
-            scheme: scheme.or(self.scheme).unwrap_or_default(),
-            seed: self.seed,
-            ..DeciderConfig::default()
-        };
+        let config = DeciderConfig::default()
+            .with_scheme(scheme.or(self.scheme).unwrap_or_default())
+            .with_seed(self.seed);
         let mut decider = Box::new(ReplayDecider::new(config));
         decider.install(&tables)?;
         let ports = topo.ports(switch);

@@ -15,10 +15,9 @@ const DIGEST: u64 = 0xf2ca_0b18_71b8_838c;
 fn run(scheme: Scheme, events: &[TraceEvent]) -> (u64, Vec<DecisionRecord>, lcmp_decide::Counters) {
     let topo = Topology::embedded("testbed8").expect("embedded");
     let tables = build_tables(&topo, 1, &BuildOptions::default()).expect("build");
-    let mut d = Box::new(ReplayDecider::new(DeciderConfig {
-        scheme,
-        ..DeciderConfig::default()
-    }));
+    let mut d = Box::new(ReplayDecider::new(
+        DeciderConfig::default().with_scheme(scheme),
+    ));
     d.install(&tables).expect("install");
     let mut records = Vec::new();
     let s = replay(&mut *d, events.iter().copied().map(Ok), |r| {

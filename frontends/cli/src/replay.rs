@@ -90,11 +90,9 @@ pub(crate) fn run(a: ReplayArgs) -> Result<(), Failure> {
         let enc = encode_trace_vec(&events).map_err(|e| e.to_string())?;
         std::fs::write(out, enc).map_err(|e| format!("{}: {e}", out.display()))?;
     }
-    let config = DeciderConfig {
-        scheme: a.scheme,
-        seed: a.seed,
-        ..DeciderConfig::default()
-    };
+    let config = DeciderConfig::default()
+        .with_scheme(a.scheme)
+        .with_seed(a.seed);
     let mut decider = Box::new(ReplayDecider::new(config));
     decider.install(&tables).map_err(|e| e.to_string())?;
     let mut text = String::new();

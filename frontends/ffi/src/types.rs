@@ -235,12 +235,11 @@ pub fn config_from_c(c: &lcmp_config) -> Result<DeciderConfig, i32> {
         LCMP_OVERFLOW_STATELESS => Overflow::Stateless,
         _ => return Err(LCMP_ERR_INVALID_ARGUMENT),
     };
-    Ok(DeciderConfig {
-        scheme: scheme_from_c(scheme)?,
-        seed,
-        hash,
-        overflow,
-    })
+    Ok(DeciderConfig::DEFAULT
+        .with_scheme(scheme_from_c(scheme)?)
+        .with_seed(seed)
+        .with_hash(hash)
+        .with_overflow(overflow))
 }
 
 /// The scheme of an `LCMP_SCHEME_*` code.

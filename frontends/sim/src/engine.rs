@@ -371,11 +371,11 @@ impl<'a> Engine<'a> {
                     .hash_seed
                     .wrapping_mul(0x9E37_79B9)
                     .wrapping_add((i as u32).wrapping_mul(0x85EB_CA6B));
-                let mut d = Box::new(Switch::new(DeciderConfig {
-                    scheme: cfg.scheme,
-                    seed,
-                    ..Default::default()
-                }));
+                let mut d = Box::new(Switch::new(
+                    DeciderConfig::DEFAULT
+                        .with_scheme(cfg.scheme)
+                        .with_seed(seed),
+                ));
                 // `Network::new` built these with `build_tables`, which
                 // compiles them; a failure here would be a tables bug.
                 let _ = d.install(t);

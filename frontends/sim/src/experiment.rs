@@ -150,10 +150,7 @@ impl SchemeSpec {
             SchemeSpec::LcmpTuned => {
                 let tuned = Profile::Tuned.params();
                 opts.saturation = Saturation::Shift(tuned.delay_shift);
-                opts.params = Params {
-                    idle_timeout_ticks: base.params.idle_timeout_ticks,
-                    ..tuned
-                };
+                opts.params = tuned.with_idle_timeout_ticks(base.params.idle_timeout_ticks);
                 Scheme::Lcmp
             }
         };
@@ -258,10 +255,7 @@ impl Experiment {
     /// idle timeout set to [`SIM_IDLE_TIMEOUT_US`].
     pub fn default_tables() -> BuildOptions {
         BuildOptions {
-            params: Params {
-                idle_timeout_ticks: SIM_IDLE_TIMEOUT_US,
-                ..Params::PAPER
-            },
+            params: Params::PAPER.with_idle_timeout_ticks(SIM_IDLE_TIMEOUT_US),
             ..BuildOptions::default()
         }
     }

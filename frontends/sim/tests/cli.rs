@@ -171,10 +171,9 @@ fn profiles_and_table_options() {
     let t = exp(&["--profile", "tuned"]).expect("valid");
     assert_eq!(
         t.tables.params,
-        lcmp_decide::Params {
-            idle_timeout_ticks: lcmp_sim::experiment::SIM_IDLE_TIMEOUT_US,
-            ..lcmp_decide::Profile::Tuned.params()
-        }
+        lcmp_decide::Profile::Tuned
+            .params()
+            .with_idle_timeout_ticks(lcmp_sim::experiment::SIM_IDLE_TIMEOUT_US)
     );
     assert_eq!(t.tables.saturation, lcmp_tables::Saturation::Shift(10));
     let b = exp(&["--profile", "tuned", "--band", "24", "--saturation", "auto"]).expect("valid");

@@ -217,15 +217,13 @@ pub fn agent_for_profile(
 }
 
 fn config(c: &CommonArgs) -> DeciderConfig {
-    DeciderConfig {
-        scheme: c.scheme,
-        seed: c.seed,
-        hash: match c.hash {
+    DeciderConfig::default()
+        .with_scheme(c.scheme)
+        .with_seed(c.seed)
+        .with_hash(match c.hash {
             HashArg::Crc32 => HashAlgorithm::Crc32,
             HashArg::Murmur3 => HashAlgorithm::Murmur3,
-        },
-        ..DeciderConfig::default()
-    }
+        })
 }
 
 fn agent(c: &CommonArgs) -> Result<Agent, Error> {

@@ -443,10 +443,7 @@ mod test {
             capacity_bps: 1_000_000_000,
         });
         let _ = t.groups.push(g);
-        let cfg = DeciderConfig {
-            hash: HashAlgorithm::Crc32,
-            ..DeciderConfig::default()
-        };
+        let cfg = DeciderConfig::default().with_hash(HashAlgorithm::Crc32);
         Agent::new(&t, cfg, ExportOptions::default())
             .map(|a| a.program())
             .expect("program")

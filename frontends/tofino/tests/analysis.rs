@@ -26,12 +26,10 @@ fn golden() -> String {
 
 fn agent(topology: &str, switch: &str, scheme: Scheme, options: ExportOptions) -> Agent {
     let topo = lcmp_tables::Topology::embedded(topology).expect("topology");
-    let cfg = DeciderConfig {
-        scheme,
-        seed: 0xC0FFEE,
-        hash: HashAlgorithm::Crc32,
-        ..DeciderConfig::default()
-    };
+    let cfg = DeciderConfig::default()
+        .with_scheme(scheme)
+        .with_seed(0xC0FFEE)
+        .with_hash(HashAlgorithm::Crc32);
     lcmp_tofino::cli::agent_for(&topo, switch, cfg, options).expect("agent")
 }
 

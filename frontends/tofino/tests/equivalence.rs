@@ -234,12 +234,10 @@ fn bucket_table_is_the_scaled_pick() {
         });
     }
     let _ = t.groups.push(group);
-    let cfg = DeciderConfig {
-        scheme: Scheme::Ecmp,
-        seed: 0,
-        hash: HashAlgorithm::Crc32,
-        ..DeciderConfig::default()
-    };
+    let cfg = DeciderConfig::default()
+        .with_scheme(Scheme::Ecmp)
+        .with_seed(0)
+        .with_hash(HashAlgorithm::Crc32);
     let agent = Agent::new(&t, cfg, ExportOptions::default()).expect("agent");
     let program = agent.program();
     assert_eq!(program.sizes.max_k, 16);
@@ -277,18 +275,12 @@ fn bucket_table_is_the_scaled_pick() {
 fn murmur3_and_other_picks_are_refused() {
     let mut t = Tables::paper_defaults();
     t.params.pick = Pick::ScaledHash;
-    let cfg = DeciderConfig {
-        hash: HashAlgorithm::Murmur3,
-        ..DeciderConfig::default()
-    };
+    let cfg = DeciderConfig::default().with_hash(HashAlgorithm::Murmur3);
     assert!(matches!(
         Agent::new(&t, cfg, ExportOptions::default()),
         Err(Error::Murmur3NotSupported)
     ));
-    let crc = DeciderConfig {
-        hash: HashAlgorithm::Crc32,
-        ..DeciderConfig::default()
-    };
+    let crc = DeciderConfig::default().with_hash(HashAlgorithm::Crc32);
     for pick in [Pick::Hash, Pick::CapacityWeighted] {
         t.params.pick = pick;
         let e = Agent::new(&t, crc, ExportOptions::default()).expect_err("refused");
@@ -303,12 +295,10 @@ fn murmur3_and_other_picks_are_refused() {
 #[test]
 fn corrupted_entries_are_caught() {
     let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
-    let cfg = DeciderConfig {
-        scheme: Scheme::Lcmp,
-        seed: 99,
-        hash: HashAlgorithm::Crc32,
-        ..DeciderConfig::default()
-    };
+    let cfg = DeciderConfig::default()
+        .with_scheme(Scheme::Lcmp)
+        .with_seed(99)
+        .with_hash(HashAlgorithm::Crc32);
     let agent =
         lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, ExportOptions::default()).expect("agent");
     let mut core: Decider<MAX_PORTS, 1024> = Decider::new(cfg);
@@ -480,12 +470,10 @@ fn pins_and_failover_match_core() {
 #[test]
 fn testbed8_dc1_pick_list_and_device_ports() {
     let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
-    let cfg = DeciderConfig {
-        scheme: Scheme::Lcmp,
-        seed: 0,
-        hash: HashAlgorithm::Crc32,
-        ..DeciderConfig::default()
-    };
+    let cfg = DeciderConfig::default()
+        .with_scheme(Scheme::Lcmp)
+        .with_seed(0)
+        .with_hash(HashAlgorithm::Crc32);
     let mut opts = ExportOptions::default();
     for (i, d) in opts.dev_ports.iter_mut().enumerate() {
         *d = 128 + 8 * i as u16;

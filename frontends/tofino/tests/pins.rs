@@ -20,12 +20,10 @@ fn agent() -> Agent {
 
 fn agent_with(pin_slots: u32) -> Agent {
     let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
-    let cfg = DeciderConfig {
-        scheme: Scheme::Lcmp,
-        seed: 7,
-        hash: HashAlgorithm::Crc32,
-        ..DeciderConfig::default()
-    };
+    let cfg = DeciderConfig::default()
+        .with_scheme(Scheme::Lcmp)
+        .with_seed(7)
+        .with_hash(HashAlgorithm::Crc32);
     let opts = ExportOptions {
         pin_slots,
         ..ExportOptions::default()

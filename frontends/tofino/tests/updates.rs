@@ -225,12 +225,10 @@ fn every_state_of_an_update_routes_to_a_live_candidate() {
 #[test]
 fn naive_orders_are_caught() {
     let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
-    let cfg = lcmp_decide::DeciderConfig {
-        scheme: lcmp_decide::Scheme::Ecmp,
-        seed: 3,
-        hash: lcmp_decide::HashAlgorithm::Crc32,
-        ..lcmp_decide::DeciderConfig::default()
-    };
+    let cfg = lcmp_decide::DeciderConfig::default()
+        .with_scheme(lcmp_decide::Scheme::Ecmp)
+        .with_seed(3)
+        .with_hash(lcmp_decide::HashAlgorithm::Crc32);
     let mut agent =
         lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, Default::default()).expect("agent");
     agent.set_port_up(PortId(4), false).expect("port");

@@ -80,10 +80,11 @@ impl Arbitrary for Event {
 
 /// testbed8 DC1's tables with each group's candidates masked.
 pub fn tables_for(masks: [u8; 2], delay: u32, short_idle: bool) -> Tables {
-    let mut t = testbed8_dc1(Params {
-        idle_timeout_ticks: if short_idle { 500_000 } else { IDLE },
-        ..Params::PAPER
-    });
+    let mut t = testbed8_dc1(Params::PAPER.with_idle_timeout_ticks(if short_idle {
+        500_000
+    } else {
+        IDLE
+    }));
     let base = t.groups[0].clone();
     t.groups.clear();
     for (id, mask) in GROUPS.iter().zip(masks) {

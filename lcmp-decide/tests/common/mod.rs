@@ -51,12 +51,12 @@ pub fn testbed8_dc1(params: Params) -> Tables {
 }
 
 pub fn decider(scheme: Scheme, params: Params) -> Decider<8, 1024> {
-    let mut d = Decider::new(DeciderConfig {
-        scheme,
-        seed: 0,
-        hash: HashAlgorithm::Murmur3,
-        ..DeciderConfig::default()
-    });
+    let mut d = Decider::new(
+        DeciderConfig::default()
+            .with_scheme(scheme)
+            .with_seed(0)
+            .with_hash(HashAlgorithm::Murmur3),
+    );
     d.install(&testbed8_dc1(params)).expect("valid tables");
     d
 }

@@ -46,18 +46,17 @@ impl Arbitrary for Scenario {
             t.capacity_thresholds_bps = default_capacity_thresholds(400_000_000_000, lv.len());
         }
         let w = &mut t.params.weights;
-        *w = Weights {
-            alpha: u32::arbitrary(g) % 8,
-            beta: u32::arbitrary(g) % 8,
-            w_dl: u32::arbitrary(g) % 8,
-            w_lc: u32::arbitrary(g) % 8,
-            w_ql: u32::arbitrary(g) % 8,
-            w_tl: u32::arbitrary(g) % 8,
-            w_dp: u32::arbitrary(g) % 8,
-            s_path: (u8::arbitrary(g) % 5),
-            s_cong: (u8::arbitrary(g) % 5),
-            s_total: (u8::arbitrary(g) % 5),
-        };
+        *w = Weights::PAPER
+            .with_alpha(u32::arbitrary(g) % 8)
+            .with_beta(u32::arbitrary(g) % 8)
+            .with_w_dl(u32::arbitrary(g) % 8)
+            .with_w_lc(u32::arbitrary(g) % 8)
+            .with_w_ql(u32::arbitrary(g) % 8)
+            .with_w_tl(u32::arbitrary(g) % 8)
+            .with_w_dp(u32::arbitrary(g) % 8)
+            .with_s_path((u8::arbitrary(g) % 5))
+            .with_s_cong((u8::arbitrary(g) % 5))
+            .with_s_total((u8::arbitrary(g) % 5));
         t.params.cut = u8::arbitrary(g);
         let a = u8::arbitrary(g);
         let b = u8::arbitrary(g);
@@ -110,12 +109,10 @@ impl Arbitrary for Scenario {
             let _ = t.groups.push(group);
         }
         let scheme = [Scheme::Lcmp, Scheme::Lcmp, Scheme::Ecmp, Scheme::Ucmp][below(g, 4)];
-        let config = DeciderConfig {
-            scheme,
-            seed: u32::arbitrary(g),
-            hash: HashAlgorithm::Crc32,
-            ..DeciderConfig::default()
-        };
+        let config = DeciderConfig::default()
+            .with_scheme(scheme)
+            .with_seed(u32::arbitrary(g))
+            .with_hash(HashAlgorithm::Crc32);
         // Queue samples: mostly on LCMP ports, depths across the buffer.
         let mut samples = Vec::new();
         let mut now = 0u32;

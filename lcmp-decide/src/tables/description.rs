@@ -1,33 +1,13 @@
-//! The tables a control plane installs (§3.1 "Bootstrap", Fig. 3): level
-//! scores, capacity thresholds, per-port link rate and buffer, route groups
-//! with per-candidate path attributes, weights and selection settings.
-//!
-//! [`Tables`] is the plain, serialisable description; [`Tables::compile`]
-//! validates it once and precomputes every per-candidate score, so the
-//! per-packet path never re-checks anything (validate at the edge).
+//! The plain, serialisable description a control plane installs, and its
+//! validation (validate at the edge: nothing after this re-checks).
 
 use heapless::Vec;
 
-use crate::cost::{delay_score, link_cap_score, path_cost, Weights};
-use crate::error::{Error, Setting};
-use crate::estimator::queue::QueueScale;
-use crate::monitor::PortContext;
+use super::compiled::CompiledTables;
+use super::ids::*;
 
-/// Most levels in a level-score, capacity-threshold or queue-threshold
-/// vector (`N <= 16`).
-pub const MAX_LEVELS: usize = 16;
-/// Most candidates (next hops) in one route group.
-pub const MAX_CANDIDATES: usize = 16;
-/// Most route groups (destinations) in one table set.
-pub const MAX_GROUPS: usize = 64;
-/// Most ports in one table set (port ids are `0..MAX_PORTS`).
-pub const MAX_PORTS: usize = 64;
-/// Group ids below this are found by direct index (one load) on the packet
-/// path; larger ids by binary search over at most [`MAX_GROUPS`] groups.
-pub const DIRECT_GROUP_IDS: usize = 256;
-/// Most explicit queue-threshold tables in one table set (each may serve
-/// any number of ports).
-pub const MAX_QUEUE_TABLES: usize = 4;
+use crate::cost::Weights;
+use crate::error::{Error, Setting};
 
 /// The paper's level scores `255 * (i + 1) / N` for `N = 10` (Fig. 3).
 pub const DEFAULT_LEVELS: [u8; 10] = default_levels::<10>();
@@ -71,20 +51,6 @@ pub fn default_capacity_thresholds(max_cap: u64, n: usize) -> Vec<u64, MAX_LEVEL
         .collect()
 }
 
-/// A port id (`0..MAX_PORTS`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[cfg_attr(feature = "serde", serde(transparent))]
-pub struct PortId(pub u8);
-
-/// A route-group id: the destination (for example a DC number).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[cfg_attr(feature = "serde", serde(transparent))]
-pub struct GroupId(pub u16);
-
 /// How the final port is picked inside the kept set (§3.4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -111,6 +77,7 @@ pub enum Pick {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct Params {
     /// Weights and shifts of Eq. 1, 2, 4-5.
     pub weights: Weights,
@@ -210,6 +177,20 @@ impl Params {
         Ok(())
     }
 }
+
+with_setters!(Params {
+    weights: Weights => with_weights,
+    delay_shift: u8 => with_delay_shift,
+    trend_shift: u8 => with_trend_shift,
+    high_water: u8 => with_high_water,
+    low_water: u8 => with_low_water,
+    cut: u8 => with_cut,
+    ticks_per_second: u32 => with_ticks_per_second,
+    idle_timeout_ticks: u32 => with_idle_timeout_ticks,
+    pick: Pick => with_pick,
+    band: u8 => with_band,
+    delay_unit_ticks: u32 => with_delay_unit_ticks,
+});
 
 impl Default for Params {
     fn default() -> Self {
@@ -452,64 +433,6 @@ impl Tables {
         Ok(())
     }
 
-    /// The infallible half of [`Tables::compile_into`], for tables that
-    /// passed [`Tables::validate`]: rebuilds `out` in place. (On tables that
-    /// did not, it still writes something without panicking, but not
-    /// anything a decider should run on.)
-    pub(crate) fn compile_validated(&self, out: &mut CompiledTables) {
-        out.params = self.params;
-        out.levels.clone_from(&self.levels);
-        out.ports.clear();
-        // Same capacity as the source: the extend cannot fail.
-        let _ = out.ports.extend_from_slice(&self.ports);
-        out.groups.clear();
-        // Groups are stored sorted by id: each round takes the smallest id
-        // above the last one (ids are unique once validated). At most
-        // 64 x 64 comparisons, at install time, with no sort code, no
-        // scratch memory and no recursion (a `sort_unstable` of the
-        // 280-byte groups cost up to 12 levels of 292-byte frames, of
-        // their indices 2.7 KiB of flash; docs/firmware.md, "Stack").
-        let mut last: Option<GroupId> = None;
-        while let Some(g) = self
-            .groups
-            .iter()
-            .filter(|g| last.is_none_or(|l| g.id > l))
-            .min_by_key(|g| g.id)
-        {
-            last = Some(g.id);
-            let mut compiled = CompiledGroup {
-                id: g.id,
-                candidates: Vec::new(),
-                port_mask: 0,
-            };
-            for c in &g.candidates {
-                let ds = delay_score(c.delay_units, self.params.delay_shift);
-                let cs =
-                    link_cap_score(c.capacity_bps, &self.capacity_thresholds_bps, &self.levels);
-                // Same capacity as the source: the push cannot fail.
-                let _ = compiled.candidates.push(CompiledCandidate {
-                    port: c.port,
-                    delay_units: c.delay_units,
-                    delay_score: ds,
-                    cap_score: cs,
-                    c_path: path_cost(ds, cs, &self.params.weights),
-                    capacity_bps: c.capacity_bps,
-                });
-                // Validated ports are below MAX_PORTS = 64, so each has a bit.
-                compiled.port_mask |= port_bit(c.port);
-            }
-            let _ = out.groups.push(compiled);
-        }
-        out.direct = [0; DIRECT_GROUP_IDS];
-        for (i, g) in out.groups.iter().enumerate() {
-            if let Some(slot) = out.direct.get_mut(usize::from(g.id.0)) {
-                // i < MAX_GROUPS = 64, so i + 1 fits a byte; 0 means absent.
-                *slot = u8::try_from(i.saturating_add(1)).unwrap_or(0);
-            }
-        }
-        out.queue_thresholds.clone_from(&self.queue_thresholds);
-    }
-
     /// Every explicit queue-threshold table has one non-decreasing entry
     /// per level and names listed ports, each port in at most one table.
     fn check_queue_thresholds(&self, ports: &[PortConfig]) -> Result<(), Error> {
@@ -539,315 +462,6 @@ impl Default for Tables {
     }
 }
 
-/// Bit `port` of a port set, or 0 for ports of 64 and above.
-fn port_bit(port: PortId) -> u64 {
-    1u64.checked_shl(u32::from(port.0)).unwrap_or(0)
-}
-
 fn strictly_increasing<T: PartialOrd>(v: &[T]) -> bool {
     v.windows(2).all(|w| matches!(w, [a, b] if a < b))
-}
-
-/// A candidate with its precomputed path scores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct CompiledCandidate {
-    /// Egress port.
-    pub port: PortId,
-    /// One-way delay in the tables' delay unit (for the reorder window).
-    pub delay_units: u32,
-    /// Alg. 1 score.
-    pub delay_score: u8,
-    /// Alg. 2 score.
-    pub cap_score: u8,
-    /// Eq. 2 score.
-    pub c_path: u8,
-    /// Path capacity, bits per second (UCMP and the weighted pick use it).
-    pub capacity_bps: u64,
-}
-
-/// A validated route group.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct CompiledGroup {
-    /// The group's id.
-    pub id: GroupId,
-    /// Candidates in installation order.
-    pub candidates: Vec<CompiledCandidate, MAX_CANDIDATES>,
-    /// Bit `p` is set when port `p` is a candidate: the packet path checks a
-    /// pin against it in O(1) (a withdrawn candidate's flows are re-decided).
-    pub port_mask: u64,
-}
-
-impl CompiledGroup {
-    /// Whether `port` is one of the group's candidates.
-    pub const fn has_candidate(&self, port: PortId) -> bool {
-        port.0 < 64 && self.port_mask & (1u64 << port.0) != 0
-    }
-}
-
-/// Validated tables with precomputed path scores: what a decider runs on.
-/// Built only by [`Tables::compile`] and [`Tables::compile_into`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct CompiledTables {
-    params: Params,
-    levels: Vec<u8, MAX_LEVELS>,
-    ports: Vec<PortConfig, MAX_PORTS>,
-    groups: Vec<CompiledGroup, MAX_GROUPS>,
-    /// `direct[id] = index + 1` into `groups` for ids below
-    /// [`DIRECT_GROUP_IDS`], 0 when absent.
-    direct: [u8; DIRECT_GROUP_IDS],
-    queue_thresholds: Vec<QueueThresholds, MAX_QUEUE_TABLES>,
-}
-
-impl CompiledTables {
-    /// No levels, ports or groups: only ever filled by
-    /// [`Tables::compile_validated`] before anyone reads it.
-    pub(crate) const fn new() -> Self {
-        CompiledTables {
-            params: Params::UNSET,
-            levels: Vec::new(),
-            ports: Vec::new(),
-            groups: Vec::new(),
-            direct: [0; DIRECT_GROUP_IDS],
-            queue_thresholds: Vec::new(),
-        }
-    }
-
-    /// Back to [`CompiledTables::new`], in place.
-    pub(crate) fn clear(&mut self) {
-        self.params = Params::UNSET;
-        self.levels.clear();
-        self.ports.clear();
-        self.groups.clear();
-        self.direct = [0; DIRECT_GROUP_IDS];
-        self.queue_thresholds.clear();
-    }
-
-    /// How a port's queue depth maps to levels: its explicit table if one
-    /// lists it, else its buffer's `floor(buffer * i / N)`.
-    pub fn queue_scale(&self, port: &PortConfig) -> QueueScale<'_> {
-        self.queue_thresholds
-            .iter()
-            .find(|t| t.ports.contains(&port.id))
-            .map_or(
-                QueueScale::Buffer {
-                    bytes: port.buffer_bytes,
-                    levels: self.levels.len(),
-                },
-                |t| QueueScale::Thresholds(&t.bytes),
-            )
-    }
-
-    /// What a listed port's estimators read (`None`: the port is not in
-    /// the tables).
-    pub fn port_context(&self, port: PortId) -> Option<PortContext<'_>> {
-        let p = self.port(port)?;
-        Some(PortContext {
-            params: &self.params,
-            levels: &self.levels,
-            port: p,
-            queue: self.queue_scale(p),
-        })
-    }
-
-    /// Scalar settings.
-    pub fn params(&self) -> &Params {
-        &self.params
-    }
-
-    /// Level scores.
-    pub fn levels(&self) -> &[u8] {
-        &self.levels
-    }
-
-    /// A port's configuration, if the tables list it.
-    pub fn port(&self, port: PortId) -> Option<&PortConfig> {
-        self.ports.iter().find(|p| p.id == port)
-    }
-
-    /// A group by id: one indexed load for ids below [`DIRECT_GROUP_IDS`],
-    /// else a binary search (groups are sorted at compile time).
-    #[inline]
-    pub fn group(&self, id: GroupId) -> Option<&CompiledGroup> {
-        match self.direct.get(usize::from(id.0)) {
-            Some(&i) => usize::from(i)
-                .checked_sub(1)
-                .and_then(|i| self.groups.get(i)),
-            None => self
-                .groups
-                .binary_search_by_key(&id, |g| g.id)
-                .ok()
-                .and_then(|i| self.groups.get(i)),
-        }
-    }
-
-    /// Whether `port` is a candidate of group `id` (false when the group is
-    /// not installed): the pin check of the packet path.
-    #[inline]
-    pub fn is_candidate(&self, id: GroupId, port: PortId) -> bool {
-        self.group(id).is_some_and(|g| g.has_candidate(port))
-    }
-
-    /// All groups, sorted by id.
-    pub fn groups(&self) -> &[CompiledGroup] {
-        &self.groups
-    }
-
-    /// The reorder window of `port`, ticks: the largest `delay(port) -
-    /// min delay` over the groups the port is a candidate of, so that a
-    /// packet sent on `port` arrives at most this much later than one sent
-    /// at the same time on any candidate of its group (queueing aside).
-    /// `u32::MAX` when the tables do not say the delay unit
-    /// ([`Params::delay_unit_ticks`] 0); 0 for a port no group uses.
-    /// Install-time work: one pass over the groups.
-    pub fn reorder_window_ticks(&self, port: PortId) -> u32 {
-        let unit = self.params.delay_unit_ticks;
-        if unit == 0 {
-            return u32::MAX;
-        }
-        let mut window = 0u32;
-        for g in &self.groups {
-            let Some(own) = g.candidates.iter().find(|c| c.port == port) else {
-                continue;
-            };
-            let min = g
-                .candidates
-                .iter()
-                .map(|c| c.delay_units)
-                .min()
-                .unwrap_or(own.delay_units);
-            window = window.max(own.delay_units.saturating_sub(min));
-        }
-        u32::try_from(u64::from(window).saturating_mul(u64::from(unit))).unwrap_or(u32::MAX)
-    }
-}
-
-#[cfg(test)]
-mod test {
-    use super::*;
-
-    fn tables() -> Tables {
-        let mut t = Tables::paper_defaults();
-        for i in 0..3 {
-            let _ = t.ports.push(PortConfig {
-                id: PortId(i),
-                rate_bps: 100_000_000_000,
-                buffer_bytes: 1 << 30,
-            });
-        }
-        let mut g = Group {
-            id: GroupId(8),
-            candidates: Vec::new(),
-        };
-        let _ = g.candidates.push(Candidate {
-            port: PortId(0),
-            delay_units: 5,
-            capacity_bps: 25_000_000_000,
-        });
-        let _ = g.candidates.push(Candidate {
-            port: PortId(1),
-            delay_units: 10,
-            capacity_bps: 100_000_000_000,
-        });
-        let _ = t.groups.push(g);
-        t
-    }
-
-    #[test]
-    fn compiles_paper_scores() {
-        let c = tables().compile(8).expect("valid");
-        let g = c.group(GroupId(8)).expect("group");
-        let got: std::vec::Vec<_> = g
-            .candidates
-            .iter()
-            .map(|c| (c.delay_score, c.cap_score, c.c_path))
-            .collect();
-        assert_eq!(got, [(39, 255, 93), (79, 204, 110)]);
-        assert!(c.group(GroupId(1)).is_none());
-    }
-
-    #[test]
-    fn group_lookup_and_candidate_mask() {
-        let mut t = tables();
-        // A large id (binary-search path) beside the direct-indexed 8.
-        let mut g = t.groups[0].clone();
-        g.id = GroupId(4000);
-        g.candidates.truncate(1);
-        let _ = t.groups.push(g);
-        let c = t.compile(8).expect("valid");
-        assert_eq!(c.group(GroupId(8)).map(|g| g.port_mask), Some(0b11));
-        assert_eq!(c.group(GroupId(4000)).map(|g| g.port_mask), Some(0b01));
-        for id in [0u16, 7, 9, 255, 256, 3999, 4001, u16::MAX] {
-            assert!(c.group(GroupId(id)).is_none(), "group {id}");
-        }
-        assert!(c.is_candidate(GroupId(8), PortId(1)));
-        assert!(
-            !c.is_candidate(GroupId(8), PortId(2)),
-            "port 2 is listed, not a candidate"
-        );
-        assert!(!c.is_candidate(GroupId(4000), PortId(1)));
-        assert!(!c.is_candidate(GroupId(9), PortId(0)), "unknown group");
-        assert!(!c.is_candidate(GroupId(8), PortId(200)));
-    }
-
-    #[test]
-    fn rejects_each_invalid_table() {
-        let mut t = tables();
-        t.groups[0].candidates[0].port = PortId(7);
-        assert_eq!(t.compile(8), Err(Error::UnknownPort { group: 8, port: 7 }));
-
-        let mut t = tables();
-        t.groups[0].candidates[1].port = PortId(0);
-        assert_eq!(
-            t.compile(8),
-            Err(Error::DuplicateCandidate { group: 8, port: 0 })
-        );
-
-        let mut t = tables();
-        let g = t.groups[0].clone();
-        let _ = t.groups.push(g);
-        assert_eq!(t.compile(8), Err(Error::DuplicateGroup(8)));
-
-        let mut t = tables();
-        t.groups[0].candidates.clear();
-        assert_eq!(t.compile(8), Err(Error::EmptyGroup(8)));
-
-        let mut t = tables();
-        t.groups[0].candidates[0].capacity_bps = 0;
-        assert_eq!(t.compile(8), Err(Error::ZeroCapacity { group: 8, port: 0 }));
-
-        let mut t = tables();
-        t.ports[1].id = PortId(0);
-        assert_eq!(t.compile(8), Err(Error::DuplicatePort(0)));
-
-        let mut t = tables();
-        t.ports[2].rate_bps = 0;
-        assert_eq!(t.compile(8), Err(Error::ZeroPortCapacity(2)));
-
-        assert_eq!(tables().compile(2), Err(Error::PortOutOfRange(2)));
-
-        let mut t = tables();
-        t.levels[3] = t.levels[2];
-        assert_eq!(t.compile(8), Err(Error::InvalidLevels));
-
-        let mut t = tables();
-        t.capacity_thresholds_bps.pop();
-        assert_eq!(t.compile(8), Err(Error::InvalidCapacityThresholds));
-
-        let mut t = tables();
-        t.params.weights.s_cong = 40;
-        assert_eq!(
-            t.compile(8),
-            Err(Error::ShiftTooLarge(Setting::CongestionShift))
-        );
-
-        let mut t = tables();
-        t.params.low_water = 250;
-        assert_eq!(
-            t.compile(8),
-            Err(Error::InvalidSetting(Setting::WaterMarks))
-        );
-    }
 }

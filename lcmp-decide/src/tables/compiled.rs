@@ -1,0 +1,261 @@
+//! The compiled form a decider runs on: validated tables with every
+//! per-candidate score precomputed, a direct group index and per-port
+//! contexts for the estimators.
+
+use heapless::Vec;
+
+use super::description::{Params, PortConfig, QueueThresholds, Tables};
+use super::ids::*;
+use crate::cost::{delay_score, link_cap_score, path_cost};
+use crate::estimator::queue::QueueScale;
+
+impl Tables {
+    /// The infallible half of [`Tables::compile_into`], for tables that
+    /// passed [`Tables::validate`]: rebuilds `out` in place. (On tables that
+    /// did not, it still writes something without panicking, but not
+    /// anything a decider should run on.)
+    pub(crate) fn compile_validated(&self, out: &mut CompiledTables) {
+        out.params = self.params;
+        out.levels.clone_from(&self.levels);
+        out.ports.clear();
+        // Same capacity as the source: the extend cannot fail.
+        let _ = out.ports.extend_from_slice(&self.ports);
+        out.groups.clear();
+        // Groups are stored sorted by id: each round takes the smallest id
+        // above the last one (ids are unique once validated). At most
+        // 64 x 64 comparisons, at install time, with no sort code, no
+        // scratch memory and no recursion (a `sort_unstable` of the
+        // 280-byte groups cost up to 12 levels of 292-byte frames, of
+        // their indices 2.7 KiB of flash; docs/firmware.md, "Stack").
+        let mut last: Option<GroupId> = None;
+        while let Some(g) = self
+            .groups
+            .iter()
+            .filter(|g| last.is_none_or(|l| g.id > l))
+            .min_by_key(|g| g.id)
+        {
+            last = Some(g.id);
+            let mut compiled = CompiledGroup {
+                id: g.id,
+                candidates: Vec::new(),
+                port_mask: 0,
+            };
+            for c in &g.candidates {
+                let ds = delay_score(c.delay_units, self.params.delay_shift);
+                let cs =
+                    link_cap_score(c.capacity_bps, &self.capacity_thresholds_bps, &self.levels);
+                // Same capacity as the source: the push cannot fail.
+                let _ = compiled.candidates.push(CompiledCandidate {
+                    port: c.port,
+                    delay_units: c.delay_units,
+                    delay_score: ds,
+                    cap_score: cs,
+                    c_path: path_cost(ds, cs, &self.params.weights),
+                    capacity_bps: c.capacity_bps,
+                });
+                // Validated ports are below MAX_PORTS = 64, so each has a bit.
+                compiled.port_mask |= port_bit(c.port);
+            }
+            let _ = out.groups.push(compiled);
+        }
+        out.direct = [0; DIRECT_GROUP_IDS];
+        for (i, g) in out.groups.iter().enumerate() {
+            if let Some(slot) = out.direct.get_mut(usize::from(g.id.0)) {
+                // i < MAX_GROUPS = 64, so i + 1 fits a byte; 0 means absent.
+                *slot = u8::try_from(i.saturating_add(1)).unwrap_or(0);
+            }
+        }
+        out.queue_thresholds.clone_from(&self.queue_thresholds);
+    }
+}
+
+/// What a port's estimators read from the installed tables: the scalar
+/// settings, the level scores, the port and its queue scale. Built by
+/// [`CompiledTables::port_context`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortContext<'a> {
+    /// Scalar settings (weights, trend shift, water marks, tick rate).
+    pub params: &'a Params,
+    /// Level scores `level[0..N]`.
+    pub levels: &'a [u8],
+    /// The port's rate and buffer.
+    pub port: &'a PortConfig,
+    /// How the port's queue depth maps to levels.
+    pub queue: QueueScale<'a>,
+}
+
+/// A candidate with its precomputed path scores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CompiledCandidate {
+    /// Egress port.
+    pub port: PortId,
+    /// One-way delay in the tables' delay unit (for the reorder window).
+    pub delay_units: u32,
+    /// Alg. 1 score.
+    pub delay_score: u8,
+    /// Alg. 2 score.
+    pub cap_score: u8,
+    /// Eq. 2 score.
+    pub c_path: u8,
+    /// Path capacity, bits per second (UCMP and the weighted pick use it).
+    pub capacity_bps: u64,
+}
+
+/// A validated route group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CompiledGroup {
+    /// The group's id.
+    pub id: GroupId,
+    /// Candidates in installation order.
+    pub candidates: Vec<CompiledCandidate, MAX_CANDIDATES>,
+    /// Bit `p` is set when port `p` is a candidate: the packet path checks a
+    /// pin against it in O(1) (a withdrawn candidate's flows are re-decided).
+    pub port_mask: u64,
+}
+
+impl CompiledGroup {
+    /// Whether `port` is one of the group's candidates.
+    pub const fn has_candidate(&self, port: PortId) -> bool {
+        port.0 < 64 && self.port_mask & (1u64 << port.0) != 0
+    }
+}
+
+/// Validated tables with precomputed path scores: what a decider runs on.
+/// Built only by [`Tables::compile`] and [`Tables::compile_into`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CompiledTables {
+    params: Params,
+    levels: Vec<u8, MAX_LEVELS>,
+    ports: Vec<PortConfig, MAX_PORTS>,
+    groups: Vec<CompiledGroup, MAX_GROUPS>,
+    /// `direct[id] = index + 1` into `groups` for ids below
+    /// [`DIRECT_GROUP_IDS`], 0 when absent.
+    direct: [u8; DIRECT_GROUP_IDS],
+    queue_thresholds: Vec<QueueThresholds, MAX_QUEUE_TABLES>,
+}
+
+impl CompiledTables {
+    /// No levels, ports or groups: only ever filled by
+    /// [`Tables::compile_validated`] before anyone reads it.
+    pub(crate) const fn new() -> Self {
+        CompiledTables {
+            params: Params::UNSET,
+            levels: Vec::new(),
+            ports: Vec::new(),
+            groups: Vec::new(),
+            direct: [0; DIRECT_GROUP_IDS],
+            queue_thresholds: Vec::new(),
+        }
+    }
+
+    /// Back to [`CompiledTables::new`], in place.
+    pub(crate) fn clear(&mut self) {
+        self.params = Params::UNSET;
+        self.levels.clear();
+        self.ports.clear();
+        self.groups.clear();
+        self.direct = [0; DIRECT_GROUP_IDS];
+        self.queue_thresholds.clear();
+    }
+
+    /// How a port's queue depth maps to levels: its explicit table if one
+    /// lists it, else its buffer's `floor(buffer * i / N)`.
+    pub fn queue_scale(&self, port: &PortConfig) -> QueueScale<'_> {
+        self.queue_thresholds
+            .iter()
+            .find(|t| t.ports.contains(&port.id))
+            .map_or(
+                QueueScale::Buffer {
+                    bytes: port.buffer_bytes,
+                    levels: self.levels.len(),
+                },
+                |t| QueueScale::Thresholds(&t.bytes),
+            )
+    }
+
+    /// What a listed port's estimators read (`None`: the port is not in
+    /// the tables).
+    pub fn port_context(&self, port: PortId) -> Option<PortContext<'_>> {
+        let p = self.port(port)?;
+        Some(PortContext {
+            params: &self.params,
+            levels: &self.levels,
+            port: p,
+            queue: self.queue_scale(p),
+        })
+    }
+
+    /// Scalar settings.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Level scores.
+    pub fn levels(&self) -> &[u8] {
+        &self.levels
+    }
+
+    /// A port's configuration, if the tables list it.
+    pub fn port(&self, port: PortId) -> Option<&PortConfig> {
+        self.ports.iter().find(|p| p.id == port)
+    }
+
+    /// A group by id: one indexed load for ids below [`DIRECT_GROUP_IDS`],
+    /// else a binary search (groups are sorted at compile time).
+    #[inline]
+    pub fn group(&self, id: GroupId) -> Option<&CompiledGroup> {
+        match self.direct.get(usize::from(id.0)) {
+            Some(&i) => usize::from(i)
+                .checked_sub(1)
+                .and_then(|i| self.groups.get(i)),
+            None => self
+                .groups
+                .binary_search_by_key(&id, |g| g.id)
+                .ok()
+                .and_then(|i| self.groups.get(i)),
+        }
+    }
+
+    /// Whether `port` is a candidate of group `id` (false when the group is
+    /// not installed): the pin check of the packet path.
+    #[inline]
+    pub fn is_candidate(&self, id: GroupId, port: PortId) -> bool {
+        self.group(id).is_some_and(|g| g.has_candidate(port))
+    }
+
+    /// All groups, sorted by id.
+    pub fn groups(&self) -> &[CompiledGroup] {
+        &self.groups
+    }
+
+    /// The reorder window of `port`, ticks: the largest `delay(port) -
+    /// min delay` over the groups the port is a candidate of, so that a
+    /// packet sent on `port` arrives at most this much later than one sent
+    /// at the same time on any candidate of its group (queueing aside).
+    /// `u32::MAX` when the tables do not say the delay unit
+    /// ([`Params::delay_unit_ticks`] 0); 0 for a port no group uses.
+    /// Install-time work: one pass over the groups.
+    pub fn reorder_window_ticks(&self, port: PortId) -> u32 {
+        let unit = self.params.delay_unit_ticks;
+        if unit == 0 {
+            return u32::MAX;
+        }
+        let mut window = 0u32;
+        for g in &self.groups {
+            let Some(own) = g.candidates.iter().find(|c| c.port == port) else {
+                continue;
+            };
+            let min = g
+                .candidates
+                .iter()
+                .map(|c| c.delay_units)
+                .min()
+                .unwrap_or(own.delay_units);
+            window = window.max(own.delay_units.saturating_sub(min));
+        }
+        u32::try_from(u64::from(window).saturating_mul(u64::from(unit))).unwrap_or(u32::MAX)
+    }
+}
