@@ -8,7 +8,7 @@
 use core::fmt;
 use core::str::FromStr;
 
-use crate::{CutReason, Decision, Reason, Scheme};
+use crate::{CutReason, Decision, HashAlgorithm, Pick, Reason, Scheme};
 
 impl Reason {
     /// Every reason, in code order.
@@ -79,6 +79,27 @@ impl Reason {
             Reason::UnknownGroup => "unknown_group",
         }
     }
+    /// A one-sentence description for people.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Reason::Pinned => "established flow: followed its pinned egress, which is up",
+            Reason::HashInKept => "new flow: hashed within the low-cost kept set",
+            Reason::WeightedInKept => {
+                "new flow: capacity-weighted hash within the low-cost kept set"
+            }
+            Reason::MinCostFallback => {
+                "new flow: every candidate was over the cut, so the minimum-cost one was taken"
+            }
+            Reason::Ecmp => "ECMP: hashed over all live candidates",
+            Reason::Ucmp => "UCMP: hashed over the live candidates of maximum capacity",
+            Reason::EcmpFallback => "LCMP tables outdated: fell back to ECMP over live candidates",
+            Reason::CacheFull => {
+                "flow cache full: new flow not pinned (refused, or stateless ECMP if so configured)"
+            }
+            Reason::NoLiveCandidate => "no route: every candidate of the group is down",
+            Reason::UnknownGroup => "no route: the destination group is not installed",
+        }
+    }
 }
 
 impl Scheme {
@@ -138,8 +159,20 @@ impl fmt::Display for Scheme {
 pub struct UnknownName;
 
 impl fmt::Display for UnknownName {
+    /// "unknown scheme (expected lcmp, ecmp or ucmp)", the names taken from
+    /// [`Scheme::ALL`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("unknown scheme (expected lcmp, ecmp or ucmp)")
+        f.write_str("unknown scheme (expected ")?;
+        let last = Scheme::ALL.len().saturating_sub(1);
+        for (i, s) in Scheme::ALL.iter().enumerate() {
+            let sep = match i {
+                0 => "",
+                i if i == last => " or ",
+                _ => ", ",
+            };
+            write!(f, "{sep}{}", s.name())?;
+        }
+        f.write_str(")")
     }
 }
 
@@ -284,5 +317,44 @@ mod test {
         }
         let names: std::vec::Vec<&str> = DecisionKind::ALL.iter().map(|k| k.name()).collect();
         assert_eq!(names, ["hit", "new", "failover", "unpinned", "no_route"]);
+    }
+}
+
+impl Pick {
+    /// Every pick.
+    pub const ALL: [Pick; 3] = [Pick::Hash, Pick::ScaledHash, Pick::CapacityWeighted];
+
+    /// The snake-case name (the serde and JSON spelling, tied by a test in
+    /// lcmp-tables; the blob encodes the variant index, not the name).
+    ///
+    /// ```
+    /// # use lcmp_decide::Pick;
+    /// assert_eq!(Pick::ScaledHash.name(), "scaled_hash");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            Pick::Hash => "hash",
+            Pick::ScaledHash => "scaled_hash",
+            Pick::CapacityWeighted => "capacity_weighted",
+        }
+    }
+}
+
+impl HashAlgorithm {
+    /// Every hash algorithm, in declaration order.
+    pub const ALL: [HashAlgorithm; 2] = [HashAlgorithm::Murmur3, HashAlgorithm::Crc32];
+
+    /// The snake-case name (the serde and JSON spelling, tied by a test in
+    /// lcmp-tables).
+    ///
+    /// ```
+    /// # use lcmp_decide::HashAlgorithm;
+    /// assert_eq!(HashAlgorithm::Crc32.name(), "crc32");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            HashAlgorithm::Murmur3 => "murmur3",
+            HashAlgorithm::Crc32 => "crc32",
+        }
     }
 }

@@ -21,13 +21,16 @@
 /// Which hash function spreads flows over a candidate set.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum HashAlgorithm {
     /// MurmurHash3 x86_32 seeded with the switch seed (the paper's artifact).
     #[default]
+    #[cfg_attr(feature = "serde", serde(alias = "Murmur3"))]
     Murmur3,
     /// CRC-32 (IEEE) over the same bytes, XORed with the switch seed:
     /// what a Tofino `Hash<bit<32>>(HashAlgorithm_t.CRC32)` computes.
+    #[cfg_attr(feature = "serde", serde(alias = "Crc32"))]
     Crc32,
 }
 

@@ -68,30 +68,6 @@ pub enum Reason {
     UnknownGroup,
 }
 
-impl Reason {
-    /// A one-sentence description for people.
-    pub const fn describe(self) -> &'static str {
-        match self {
-            Reason::Pinned => "established flow: followed its pinned egress, which is up",
-            Reason::HashInKept => "new flow: hashed within the low-cost kept set",
-            Reason::WeightedInKept => {
-                "new flow: capacity-weighted hash within the low-cost kept set"
-            }
-            Reason::MinCostFallback => {
-                "new flow: every candidate was over the cut, so the minimum-cost one was taken"
-            }
-            Reason::Ecmp => "ECMP: hashed over all live candidates",
-            Reason::Ucmp => "UCMP: hashed over the live candidates of maximum capacity",
-            Reason::EcmpFallback => "LCMP tables outdated: fell back to ECMP over live candidates",
-            Reason::CacheFull => {
-                "flow cache full: new flow not pinned (refused, or stateless ECMP if so configured)"
-            }
-            Reason::NoLiveCandidate => "no route: every candidate of the group is down",
-            Reason::UnknownGroup => "no route: the destination group is not installed",
-        }
-    }
-}
-
 /// Why a candidate is not in the kept set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

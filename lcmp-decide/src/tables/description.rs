@@ -54,14 +54,17 @@ pub fn default_capacity_thresholds(max_cap: u64, n: usize) -> Vec<u64, MAX_LEVEL
 /// How the final port is picked inside the kept set (§3.4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Pick {
     /// `hash % kept.len()`: the paper's ECMP inside the reduced set.
     #[default]
+    #[cfg_attr(feature = "serde", serde(alias = "Hash"))]
     Hash,
     /// Capacity-weighted (WCMP inside LCMP's reduced set): the hash falls
     /// into the kept candidates' capacity shares. An extension, off by
     /// default; see `docs/simulator.md`.
+    #[cfg_attr(feature = "serde", serde(alias = "CapacityWeighted"))]
     CapacityWeighted,
     /// `((hash >> 16) * n) >> 16`: the hash's top 16 bits scaled into
     /// `0..n` (multiply-shift range reduction) instead of `hash % n`, for
@@ -70,6 +73,7 @@ pub enum Pick {
     /// hash space, within `n / 65536` of an even share. This is what a
     /// Tofino data plane computes with one range-match table (no modulo
     /// unit); see `docs/tofino.md`.
+    #[cfg_attr(feature = "serde", serde(alias = "ScaledHash"))]
     ScaledHash,
 }
 
