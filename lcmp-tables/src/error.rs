@@ -519,20 +519,11 @@ impl fmt::Display for TablesError {
     }
 }
 
-impl core::error::Error for TablesError {
-    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        match self {
-            TablesError::Core(e) => Some(e),
-            TablesError::Format(e) => Some(e),
-            TablesError::Topology(e) => Some(e),
-            TablesError::Trace(e) => Some(e),
-            TablesError::Options(e) => Some(e),
-            TablesError::TooMany { .. } | TablesError::InputTooLarge { .. } => None,
-            #[cfg(feature = "alloc")]
-            TablesError::Json(e) => Some(e),
-        }
-    }
-}
+/// The message of a nested error is part of [`TablesError`]'s own
+/// `Display` (one line, for the `lcmp` tool and C callers), so `source()`
+/// is `None`: a reporter that walks the source chain (`anyhow`, `eyre`)
+/// prints each message once, not the inner one twice.
+impl core::error::Error for TablesError {}
 
 #[cfg(test)]
 mod test {
@@ -568,6 +559,45 @@ mod test {
             .to_string(),
             "trace line 7: unknown event kind (packet, sample or link)"
         );
+    }
+
+    /// A nested error is reported once: in `Display`, not again as the
+    /// source.
+    #[test]
+    fn nested_errors_are_reported_once() {
+        use core::error::Error;
+        let json = || serde_json::from_str::<u8>("x").expect_err("not JSON");
+        let nested: [(TablesError, alloc::string::String); 6] = [
+            (
+                lcmp_decide::Error::EmptyGroup(3).into(),
+                lcmp_decide::Error::EmptyGroup(3).to_string(),
+            ),
+            (
+                FormatError::BadMagic.into(),
+                FormatError::BadMagic.to_string(),
+            ),
+            (
+                TopologyError::UnknownDc(9).into(),
+                TopologyError::UnknownDc(9).to_string(),
+            ),
+            (
+                TraceError::MixedAddressFamilies.into(),
+                TraceError::MixedAddressFamilies.to_string(),
+            ),
+            (
+                OptionError::ZeroDelayUnit.into(),
+                OptionError::ZeroDelayUnit.to_string(),
+            ),
+            (
+                TablesError::from(json()),
+                JsonError::from(json()).to_string(),
+            ),
+        ];
+        for (e, inner) in nested {
+            let s = e.to_string();
+            assert!(s.contains(&inner), "{s:?} lacks {inner:?}");
+            assert!(e.source().is_none(), "{s}: source repeats the message");
+        }
     }
 
     #[test]
