@@ -35,6 +35,7 @@
 //! over it for callers with stack or heap to spare. [`encode_blob`] writes
 //! element by element too.
 
+pub mod signed;
 pub mod wire;
 
 use lcmp_decide::tables::{
@@ -198,7 +199,7 @@ pub fn encode_blob_vec(
 
 /// `N` bytes at `at`, zeros when out of range (no panic path at all:
 /// `first_chunk` cannot fail on length, unlike `copy_from_slice`).
-fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+pub(crate) fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
     b.get(at..)
         .and_then(<[u8]>::first_chunk::<N>)
         .copied()
