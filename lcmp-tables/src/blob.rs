@@ -10,37 +10,50 @@
 //! | 8 | 8 | generation number |
 //! | 16 | 4 | payload length `L` (at most [`MAX_BLOB_PAYLOAD`]) |
 //! | 20 | 4 | CRC-32/ISCSI of bytes 0..20 followed by the payload |
-//! | 24 | `L` | payload: [`lcmp_decide::Tables`] in postcard |
+//! | 24 | `L` | payload: [`wire::WireTablesV3`] in postcard |
 //!
-//! Version 2 added `Params::band` and `Tables::queue_thresholds`; version 1
-//! blobs are still read (as band 255, no explicit queue thresholds).
+//! The payload is defined by the [`wire`] structs of its version, not by
+//! the serde layout of [`lcmp_decide::Tables`]: a field added to the core
+//! reaches the blob only through a new format version. Version 3 added
+//! `Params::delay_unit_ticks`; version 2 added `Params::band` and
+//! `Tables::queue_thresholds`. Every released version is still read, and
+//! will be (golden blobs of each are tests): version 1 as band 255 and no
+//! explicit queue thresholds, versions 1 and 2 as `delay_unit_ticks` 0
+//! (unknown: no early reuse of idle flow-cache entries).
 //!
 //! [`decode_blob`] returns `Ok` or one typed error for every byte string,
 //! never panics, reads counts before filling anything (an oversize count is
 //! [`TablesError::TooMany`], not a panic or a silent truncation), validates
 //! the tables as the core would install them, and accepts only the
-//! canonical encoding, so a decoded blob re-encodes to identical bytes.
+//! canonical encoding, so a decoded blob re-encodes (in its own version)
+//! to identical bytes.
 //!
 //! [`decode_blob_into`] does the same into caller-owned [`Tables`] (a
 //! `static`, or scratch memory next to the decider), element by element:
 //! it needs under 1 KiB of stack, where a by-value `Tables` is about
 //! 19 KiB (docs/firmware.md, "Stack"). [`decode_blob`] is a thin wrapper
-//! over it for callers with stack or heap to spare.
+//! over it for callers with stack or heap to spare. [`encode_blob`] writes
+//! element by element too.
+
+pub mod signed;
+pub mod wire;
 
 use lcmp_decide::tables::{
-    Candidate, Group, GroupId, QueueThresholds, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS, MAX_PORTS,
+    Group, GroupId, QueueThresholds, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS, MAX_PORTS,
     MAX_QUEUE_TABLES,
 };
-use lcmp_decide::{Params, Pick, PortConfig, PortId, Tables, Weights};
-use serde::Deserialize;
+use lcmp_decide::{PortId, Tables};
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Count, FormatError, TablesError};
+use wire::{CanonicalSize, WireCandidateV1, WireParamsV1, WireParamsV2, WireParamsV3, WirePortV1};
 
 /// Magic bytes of a table blob.
 pub const BLOB_MAGIC: [u8; 4] = *b"LCMT";
-/// The format version this build writes (it also reads version 1).
-pub const BLOB_VERSION: u16 = 2;
-/// The oldest format version this build reads.
+/// The format version this build writes.
+pub const BLOB_VERSION: u16 = 3;
+/// The oldest format version this build reads (every version from it to
+/// [`BLOB_VERSION`] is read).
 pub const BLOB_OLDEST_VERSION: u16 = 1;
 /// Header length, bytes.
 pub const BLOB_HEADER_LEN: usize = 24;
@@ -56,6 +69,8 @@ const CRC32C: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Blob {
+    /// The format version it was written in.
+    pub version: u16,
     /// The generation number: installers may refuse to go backwards.
     pub generation: u64,
     /// The validated tables.
@@ -69,7 +84,74 @@ fn blob_crc(header_prefix: &[u8], payload: &[u8]) -> u32 {
     d.finalize()
 }
 
-/// Validates `tables` and writes the blob into `out`; returns its length.
+/// Writes postcard values one after another into a buffer.
+struct Writer<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl Writer<'_> {
+    fn put<T: Serialize>(&mut self, v: &T) -> Result<(), TablesError> {
+        let rest = self
+            .buf
+            .get_mut(self.at..)
+            .ok_or(FormatError::BufferTooSmall)?;
+        let n = postcard::to_slice(v, rest)
+            .map_err(|_| FormatError::BufferTooSmall)?
+            .len();
+        self.at = self.at.saturating_add(n);
+        Ok(())
+    }
+
+    /// A sequence length: postcard's `usize` varint, which is the `u64`
+    /// varint of the same value.
+    fn len(&mut self, n: usize) -> Result<(), TablesError> {
+        self.put(&(n as u64))
+    }
+}
+
+/// Writes the version-3 payload of `t` element by element (the bytes of
+/// [`wire::WireTablesV3`] in postcard, without building one on the stack);
+/// returns its length.
+fn encode_payload(t: &Tables, out: &mut [u8]) -> Result<usize, TablesError> {
+    let mut w = Writer { buf: out, at: 0 };
+    w.put(&WireParamsV3::from(&t.params))?;
+    w.len(t.levels.len())?;
+    for l in &t.levels {
+        w.put(l)?;
+    }
+    w.len(t.capacity_thresholds_bps.len())?;
+    for c in &t.capacity_thresholds_bps {
+        w.put(c)?;
+    }
+    w.len(t.ports.len())?;
+    for p in &t.ports {
+        w.put(&WirePortV1::from(p))?;
+    }
+    w.len(t.groups.len())?;
+    for g in &t.groups {
+        w.put(&g.id.0)?;
+        w.len(g.candidates.len())?;
+        for c in &g.candidates {
+            w.put(&WireCandidateV1::from(c))?;
+        }
+    }
+    w.len(t.queue_thresholds.len())?;
+    for q in &t.queue_thresholds {
+        w.len(q.ports.len())?;
+        for p in &q.ports {
+            w.put(&p.0)?;
+        }
+        w.len(q.bytes.len())?;
+        for b in &q.bytes {
+            w.put(b)?;
+        }
+    }
+    Ok(w.at)
+}
+
+/// Validates `tables` and writes the blob (format [`BLOB_VERSION`]) into
+/// `out`; returns its length.
 ///
 /// ```
 /// # use lcmp_tables::blob::{decode_blob, encode_blob, MAX_BLOB_LEN};
@@ -84,9 +166,7 @@ pub fn encode_blob(tables: &Tables, generation: u64, out: &mut [u8]) -> Result<u
     let (header, body) = out
         .split_at_mut_checked(BLOB_HEADER_LEN)
         .ok_or(FormatError::BufferTooSmall)?;
-    let len = postcard::to_slice(tables, body)
-        .map_err(|_| FormatError::BufferTooSmall)?
-        .len();
+    let len = encode_payload(tables, body)?;
     if len > MAX_BLOB_PAYLOAD {
         return Err(TablesError::InputTooLarge {
             len,
@@ -119,7 +199,7 @@ pub fn encode_blob_vec(
 
 /// `N` bytes at `at`, zeros when out of range (no panic path at all:
 /// `first_chunk` cannot fail on length, unlike `copy_from_slice`).
-fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+pub(crate) fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
     b.get(at..)
         .and_then(<[u8]>::first_chunk::<N>)
         .copied()
@@ -139,7 +219,11 @@ fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
 pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
     let mut tables = Tables::new();
     let generation = decode_blob_into(bytes, &mut tables)?;
-    Ok(Blob { generation, tables })
+    Ok(Blob {
+        version: u16::from_le_bytes(array(bytes, 4)),
+        generation,
+        tables,
+    })
 }
 
 /// Decodes and validates a blob into `tables` (caller-owned memory, for
@@ -223,132 +307,6 @@ pub fn decode_blob_into(bytes: &[u8], tables: &mut Tables) -> Result<u64, Tables
     Ok(generation)
 }
 
-/// Bytes of the canonical (shortest) postcard varint of `v`.
-const fn varint_len(v: u64) -> usize {
-    let bits = 64 - v.leading_zeros() as usize;
-    if bits == 0 {
-        1
-    } else {
-        bits.div_ceil(7)
-    }
-}
-
-/// The canonical postcard size of a payload value. A varint's encoding is
-/// never shorter than its canonical form, and equal only when canonical, so
-/// "bytes consumed == canonical size" for every value means the whole
-/// payload is canonical and re-encodes to itself. (Checked this way rather
-/// than by re-serialising, which would put postcard's serializer, and its
-/// bounds checks, on the installer's path.)
-trait CanonicalSize {
-    fn canonical_size(&self) -> usize;
-}
-
-impl CanonicalSize for u8 {
-    fn canonical_size(&self) -> usize {
-        1
-    }
-}
-
-impl CanonicalSize for u64 {
-    fn canonical_size(&self) -> usize {
-        varint_len(*self)
-    }
-}
-
-impl CanonicalSize for GroupId {
-    fn canonical_size(&self) -> usize {
-        varint_len(u64::from(self.0))
-    }
-}
-
-impl CanonicalSize for PortConfig {
-    fn canonical_size(&self) -> usize {
-        1 + varint_len(self.rate_bps) + varint_len(self.buffer_bytes)
-    }
-}
-
-impl CanonicalSize for Candidate {
-    fn canonical_size(&self) -> usize {
-        1 + varint_len(u64::from(self.delay_units)) + varint_len(self.capacity_bps)
-    }
-}
-
-impl CanonicalSize for PortId {
-    fn canonical_size(&self) -> usize {
-        1
-    }
-}
-
-/// The canonical size of version 1's `Params` fields (all of today's but
-/// `band`).
-fn params_v1_size(w: &Weights, ticks_per_second: u32, idle_timeout_ticks: u32) -> usize {
-    let weights = [w.alpha, w.beta, w.w_dl, w.w_lc, w.w_ql, w.w_tl, w.w_dp]
-        .iter()
-        .map(|&x| varint_len(u64::from(x)))
-        .fold(0usize, usize::saturating_add);
-    // s_path, s_cong, s_total; delay_shift, trend_shift, high_water,
-    // low_water, cut: one byte each; `pick` is a one-byte variant index.
-    weights
-        .saturating_add(3 + 5 + 1)
-        .saturating_add(varint_len(u64::from(ticks_per_second)))
-        .saturating_add(varint_len(u64::from(idle_timeout_ticks)))
-}
-
-impl CanonicalSize for Params {
-    fn canonical_size(&self) -> usize {
-        // Version 2 appends `band`, one byte.
-        params_v1_size(
-            &self.weights,
-            self.ticks_per_second,
-            self.idle_timeout_ticks,
-        )
-        .saturating_add(1)
-    }
-}
-
-/// Version 1's `Params`: today's without `band` (same serde order).
-#[derive(Deserialize)]
-struct ParamsV1 {
-    weights: Weights,
-    delay_shift: u8,
-    trend_shift: u8,
-    high_water: u8,
-    low_water: u8,
-    cut: u8,
-    ticks_per_second: u32,
-    idle_timeout_ticks: u32,
-    pick: Pick,
-}
-
-impl CanonicalSize for ParamsV1 {
-    fn canonical_size(&self) -> usize {
-        params_v1_size(
-            &self.weights,
-            self.ticks_per_second,
-            self.idle_timeout_ticks,
-        )
-    }
-}
-
-impl From<ParamsV1> for Params {
-    fn from(p: ParamsV1) -> Params {
-        Params::PAPER
-            .with_weights(p.weights)
-            .with_delay_shift(p.delay_shift)
-            .with_trend_shift(p.trend_shift)
-            .with_high_water(p.high_water)
-            .with_low_water(p.low_water)
-            .with_cut(p.cut)
-            .with_ticks_per_second(p.ticks_per_second)
-            .with_idle_timeout_ticks(p.idle_timeout_ticks)
-            .with_pick(p.pick)
-            // Version 1 had no band: nothing is cut by one.
-            .with_band(u8::MAX)
-            // Versions 1 and 2 do not say the delay unit: no early reuse.
-            .with_delay_unit_ticks(0)
-    }
-}
-
 /// Reads one postcard value and checks that its encoding was canonical.
 fn take<'a, T: Deserialize<'a> + CanonicalSize>(b: &mut &'a [u8]) -> Result<T, TablesError> {
     let (v, rest): (T, _) =
@@ -369,16 +327,17 @@ fn take_len(b: &mut &[u8], what: Count, max: usize) -> Result<usize, TablesError
     }
 }
 
-/// Decodes the payload of format `version` field by field, in the serde
-/// order of [`Tables`], into `t` in place (so that no `Tables` is built on
+/// Decodes the payload of format `version` field by field, in the order of
+/// its [`wire`] structs ([`wire::WireTablesV3`] and the older ones), into
+/// `t` in place (so that no `Tables` is built on
 /// the stack), checking every count before filling anything. Every field of
 /// `t` is overwritten.
 fn decode_payload(mut b: &[u8], version: u16, t: &mut Tables) -> Result<(), TablesError> {
     let b = &mut b;
-    t.params = if version == 1 {
-        take::<ParamsV1>(b)?.into()
-    } else {
-        take(b)?
+    t.params = match version {
+        1 => take::<WireParamsV1>(b)?.into(),
+        2 => take::<WireParamsV2>(b)?.into(),
+        _ => take::<WireParamsV3>(b)?.into(),
     };
     // Filled element by element: heapless vectors' `FromIterator` has a
     // panic path, and a `Group` is built in its slot, not on the stack.
@@ -400,21 +359,23 @@ fn decode_payload(mut b: &[u8], version: u16, t: &mut Tables) -> Result<(), Tabl
             .map_err(|_| over(Count::CapacityThresholds))?;
     }
     for _ in 0..take_len(b, Count::Ports, MAX_PORTS)? {
-        let p: PortConfig = take(b)?;
-        t.ports.push(p).map_err(|_| over(Count::Ports))?;
+        let p: WirePortV1 = take(b)?;
+        t.ports.push(p.into()).map_err(|_| over(Count::Ports))?;
     }
     for _ in 0..take_len(b, Count::Groups, MAX_GROUPS)? {
-        let id: GroupId = take(b)?;
+        let id: u16 = take(b)?;
         t.groups
             .push(Group {
-                id,
+                id: GroupId(id),
                 candidates: heapless::Vec::new(),
             })
             .map_err(|_| over(Count::Groups))?;
         let g = t.groups.last_mut().ok_or(over(Count::Groups))?;
         for _ in 0..take_len(b, Count::Candidates, MAX_CANDIDATES)? {
-            let c: Candidate = take(b)?;
-            g.candidates.push(c).map_err(|_| over(Count::Candidates))?;
+            let c: WireCandidateV1 = take(b)?;
+            g.candidates
+                .push(c.into())
+                .map_err(|_| over(Count::Candidates))?;
         }
     }
     let tables = if version == 1 {
@@ -425,8 +386,8 @@ fn decode_payload(mut b: &[u8], version: u16, t: &mut Tables) -> Result<(), Tabl
     for _ in 0..tables {
         let mut q = QueueThresholds::default();
         for _ in 0..take_len(b, Count::Ports, MAX_PORTS)? {
-            let p: PortId = take(b)?;
-            q.ports.push(p).map_err(|_| over(Count::Ports))?;
+            let p: u8 = take(b)?;
+            q.ports.push(PortId(p)).map_err(|_| over(Count::Ports))?;
         }
         for _ in 0..take_len(b, Count::Levels, MAX_LEVELS)? {
             q.bytes.push(take(b)?).map_err(|_| over(Count::Levels))?;
@@ -446,7 +407,15 @@ mod test {
     use super::*;
     use crate::{build_tables, BuildOptions, Topology};
     use alloc::vec::Vec;
+    use lcmp_decide::tables::Candidate;
+    use lcmp_decide::{Params, Pick, PortConfig};
     use quickcheck::quickcheck;
+    use wire::{WireTablesV1, WireTablesV2, WireTablesV3};
+
+    /// The version-3 payload of `t`, from the declarative wire struct.
+    fn payload_v3(t: &Tables) -> Vec<u8> {
+        postcard::to_allocvec(&WireTablesV3::from(t)).expect("postcard")
+    }
 
     fn dc1() -> Tables {
         let topo = Topology::embedded("testbed8").expect("embedded");
@@ -471,21 +440,77 @@ mod test {
         h
     }
 
+    /// Tables with every field away from its default: the tuned profile,
+    /// an explicit queue-threshold table, a delay unit.
+    fn tuned_wrapped() -> Tables {
+        let topo = Topology::embedded("testbed8").expect("embedded");
+        let opts = BuildOptions {
+            queue_thresholds: Some(
+                crate::parse_queue_thresholds("wrap32:5GB", 10).expect("thresholds"),
+            ),
+            ..BuildOptions::for_profile(lcmp_decide::Profile::Tuned)
+        };
+        build_tables(&topo, 1, &opts).expect("build")
+    }
+
+    /// The element-by-element encoder and decoder write and read exactly
+    /// the bytes of the declarative wire structs (so the structs are the
+    /// format), and the core's own serde layout plays no part.
     #[test]
-    fn manual_decoder_matches_serde() {
-        // Guards against field drift in lcmp-decide's Tables.
-        let t = dc1();
-        let payload = postcard::to_allocvec(&t).expect("postcard");
-        let mut back = Tables::new();
-        assert_eq!(decode_payload(&payload, BLOB_VERSION, &mut back), Ok(()));
-        assert_eq!(back, t);
-        let bso = Topology::embedded("bso13").expect("embedded");
-        for s in 1..=13 {
-            let t = build_tables(&bso, s, &BuildOptions::default()).expect("build");
-            let b = blob(&t, u64::from(s));
-            let back = decode_blob(&b).expect("decode");
-            assert_eq!(back.tables, t);
-            assert_eq!(blob(&back.tables, back.generation), b);
+    fn streaming_codec_matches_wire_structs() {
+        let mut all = all_switches();
+        all.push(tuned_wrapped());
+        for t in &all {
+            let want = payload_v3(t);
+            let mut buf = alloc::vec![0u8; MAX_BLOB_PAYLOAD];
+            let n = encode_payload(t, &mut buf).expect("encode");
+            assert_eq!(&buf[..n], &want[..]);
+            let w: WireTablesV3 = postcard::from_bytes(&want).expect("wire struct");
+            assert_eq!(&Tables::from(&w), t);
+            let mut back = Tables::new();
+            assert_eq!(decode_payload(&want, 3, &mut back), Ok(()));
+            assert_eq!(&back, t);
+        }
+    }
+
+    /// The version-1 and version-2 readers read the bytes of their wire
+    /// structs, filling what the version lacks with its documented value.
+    #[test]
+    fn older_readers_match_their_wire_structs() {
+        let mut all = all_switches();
+        all.push(tuned_wrapped());
+        for t in &all {
+            let w3 = WireTablesV3::from(t);
+            let w2 = WireTablesV2 {
+                params: w3.params.v2,
+                levels: w3.levels.clone(),
+                capacity_thresholds_bps: w3.capacity_thresholds_bps.clone(),
+                ports: w3.ports.clone(),
+                groups: w3.groups.clone(),
+                queue_thresholds: w3.queue_thresholds.clone(),
+            };
+            let w1 = WireTablesV1 {
+                params: w3.params.v2.v1,
+                levels: w3.levels.clone(),
+                capacity_thresholds_bps: w3.capacity_thresholds_bps.clone(),
+                ports: w3.ports.clone(),
+                groups: w3.groups.clone(),
+            };
+            let mut want2 = t.clone();
+            want2.params.delay_unit_ticks = 0;
+            let mut want1 = want2.clone();
+            want1.params.band = u8::MAX;
+            want1.queue_thresholds.clear();
+            for (version, bytes, want, from_struct) in [
+                (2, postcard::to_allocvec(&w2), &want2, Tables::from(&w2)),
+                (1, postcard::to_allocvec(&w1), &want1, Tables::from(&w1)),
+            ] {
+                let bytes = bytes.expect("postcard");
+                let mut back = Tables::new();
+                assert_eq!(decode_payload(&bytes, version, &mut back), Ok(()));
+                assert_eq!(&back, want, "v{version}");
+                assert_eq!(&from_struct, want, "v{version}");
+            }
         }
     }
 
@@ -515,7 +540,7 @@ mod test {
         }
         t.params.ticks_per_second = u32::MAX;
         t.params.idle_timeout_ticks = u32::MAX;
-        let payload = postcard::to_allocvec(&t).expect("postcard");
+        let payload = payload_v3(&t);
         assert!(payload.len() <= MAX_BLOB_PAYLOAD, "{}", payload.len());
         assert_eq!(decode_blob(&blob(&t, 1)).map(|b| b.tables), Ok(t));
     }
@@ -530,7 +555,13 @@ mod test {
             let byte = bit / 8;
             let ok = match byte {
                 0..4 => err == TablesError::Format(FormatError::BadMagic),
-                4..6 => matches!(err, TablesError::Format(FormatError::UnsupportedVersion(_))),
+                // Another readable version is caught by the CRC.
+                4..6 => matches!(
+                    err,
+                    TablesError::Format(
+                        FormatError::UnsupportedVersion(_) | FormatError::CrcMismatch { .. }
+                    )
+                ),
                 6..8 => err == TablesError::Format(FormatError::ReservedBits),
                 16..20 => matches!(
                     err,
@@ -546,7 +577,7 @@ mod test {
 
     #[test]
     fn payload_errors() {
-        let payload = postcard::to_allocvec(&dc1()).expect("postcard");
+        let payload = payload_v3(&dc1());
         // Trailing byte after a valid payload.
         let mut p = payload.clone();
         p.push(0);
@@ -562,7 +593,7 @@ mod test {
         // Non-canonical varint: ticks_per_second's last varint byte gets
         // an over-long encoding. Build it by hand: the group id 2 (1 byte)
         // written as 0x82 0x00.
-        let params_len = postcard::to_allocvec(&dc1().params)
+        let params_len = postcard::to_allocvec(&WireParamsV3::from(&dc1().params))
             .expect("postcard")
             .len();
         let mut levels_at = params_len;
@@ -589,7 +620,7 @@ mod test {
         );
         let mut t = Tables::paper_defaults();
         t.groups.clear();
-        let empty = postcard::to_allocvec(&t).expect("postcard");
+        let empty = payload_v3(&t);
         // The last two bytes are the group count and the queue-table count.
         let mut g = empty[..empty.len() - 2].to_vec();
         g.push(65);
@@ -612,7 +643,7 @@ mod test {
         // Valid encoding of invalid tables: the core's error.
         let mut bad = dc1();
         bad.groups[0].candidates[0].port = PortId(50);
-        let p = postcard::to_allocvec(&bad).expect("postcard");
+        let p = payload_v3(&bad);
         assert!(matches!(
             decode_blob(&wrap(&p)),
             Err(TablesError::Core(lcmp_decide::Error::UnknownPort { .. }))
@@ -674,7 +705,7 @@ mod test {
             } else {
                 // Damage the payload, not the CRC: payload errors, and
                 // valid blobs of other tables.
-                let mut p = postcard::to_allocvec(t).unwrap_or_default();
+                let mut p = payload_v3(t);
                 for &(at, v) in edits {
                     let n = p.len();
                     p[usize::from(at) % n] = v;
@@ -687,7 +718,7 @@ mod test {
             into == by_value && (!clean || into == Ok((generation, t.clone())))
         }
 
-        fn canonical_sizes_match_postcard(v: u64, w: (u32, u32, u32, u32), t: (u32, u32, u8, bool)) -> bool {
+        fn canonical_sizes_match_postcard(v: u64, w: (u32, u32, u32, u32), t: (u32, u32, u8, bool), unit: u32) -> bool {
             let mut p = Params::PAPER;
             p.weights.alpha = w.0;
             p.weights.w_ql = w.1;
@@ -696,19 +727,23 @@ mod test {
             p.weights.beta = t.0;
             p.weights.w_dp = t.1;
             p.cut = t.2;
+            p.delay_unit_ticks = unit;
             if t.3 {
                 p.pick = [Pick::CapacityWeighted, Pick::ScaledHash]
                     [usize::from(t.2 % 2)];
             }
-            let port = PortConfig { id: PortId(t.2), rate_bps: v, buffer_bytes: v / 3 };
-            let cand = Candidate { port: PortId(1), delay_units: w.0, capacity_bps: v };
+            let p = WireParamsV3::from(&p);
+            let port = WirePortV1::from(&PortConfig { id: PortId(t.2), rate_bps: v, buffer_bytes: v / 3 });
+            let cand = WireCandidateV1::from(&Candidate { port: PortId(1), delay_units: w.0, capacity_bps: v });
             let len = |x: &dyn Fn() -> Vec<u8>| x().len();
             len(&|| postcard::to_allocvec(&v).unwrap_or_default()) == v.canonical_size()
                 && len(&|| postcard::to_allocvec(&p).unwrap_or_default()) == p.canonical_size()
+                && len(&|| postcard::to_allocvec(&p.v2).unwrap_or_default()) == p.v2.canonical_size()
+                && len(&|| postcard::to_allocvec(&p.v2.v1).unwrap_or_default()) == p.v2.v1.canonical_size()
                 && len(&|| postcard::to_allocvec(&port).unwrap_or_default()) == port.canonical_size()
                 && len(&|| postcard::to_allocvec(&cand).unwrap_or_default()) == cand.canonical_size()
-                && len(&|| postcard::to_allocvec(&GroupId(w.1 as u16)).unwrap_or_default())
-                    == GroupId(w.1 as u16).canonical_size()
+                && len(&|| postcard::to_allocvec(&(w.1 as u16)).unwrap_or_default())
+                    == (w.1 as u16).canonical_size()
         }
 
         fn decode_never_panics_and_round_trips(bytes: Vec<u8>) -> bool {
@@ -723,7 +758,7 @@ mod test {
         }
 
         fn mutated_payloads_never_panic(edits: Vec<(u16, u8)>) -> bool {
-            let mut p = postcard::to_allocvec(&dc1()).unwrap_or_default();
+            let mut p = payload_v3(&dc1());
             for (at, v) in edits {
                 let n = p.len().max(1);
                 if let Some(b) = p.get_mut(usize::from(at) % n) { *b = v; }

@@ -305,7 +305,7 @@ pub fn build_tables(
         .filter(|&d| d != switch)
         .collect();
     dsts.sort_unstable();
-    let graph = Graph::new(topo);
+    let graph = topo.graph();
     for dst in dsts {
         let cands = candidates(topo, &graph, switch, dst, opts);
         if cands.is_empty() {
@@ -400,7 +400,7 @@ fn candidates(
     let Some(d) = graph.index(dst) else {
         return Vec::new();
     };
-    let to = graph.to_dst(topo, d);
+    let to = graph.to_dst(d);
     raw_candidates(topo, graph, &to, switch, opts.metric)
         .into_iter()
         .map(|(port, d, c)| Candidate {
@@ -414,10 +414,10 @@ fn candidates(
 /// The smallest shift `s <= 31` with `max_delay_units < 1 << s`, `max` over
 /// every switch and destination (one search per destination).
 fn auto_shift(topo: &Topology, opts: &BuildOptions) -> u8 {
-    let graph = Graph::new(topo);
+    let graph = topo.graph();
     let mut max = 0u32;
     for d in 0..graph.len() {
-        let to = graph.to_dst(topo, d);
+        let to = graph.to_dst(d);
         for s in (0..graph.len()).filter(|&s| s != d) {
             let Some(id) = graph.id(s) else { continue };
             for (_, delay, _) in raw_candidates(topo, &graph, &to, id, opts.metric) {

@@ -146,6 +146,63 @@ impl fmt::Display for FormatError {
 
 impl core::error::Error for FormatError {}
 
+/// A signed blob that must not be installed, or a key that cannot be
+/// trusted (`blob::signed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum SignatureError {
+    /// The signature does not verify under the trusted key the blob names:
+    /// something changed since it was signed, or another key signed it.
+    BadSignature,
+    /// No trusted key has this key id.
+    UnknownKey(u64),
+    /// The generation is not newer than the installed one (a rollback to
+    /// older tables, or a replay of the installed blob).
+    Rollback {
+        /// The installed generation.
+        installed: u64,
+        /// The blob's generation.
+        generation: u64,
+    },
+    /// An unsigned blob where only signed blobs are accepted.
+    Unsigned,
+    /// A public key that is not a valid Ed25519 key (not a canonical point,
+    /// or one of small order).
+    BadKey,
+    /// Two trusted keys with the same key id.
+    DuplicateKeyId(u64),
+}
+
+impl fmt::Display for SignatureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            SignatureError::BadSignature => {
+                f.write_str("bad signature: the blob was changed or signed by another key")
+            }
+            SignatureError::UnknownKey(id) => {
+                write!(f, "signed by key id {id:016x}, which is not trusted")
+            }
+            SignatureError::Rollback {
+                installed,
+                generation,
+            } => write!(
+                f,
+                "rollback: generation {generation} is not newer than the installed {installed}"
+            ),
+            SignatureError::Unsigned => {
+                f.write_str("unsigned blob: only signed blobs are accepted")
+            }
+            SignatureError::BadKey => f.write_str("not a valid Ed25519 public key"),
+            SignatureError::DuplicateKeyId(id) => {
+                write!(f, "two trusted keys have the key id {id:016x}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for SignatureError {}
+
 /// A topology that is not valid, a reference to a DC, topology or port it
 /// does not have, or tables it cannot give a switch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -432,6 +489,8 @@ pub enum TablesError {
     Trace(TraceError),
     /// A table-building option is out of range or unreadable.
     Options(OptionError),
+    /// A signed blob failed verification, or a key cannot be trusted.
+    Signature(SignatureError),
     /// A sequence is longer than its compile-time capacity (named by
     /// [`Count`]).
     TooMany {
@@ -476,6 +535,12 @@ impl From<TraceError> for TablesError {
     }
 }
 
+impl From<SignatureError> for TablesError {
+    fn from(e: SignatureError) -> Self {
+        TablesError::Signature(e)
+    }
+}
+
 impl From<OptionError> for TablesError {
     fn from(e: OptionError) -> Self {
         TablesError::Options(e)
@@ -504,6 +569,7 @@ impl fmt::Display for TablesError {
             TablesError::Topology(e) => e.fmt(f),
             TablesError::Trace(e) => e.fmt(f),
             TablesError::Options(e) => e.fmt(f),
+            TablesError::Signature(e) => e.fmt(f),
             TablesError::TooMany { what, count } => {
                 write!(
                     f,
@@ -519,20 +585,11 @@ impl fmt::Display for TablesError {
     }
 }
 
-impl core::error::Error for TablesError {
-    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        match self {
-            TablesError::Core(e) => Some(e),
-            TablesError::Format(e) => Some(e),
-            TablesError::Topology(e) => Some(e),
-            TablesError::Trace(e) => Some(e),
-            TablesError::Options(e) => Some(e),
-            TablesError::TooMany { .. } | TablesError::InputTooLarge { .. } => None,
-            #[cfg(feature = "alloc")]
-            TablesError::Json(e) => Some(e),
-        }
-    }
-}
+/// The message of a nested error is part of [`TablesError`]'s own
+/// `Display` (one line, for the `lcmp` tool and C callers), so `source()`
+/// is `None`: a reporter that walks the source chain (`anyhow`, `eyre`)
+/// prints each message once, not the inner one twice.
+impl core::error::Error for TablesError {}
 
 #[cfg(test)]
 mod test {
@@ -568,6 +625,45 @@ mod test {
             .to_string(),
             "trace line 7: unknown event kind (packet, sample or link)"
         );
+    }
+
+    /// A nested error is reported once: in `Display`, not again as the
+    /// source.
+    #[test]
+    fn nested_errors_are_reported_once() {
+        use core::error::Error;
+        let json = || serde_json::from_str::<u8>("x").expect_err("not JSON");
+        let nested: [(TablesError, alloc::string::String); 6] = [
+            (
+                lcmp_decide::Error::EmptyGroup(3).into(),
+                lcmp_decide::Error::EmptyGroup(3).to_string(),
+            ),
+            (
+                FormatError::BadMagic.into(),
+                FormatError::BadMagic.to_string(),
+            ),
+            (
+                TopologyError::UnknownDc(9).into(),
+                TopologyError::UnknownDc(9).to_string(),
+            ),
+            (
+                TraceError::MixedAddressFamilies.into(),
+                TraceError::MixedAddressFamilies.to_string(),
+            ),
+            (
+                OptionError::ZeroDelayUnit.into(),
+                OptionError::ZeroDelayUnit.to_string(),
+            ),
+            (
+                TablesError::from(json()),
+                JsonError::from(json()).to_string(),
+            ),
+        ];
+        for (e, inner) in nested {
+            let s = e.to_string();
+            assert!(s.contains(&inner), "{s:?} lacks {inner:?}");
+            assert!(e.source().is_none(), "{s}: source repeats the message");
+        }
     }
 
     #[test]

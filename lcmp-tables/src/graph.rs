@@ -1,22 +1,37 @@
-//! Adjacency lists and per-destination route data for [`Topology`]: one
-//! breadth-first search and one dynamic-programming pass per destination,
-//! `O(V + E)` each, so building every switch's tables costs
-//! `O(V (V + E))`; and Dijkstra's least delay over any path,
+//! Adjacency lists and per-destination route data over nodes and
+//! undirected edges: one breadth-first search and one dynamic-programming
+//! pass per destination, `O(V + E)` each, so building every switch's
+//! tables costs `O(V (V + E))`; and Dijkstra's least delay over any path,
 //! `O((V + E) log V)`.
+//!
+//! It knows nothing of topologies (`crate::topology` builds a [`Graph`]
+//! from its DCs and links; nothing here imports it back).
 
 use alloc::collections::{BTreeMap, BinaryHeap, VecDeque};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use crate::topology::Topology;
+/// An undirected edge between two node ids (a topology's link).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Edge {
+    /// One end (node id).
+    pub(crate) a: u16,
+    /// The other end (node id).
+    pub(crate) b: u16,
+    /// Capacity, bits per second.
+    pub(crate) capacity_bps: u64,
+    /// Delay, microseconds.
+    pub(crate) delay_us: u64,
+}
 
-/// A topology's DCs as indices `0..n` (in [`Topology::dcs`] order) with
-/// adjacency lists sorted by neighbour id, then link index.
+/// Nodes as indices `0..n` (in the order given) with adjacency lists
+/// sorted by neighbour id, then edge index.
 pub(crate) struct Graph {
     ids: Vec<u16>,
     index: BTreeMap<u16, usize>,
-    /// `adj[v]`: `(neighbour index, link index)`.
+    /// `adj[v]`: `(neighbour index, edge index)`.
     adj: Vec<Vec<(usize, usize)>>,
+    edges: Vec<Edge>,
 }
 
 /// What every DC knows about one destination.
@@ -28,14 +43,15 @@ pub(crate) struct ToDst {
 }
 
 impl Graph {
-    pub(crate) fn new(topo: &Topology) -> Graph {
-        let ids: Vec<u16> = topo.dcs.iter().map(|d| d.id).collect();
+    /// The graph of nodes `ids` and `edges` (edge indices are positions
+    /// in `edges`; edges to unknown ids and loops are ignored).
+    pub(crate) fn new(ids: Vec<u16>, edges: Vec<Edge>) -> Graph {
         let mut index = BTreeMap::new();
         for (i, &id) in ids.iter().enumerate() {
             index.entry(id).or_insert(i);
         }
         let mut adj: Vec<Vec<(usize, usize)>> = alloc::vec![Vec::new(); ids.len()];
-        for (li, l) in topo.links.iter().enumerate() {
+        for (li, l) in edges.iter().enumerate() {
             let (Some(&a), Some(&b)) = (index.get(&l.a), index.get(&l.b)) else {
                 continue;
             };
@@ -52,7 +68,12 @@ impl Graph {
         for v in &mut adj {
             v.sort_unstable_by_key(|&(n, li)| (ids.get(n).copied().unwrap_or(u16::MAX), li));
         }
-        Graph { ids, index, adj }
+        Graph {
+            ids,
+            index,
+            adj,
+            edges,
+        }
     }
 
     pub(crate) fn index(&self, id: u16) -> Option<usize> {
@@ -68,7 +89,7 @@ impl Graph {
     }
 
     /// Hop counts and best minimum-hop paths of every DC towards `dst`.
-    pub(crate) fn to_dst(&self, topo: &Topology, dst: usize) -> ToDst {
+    pub(crate) fn to_dst(&self, dst: usize) -> ToDst {
         let n = self.ids.len();
         let mut hops: Vec<Option<u32>> = alloc::vec![None; n];
         let mut best: Vec<Option<(u64, u64)>> = alloc::vec![None; n];
@@ -105,7 +126,7 @@ impl Graph {
                 if hops.get(u).copied().flatten() != Some(h.saturating_sub(1)) {
                     continue;
                 }
-                let (Some(Some((d, c))), Some(l)) = (best.get(u).copied(), topo.links.get(li))
+                let (Some(Some((d, c))), Some(l)) = (best.get(u).copied(), self.edges.get(li))
                 else {
                     continue;
                 };
@@ -125,7 +146,7 @@ impl Graph {
     /// `(neighbour index, link index, port)` of `v`'s links to neighbours
     /// one hop closer to the destination, in port order, one per neighbour.
     /// The port is the link's position in `v`'s adjacency list, which is
-    /// sorted like [`Topology::ports`] (neighbour id, then link index).
+    /// sorted like `Topology::ports` (neighbour id, then link index).
     pub(crate) fn next_hops(&self, to: &ToDst, v: usize) -> Vec<(usize, usize, usize)> {
         let Some(Some(h)) = to.hops.get(v).copied() else {
             return Vec::new();
@@ -150,7 +171,7 @@ impl Graph {
 
     /// The least summed link delay from `start` to `goal` over any path
     /// (Dijkstra with a binary heap), microseconds; `None` if unreachable.
-    pub(crate) fn least_delay(&self, topo: &Topology, start: usize, goal: usize) -> Option<u64> {
+    pub(crate) fn least_delay(&self, start: usize, goal: usize) -> Option<u64> {
         let mut dist: Vec<Option<u64>> = alloc::vec![None; self.len()];
         let mut done: Vec<bool> = alloc::vec![false; self.len()];
         let mut heap = BinaryHeap::new();
@@ -165,7 +186,7 @@ impl Graph {
                 return Some(d);
             }
             for &(j, li) in self.neighbors(i) {
-                let Some(l) = topo.links.get(li) else {
+                let Some(l) = self.edges.get(li) else {
                     continue;
                 };
                 let nd = d.saturating_add(l.delay_us);
@@ -178,137 +199,5 @@ impl Graph {
             }
         }
         None
-    }
-}
-
-#[cfg(test)]
-mod test {
-    use super::*;
-    use crate::topology::{Dc, Link};
-    use alloc::vec;
-
-    /// Every simple path from `s` to `d` as `(hops, delay, bottleneck, first
-    /// neighbour)`, by depth-first search.
-    fn all_paths(t: &Topology, s: u16, d: u16) -> Vec<(u32, u64, u64, u16)> {
-        fn walk(
-            t: &Topology,
-            at: u16,
-            d: u16,
-            seen: &mut Vec<u16>,
-            acc: (u32, u64, u64, u16),
-            out: &mut Vec<(u32, u64, u64, u16)>,
-        ) {
-            if at == d {
-                out.push(acc);
-                return;
-            }
-            for l in &t.links {
-                let Some(n) = l.other(at) else { continue };
-                if seen.contains(&n) {
-                    continue;
-                }
-                seen.push(n);
-                let first = if acc.0 == 0 { n } else { acc.3 };
-                let next = (
-                    acc.0 + 1,
-                    acc.1 + l.delay_us,
-                    acc.2.min(l.capacity_bps),
-                    first,
-                );
-                walk(t, n, d, seen, next, out);
-                seen.pop();
-            }
-        }
-        let mut out = Vec::new();
-        walk(t, s, d, &mut vec![s], (0, 0, u64::MAX, 0), &mut out);
-        out
-    }
-
-    quickcheck::quickcheck! {
-        fn matches_brute_force(edges: Vec<(u8, u8, u8, u8)>, s: u8, d: u8) -> bool {
-            let n = 7u16;
-            let mut t = Topology {
-                name: "r".into(),
-                dcs: (1..=n).map(|id| Dc { id, name: alloc::format!("D{id}") }).collect(),
-                links: Vec::new(),
-                buffer_bytes: 1,
-            };
-            for (a, b, c, ms) in edges.into_iter().take(12) {
-                let (a, b) = (u16::from(a) % n + 1, u16::from(b) % n + 1);
-                if a == b || t.link_between(a, b).is_some() {
-                    continue;
-                }
-                t.links.push(Link { a, b, capacity_bps: u64::from(c % 4) + 1, delay_us: u64::from(ms % 5) });
-            }
-            let (s, d) = (u16::from(s) % n + 1, u16::from(d) % n + 1);
-            let paths = all_paths(&t, s, d);
-            let min_hops = paths.iter().map(|p| p.0).min();
-            if t.hops(s, d) != min_hops {
-                return false;
-            }
-            let shortest: Vec<_> = paths.iter().filter(|p| Some(p.0) == min_hops).collect();
-            let best = shortest.iter().map(|p| (p.1, u64::MAX - p.2)).min().map(|(a, b)| (a, u64::MAX - b));
-            let mut firsts: Vec<u16> = if s == d { Vec::new() } else { shortest.iter().map(|p| p.3).collect() };
-            firsts.sort_unstable();
-            firsts.dedup();
-            let least = paths.iter().map(|p| p.1).min();
-            t.best_min_hop_path(s, d) == best
-                && t.next_hops(s, d) == firsts
-                && t.shortest_delay_us(s, d) == least
-        }
-    }
-
-    #[test]
-    fn large_grid_gives_a_typed_error_and_right_paths() {
-        // 32 x 32 grid: 1024 DCs, 1984 links; every destination's search
-        // for the automatic saturation runs once. (How long it takes is a
-        // benchmark's business, not a test's.)
-        let side = 32u16;
-        let id = |r: u16, c: u16| r * side + c + 1;
-        let mut t = Topology {
-            name: "grid".into(),
-            dcs: (1..=side * side)
-                .map(|i| Dc {
-                    id: i,
-                    name: alloc::format!("G{i}"),
-                })
-                .collect(),
-            links: Vec::new(),
-            buffer_bytes: 1,
-        };
-        for r in 0..side {
-            for c in 0..side {
-                if c + 1 < side {
-                    t.links.push(Link {
-                        a: id(r, c),
-                        b: id(r, c + 1),
-                        capacity_bps: 1,
-                        delay_us: 1000,
-                    });
-                }
-                if r + 1 < side {
-                    t.links.push(Link {
-                        a: id(r, c),
-                        b: id(r + 1, c),
-                        capacity_bps: 1,
-                        delay_us: 1000,
-                    });
-                }
-            }
-        }
-        let opts = crate::BuildOptions {
-            saturation: crate::Saturation::Auto,
-            metric: crate::PathMetric::Path,
-            ..crate::BuildOptions::default()
-        };
-        assert_eq!(
-            crate::build_tables(&t, 1, &opts),
-            Err(crate::TablesError::TooMany {
-                what: crate::Count::Groups,
-                count: 1023
-            })
-        );
-        assert_eq!(t.hops(1, side * side), Some(62));
-        assert_eq!(t.next_hops(1, side * side), [2, 33]);
     }
 }

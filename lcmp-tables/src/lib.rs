@@ -38,7 +38,8 @@ pub mod topology;
 #[cfg(feature = "alloc")]
 pub use error::JsonError;
 pub use error::{
-    Count, FormatError, OptionError, TablesError, TopologyError, TraceError, TraceFault,
+    Count, FormatError, OptionError, SignatureError, TablesError, TopologyError, TraceError,
+    TraceFault,
 };
 pub use fraction::Fraction;
 

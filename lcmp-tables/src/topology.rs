@@ -33,7 +33,7 @@ use lcmp_decide::PortId;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Count, TablesError, TopologyError};
-use crate::graph::Graph;
+use crate::graph::{Edge, Graph};
 
 /// Most DCs a topology may have.
 pub const MAX_DCS: usize = 1024;
@@ -284,9 +284,9 @@ impl Topology {
 
     /// Minimum hop count from `a` to `b`, `None` if unreachable.
     pub fn hops(&self, a: u16, b: u16) -> Option<u32> {
-        let g = Graph::new(self);
+        let g = self.graph();
         let (i, j) = (g.index(a)?, g.index(b)?);
-        g.to_dst(self, j).hops.get(i).copied().flatten()
+        g.to_dst(j).hops.get(i).copied().flatten()
     }
 
     /// The neighbours of `switch` that lie on a minimum-hop path to `dst`,
@@ -300,11 +300,11 @@ impl Topology {
     /// assert_eq!(t.next_hops(1, 3), [3]);
     /// ```
     pub fn next_hops(&self, switch: u16, dst: u16) -> Vec<u16> {
-        let g = Graph::new(self);
+        let g = self.graph();
         let (Some(s), Some(d)) = (g.index(switch), g.index(dst)) else {
             return Vec::new();
         };
-        let to = g.to_dst(self, d);
+        let to = g.to_dst(d);
         g.next_hops(&to, s)
             .into_iter()
             .filter_map(|(u, _, _)| g.id(u))
@@ -323,9 +323,9 @@ impl Topology {
     /// assert_eq!(t.best_min_hop_path(6, 12), Some((2_000, 100_000_000_000)));
     /// ```
     pub fn best_min_hop_path(&self, from: u16, dst: u16) -> Option<(u64, u64)> {
-        let g = Graph::new(self);
+        let g = self.graph();
         let (i, j) = (g.index(from)?, g.index(dst)?);
-        g.to_dst(self, j).best.get(i).copied().flatten()
+        g.to_dst(j).best.get(i).copied().flatten()
     }
 
     /// The least one-way delay from `a` to `b` over any path (Dijkstra),
@@ -337,8 +337,25 @@ impl Topology {
     /// assert_eq!(t.shortest_delay_us(1, 8), Some(10_000)); // via DC6, 2 x 5 ms
     /// ```
     pub fn shortest_delay_us(&self, a: u16, b: u16) -> Option<u64> {
-        let g = Graph::new(self);
-        g.least_delay(self, g.index(a)?, g.index(b)?)
+        let g = self.graph();
+        g.least_delay(g.index(a)?, g.index(b)?)
+    }
+
+    /// The search graph of the DCs (in [`Topology::dcs`] order) and links
+    /// (edge `i` is link `i`).
+    pub(crate) fn graph(&self) -> Graph {
+        Graph::new(
+            self.dcs.iter().map(|d| d.id).collect(),
+            self.links
+                .iter()
+                .map(|l| Edge {
+                    a: l.a,
+                    b: l.b,
+                    capacity_bps: l.capacity_bps,
+                    delay_us: l.delay_us,
+                })
+                .collect(),
+        )
     }
 }
 
@@ -647,5 +664,132 @@ mod test {
             Topology::from_json("{"),
             Err(TablesError::Json(JsonError { .. }))
         ));
+    }
+
+    // The graph module's searches, through the topology's queries.
+
+    /// Every simple path from `s` to `d` as `(hops, delay, bottleneck, first
+    /// neighbour)`, by depth-first search.
+    fn all_paths(t: &Topology, s: u16, d: u16) -> Vec<(u32, u64, u64, u16)> {
+        fn walk(
+            t: &Topology,
+            at: u16,
+            d: u16,
+            seen: &mut Vec<u16>,
+            acc: (u32, u64, u64, u16),
+            out: &mut Vec<(u32, u64, u64, u16)>,
+        ) {
+            if at == d {
+                out.push(acc);
+                return;
+            }
+            for l in &t.links {
+                let Some(n) = l.other(at) else { continue };
+                if seen.contains(&n) {
+                    continue;
+                }
+                seen.push(n);
+                let first = if acc.0 == 0 { n } else { acc.3 };
+                let next = (
+                    acc.0 + 1,
+                    acc.1 + l.delay_us,
+                    acc.2.min(l.capacity_bps),
+                    first,
+                );
+                walk(t, n, d, seen, next, out);
+                seen.pop();
+            }
+        }
+        let mut out = Vec::new();
+        walk(t, s, d, &mut vec![s], (0, 0, u64::MAX, 0), &mut out);
+        out
+    }
+
+    quickcheck::quickcheck! {
+        fn matches_brute_force(edges: Vec<(u8, u8, u8, u8)>, s: u8, d: u8) -> bool {
+            let n = 7u16;
+            let mut t = Topology {
+                name: "r".into(),
+                dcs: (1..=n).map(|id| Dc { id, name: alloc::format!("D{id}") }).collect(),
+                links: Vec::new(),
+                buffer_bytes: 1,
+            };
+            for (a, b, c, ms) in edges.into_iter().take(12) {
+                let (a, b) = (u16::from(a) % n + 1, u16::from(b) % n + 1);
+                if a == b || t.link_between(a, b).is_some() {
+                    continue;
+                }
+                t.links.push(Link { a, b, capacity_bps: u64::from(c % 4) + 1, delay_us: u64::from(ms % 5) });
+            }
+            let (s, d) = (u16::from(s) % n + 1, u16::from(d) % n + 1);
+            let paths = all_paths(&t, s, d);
+            let min_hops = paths.iter().map(|p| p.0).min();
+            if t.hops(s, d) != min_hops {
+                return false;
+            }
+            let shortest: Vec<_> = paths.iter().filter(|p| Some(p.0) == min_hops).collect();
+            let best = shortest.iter().map(|p| (p.1, u64::MAX - p.2)).min().map(|(a, b)| (a, u64::MAX - b));
+            let mut firsts: Vec<u16> = if s == d { Vec::new() } else { shortest.iter().map(|p| p.3).collect() };
+            firsts.sort_unstable();
+            firsts.dedup();
+            let least = paths.iter().map(|p| p.1).min();
+            t.best_min_hop_path(s, d) == best
+                && t.next_hops(s, d) == firsts
+                && t.shortest_delay_us(s, d) == least
+        }
+    }
+
+    #[test]
+    fn large_grid_gives_a_typed_error_and_right_paths() {
+        // 32 x 32 grid: 1024 DCs, 1984 links; every destination's search
+        // for the automatic saturation runs once. (How long it takes is a
+        // benchmark's business, not a test's.)
+        let side = 32u16;
+        let id = |r: u16, c: u16| r * side + c + 1;
+        let mut t = Topology {
+            name: "grid".into(),
+            dcs: (1..=side * side)
+                .map(|i| Dc {
+                    id: i,
+                    name: alloc::format!("G{i}"),
+                })
+                .collect(),
+            links: Vec::new(),
+            buffer_bytes: 1,
+        };
+        for r in 0..side {
+            for c in 0..side {
+                if c + 1 < side {
+                    t.links.push(Link {
+                        a: id(r, c),
+                        b: id(r, c + 1),
+                        capacity_bps: 1,
+                        delay_us: 1000,
+                    });
+                }
+                if r + 1 < side {
+                    t.links.push(Link {
+                        a: id(r, c),
+                        b: id(r + 1, c),
+                        capacity_bps: 1,
+                        delay_us: 1000,
+                    });
+                }
+            }
+        }
+        let opts = crate::BuildOptions {
+            saturation: crate::Saturation::Auto,
+            metric: crate::PathMetric::Path,
+            ..crate::BuildOptions::default()
+        };
+        assert_eq!(
+            crate::build_tables(&t, 1, &opts),
+            Err(TablesError::TooMany {
+                what: Count::Groups,
+                count: 1023
+            })
+        );
+        assert_eq!(t.hops(1, side * side), Some(62));
+        assert_eq!(t.next_hops(1, side * side), [2, 33]);
     }
 }

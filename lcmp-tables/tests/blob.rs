@@ -1,7 +1,8 @@
 //! Blob acceptance: round trip, and each kind of damage gets its own error.
 
 use lcmp_tables::blob::{
-    decode_blob, encode_blob, encode_blob_vec, BLOB_HEADER_LEN, BLOB_VERSION, MAX_BLOB_LEN,
+    decode_blob, encode_blob, encode_blob_vec, BLOB_HEADER_LEN, BLOB_OLDEST_VERSION, BLOB_VERSION,
+    MAX_BLOB_LEN,
 };
 use lcmp_tables::{build_tables, BuildOptions, Count, FormatError, TablesError, Topology};
 
@@ -119,7 +120,7 @@ fn oversize_counts() {
     let t = tables("testbed8", 1);
     let mut head = t.clone();
     head.groups.clear();
-    let empty = postcard::to_allocvec(&head).expect("postcard");
+    let empty = encode_blob_vec(&head, 42).expect("encode")[BLOB_HEADER_LEN..].to_vec();
     // `empty` ends with the group count and the (empty) queue-table count.
     let at = empty.len() - 2;
     let mut payload = empty[..at].to_vec();
@@ -162,30 +163,9 @@ fn reserved_and_trailing() {
     ));
 }
 
-/// Format stability: a version-1 blob written by the first release
-/// (testbed8, switch DC1, default options, generation 1) must keep decoding
-/// to the same tables (version 1 has no band and no explicit queue
-/// thresholds: they read as 255 and none). Re-encoding writes version 2.
-#[test]
-fn checked_in_v1_blob_still_decodes() {
-    let bytes = include_bytes!("data/testbed8-dc1-v1.bin");
-    assert_eq!(&bytes[..6], b"LCMT\x01\x00");
-    let blob = decode_blob(bytes).expect("decode v1");
-    assert_eq!(blob.generation, 1);
-    assert_eq!(blob.tables, tables("testbed8", 1));
-    let v2 = encode_blob_vec(&blob.tables, 1).expect("encode");
-    assert_eq!(&v2[..6], b"LCMT\x02\x00");
-    assert_eq!(
-        v2.len(),
-        bytes.len() + 2,
-        "one band byte, one empty table list"
-    );
-}
-
-/// The tables the version-2 files freeze: testbed8's DC1 with the default
-/// options, and with the tuned profile and the artifact's wrapped queue
-/// thresholds (so the new fields are pinned too).
-fn v2_cases() -> [(&'static str, lcmp_decide::Tables); 2] {
+/// testbed8's DC1 with the tuned profile and the artifact's wrapped queue
+/// thresholds (every field away from its default).
+fn tuned_wrapped() -> lcmp_decide::Tables {
     let topo = Topology::embedded("testbed8").expect("embedded");
     let tuned = BuildOptions {
         queue_thresholds: Some(
@@ -193,36 +173,149 @@ fn v2_cases() -> [(&'static str, lcmp_decide::Tables); 2] {
         ),
         ..BuildOptions::for_profile(lcmp_decide::Profile::Tuned)
     };
-    [
-        ("data/testbed8-dc1-v2.bin", tables("testbed8", 1)),
-        (
-            "data/testbed8-dc1-tuned-wrapped-v2.bin",
-            build_tables(&topo, 1, &tuned).expect("build"),
-        ),
-    ]
+    build_tables(&topo, 1, &tuned).expect("build")
 }
 
-/// Format stability: version-2 blobs written by this release must keep
-/// decoding to the same tables and re-encoding to the same bytes. If this
-/// fails, the payload layout changed: bump `BLOB_VERSION` and keep the
-/// older readers. (`LCMP_BLESS=1` rewrites the files, for a new version.)
+/// `t` as a blob of format `version` decodes: what the version does not
+/// carry takes its documented value.
+fn as_version(mut t: lcmp_decide::Tables, version: u16) -> lcmp_decide::Tables {
+    if version < 3 {
+        t.params.delay_unit_ticks = 0;
+    }
+    if version < 2 {
+        t.params.band = u8::MAX;
+        t.queue_thresholds.clear();
+    }
+    t
+}
+
+/// One golden blob: its file under `tests/golden/`, the format version it
+/// was written in, and the tables it holds (generation 1).
+struct Golden {
+    file: &'static str,
+    version: u16,
+    tables: lcmp_decide::Tables,
+}
+
+/// Every golden blob. Versions 1 and 2 were written by the releases that
+/// wrote those versions and are taken from the git history
+/// (`tests/golden/README.md` names the commits); they are never
+/// rewritten. Version 3 is this build's format.
+fn goldens() -> Vec<Golden> {
+    let dc1 = tables("testbed8", 1);
+    let mut out = Vec::new();
+    for (file, version, t) in [
+        ("blob-v1-testbed8-dc1.bin", 1, &dc1),
+        ("blob-v2-testbed8-dc1.bin", 2, &dc1),
+        (
+            "blob-v2-testbed8-dc1-tuned-wrapped.bin",
+            2,
+            &tuned_wrapped(),
+        ),
+        ("blob-v3-testbed8-dc1.bin", 3, &dc1),
+        (
+            "blob-v3-testbed8-dc1-tuned-wrapped.bin",
+            3,
+            &tuned_wrapped(),
+        ),
+    ] {
+        out.push(Golden {
+            file,
+            version,
+            tables: as_version(t.clone(), version),
+        });
+    }
+    out
+}
+
+/// `LCMP_BLESS=1` asked for the golden files of the current version to be
+/// rewritten.
+fn blessing() -> bool {
+    std::env::var("LCMP_BLESS").as_deref() == Ok("1")
+}
+
+/// Format stability: every golden blob of every released version decodes,
+/// forever, to the tables it was written from (what its version does not
+/// carry at its documented value); re-encoding writes the current version
+/// with the same tables, and a golden of the current version re-encodes
+/// to its own bytes. If this fails, the payload layout changed: add a new
+/// `BLOB_VERSION` with its wire structs and keep the older readers.
+///
+/// `LCMP_BLESS=1` rewrites the current version's goldens (a new version
+/// only; older ones are history, never rewritten) and then fails, so a
+/// bless run never passes: check the new files in, then run again without.
 #[test]
-fn checked_in_v2_blobs_still_decode() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    for (file, want) in v2_cases() {
-        let path = dir.join(file);
-        if std::env::var_os("LCMP_BLESS").is_some() {
-            std::fs::write(&path, encode_blob_vec(&want, 1).expect("encode")).expect("write");
+fn golden_blobs_of_every_version_decode() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let all = goldens();
+    let mut blessed = Vec::new();
+    if blessing() {
+        for g in all.iter().filter(|g| g.version == BLOB_VERSION) {
+            let path = dir.join(g.file);
+            std::fs::write(&path, encode_blob_vec(&g.tables, 1).expect("encode")).expect("write");
+            blessed.push(g.file);
         }
-        let bytes = std::fs::read(&path).expect("checked-in blob");
-        assert_eq!(&bytes[..6], b"LCMT\x02\x00", "{file}");
-        let blob = decode_blob(&bytes).expect("decode v2");
-        assert_eq!(blob.generation, 1);
-        assert_eq!(blob.tables, want, "{file}");
-        assert_eq!(
-            encode_blob_vec(&blob.tables, 1).expect("encode"),
-            bytes,
-            "{file}"
+    }
+    for v in BLOB_OLDEST_VERSION..=BLOB_VERSION {
+        assert!(
+            all.iter().any(|g| g.version == v),
+            "no golden blob of version {v}"
         );
+    }
+    for g in &all {
+        let path = dir.join(g.file);
+        let bytes = std::fs::read(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (LCMP_BLESS=1 writes it)", path.display()));
+        assert_eq!(&bytes[..4], b"LCMT", "{}", g.file);
+        assert_eq!(
+            u16::from_le_bytes([bytes[4], bytes[5]]),
+            g.version,
+            "{}",
+            g.file
+        );
+        let blob = decode_blob(&bytes).unwrap_or_else(|e| panic!("{}: {e}", g.file));
+        assert_eq!(blob.version, g.version, "{}", g.file);
+        assert_eq!(blob.generation, 1, "{}", g.file);
+        assert_eq!(blob.tables, g.tables, "{}", g.file);
+        let again = encode_blob_vec(&blob.tables, 1).expect("encode");
+        assert_eq!(decode_blob(&again).map(|b| b.tables), Ok(g.tables.clone()));
+        if g.version == BLOB_VERSION {
+            assert_eq!(again, bytes, "{}", g.file);
+        }
+    }
+    assert!(
+        blessed.is_empty(),
+        "LCMP_BLESS=1 rewrote {blessed:?}: check them in and run again without LCMP_BLESS"
+    );
+}
+
+/// The version-1 golden is the first release's encoding: re-encoded, it
+/// grows by exactly what versions 2 and 3 added (one band byte, one empty
+/// queue-table list, the delay-unit varint).
+#[test]
+fn v1_golden_grows_by_the_new_fields() {
+    let bytes = include_bytes!("golden/blob-v1-testbed8-dc1.bin");
+    assert_eq!(&bytes[..6], b"LCMT\x01\x00");
+    let mut t = decode_blob(bytes).expect("decode v1").tables;
+    let v3 = encode_blob_vec(&t, 1).expect("encode");
+    assert_eq!(&v3[..6], b"LCMT\x03\x00");
+    assert_eq!(
+        v3.len(),
+        bytes.len() + 3,
+        "band, queue tables, delay unit 0"
+    );
+    t.params.delay_unit_ticks = 1_000;
+    let v3 = encode_blob_vec(&t, 1).expect("encode");
+    assert_eq!(v3.len(), bytes.len() + 4, "delay unit 1000: two bytes");
+}
+
+/// `delay_unit_ticks` survives a round trip (it did not in version 2).
+#[test]
+fn delay_unit_round_trips() {
+    for unit in [0, 1, 1_000, u32::MAX] {
+        let mut t = tables("testbed8", 1);
+        t.params.delay_unit_ticks = unit;
+        let b = encode_blob_vec(&t, 5).expect("encode");
+        assert_eq!(decode_blob(&b).expect("decode").tables, t);
     }
 }

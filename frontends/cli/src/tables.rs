@@ -5,7 +5,7 @@ use core::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
-use lcmp_tables::blob::{decode_blob, encode_blob_vec, BLOB_VERSION};
+use lcmp_tables::blob::{decode_blob, encode_blob_vec};
 use lcmp_tables::report::TablesReport;
 use lcmp_tables::{
     build_tables, parse_profile, parse_queue_thresholds, BuildOptions, Fraction, PathMetric,
@@ -237,8 +237,9 @@ fn verify(path: &std::path::Path, json: bool) -> Result<(), Failure> {
     }
     let t = &blob.tables;
     print(&format!(
-        "ok: {}: format {BLOB_VERSION}, generation {}, {} bytes, {} levels, {} ports, {} groups\n",
+        "ok: {}: format {}, generation {}, {} bytes, {} levels, {} ports, {} groups\n",
         path.display(),
+        blob.version,
         blob.generation,
         bytes.len(),
         t.levels.len(),

@@ -80,7 +80,7 @@ fn tables_accept_the_profile_and_its_options() {
     let paper = tables_json(&[]);
     assert_eq!(paper["params"]["delay_shift"], 5);
     assert_eq!(paper["params"]["band"], 255);
-    assert_eq!(paper["format_version"], 2);
+    assert_eq!(paper["format_version"], 3);
     // Shift 10 by hand (docs/simulator.md): delayScore (d * 255) >> 10.
     let tuned = tables_json(&["--profile", "tuned"]);
     assert_eq!(tuned["params"]["delay_shift"], 10);

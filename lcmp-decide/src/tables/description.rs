@@ -112,9 +112,9 @@ pub struct Params {
     /// flow that has been idle longer than that before the idle timeout
     /// (docs/design.md, "The in-order promise"). 0: the unit is unknown,
     /// and no entry is reused before the idle timeout.
-    // Not in the core's serde layout (the blob's wire structs in
-    // lcmp-tables carry it from format 3 on).
-    #[cfg_attr(feature = "serde", serde(skip, default))]
+    // The blob's wire structs in lcmp-tables carry it from format 3 on;
+    // serde (JSON) defaults it to 0 when absent.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub delay_unit_ticks: u32,
 }
 

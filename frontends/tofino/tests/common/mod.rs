@@ -54,9 +54,9 @@ impl Arbitrary for Scenario {
             .with_w_ql(u32::arbitrary(g) % 8)
             .with_w_tl(u32::arbitrary(g) % 8)
             .with_w_dp(u32::arbitrary(g) % 8)
-            .with_s_path((u8::arbitrary(g) % 5))
-            .with_s_cong((u8::arbitrary(g) % 5))
-            .with_s_total((u8::arbitrary(g) % 5));
+            .with_s_path(u8::arbitrary(g) % 5)
+            .with_s_cong(u8::arbitrary(g) % 5)
+            .with_s_total(u8::arbitrary(g) % 5);
         t.params.cut = u8::arbitrary(g);
         let a = u8::arbitrary(g);
         let b = u8::arbitrary(g);

@@ -1,0 +1,626 @@
+//! Signed table blobs: an Ed25519-signed envelope around a table blob,
+//! with rollback protection, verified in `no_std` (docs/tables.md,
+//! "Signed blobs").
+//!
+//! Layout (integers little-endian):
+//!
+//! | offset | size | field |
+//! | --- | --- | --- |
+//! | 0 | 4 | magic `LCMS` ([`SIGNED_MAGIC`]) |
+//! | 4 | 2 | signed format version ([`SIGNED_VERSION`]) |
+//! | 6 | 2 | reserved, 0 |
+//! | 8 | 8 | key id ([`KeyId`]: the signer's public key's first 8 bytes) |
+//! | 16 | 4 | length `L` of the inner blob |
+//! | 20 | `L` | the inner blob: a whole `LCMT` table blob ([`super`]), whose generation is the signed generation |
+//! | 20 + `L` | 64 | Ed25519 signature (RFC 8032, pure) over bytes `0..20 + L` |
+//!
+//! The signature covers everything before it: the magic and version, the
+//! key id, the length and the inner blob with its generation and CRC. An
+//! installer ([`decode_verified_into`]) checks the envelope, finds the
+//! trusted key the key id names ([`TrustedKeys`]: one, or two during a
+//! rotation), verifies the signature, refuses a generation that is not
+//! newer than the installed one (rollback and replay), and only then
+//! decodes the inner blob into the caller's scratch tables. Unsigned blobs
+//! are refused unless the caller opts in ([`Unsigned::Accept`]), and even
+//! then the rollback rule holds.
+//!
+//! Verification uses `ed25519-compact` (strict: non-canonical `S` and `R`,
+//! small-order keys and points rejected); why that crate, and what it
+//! costs in flash, stack and time, is in docs/tables.md and
+//! docs/firmware.md.
+
+use lcmp_decide::Tables;
+
+use super::{array, decode_blob_into, BLOB_HEADER_LEN, BLOB_MAGIC, MAX_BLOB_LEN};
+use crate::error::{FormatError, SignatureError, TablesError};
+
+/// Magic bytes of a signed blob.
+pub const SIGNED_MAGIC: [u8; 4] = *b"LCMS";
+/// The signed-envelope format version this build writes and reads.
+pub const SIGNED_VERSION: u16 = 1;
+/// Envelope header length, bytes.
+pub const SIGNED_HEADER_LEN: usize = 20;
+/// Ed25519 signature length, bytes.
+pub const SIGNATURE_LEN: usize = 64;
+/// Ed25519 public key length, bytes.
+pub const PUBLIC_KEY_LEN: usize = 32;
+/// Largest signed blob: header, the largest table blob, signature.
+pub const MAX_SIGNED_LEN: usize = SIGNED_HEADER_LEN + MAX_BLOB_LEN + SIGNATURE_LEN;
+
+/// Names the key a blob was signed with: the first 8 bytes of its Ed25519
+/// public key, little-endian. It only selects which trusted key to verify
+/// with; the signature is what is checked (a forged id names a key whose
+/// signature the forger cannot make).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct KeyId(pub u64);
+
+impl KeyId {
+    /// The id of a public key.
+    pub fn of(public_key: &[u8; PUBLIC_KEY_LEN]) -> KeyId {
+        KeyId(u64::from_le_bytes(array(public_key, 0)))
+    }
+}
+
+impl core::fmt::Display for KeyId {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+/// A public key the installer trusts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrustedKey {
+    id: KeyId,
+    key: [u8; PUBLIC_KEY_LEN],
+}
+
+impl TrustedKey {
+    /// A trusted key from its 32 bytes (RFC 8032 encoding).
+    ///
+    /// # Errors
+    /// [`SignatureError::BadKey`] if the bytes are not the canonical
+    /// encoding of a curve point, or the point has a small order (such a
+    /// key could never verify a signature).
+    pub fn new(public_key: [u8; PUBLIC_KEY_LEN]) -> Result<TrustedKey, TablesError> {
+        ed25519_compact::PublicKey::new(public_key)
+            .validate()
+            .map_err(|_| SignatureError::BadKey)?;
+        Ok(TrustedKey {
+            id: KeyId::of(&public_key),
+            key: public_key,
+        })
+    }
+
+    /// Its key id.
+    pub fn id(&self) -> KeyId {
+        self.id
+    }
+
+    /// Its 32 bytes.
+    pub fn bytes(&self) -> &[u8; PUBLIC_KEY_LEN] {
+        &self.key
+    }
+}
+
+/// The keys an installer trusts: one, or two while a key is rotated (the
+/// controller signs with the new key once every device trusts both, then
+/// the old one is dropped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrustedKeys {
+    keys: [Option<TrustedKey>; 2],
+}
+
+impl TrustedKeys {
+    /// One trusted key.
+    pub const fn one(key: TrustedKey) -> TrustedKeys {
+        TrustedKeys {
+            keys: [Some(key), None],
+        }
+    }
+
+    /// Two trusted keys (rotation).
+    ///
+    /// # Errors
+    /// [`SignatureError::DuplicateKeyId`] if both have the same key id.
+    pub fn two(a: TrustedKey, b: TrustedKey) -> Result<TrustedKeys, TablesError> {
+        if a.id == b.id {
+            return Err(SignatureError::DuplicateKeyId(a.id.0).into());
+        }
+        Ok(TrustedKeys {
+            keys: [Some(a), Some(b)],
+        })
+    }
+
+    /// The trusted key with this id.
+    pub fn find(&self, id: KeyId) -> Option<&TrustedKey> {
+        self.keys.iter().flatten().find(|k| k.id == id)
+    }
+}
+
+/// Whether an installer takes unsigned (`LCMT`) blobs too.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Unsigned {
+    /// Only signed blobs (the default).
+    #[default]
+    Reject,
+    /// Unsigned blobs too (an explicit opt-in, for a lab or a device whose
+    /// management channel is trusted): still only newer generations.
+    Accept,
+}
+
+/// What a verified blob is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Verified {
+    /// The generation (the inner blob's).
+    pub generation: u64,
+    /// The key that signed it; `None` for an unsigned blob taken under
+    /// [`Unsigned::Accept`].
+    pub key_id: Option<KeyId>,
+    /// The inner blob's format version.
+    pub version: u16,
+}
+
+/// A signed blob whose envelope parsed (nothing verified yet).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Envelope<'a> {
+    /// The key id the blob names.
+    pub key_id: KeyId,
+    /// The inner table blob.
+    pub inner: &'a [u8],
+    /// The signed bytes (everything before the signature).
+    pub signed: &'a [u8],
+    /// The signature.
+    pub signature: [u8; SIGNATURE_LEN],
+}
+
+/// Parses a signed blob's envelope: [`FormatError::Truncated`] (shorter
+/// than header and signature), [`FormatError::BadMagic`],
+/// [`FormatError::UnsupportedVersion`], [`FormatError::ReservedBits`],
+/// [`TablesError::InputTooLarge`] (inner length over
+/// [`super::MAX_BLOB_LEN`]), [`FormatError::Truncated`] or
+/// [`FormatError::LengthMismatch`] (the bytes do not end with the
+/// signature right after the inner blob).
+pub fn parse_envelope(bytes: &[u8]) -> Result<Envelope<'_>, TablesError> {
+    let min = SIGNED_HEADER_LEN + SIGNATURE_LEN;
+    if bytes.len() < min {
+        return Err(FormatError::Truncated {
+            len: bytes.len(),
+            need: min,
+        }
+        .into());
+    }
+    if array::<4>(bytes, 0) != SIGNED_MAGIC {
+        return Err(FormatError::BadMagic.into());
+    }
+    let version = u16::from_le_bytes(array(bytes, 4));
+    if version != SIGNED_VERSION {
+        return Err(FormatError::UnsupportedVersion(version).into());
+    }
+    if u16::from_le_bytes(array(bytes, 6)) != 0 {
+        return Err(FormatError::ReservedBits.into());
+    }
+    let key_id = KeyId(u64::from_le_bytes(array(bytes, 8)));
+    let declared = u32::from_le_bytes(array(bytes, 16));
+    let inner_len = usize::try_from(declared).unwrap_or(usize::MAX);
+    if inner_len > MAX_BLOB_LEN {
+        return Err(TablesError::InputTooLarge {
+            len: inner_len,
+            max: MAX_BLOB_LEN,
+        });
+    }
+    // inner_len <= MAX_BLOB_LEN: no overflow.
+    let signed_len = SIGNED_HEADER_LEN.saturating_add(inner_len);
+    let total = signed_len.saturating_add(SIGNATURE_LEN);
+    if bytes.len() < total {
+        return Err(FormatError::Truncated {
+            len: bytes.len(),
+            need: total,
+        }
+        .into());
+    }
+    if bytes.len() > total {
+        return Err(FormatError::LengthMismatch {
+            declared: u64::from(declared),
+            actual: bytes.len().saturating_sub(min) as u64,
+        }
+        .into());
+    }
+    let (signed, sig) = bytes
+        .split_at_checked(signed_len)
+        .ok_or(FormatError::Truncated {
+            len: bytes.len(),
+            need: total,
+        })?;
+    Ok(Envelope {
+        key_id,
+        inner: signed.get(SIGNED_HEADER_LEN..).unwrap_or(&[]),
+        signed,
+        signature: array(sig, 0),
+    })
+}
+
+/// Checks a signed blob's envelope and signature against the trusted
+/// keys (nothing is decoded): [`parse_envelope`]'s errors, then
+/// [`SignatureError::UnknownKey`] and [`SignatureError::BadSignature`].
+/// Returns the envelope.
+pub fn verify_envelope<'a>(
+    bytes: &'a [u8],
+    keys: &TrustedKeys,
+) -> Result<Envelope<'a>, TablesError> {
+    let env = parse_envelope(bytes)?;
+    let key = keys
+        .find(env.key_id)
+        .ok_or(SignatureError::UnknownKey(env.key_id.0))?;
+    ed25519_compact::PublicKey::new(key.key)
+        .verify(env.signed, &ed25519_compact::Signature::new(env.signature))
+        .map_err(|_| SignatureError::BadSignature)?;
+    Ok(env)
+}
+
+/// The generation field of a table blob's header (0 if too short).
+fn inner_generation(blob: &[u8]) -> u64 {
+    u64::from_le_bytes(array(blob, 8))
+}
+
+/// Verifies a signed blob and decodes its tables into `scratch`, for an
+/// installer whose installed tables have generation `installed` (0 when
+/// none are installed yet: every signed generation is at least 1).
+///
+/// Checks, in order: the envelope ([`parse_envelope`]; under
+/// [`Unsigned::Reject`] an unsigned `LCMT` blob is
+/// [`SignatureError::Unsigned`]), the key id
+/// ([`SignatureError::UnknownKey`]), the signature
+/// ([`SignatureError::BadSignature`]), the generation
+/// ([`SignatureError::Rollback`] unless it is greater than `installed`),
+/// then the inner blob as [`super::decode_blob_into`] checks it.
+///
+/// Nothing is changed on error but `scratch`, and `scratch` only by the
+/// inner decode: a blob that fails the signature or the rollback check
+/// leaves it untouched. The caller installs from `scratch` and records
+/// the returned generation only after `Ok`.
+///
+/// ```
+/// # use lcmp_tables::blob::{encode_blob_vec, signed::*};
+/// # use lcmp_tables::{SignatureError, TablesError};
+/// # use lcmp_decide::Tables;
+/// let seed = [7u8; 32];
+/// let keys = TrustedKeys::one(TrustedKey::new(public_key(&seed)).unwrap());
+/// let inner = encode_blob_vec(&Tables::paper_defaults(), 5).unwrap();
+/// let blob = sign_blob_vec(&inner, &seed).unwrap();
+/// let mut scratch = Tables::new();
+/// let v = decode_verified_into(&blob, &keys, 4, Unsigned::Reject, &mut scratch).unwrap();
+/// assert_eq!(v.generation, 5);
+/// assert_eq!(
+///     decode_verified_into(&blob, &keys, 5, Unsigned::Reject, &mut scratch),
+///     Err(TablesError::Signature(SignatureError::Rollback { installed: 5, generation: 5 }))
+/// );
+/// ```
+pub fn decode_verified_into(
+    bytes: &[u8],
+    keys: &TrustedKeys,
+    installed: u64,
+    unsigned: Unsigned,
+    scratch: &mut Tables,
+) -> Result<Verified, TablesError> {
+    let (inner, key_id) = if array::<4>(bytes, 0) == BLOB_MAGIC {
+        if unsigned == Unsigned::Reject {
+            return Err(SignatureError::Unsigned.into());
+        }
+        (bytes, None)
+    } else {
+        let env = verify_envelope(bytes, keys)?;
+        (env.inner, Some(env.key_id))
+    };
+    // A header too short to hold a generation is the decoder's error.
+    if inner.len() >= BLOB_HEADER_LEN {
+        let generation = inner_generation(inner);
+        if generation <= installed {
+            return Err(SignatureError::Rollback {
+                installed,
+                generation,
+            }
+            .into());
+        }
+    }
+    let generation = decode_blob_into(inner, scratch)?;
+    Ok(Verified {
+        generation,
+        key_id,
+        version: u16::from_le_bytes(array(inner, 4)),
+    })
+}
+
+/// The Ed25519 public key of a 32-byte secret seed (RFC 8032).
+pub fn public_key(seed: &[u8; 32]) -> [u8; PUBLIC_KEY_LEN] {
+    *ed25519_compact::KeyPair::from_seed(ed25519_compact::Seed::new(*seed)).pk
+}
+
+/// Signs a table blob with the secret `seed` (RFC 8032, deterministic)
+/// into `out`; returns the signed blob's length. The inner blob must
+/// decode ([`super::decode_blob`]'s checks): only installable tables are
+/// signed.
+pub fn sign_blob(inner: &[u8], seed: &[u8; 32], out: &mut [u8]) -> Result<usize, TablesError> {
+    let mut scratch = Tables::new();
+    decode_blob_into(inner, &mut scratch)?;
+    let kp = ed25519_compact::KeyPair::from_seed(ed25519_compact::Seed::new(*seed));
+    let total = SIGNED_HEADER_LEN
+        .saturating_add(inner.len())
+        .saturating_add(SIGNATURE_LEN);
+    let (signed, sig) = out
+        .get_mut(..total)
+        .ok_or(FormatError::BufferTooSmall)?
+        .split_at_mut_checked(SIGNED_HEADER_LEN.saturating_add(inner.len()))
+        .ok_or(FormatError::BufferTooSmall)?;
+    let (header, body) = signed
+        .split_at_mut_checked(SIGNED_HEADER_LEN)
+        .ok_or(FormatError::BufferTooSmall)?;
+    let mut h = [0u8; SIGNED_HEADER_LEN];
+    h[..4].copy_from_slice(&SIGNED_MAGIC);
+    h[4..6].copy_from_slice(&SIGNED_VERSION.to_le_bytes());
+    h[8..16].copy_from_slice(&KeyId::of(&kp.pk).0.to_le_bytes());
+    // The inner blob decoded: at most MAX_BLOB_LEN < 2^32 bytes.
+    h[16..20].copy_from_slice(&(inner.len() as u32).to_le_bytes());
+    header.copy_from_slice(&h);
+    body.copy_from_slice(inner);
+    let s = kp.sk.sign(&*signed, None);
+    sig.copy_from_slice(&*s);
+    Ok(total)
+}
+
+/// [`sign_blob`] into a `Vec`.
+#[cfg(feature = "alloc")]
+pub fn sign_blob_vec(inner: &[u8], seed: &[u8; 32]) -> Result<alloc::vec::Vec<u8>, TablesError> {
+    let mut out = alloc::vec![0u8; MAX_SIGNED_LEN];
+    let n = sign_blob(inner, seed, &mut out)?;
+    out.truncate(n);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use crate::blob::encode_blob_vec;
+    use crate::{build_tables, BuildOptions, Topology};
+    use alloc::vec::Vec;
+    use quickcheck::quickcheck;
+
+    const SEED_A: [u8; 32] = [0xA5; 32];
+    const SEED_B: [u8; 32] = [0x5B; 32];
+
+    fn key(seed: &[u8; 32]) -> TrustedKey {
+        TrustedKey::new(public_key(seed)).expect("valid key")
+    }
+
+    fn switch(s: u16) -> Tables {
+        let topo = Topology::embedded("testbed8").expect("embedded");
+        build_tables(&topo, s, &BuildOptions::default()).expect("build")
+    }
+
+    fn signed(t: &Tables, generation: u64, seed: &[u8; 32]) -> Vec<u8> {
+        let inner = encode_blob_vec(t, generation).expect("encode");
+        sign_blob_vec(&inner, seed).expect("sign")
+    }
+
+    fn install(
+        b: &[u8],
+        keys: &TrustedKeys,
+        installed: u64,
+        unsigned: Unsigned,
+    ) -> Result<Verified, TablesError> {
+        decode_verified_into(b, keys, installed, unsigned, &mut Tables::new())
+    }
+
+    #[test]
+    fn good_blob_installs_and_reports_key_and_generation() {
+        let keys = TrustedKeys::one(key(&SEED_A));
+        let b = signed(&switch(1), 9, &SEED_A);
+        let mut scratch = switch(2);
+        let v = decode_verified_into(&b, &keys, 8, Unsigned::Reject, &mut scratch);
+        assert_eq!(
+            v,
+            Ok(Verified {
+                generation: 9,
+                key_id: Some(KeyId::of(&public_key(&SEED_A))),
+                version: crate::blob::BLOB_VERSION,
+            })
+        );
+        assert_eq!(scratch, switch(1));
+        // Deterministic signatures: the same input signs to the same bytes.
+        assert_eq!(signed(&switch(1), 9, &SEED_A), b);
+    }
+
+    #[test]
+    fn each_rejection_has_its_error_and_leaves_the_scratch_untouched() {
+        let a = key(&SEED_A);
+        let keys = TrustedKeys::one(a);
+        let good = signed(&switch(1), 9, &SEED_A);
+        let mut tampered = good.clone();
+        tampered[SIGNED_HEADER_LEN + BLOB_HEADER_LEN + 3] ^= 0x01;
+        // Another key, claiming the trusted key's id.
+        let mut forged = signed(&switch(1), 9, &SEED_B);
+        forged[8..16].copy_from_slice(&a.id().0.to_le_bytes());
+        let cases: [(&[u8], u64, TablesError); 5] = [
+            (&tampered, 0, SignatureError::BadSignature.into()),
+            (
+                &signed(&switch(1), 9, &SEED_B),
+                0,
+                SignatureError::UnknownKey(KeyId::of(&public_key(&SEED_B)).0).into(),
+            ),
+            (&forged, 0, SignatureError::BadSignature.into()),
+            (
+                &good,
+                9,
+                SignatureError::Rollback {
+                    installed: 9,
+                    generation: 9,
+                }
+                .into(),
+            ),
+            (
+                &signed(&switch(1), 3, &SEED_A),
+                9,
+                SignatureError::Rollback {
+                    installed: 9,
+                    generation: 3,
+                }
+                .into(),
+            ),
+        ];
+        for (b, installed, want) in cases {
+            let mut scratch = switch(2);
+            assert_eq!(
+                decode_verified_into(b, &keys, installed, Unsigned::Reject, &mut scratch),
+                Err(want.clone())
+            );
+            assert_eq!(scratch, switch(2), "{want:?}");
+        }
+    }
+
+    #[test]
+    fn unsigned_blobs_only_by_opt_in_and_still_newer() {
+        let keys = TrustedKeys::one(key(&SEED_A));
+        let plain = encode_blob_vec(&switch(1), 4).expect("encode");
+        assert_eq!(
+            install(&plain, &keys, 0, Unsigned::Reject),
+            Err(SignatureError::Unsigned.into())
+        );
+        assert_eq!(
+            install(&plain, &keys, 3, Unsigned::Accept).map(|v| (v.generation, v.key_id)),
+            Ok((4, None))
+        );
+        assert!(matches!(
+            install(&plain, &keys, 4, Unsigned::Accept),
+            Err(TablesError::Signature(SignatureError::Rollback { .. }))
+        ));
+        // Signed blobs still need their signature under the opt-in.
+        let mut bad = signed(&switch(1), 9, &SEED_A);
+        let last = bad.len() - 1;
+        bad[last] ^= 0x80;
+        assert_eq!(
+            install(&bad, &keys, 0, Unsigned::Accept),
+            Err(SignatureError::BadSignature.into())
+        );
+    }
+
+    #[test]
+    fn rotation_trusts_both_keys() {
+        let keys = TrustedKeys::two(key(&SEED_A), key(&SEED_B)).expect("two keys");
+        for (g, seed) in [(1, &SEED_A), (2, &SEED_B)] {
+            let b = signed(&switch(1), g, seed);
+            assert_eq!(
+                install(&b, &keys, g - 1, Unsigned::Reject).map(|v| v.key_id),
+                Ok(Some(KeyId::of(&public_key(seed))))
+            );
+        }
+        assert_eq!(
+            TrustedKeys::two(key(&SEED_A), key(&SEED_A)),
+            Err(SignatureError::DuplicateKeyId(key(&SEED_A).id().0).into())
+        );
+    }
+
+    #[test]
+    fn bad_keys_and_envelopes() {
+        // Not canonical (y >= p), and the identity (small order).
+        let mut identity = [0u8; 32];
+        identity[0] = 1;
+        for k in [[0xFF; 32], identity] {
+            assert_eq!(TrustedKey::new(k), Err(SignatureError::BadKey.into()));
+        }
+        let keys = TrustedKeys::one(key(&SEED_A));
+        let good = signed(&switch(1), 9, &SEED_A);
+        let mut long = good.clone();
+        long.push(0);
+        let mut magic = good.clone();
+        magic[0] = b'X';
+        let mut version = good.clone();
+        version[4] = 2;
+        let mut reserved = good.clone();
+        reserved[7] = 1;
+        let mut huge = good.clone();
+        huge[16..20].copy_from_slice(&u32::MAX.to_le_bytes());
+        for (b, ok) in [
+            (&good[..10], false),
+            (&good[..good.len() - 1], false),
+            (&long[..], false),
+            (&magic[..], false),
+            (&version[..], false),
+            (&reserved[..], false),
+            (&huge[..], false),
+            (&good[..], true),
+        ] {
+            let r = install(b, &keys, 0, Unsigned::Reject);
+            assert_eq!(r.is_ok(), ok, "{r:?}");
+            if !ok {
+                assert!(matches!(
+                    r,
+                    Err(TablesError::Format(_) | TablesError::InputTooLarge { .. })
+                ));
+            }
+        }
+        // A signed inner blob that does not decode is never signed.
+        let mut inner = encode_blob_vec(&switch(1), 1).expect("encode");
+        inner[30] ^= 1;
+        assert!(sign_blob_vec(&inner, &SEED_A).is_err());
+    }
+
+    quickcheck! {
+        /// A blob verifies iff nothing in it changed since it was signed by
+        /// a trusted key: any edit (byte writes, truncation or extension)
+        /// that changes the bytes is rejected, and an edit that writes the
+        /// same bytes back is not; a blob signed by an untrusted key never
+        /// verifies.
+        fn verifies_iff_unchanged(
+            pick: (u8, bool, bool),
+            generation: u64,
+            edits: Vec<(u16, u8)>,
+            resize: i8
+        ) -> bool {
+            let generation = generation.max(1);
+            let t = switch(u16::from(pick.0 % 8) + 1);
+            let seed = if pick.1 { &SEED_A } else { &SEED_B };
+            let trusted = TrustedKeys::one(key(&SEED_A));
+            let original = signed(&t, generation, seed);
+            let mut b = original.clone();
+            // Edits in the first bytes are common (header and key id).
+            let n = b.len();
+            for &(at, v) in &edits {
+                let at = if pick.2 { usize::from(at) % 40 } else { usize::from(at) % n };
+                b[at] = v;
+            }
+            match resize {
+                r if r > 100 => b.push(r as u8),
+                r if r < -100 => { b.pop(); }
+                _ => {}
+            }
+            let mut scratch = Tables::new();
+            let r = decode_verified_into(&b, &trusted, 0, Unsigned::Reject, &mut scratch);
+            let should = b == original && pick.1;
+            match r {
+                Ok(v) => should && v.generation == generation && scratch == t,
+                Err(_) => !should,
+            }
+        }
+
+        /// Verification never panics on arbitrary bytes, signed-looking or
+        /// not, and never accepts them (forging needs the key).
+        fn arbitrary_bytes_never_verify(bytes: Vec<u8>, as_signed: bool) -> bool {
+            let keys = TrustedKeys::one(key(&SEED_A));
+            let mut b = bytes;
+            if as_signed {
+                let mut h = Vec::new();
+                h.extend_from_slice(&SIGNED_MAGIC);
+                h.extend_from_slice(&SIGNED_VERSION.to_le_bytes());
+                h.extend_from_slice(&[0, 0]);
+                h.extend_from_slice(&keys.find(key(&SEED_A).id()).map(|k| k.id().0).unwrap_or(0).to_le_bytes());
+                let inner = b.len().saturating_sub(SIGNATURE_LEN) as u32;
+                h.extend_from_slice(&inner.to_le_bytes());
+                h.extend_from_slice(&b);
+                b = h;
+            }
+            install(&b, &keys, 0, Unsigned::Reject).is_err()
+        }
+    }
+}
