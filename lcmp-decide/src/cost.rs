@@ -67,7 +67,7 @@ impl Weights {
     ///
     /// ```
     /// # use lcmp_decide::{Weights, Error, Setting};
-    /// let w = Weights { s_cong: 32, ..Weights::PAPER };
+    /// let w = Weights::PAPER.with_s_cong(32);
     /// assert_eq!(w.validate(), Err(Error::ShiftTooLarge(Setting::CongestionShift)));
     /// ```
     pub const fn validate(&self) -> Result<(), Error> {

@@ -707,5 +707,8 @@ mod test {
         assert_eq!(size_of::<Decider<64, 1024>>(), formula(64, 1024));
         assert_eq!(size_of::<Decider<64, 65536>>(), formula(64, 65536));
         assert_eq!(size_of::<CompiledTables>(), 20_648);
+        // Without its slots (docs/performance.md, docs/firmware.md).
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!(size_of::<DeciderRef<'static, 64>>(), 24_904);
     }
 }

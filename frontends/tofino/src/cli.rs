@@ -187,7 +187,7 @@ pub fn load_topology(spec: &str) -> Result<Topology, Error> {
 /// ```
 /// use lcmp_decide::{DeciderConfig, HashAlgorithm};
 /// let topo = lcmp_tables::Topology::embedded("testbed8").unwrap();
-/// let cfg = DeciderConfig { hash: HashAlgorithm::Crc32, ..DeciderConfig::default() };
+/// let cfg = DeciderConfig::DEFAULT.with_hash(HashAlgorithm::Crc32);
 /// let agent = lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, Default::default()).unwrap();
 /// assert_eq!(agent.program().sizes.max_k, 6);
 /// ```

@@ -432,7 +432,7 @@ pub fn bucket_ranges(k: u64) -> Vec<(u64, u64, u64)> {
 /// let mut g = Group { id: GroupId(8), candidates: heapless::Vec::new() };
 /// g.candidates.push(Candidate { port: PortId(1), delay_units: 5, capacity_bps: 100_000_000_000 }).unwrap();
 /// t.groups.push(g).unwrap();
-/// let crc = DeciderConfig { hash: HashAlgorithm::Crc32, ..DeciderConfig::default() };
+/// let crc = DeciderConfig::DEFAULT.with_hash(HashAlgorithm::Crc32);
 /// let agent = Agent::new(&t, crc, ExportOptions::default()).unwrap();
 /// let select = lcmp_tofino::schema::names::SELECT;
 /// assert!(agent.entries().unwrap().entries.iter().any(|e| e.table == select));
