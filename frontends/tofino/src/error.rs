@@ -43,6 +43,16 @@ pub enum Error {
     /// The device port given for this core port is not below 512, or is
     /// shared with another LCMP port.
     DevPort(u8),
+    /// A default route's prefix has host bits set, a length over 32, or
+    /// there are more routes than `lcmp_route` holds (then `0/0`).
+    Route(u32, u8),
+    /// A default route names a device port of 512 or more.
+    RoutePort(u16),
+    /// A next hop names a device port of 512 or more or one named by another
+    /// next hop, or a MAC address wider than 48 bits.
+    NextHop(u16),
+    /// The compiler could not be run, or it failed.
+    Compile(String),
     /// A write does not fit the entries it is applied to (an insert of a
     /// present key, a modify or delete of an absent one) in this table.
     Update(&'static str),
@@ -94,6 +104,20 @@ impl fmt::Display for Error {
                 f,
                 "port {p}: its device port must be below 512 and not shared with another port"
             ),
+            Error::Route(p, l) => write!(
+                f,
+                "default route {}/{l}: the prefix must have no host bits, a length of at \
+                 most 32, and at most {} routes",
+                core::net::Ipv4Addr::from_bits(*p),
+                crate::schema::ROUTE_TABLE_SIZE
+            ),
+            Error::RoutePort(d) => write!(f, "default route to device port {d}: must be below 512"),
+            Error::NextHop(d) => write!(
+                f,
+                "next hop of device port {d}: the port must be below 512 and named once, \
+                 the MACs 48 bits"
+            ),
+            Error::Compile(m) => write!(f, "compile: {m}"),
             Error::Update(t) => write!(
                 f,
                 "{t}: the write does not fit the table's entries (insert of a present key, \

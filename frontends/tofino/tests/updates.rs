@@ -143,7 +143,7 @@ static PHASES: [AtomicUsize; 7] = [const { AtomicUsize::new(0) }; 7];
 
 fn check_move(m: &TwoPhase) -> Result<bool, String> {
     let b = &m.base;
-    let mut agent = match Agent::new(&b.tables, b.config, b.options) {
+    let mut agent = match Agent::new(&b.tables, b.config, b.options.clone()) {
         Ok(a) => a,
         Err(Error::Core(_)) => return Ok(false),
         Err(e) => return Err(e.to_string()),

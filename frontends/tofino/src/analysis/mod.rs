@@ -38,6 +38,7 @@
 //! bus widths, gateway merging limits, and table splitting across stages:
 //! bf-p4c may need more stages than this minimum, never fewer.
 
+mod checks;
 pub mod parse;
 mod report;
 mod resources;
@@ -264,6 +265,8 @@ pub fn analyze(p4: &str, target: Target) -> Result<StagePlan, ParseError> {
             mut violations,
             ..
         } = b;
+        violations.extend(checks::register_paths(&units, name));
+        violations.extend(checks::names_and_widths(&prog, c, name));
         let (gress, mut v) = place(name, units);
         violations.append(&mut v);
         let (objects, uses, mut v) = resources::resources(&prog, c, &gress, name);
@@ -489,6 +492,15 @@ impl Builder<'_> {
                                     continue;
                                 }
                             }
+                            // A direct action call: bf-p4c makes it a keyless
+                            // table of its own (one action: its immediate data
+                            // is not shared with a neighbouring statement).
+                            if let [a] = p.as_slice() {
+                                if let Some(decl) = self.control.actions.get(a) {
+                                    self.action_call_unit(a, decl, *line, branches, gate);
+                                    continue;
+                                }
+                            }
                         }
                     }
                     self.stmt_unit(s, *line, branches, gate);
@@ -549,6 +561,53 @@ impl Builder<'_> {
             branches: branches.to_vec(),
         });
         Ok(())
+    }
+
+    /// A directly called action (no parameters): one unit with its body's
+    /// reads, writes and extern calls.
+    fn action_call_unit(
+        &mut self,
+        name: &str,
+        decl: &parse::ActionDecl,
+        line: u32,
+        branches: &[(usize, bool)],
+        gate: &BTreeSet<String>,
+    ) {
+        let locals: BTreeSet<&str> = decl.params.iter().map(|p| p.name.as_str()).collect();
+        let mut action_reads = BTreeSet::new();
+        let mut writes = BTreeSet::new();
+        let mut calls = Vec::new();
+        for st in &decl.body {
+            self.stmt_reads(st, &locals, &mut action_reads);
+            self.writes(st, &locals, &mut writes);
+            match st {
+                Stmt::Assign { rhs, .. } => self.reads(rhs, &locals, &mut action_reads, &mut calls),
+                Stmt::Call { call, .. } => self.reads(call, &locals, &mut action_reads, &mut calls),
+                Stmt::If { .. } => {}
+            }
+        }
+        let hash = calls.iter().find(|c| {
+            self.control
+                .instances
+                .get(*c)
+                .is_some_and(|i| matches!(&i.ty, Type::Named(t, _) if t == "Hash"))
+        });
+        let (kind, unit_name) = match hash {
+            Some(h) => (UnitKind::Hash, h.clone()),
+            None => (UnitKind::Statement, format!("{name}()")),
+        };
+        self.units.push(Unit {
+            name: unit_name,
+            kind,
+            line,
+            stage: 0,
+            match_reads: BTreeSet::new(),
+            gate_reads: gate.clone(),
+            action_reads,
+            writes,
+            ops: 0,
+            branches: branches.to_vec(),
+        });
     }
 
     fn stmt_unit(

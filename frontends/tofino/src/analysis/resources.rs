@@ -85,7 +85,7 @@ fn width(prog: &Program, c: &ControlDecl, e: &Expr) -> Option<u64> {
     }
 }
 
-fn type_width(prog: &Program, ty: &Type) -> Option<u64> {
+pub(super) fn type_width(prog: &Program, ty: &Type) -> Option<u64> {
     type_width_at(prog, ty, 0)
 }
 
