@@ -30,8 +30,8 @@ use crate::schema::actions::{
     MEMBER, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP, SET_PORT,
 };
 use crate::schema::{
-    names, MatchKind, Schema, Sizes, FAIL_CELLS, FAIL_INDEX_HI, HASH_HI_BITS, PIN_EMPTY_SEEN,
-    PORT_BITS,
+    names, MatchKind, Schema, Sizes, CLOCK_START_WRAPS, CLOCK_WRAP, FAIL_CELLS, FAIL_INDEX_HI,
+    HASH_HI_BITS, PIN_EMPTY_SEEN, PORT_BITS,
 };
 
 /// An interpreter failure: the entries would make the ASIC's behaviour
@@ -143,6 +143,51 @@ pub struct PinRegisters {
     /// `lcmp_fail` (the pin-failure digest's filter) by index:
     /// `{signature, last reported}`.
     pub fail: BTreeMap<u64, PinCell>,
+    /// `lcmp_clock`: the wraps of the 32-bit stamp and the last stamp.
+    pub clock: Clock,
+}
+
+/// `lcmp_clock`'s one cell: `{lo: wraps, hi: last stamp}`, initially
+/// `{CLOCK_START_WRAPS, 0}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// How often the 32-bit stamp has wrapped.
+    pub wraps: u32,
+    /// The last `ingress_mac_tstamp[47:16]`.
+    pub last: u32,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock {
+            wraps: CLOCK_START_WRAPS,
+            last: 0,
+        }
+    }
+}
+
+impl Clock {
+    /// `clock_tick` and `lcmp_clock_now` for a packet with MAC timestamp
+    /// `tstamp_ns` (the 48-bit counter, taken mod 2^48): counts a wrap when
+    /// the stamp steps back by more than [`CLOCK_WRAP`] (in the ALU's exact
+    /// arithmetic), and returns `meta.now = {wraps[7:0], raw[31:8]}`.
+    ///
+    /// ```
+    /// use lcmp_tofino::interp::Clock;
+    /// let mut c = Clock::default();
+    /// let before = c.tick((1 << 48) - 1_000_000_000);
+    /// let after = c.tick((1 << 48) + 1_000_000_000); // the 48-bit counter wrapped
+    /// assert_eq!(c.wraps, 2);
+    /// assert_eq!(after - before, 2_000_000_000 >> 24); // 2 s later, in 2^24 ns units
+    /// ```
+    pub fn tick(&mut self, tstamp_ns: u64) -> u32 {
+        let raw = ((tstamp_ns & ((1 << 48) - 1)) >> 16) as u32;
+        if i64::from(self.last) - i64::from(raw) > i64::from(CLOCK_WRAP) {
+            self.wraps = self.wraps.wrapping_add(1);
+        }
+        self.last = raw;
+        ((self.wraps & 0xFF) << 24) | (raw >> 8)
+    }
 }
 
 /// The pin-failure filter's index of a signature:
@@ -152,12 +197,22 @@ pub fn fail_index(sig: u32) -> u64 {
     (u64::from(sig) >> (FAIL_INDEX_HI + 1 - bits)) & (u64::from(FAIL_CELLS) - 1)
 }
 
-/// `now − seen > idle` in 32-bit arithmetic, as `lcmp.p4` computes it: the
-/// subtraction wraps mod 2^32 and the comparison is unsigned, so a cell
-/// seen at `seen` is expired exactly when more than `idle` units have
-/// passed since, modulo 2^32 (`tests/pins.rs` checks it across the wrap).
+/// `now − seen > idle` as the stateful ALU compares it (`grt.u`): both
+/// operands zero-extended to 34 bits and the constant sign-extended
+/// (bf-p4c `CheckStatefulAlu`), so the subtraction does *not* wrap mod
+/// 2^32: a `seen` ahead of `now` is never expired. `meta.now` is
+/// monotonic ([`Clock`]), so `seen <= now` for every cell the pins wrote.
+///
+/// ```
+/// use lcmp_tofino::interp::expired;
+/// assert!(expired(100, 10, 50));
+/// assert!(!expired(100, 60, 50));
+/// // Ahead: not expired, where mod-2^32 arithmetic would say it is.
+/// assert!(!expired(5, 0x8000_0000, 50));
+/// assert!(5u32.wrapping_sub(0x8000_0000) > 50);
+/// ```
 pub const fn expired(now: u32, seen: u32, idle: u32) -> bool {
-    now.wrapping_sub(seen) > idle
+    (now as i64) - (seen as i64) > idle as i64
 }
 
 /// The header values the ingress parser leaves for the hash and the pins:
@@ -445,6 +500,8 @@ impl<'a> Interpreter<'a> {
         tstamp_ns: u64,
         resubmit_flag: bool,
     ) -> Result<IngressTrace, InterpError> {
+        // clock_tick runs for every packet.
+        let now = pins.clock.tick(tstamp_ns);
         let mut tr = self.route(h.dst, self.hash(h))?;
         if let Some(port) = tr.routed {
             tr.port = Some(port); // a default route: no pins, no liveness
@@ -456,7 +513,6 @@ impl<'a> Interpreter<'a> {
         };
         let (sig, _) = pin_slot(h, self.program.sizes.pin_slots);
         let (i0, i1) = pin_indices(sig, self.program.sizes.pin_slots);
-        let now = (tstamp_ns >> 16) as u32;
         let idle = u32::try_from(self.program.pin_idle_units()).unwrap_or(u32::MAX);
         let port_mask = (1u64 << PORT_BITS) - 1;
         // meta.out_port: set_port's.

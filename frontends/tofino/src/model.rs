@@ -372,12 +372,12 @@ impl Program {
         Schema::new(&self.sizes)
     }
 
-    /// The flow-pin idle timeout in the data plane's time unit
-    /// (`ingress_mac_tstamp[47:16]`, 65.536 µs), rounded up.
+    /// The flow-pin idle timeout in the data plane's clock unit
+    /// (`meta.now`, 2^24 ns = 16.78 ms), rounded up.
     pub fn pin_idle_units(&self) -> u64 {
         let ns = u128::from(self.idle_timeout_ticks) * 1_000_000_000
             / u128::from(self.ticks_per_second.max(1));
-        u64::try_from(ns.div_ceil(65_536))
+        u64::try_from(ns.div_ceil(1 << crate::schema::CLOCK_UNIT_SHIFT))
             .unwrap_or(u64::from(u32::MAX))
             .min(u64::from(u32::MAX))
     }

@@ -186,6 +186,8 @@ pub struct Register {
     pub pair: bool,
     /// Number of cells.
     pub size: u32,
+    /// A pair cell's initial `lo` (its `hi` starts at [`PIN_EMPTY_SEEN`]).
+    pub initial_lo: u32,
 }
 
 impl Register {
@@ -260,10 +262,23 @@ pub const MAX_PRIORITY: u32 = 1;
 /// Most flow-pin cells per way (the index is at most 16 bits, so the two
 /// ways' indices are disjoint halves of the 32-bit signature).
 pub const MAX_PIN_WAY_SLOTS: u32 = 1 << 16;
-/// A flow-pin cell's initial "last seen" (`hi`): half a wrap of the 32-bit
-/// timestamp (`ingress_mac_tstamp[47:16]`, 65.536 µs units) before 0, so a
-/// cell is free from the first packet (not only after the idle timeout).
-pub const PIN_EMPTY_SEEN: u32 = 0x8000_0000;
+/// A flow-pin cell's initial "last seen" (`hi`): 0 of the data plane's
+/// monotonic clock (`meta.now`, 2^24 ns units), so a cell is free once the
+/// clock passes the idle timeout (seconds after the chip's reset). (Half a
+/// wrap before 0, `0x80000000`, relied on a mod-2^32 comparison that the
+/// stateful ALU does not make: it compares in 34-bit arithmetic.)
+pub const PIN_EMPTY_SEEN: u32 = 0;
+/// log2 of the data plane clock's unit in ns (`meta.now` counts 2^24 ns,
+/// 16.78 ms).
+pub const CLOCK_UNIT_SHIFT: u32 = 24;
+/// `lcmp_clock`'s initial wrap count: `meta.now` starts 2^24 units (78
+/// hours) after every cell's initial "last seen", so every cell is free
+/// from the first packet, and the clock stays monotonic for 255 wraps of
+/// the stamp (2.27 years).
+pub const CLOCK_START_WRAPS: u32 = 1;
+/// A wrap of the 32-bit stamp is a step back of more than this
+/// (`CLOCK_WRAP`): packets reordered by microseconds are no wrap.
+pub const CLOCK_WRAP: u32 = 0x4000_0000;
 /// Cells of the pin-failure digest filter (`lcmp_fail`), indexed by
 /// `sig[FAIL_INDEX_HI:FAIL_INDEX_HI - 11]`.
 pub const FAIL_CELLS: u32 = 1 << 12;
@@ -520,6 +535,8 @@ pub mod names {
     pub const REG_PORT0: &str = "lcmp_port0";
     /// Pinned port, way 1.
     pub const REG_PORT1: &str = "lcmp_port1";
+    /// The data plane's clock: `{wraps of the 32-bit stamp, last stamp}`.
+    pub const REG_CLOCK: &str = "lcmp_clock";
     /// The pin-failure digest.
     pub const DIGEST_PIN_FAIL: &str = "pin_fail";
 }
@@ -640,6 +657,7 @@ impl Schema {
             bits,
             pair,
             size,
+            initial_lo: 0,
         };
         let registers = vec![
             r(REG_PIN0, 0x01, 32, true, way),
@@ -647,6 +665,10 @@ impl Schema {
             r(REG_PORT0, 0x03, 16, false, way),
             r(REG_PORT1, 0x04, 16, false, way),
             r(REG_FAIL, 0x05, 32, true, FAIL_CELLS),
+            Register {
+                initial_lo: CLOCK_START_WRAPS,
+                ..r(REG_CLOCK, 0x06, 32, true, 1)
+            },
         ];
         let digests = vec![Digest {
             name: DIGEST_PIN_FAIL,

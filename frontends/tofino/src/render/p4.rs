@@ -25,7 +25,7 @@ const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 /// name; for a register, `@@REGISTER KEY@@` is its declaration; for a
 /// digest, `@@STRUCT KEY@@`, `@@DIGEST KEY@@` and `@@PACK KEY@@` are its
 /// struct, its extern and its `pack` call.
-pub const TEMPLATE_NAMES: [(&str, &str); 13] = [
+pub const TEMPLATE_NAMES: [(&str, &str); 14] = [
     ("DST_GROUP", names::DST_GROUP),
     ("ROUTE", names::ROUTE),
     ("BUCKET", names::BUCKET),
@@ -37,6 +37,7 @@ pub const TEMPLATE_NAMES: [(&str, &str); 13] = [
     ("REG_PIN1", names::REG_PIN1),
     ("REG_PORT0", names::REG_PORT0),
     ("REG_PORT1", names::REG_PORT1),
+    ("REG_CLOCK", names::REG_CLOCK),
     ("REG_FAIL", names::REG_FAIL),
     ("DIGEST_PIN_FAIL", names::DIGEST_PIN_FAIL),
 ];
@@ -113,15 +114,18 @@ fn register_decl(r: &Register) -> String {
     let (cell, initial) = if r.pair {
         (
             PAIR_CELL_TYPE.to_string(),
-            format!(", {{{0}w0, {0}w0x{PIN_EMPTY_SEEN:08X}}}", r.bits),
+            format!(
+                ", {{{0}w{1}, {0}w0x{PIN_EMPTY_SEEN:08X}}}",
+                r.bits, r.initial_lo
+            ),
         )
     } else {
         (format!("bit<{}>", r.bits), String::new())
     };
-    let index = if r.name == names::REG_FAIL {
-        FAIL_INDEX_TYPE
-    } else {
-        REGISTER_INDEX_TYPE
+    let index = match r.name {
+        names::REG_FAIL => FAIL_INDEX_TYPE,
+        names::REG_CLOCK => "bit<1>",
+        _ => REGISTER_INDEX_TYPE,
     };
     format!(
         "@id(0x{:06X}) Register<{cell}, {index}>({}{initial}) {};",

@@ -9,8 +9,8 @@
  *
  * Tofino 1 (stage analysis, crate::analysis; budget 12 stages per gress):
  *   LcmpIngress: 9 stages
- *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash
- *     stage 1: lcmp_route, lcmp_bucket
+ *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash, lcmp_clock
+ *     stage 1: lcmp_route, lcmp_bucket, 1 statement
  *     stage 2: lcmp_select
  *     stage 3: lcmp_pin0, 1 statement
  *     stage 4: lcmp_pin1, 2 statements
@@ -22,6 +22,7 @@
  *   object                              kind  entries stage  SRAM  TCAM
  *   LcmpIngress.lcmp_dst_group           lpm        7     0     1     1
  *   LcmpIngress.lcmp_route               lpm     1024     1     1     2
+ *   LcmpIngress.lcmp_clock          register        1     0     2     0
  *   LcmpIngress.lcmp_bucket            range       21     1     1     1
  *   LcmpIngress.lcmp_select            exact       42     2     1     0
  *   LcmpIngress.lcmp_pin0           register    65536     3    33     0
@@ -32,12 +33,12 @@
  *   LcmpIngress.lcmp_port_alive        exact        6     7     1     0
  *   LcmpIngress.lcmp_member            exact       42     7     1     0
  *   LcmpIngress.lcmp_next_hop          exact      512     7     1     0
- *   SRAM 94/960 blocks (10%), TCAM 4/288 (2%) per pipe
+ *   SRAM 96/960 blocks (10%), TCAM 4/288 (2%) per pipe
  *
  * Tofino 2 (stage analysis, crate::analysis; budget 20 stages per gress):
  *   LcmpIngress: 9 stages
- *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash
- *     stage 1: lcmp_route, lcmp_bucket
+ *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash, lcmp_clock
+ *     stage 1: lcmp_route, lcmp_bucket, 1 statement
  *     stage 2: lcmp_select
  *     stage 3: lcmp_pin0, 1 statement
  *     stage 4: lcmp_pin1, 2 statements
@@ -46,7 +47,7 @@
  *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop
  *     stage 8: 6 statements
  *   LcmpEgress: 0 stages
- *   SRAM 94/1600 blocks (6%), TCAM 4/480 (1%) per pipe
+ *   SRAM 96/1600 blocks (6%), TCAM 4/480 (1%) per pipe
  */
 
 #include <core.p4>
@@ -59,7 +60,9 @@
 // ---- Configuration ------------------------------------------------------
 // The ECMP seed (0x00000000) is folded into the CRC's final XOR (ecmp_poly),
 // so it costs no operation.
-const bit<32> PIN_IDLE = 32w30518;       // flow-pin idle timeout, 65.536 us units
+const bit<32> PIN_IDLE = 32w120;       // flow-pin idle timeout, clock units (2^24 ns)
+// The stamp went back by more than this: it wrapped (not a reordering).
+const bit<32> CLOCK_WRAP = 0x40000000;
 typedef bit<16> pin_index_t;          // a way's index: 65536 cells
 typedef bit<12> fail_index_t;         // the pin-failure filter's index: 4096 cells
 const bit<8> NO_BUCKET = 0xFF;             // meta.bucket until the bucket table hits (no entry has it)
@@ -122,7 +125,7 @@ struct headers_t {
 
 struct lcmp_pin_t {
     bit<32> lo;   // flow signature (CRC-32C of the 5-tuple)
-    bit<32> hi;   // last seen, ingress_mac_tstamp[47:16]
+    bit<32> hi;   // last seen, meta.now
 }
 
 // To the switch CPU when both ways hold live pins of other flows: the flow
@@ -146,7 +149,9 @@ struct lcmp_meta_t {
     bit<8>   k;          // pick-list size of the group
     bit<32>  hash;       // CRC-32(ECMP key) ^ seed
     bit<32>  sig;        // CRC-32C of the 5-tuple: pin signature and indices
-    bit<32>  now;        // ingress_mac_tstamp[47:16]
+    bit<32>  raw;        // ingress_mac_tstamp[47:16] (wraps every 78 hours)
+    bit<32>  wraps;      // how often raw has wrapped (the clock register)
+    bit<32>  now;        // {wraps[7:0], raw[31:8]}: 2^24 ns units, monotonic for 2.27 years
     bit<8>   bucket;     // ((hash >> 16) * k) >> 16, NO_BUCKET before the bucket table
     bit<1>   kept;       // the selection hit: out_port is a pick-list port
     PortId_t out_port;   // the route's port, the selection's, then the pinned one
@@ -190,7 +195,7 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         meta.l4_sport = 0;
         meta.l4_dport = 0;
         meta.csum_residual = 0;
-        meta.now = ig_intr_md.ingress_mac_tstamp[47:16];
+        meta.raw = ig_intr_md.ingress_mac_tstamp[47:16];
         transition select(ig_intr_md.resubmit_flag) {
             1: parse_resubmit;
             default: parse_port_metadata;
@@ -272,11 +277,29 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         meta.sig = sig_hash.get({ hdr.ipv4.src_addr[31:0], hdr.ipv4.dst_addr[31:0], meta.l4_sport[15:0], meta.l4_dport[15:0], hdr.ipv4.protocol[7:0] });
     }
 
+    // A monotonic clock: the stateful ALU compares in 34-bit arithmetic
+    // (zero-extended, no mod-2^32 wrap), so the pins need a clock that does
+    // not wrap. the clock register counts the wraps of the 32-bit stamp, from 1, so
+    // meta.now starts 78 hours after every cell's initial "last seen".
+    @id(0x000006) Register<lcmp_pin_t, bit<1>>(1, {32w1, 32w0x00000000}) lcmp_clock;
+    RegisterAction<lcmp_pin_t, bit<1>, bit<32>>(lcmp_clock) clock_tick = {
+        void apply(inout lcmp_pin_t v, out bit<32> wraps) {
+            if (v.hi - meta.raw > CLOCK_WRAP) {
+                v.lo = v.lo + 1;
+            }
+            v.hi = meta.raw;
+            wraps = v.lo;
+        }
+    };
+    action lcmp_now() {
+        meta.now = meta.wraps[7:0] ++ meta.raw[31:8];
+    }
+
     // Flow pins (LCMP §3.1 step 2): two ways of {signature, last seen},
     // way 0 indexed by sig[15:0], way 1 by sig[31:16]. A cell is taken
     // only once it has expired, so live flows never evict each other. Cells
-    // start "last seen" half a timestamp wrap ago: free from the first packet.
-    @id(0x000001) Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x80000000}) lcmp_pin0;
+    // start at {0, 0}, idle since the clock's start.
+    @id(0x000001) Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x00000000}) lcmp_pin0;
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin0) pin0_lookup = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
             if (meta.now - v.hi > PIN_IDLE) {
@@ -291,7 +314,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             }
         }
     };
-    @id(0x000002) Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x80000000}) lcmp_pin1;
+    @id(0x000002) Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x00000000}) lcmp_pin1;
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin1) pin1_lookup = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
             if (meta.now - v.hi > PIN_IDLE) {
@@ -341,7 +364,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     };
     // The pin-failure digest's filter: one report per flow (by signature)
     // and idle timeout, whatever its packet rate.
-    @id(0x000005) Register<lcmp_pin_t, fail_index_t>(4096, {32w0, 32w0x80000000}) lcmp_fail;
+    @id(0x000005) Register<lcmp_pin_t, fail_index_t>(4096, {32w0, 32w0x00000000}) lcmp_fail;
     RegisterAction<lcmp_pin_t, fail_index_t, bit<8>>(lcmp_fail) fail_report = {
         void apply(inout lcmp_pin_t v, out bit<8> report) {
             if (v.lo != meta.sig || meta.now - v.hi > PIN_IDLE) {
@@ -518,6 +541,8 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         }
         lcmp_hash_ecmp();
         lcmp_hash_sig();
+        meta.wraps = clock_tick.execute(0);
+        lcmp_now();
         if (meta.lcmp == 1) {
             lcmp_bucket.apply();
             lcmp_select.apply();
