@@ -14,7 +14,7 @@ use lcmp_decide::{DeciderConfig, HashAlgorithm, Pick, Scheme};
 use lcmp_tables::{build_tables, BuildOptions, Topology};
 
 use crate::error::Error;
-use crate::model::{Agent, EntrySet, ExportOptions, Program, Target};
+use crate::model::{Agent, EntrySet, ExportOptions, NextHop, Program, Route, Target};
 use crate::render::{entry_files, program_files, update_files, Files};
 use crate::state::CongestionState;
 
@@ -38,6 +38,28 @@ pub enum TofinoCommand {
     /// Write the ordered, hitless update from one congestion state to
     /// another (bfrt_python, P4Runtime text).
     Update(UpdateArgs),
+    /// Run the Tofino compiler (`p4c-barefoot` or an SDE's `bf-p4c`) on the
+    /// generated program and print its stage counts and resources.
+    Compile(CompileArgs),
+}
+
+/// `lcmp tofino compile`.
+#[derive(Clone, Debug, Args)]
+pub struct CompileArgs {
+    /// Topology, switch, output, and `--target` (the chip to compile for).
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The compiler: `p4c-barefoot` (with `--p4include`) or an SDE's `bf-p4c`.
+    #[arg(long = "bf-p4c", value_name = "PATH")]
+    pub bf_p4c: PathBuf,
+    /// Include directories for `cc -E` (p4c's `p4include` and
+    /// `backends/tofino/bf-p4c/p4include`); given, the program is
+    /// preprocessed first and compiled with `--nocpp`.
+    #[arg(long = "p4include", value_name = "DIR")]
+    pub p4include: Vec<PathBuf>,
+    /// Compile this P4 file instead of generating `lcmp.p4`.
+    #[arg(long, value_name = "FILE")]
+    pub p4: Option<PathBuf>,
 }
 
 /// The ASIC, as named on the command line.
@@ -122,6 +144,69 @@ pub struct CommonArgs {
     /// Parameters: a named profile (`paper`, `tuned`; docs/simulator.md).
     #[arg(long, default_value = "paper", value_name = "NAME", value_parser = parse_profile)]
     pub profile: lcmp_decide::Profile,
+    /// A default route for destinations that are not LCMP groups,
+    /// `A.B.C.D/LEN=DEV_PORT` (repeatable).
+    #[arg(long = "route", value_name = "PREFIX/LEN=DEV_PORT", value_parser = parse_route)]
+    pub routes: Vec<Route>,
+    /// A port's next hop, `DEV_PORT=SRC_MAC,DST_MAC` (repeatable; ports not
+    /// named get placeholder MACs 02:00:00:00:PP:PP and 02:00:00:01:PP:PP).
+    #[arg(long = "next-hop", value_name = "DEV_PORT=SRC_MAC,DST_MAC", value_parser = parse_next_hop)]
+    pub next_hops: Vec<NextHop>,
+}
+
+/// Parses `A.B.C.D/LEN=DEV_PORT`.
+fn parse_route(s: &str) -> Result<Route, String> {
+    let (net, dev) = s.split_once('=').ok_or("expected PREFIX/LEN=DEV_PORT")?;
+    let (addr, len) = net.split_once('/').ok_or("expected PREFIX/LEN=DEV_PORT")?;
+    let addr: core::net::Ipv4Addr = addr
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad IPv4 prefix {addr:?}"))?;
+    let prefix_len: u8 = len
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad prefix length {len:?}"))?;
+    let dev_port: u16 = dev
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad device port {dev:?}"))?;
+    Ok(Route {
+        prefix: addr.to_bits(),
+        prefix_len,
+        dev_port,
+    })
+}
+
+/// Parses a MAC address `aa:bb:cc:dd:ee:ff`.
+fn parse_mac(s: &str) -> Result<u64, String> {
+    let parts: Vec<&str> = s.trim().split(':').collect();
+    if parts.len() != 6 {
+        return Err(format!("bad MAC address {s:?}"));
+    }
+    parts.iter().try_fold(0u64, |acc, p| {
+        u8::from_str_radix(p, 16)
+            .map(|b| (acc << 8) | u64::from(b))
+            .map_err(|_| format!("bad MAC address {s:?}"))
+    })
+}
+
+/// Parses `DEV_PORT=SRC_MAC,DST_MAC`.
+fn parse_next_hop(s: &str) -> Result<NextHop, String> {
+    let (dev, macs) = s
+        .split_once('=')
+        .ok_or("expected DEV_PORT=SRC_MAC,DST_MAC")?;
+    let (src, dst) = macs
+        .split_once(',')
+        .ok_or("expected DEV_PORT=SRC_MAC,DST_MAC")?;
+    let dev_port: u16 = dev
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad device port {dev:?}"))?;
+    Ok(NextHop {
+        dev_port,
+        src_mac: parse_mac(src)?,
+        dst_mac: parse_mac(dst)?,
+    })
 }
 
 /// Parses a profile name.
@@ -232,10 +317,9 @@ fn agent(c: &CommonArgs) -> Result<Agent, Error> {
     let topo = load_topology(&c.topology)?;
     let mut options = ExportOptions {
         pin_slots: c.pin_slots,
-        target: match c.target {
-            TargetArg::Tofino1 => Target::Tofino1,
-            TargetArg::Tofino2 => Target::Tofino2,
-        },
+        target: target(c),
+        routes: c.routes.clone(),
+        next_hops: c.next_hops.clone(),
         ..ExportOptions::default()
     };
     for &(port, dev) in &c.dev_ports {
@@ -244,6 +328,13 @@ fn agent(c: &CommonArgs) -> Result<Agent, Error> {
         }
     }
     agent_for_profile(&topo, &c.switch, c.profile, config(c), options)
+}
+
+fn target(c: &CommonArgs) -> Target {
+    match c.target {
+        TargetArg::Tofino1 => Target::Tofino1,
+        TargetArg::Tofino2 => Target::Tofino2,
+    }
 }
 
 fn read_state(path: &Path) -> Result<CongestionState, Error> {
@@ -295,9 +386,70 @@ pub fn write_files(dir: &Path, files: &Files) -> Result<Vec<PathBuf>, Error> {
     Ok(out)
 }
 
+/// `lcmp tofino compile`: writes the program (unless `--p4`), compiles it
+/// for `--target` into `OUT/<target>/`, and prints the program's sha256,
+/// the stage counts, the resources the compiler reports and the stamp line
+/// for `tests/golden/compile-stamps.json`.
+pub fn compile(args: &CompileArgs) -> Result<String, Error> {
+    let c = &args.common;
+    let p4 = match &args.p4 {
+        Some(p) => p.clone(),
+        None => {
+            let files = program_files(&agent(c)?.program());
+            write_files(&c.out, &files)?;
+            c.out.join(crate::render::file_names::P4)
+        }
+    };
+    let text = std::fs::read_to_string(&p4).map_err(|source| Error::Io {
+        path: p4.clone(),
+        source,
+    })?;
+    let t = target(c);
+    let name = match t {
+        Target::Tofino1 => "tofino",
+        Target::Tofino2 => "tofino2",
+    };
+    let out = c.out.join(name);
+    let s = crate::compile::compile(&args.bf_p4c, &args.p4include, &p4, t, &out)?;
+    let mut o = String::new();
+    use core::fmt::Write as _;
+    let _ = writeln!(
+        o,
+        "{}: sha256 {}",
+        p4.display(),
+        crate::sha256::hex(text.as_bytes())
+    );
+    let _ = writeln!(
+        o,
+        "{name}: 0 errors; ingress {} stages, egress {} stages ({})",
+        s.ingress_stages,
+        s.egress_stages,
+        out.display()
+    );
+    for (k, v) in &s.resources {
+        let _ = writeln!(o, "  {k}: {v}");
+    }
+    let stamp = crate::compile::TargetStamp {
+        target: name.to_string(),
+        errors: 0,
+        ingress_stages: s.ingress_stages,
+        egress_stages: s.egress_stages,
+    };
+    let _ = writeln!(
+        o,
+        "stamp: {}",
+        serde_json::to_string(&stamp).unwrap_or_default()
+    );
+    Ok(o)
+}
+
 /// Runs a `lcmp tofino` command, printing the written paths.
 pub fn run(args: TofinoArgs) -> Result<(), Error> {
     let (dir, files) = match &args.command {
+        TofinoCommand::Compile(c) => {
+            print!("{}", compile(c)?);
+            return Ok(());
+        }
         TofinoCommand::P4(c) => (c.out.clone(), program_files(&agent(c)?.program())),
         TofinoCommand::Entries(e) => {
             let (program, entries) = export(e)?;

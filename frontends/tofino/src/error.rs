@@ -51,8 +51,18 @@ pub enum Error {
     /// A next hop names a device port of 512 or more or one named by another
     /// next hop, or a MAC address wider than 48 bits.
     NextHop(u16),
-    /// The compiler could not be run, or it failed.
-    Compile(String),
+    /// A step of `lcmp tofino compile` exited with a failure (its output
+    /// is in the log).
+    Compile {
+        /// The step (`preprocess (cc -E)`, `compile`).
+        step: &'static str,
+        /// Its exit status, if it exited.
+        status: Option<i32>,
+        /// The log with its output.
+        log: std::path::PathBuf,
+    },
+    /// The compile stamp file is not valid JSON of the documented shape.
+    Stamps(serde_json::Error),
     /// A write does not fit the entries it is applied to (an insert of a
     /// present key, a modify or delete of an absent one) in this table.
     Update(&'static str),
@@ -117,7 +127,11 @@ impl fmt::Display for Error {
                 "next hop of device port {d}: the port must be below 512 and named once, \
                  the MACs 48 bits"
             ),
-            Error::Compile(m) => write!(f, "compile: {m}"),
+            Error::Compile { step, status, log } => {
+                let code = status.map_or("a signal".to_string(), |c| format!("status {c}"));
+                write!(f, "{step} failed ({code}): see {}", log.display())
+            }
+            Error::Stamps(e) => write!(f, "invalid compile stamps: {e}"),
             Error::Update(t) => write!(
                 f,
                 "{t}: the write does not fit the table's entries (insert of a present key, \
@@ -136,7 +150,7 @@ impl core::error::Error for Error {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             Error::Core(e) => Some(e),
-            Error::State(e) => Some(e),
+            Error::State(e) | Error::Stamps(e) => Some(e),
             Error::Tables(e) => Some(e),
             Error::Io { source, .. } => Some(source),
             _ => None,
