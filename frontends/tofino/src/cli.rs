@@ -41,6 +41,102 @@ pub enum TofinoCommand {
     /// Run the Tofino compiler (`p4c-barefoot` or an SDE's `bf-p4c`) on the
     /// generated program and print its stage counts and resources.
     Compile(CompileArgs),
+    /// The agent's decision core as a filter for `lcmp_agent.py`: reads one
+    /// poll per line (`{"t_us", "usage_cells": {"DEV_PORT": cells},
+    /// "down": [DEV_PORT]}`) and writes the ordered writes that take the
+    /// switch to the new state, one JSON line per poll.
+    Agent(AgentArgs),
+}
+
+/// `lcmp tofino agent`.
+#[derive(Clone, Debug, Args)]
+pub struct AgentArgs {
+    /// Topology, switch, device ports, `--target` (the queue cell size).
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Start with the load of the idle state (empty tables) rather than
+    /// from a switch already loaded with `lcmp_entries.py` of the idle state.
+    #[arg(long)]
+    pub load: bool,
+}
+
+/// One poll of the traffic manager and the ports (a line of
+/// `lcmp tofino agent`'s input).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Poll {
+    /// When, microseconds (the agent's clock).
+    pub t_us: u32,
+    /// `usage_cells` of `tfN.tm.counter.eg_port`, by device port.
+    #[serde(default)]
+    pub usage_cells: std::collections::BTreeMap<u16, u64>,
+    /// Device ports that are down now (every other LCMP port is up).
+    #[serde(default)]
+    pub down: Vec<u16>,
+}
+
+/// The core of `lcmp tofino agent`: for every poll line of `input`, feeds
+/// the samples and port states into the agent and writes one JSON line of
+/// the plan from the entries the switch holds to the new ones
+/// ([`crate::render::bfrt::plan_json`], with `t_us`); with `load`, first a
+/// line with the load of the idle state. A line that is not a poll is a
+/// typed error (the agent stops: the switch keeps its last good state).
+pub fn agent_loop(
+    args: &AgentArgs,
+    input: impl std::io::BufRead,
+    mut output: impl std::io::Write,
+) -> Result<usize, Error> {
+    let mut agent = agent(&args.common)?;
+    let schema = agent.program().schema();
+    let mut held = agent.entries()?;
+    let io = |source| Error::Io {
+        path: PathBuf::from("<stdout>"),
+        source,
+    };
+    let mut write = |t_us: Option<u32>, plan: &crate::model::Plan| -> Result<(), Error> {
+        let mut v = crate::render::bfrt::plan_json(&schema, plan);
+        if let (Some(t), Some(m)) = (t_us, v.as_object_mut()) {
+            m.insert("t_us".into(), t.into());
+        }
+        writeln!(output, "{v}").map_err(io)?;
+        output.flush().map_err(io)
+    };
+    if args.load {
+        write(None, &held.load_plan())?;
+    }
+    let mut dev_to_port = std::collections::BTreeMap::new();
+    for p in 0..lcmp_decide::tables::MAX_PORTS as u8 {
+        if agent.tables().ports.iter().any(|c| c.id.0 == p) {
+            dev_to_port.insert(agent.dev_port(lcmp_decide::PortId(p)) as u16, p);
+        }
+    }
+    let mut n = 0;
+    for line in input.lines() {
+        let line = line.map_err(|source| Error::Io {
+            path: PathBuf::from("<stdin>"),
+            source,
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let poll: Poll = serde_json::from_str(&line).map_err(Error::State)?;
+        let now = lcmp_decide::Instant::from_ticks(poll.t_us);
+        for (dev, cells) in &poll.usage_cells {
+            let port = dev_to_port.get(dev).ok_or(Error::PollPort(*dev))?;
+            agent.on_usage_cells(now, lcmp_decide::PortId(*port), *cells)?;
+        }
+        for dev in &poll.down {
+            dev_to_port.get(dev).ok_or(Error::PollPort(*dev))?;
+        }
+        for (dev, port) in &dev_to_port {
+            agent.set_port_up(lcmp_decide::PortId(*port), !poll.down.contains(dev))?;
+        }
+        let next = agent.entries()?;
+        write(Some(poll.t_us), &next.plan_from(&held))?;
+        held = next;
+        n += 1;
+    }
+    Ok(n)
 }
 
 /// `lcmp tofino compile`.
@@ -345,6 +441,63 @@ fn read_state(path: &Path) -> Result<CongestionState, Error> {
     CongestionState::from_json(&text)
 }
 
+/// The core's command line for the agent of `c` (`lcmp tofino agent` with
+/// the same topology, switch and options).
+pub fn core_command(c: &CommonArgs) -> String {
+    let mut v = vec![
+        "lcmp tofino agent".to_string(),
+        format!("--topology {}", c.topology),
+        format!("--switch {}", c.switch),
+        format!("--seed {}", c.seed),
+        format!("--scheme {}", c.scheme.name()),
+        format!("--profile {}", c.profile.name()),
+        format!("--pin-slots {}", c.pin_slots),
+        format!(
+            "--target {}",
+            match c.target {
+                TargetArg::Tofino1 => "tofino1",
+                TargetArg::Tofino2 => "tofino2",
+            }
+        ),
+    ];
+    for (p, d) in &c.dev_ports {
+        v.push(format!("--dev-port {p}={d}"));
+    }
+    for r in &c.routes {
+        v.push(format!(
+            "--route {}/{}={}",
+            core::net::Ipv4Addr::from_bits(r.prefix),
+            r.prefix_len,
+            r.dev_port
+        ));
+    }
+    for n in &c.next_hops {
+        let mac = |m: u64| {
+            (0..6)
+                .rev()
+                .map(|i| format!("{:02x}", (m >> (8 * i)) & 0xFF))
+                .collect::<Vec<_>>()
+                .join(":")
+        };
+        v.push(format!(
+            "--next-hop {}={},{}",
+            n.dev_port,
+            mac(n.src_mac),
+            mac(n.dst_mac)
+        ));
+    }
+    v.join(" ")
+}
+
+/// `lcmp_agent.py` for the switch of `c`.
+pub fn agent_file(c: &CommonArgs) -> Result<(String, String), Error> {
+    let a = agent(c)?;
+    Ok((
+        crate::render::file_names::AGENT.to_string(),
+        crate::render::agent::render(&a, &core_command(c)),
+    ))
+}
+
 /// The program and entries `lcmp tofino entries` writes.
 pub fn export(args: &EntriesArgs) -> Result<(Program, EntrySet), Error> {
     let mut agent = agent(&args.common)?;
@@ -450,10 +603,17 @@ pub fn run(args: TofinoArgs) -> Result<(), Error> {
             print!("{}", compile(c)?);
             return Ok(());
         }
+        TofinoCommand::Agent(a) => {
+            let stdin = std::io::stdin();
+            agent_loop(a, stdin.lock(), std::io::stdout().lock())?;
+            return Ok(());
+        }
         TofinoCommand::P4(c) => (c.out.clone(), program_files(&agent(c)?.program())),
         TofinoCommand::Entries(e) => {
             let (program, entries) = export(e)?;
-            (e.common.out.clone(), entry_files(&program, &entries))
+            let mut files = entry_files(&program, &entries);
+            files.files.push(agent_file(&e.common)?);
+            (e.common.out.clone(), files)
         }
         TofinoCommand::Update(u) => {
             let (program, old, new) = export_update(u)?;

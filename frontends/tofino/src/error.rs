@@ -61,6 +61,8 @@ pub enum Error {
         /// The log with its output.
         log: std::path::PathBuf,
     },
+    /// A poll names a device port that is no LCMP port.
+    PollPort(u16),
     /// The compile stamp file is not valid JSON of the documented shape.
     Stamps(serde_json::Error),
     /// A write does not fit the entries it is applied to (an insert of a
@@ -131,6 +133,7 @@ impl fmt::Display for Error {
                 let code = status.map_or("a signal".to_string(), |c| format!("status {c}"));
                 write!(f, "{step} failed ({code}): see {}", log.display())
             }
+            Error::PollPort(d) => write!(f, "poll names device port {d}, which is no LCMP port"),
             Error::Stamps(e) => write!(f, "invalid compile stamps: {e}"),
             Error::Update(t) => write!(
                 f,

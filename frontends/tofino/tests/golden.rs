@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use lcmp_tofino::cli::{
-    export, export_update, CommonArgs, EntriesArgs, HashArg, TargetArg, UpdateArgs,
+    agent_file, export, export_update, CommonArgs, EntriesArgs, HashArg, TargetArg, UpdateArgs,
 };
 use lcmp_tofino::render::{entry_files, update_files, Files};
 
@@ -74,9 +74,11 @@ fn testbed8_dc1_outputs_match_golden_files() {
         state: Some(dir.join("state.json")),
     };
     let (program, entries) = export(&args).expect("export");
+    let mut files = entry_files(&program, &entries);
+    files.files.push(agent_file(&args.common).expect("agent"));
     let mut bad = compare(
         &dir,
-        &entry_files(&program, &entries),
+        &files,
         &["state.json", "compile-stamps.json"],
     );
     let update = UpdateArgs {
@@ -107,12 +109,14 @@ fn bso13_dc3_outputs_match_golden_files() {
     let mut c = common(dir.clone());
     c.topology = "bso13".into();
     c.switch = "DC3".into();
-    let (program, entries) = export(&EntriesArgs {
+    let args = EntriesArgs {
         common: c,
         state: None,
-    })
-    .expect("export");
-    let bad = compare(&dir, &entry_files(&program, &entries), &[]);
+    };
+    let (program, entries) = export(&args).expect("export");
+    let mut files = entry_files(&program, &entries);
+    files.files.push(agent_file(&args.common).expect("agent"));
+    let bad = compare(&dir, &files, &[]);
     assert!(
         bad.is_empty(),
         "output differs from the golden files {bad:?}; if the change is intended, \
