@@ -76,11 +76,7 @@ fn testbed8_dc1_outputs_match_golden_files() {
     let (program, entries) = export(&args).expect("export");
     let mut files = entry_files(&program, &entries);
     files.files.push(agent_file(&args.common).expect("agent"));
-    let mut bad = compare(
-        &dir,
-        &files,
-        &["state.json", "compile-stamps.json"],
-    );
+    let mut bad = compare(&dir, &files, &["state.json", "compile-stamps.json"]);
     let update = UpdateArgs {
         common: common(dir.join("update")),
         from: None,

@@ -97,7 +97,7 @@ def apply_p4runtime(tables, info, reqs, max_priority=1):
         for u in req.updates:
             te = u.entity.table_entry
             t = by_id[te.table_id]
-            table = tables["pipe." + t.preamble.name]
+            table = tables[t.preamble.name]
             fields = {f.id: f.name for f in t.match_fields}
             key = {}
             for m in te.match:
