@@ -584,9 +584,9 @@ pub fn compile(args: &CompileArgs) -> Result<String, Error> {
     }
     let stamp = crate::compile::TargetStamp {
         target: name.to_string(),
-        errors: 0,
-        ingress_stages: s.ingress_stages,
-        egress_stages: s.egress_stages,
+        errors: Some(0),
+        ingress_stages: Some(s.ingress_stages),
+        egress_stages: Some(s.egress_stages),
     };
     let _ = writeln!(
         o,

@@ -235,17 +235,25 @@ pub struct Stamp {
     pub targets: Vec<TargetStamp>,
 }
 
-/// The compiler's stage counts for one target.
+/// The compiler's verdict for one target: `None` everywhere while the
+/// compile is pending (the program is recorded, not yet compiled).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TargetStamp {
     /// `tofino` or `tofino2`.
     pub target: String,
     /// Errors reported (0 for a stamp that lets the program land).
-    pub errors: u32,
+    pub errors: Option<u32>,
     /// Ingress stages the compiler used.
-    pub ingress_stages: u32,
+    pub ingress_stages: Option<u32>,
     /// Egress stages the compiler used.
-    pub egress_stages: u32,
+    pub egress_stages: Option<u32>,
+}
+
+impl TargetStamp {
+    /// Whether the compiler has compiled it with no error.
+    pub fn compiled(&self) -> bool {
+        self.errors == Some(0) && self.ingress_stages.is_some()
+    }
 }
 
 /// The stamp file (`tests/golden/compile-stamps.json`).
