@@ -426,3 +426,42 @@ fn register_paths_undefined_names_and_widths_are_violations() {
         );
     }
 }
+
+/// Two 65 536 x 64-bit registers with no dependency between them would be
+/// placed in one stage: 66 register SRAM blocks, over the 48 map RAMs a
+/// stage has (what bf-p4c's Tofino 2 placement refused for the pins). The
+/// generated program keeps each pin register in a stage of its own.
+#[test]
+fn two_pin_registers_do_not_fit_one_stage() {
+    let text = r#"
+struct p_t { bit<32> lo; bit<32> hi; }
+struct m_t { bit<16> i; bit<8> a; bit<8> b; }
+control I(inout m_t meta) {
+    Register<p_t, bit<16>>(65536) r0;
+    Register<p_t, bit<16>>(65536) r1;
+    RegisterAction<p_t, bit<16>, bit<8>>(r0) a0 = { void apply(inout p_t v, out bit<8> o) { o = 1; } };
+    RegisterAction<p_t, bit<16>, bit<8>>(r1) a1 = { void apply(inout p_t v, out bit<8> o) { o = 1; } };
+    apply { meta.a = a0.execute(meta.i); meta.b = a1.execute(meta.i); }
+}
+control E(inout m_t meta) { apply { } }
+Pipeline(P(), I(), D(), P(), E(), D()) pipe;
+"#;
+    for target in Target::ALL {
+        let p = plan(text, target);
+        assert!(
+            p.violations
+                .iter()
+                .any(|v| v.contains("66 register SRAM blocks (map RAMs), over 48")),
+            "{:?}",
+            p.violations
+        );
+        let g = plan(&golden(), target);
+        let max = g
+            .stage_use
+            .iter()
+            .flatten()
+            .map(|u| u.stateful_sram_blocks)
+            .max();
+        assert_eq!(max, Some(33), "one pin register per stage");
+    }
+}
