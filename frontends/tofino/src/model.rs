@@ -281,7 +281,7 @@ impl EntrySet {
     ///    names them: from then on, a flow pinned to one is decided again
     ///    (resubmitted and re-pinned), as the core re-decides it;
     /// 10. ports that went down are marked down, once no selection entry
-    ///    names them;
+    ///     names them;
     /// 11. next hops no route names any more are deleted.
     ///
     /// Within a phase the writes commute. `tests/updates.rs` checks the

@@ -314,7 +314,7 @@ fn naive_orders_are_caught() {
 /// membership first drops the withdrawn port's pinned flows mid-update.
 #[test]
 fn withdrawn_candidates_drain_like_the_core() {
-    use lcmp_decide::{Decider, Decision, GroupId};
+    use lcmp_decide::{Decider, Decision};
     let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
     let cfg = lcmp_decide::DeciderConfig {
         scheme: lcmp_decide::Scheme::Ecmp,
