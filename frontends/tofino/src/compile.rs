@@ -310,3 +310,300 @@ mod test {
         assert_eq!(bfa_stages(""), (0, 0));
     }
 }
+
+/// A text-format protobuf message, parsed just far enough to read P4Info:
+/// fields in order, each a scalar (numbers, enums, unquoted strings) or a
+/// nested message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Text {
+    /// A scalar's text (a string without its quotes).
+    Scalar(String),
+    /// A nested message.
+    Msg(Vec<(String, Text)>),
+}
+
+impl Text {
+    /// Parses a text-format message (the top level, without braces).
+    pub fn parse(text: &str) -> Option<Text> {
+        let mut toks = Vec::new();
+        let mut chars = text.chars().peekable();
+        while let Some(&c) = chars.peek() {
+            if c.is_whitespace() {
+                chars.next();
+            } else if c == '#' {
+                while chars.next().is_some_and(|c| c != '\n') {}
+            } else if c == '{' || c == '}' || c == ':' {
+                toks.push(c.to_string());
+                chars.next();
+            } else if c == '"' {
+                chars.next();
+                let mut s = String::from("\"");
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            s.push(c);
+                            s.extend(chars.next());
+                        }
+                        '"' => break,
+                        c => s.push(c),
+                    }
+                }
+                toks.push(s);
+            } else {
+                let mut s = String::new();
+                while let Some(&c) = chars.peek() {
+                    if c.is_whitespace() || "{}:\"".contains(c) {
+                        break;
+                    }
+                    s.push(c);
+                    chars.next();
+                }
+                toks.push(s);
+            }
+        }
+        let mut pos = 0;
+        let msg = Self::fields(&toks, &mut pos)?;
+        (pos == toks.len()).then_some(Text::Msg(msg))
+    }
+
+    fn fields(toks: &[String], pos: &mut usize) -> Option<Vec<(String, Text)>> {
+        let mut out = Vec::new();
+        while let Some(key) = toks.get(*pos) {
+            if key == "}" {
+                break;
+            }
+            *pos += 1;
+            if toks.get(*pos).is_some_and(|t| t == ":") {
+                *pos += 1;
+            }
+            if toks.get(*pos).is_some_and(|t| t == "{") {
+                *pos += 1;
+                let inner = Self::fields(toks, pos)?;
+                if toks.get(*pos).is_some_and(|t| t == "}") {
+                    *pos += 1;
+                } else {
+                    return None;
+                }
+                out.push((key.clone(), Text::Msg(inner)));
+            } else {
+                let v = toks.get(*pos)?;
+                *pos += 1;
+                out.push((
+                    key.clone(),
+                    Text::Scalar(v.trim_start_matches('"').to_string()),
+                ));
+            }
+        }
+        Some(out)
+    }
+
+    /// Every field `key` of a message.
+    pub fn all(&self, key: &str) -> Vec<&Text> {
+        let fields: &[(String, Text)] = match self {
+            Text::Msg(m) => m,
+            Text::Scalar(_) => &[],
+        };
+        fields
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v)
+            .collect()
+    }
+
+    /// The first field `key`.
+    pub fn get(&self, key: &str) -> Option<&Text> {
+        self.all(key).into_iter().next()
+    }
+
+    /// A scalar at a dotted path (`preamble.name`).
+    pub fn at(&self, path: &str) -> Option<&str> {
+        let mut t = self;
+        for k in path.split('.') {
+            t = t.get(k)?;
+        }
+        match t {
+            Text::Scalar(s) => Some(s),
+            Text::Msg(_) => None,
+        }
+    }
+}
+
+/// What differs between the P4Info this crate renders for `schema` and the
+/// compiler's (`p4info.txtpb` of `p4c-barefoot --p4runtime-files`): table,
+/// action, key field and parameter names, ids and widths, and the register
+/// and digest names and ids (an extern instance in the compiler's TNA
+/// P4Info: the low 24 bits of its id are compared). Empty: they agree.
+pub fn p4info_mismatches(schema: &crate::schema::Schema, compiler: &str) -> Vec<String> {
+    let ours = crate::render::p4runtime::p4info(schema);
+    let (Some(ours), Some(theirs)) = (Text::parse(&ours), Text::parse(compiler)) else {
+        return vec!["a P4Info does not parse".into()];
+    };
+    let mut out = Vec::new();
+    let by_name = |doc: &Text, kind: &str| -> Vec<(String, Text)> {
+        doc.all(kind)
+            .into_iter()
+            .filter_map(|t| Some((t.at("preamble.name")?.to_string(), t.clone())))
+            .collect()
+    };
+    for kind in ["tables", "actions"] {
+        let theirs = by_name(&theirs, kind);
+        for (name, t) in by_name(&ours, kind) {
+            let Some((_, c)) = theirs.iter().find(|(n, _)| *n == name) else {
+                out.push(format!("{kind} {name}: not in the compiler's P4Info"));
+                continue;
+            };
+            if t.at("preamble.id") != c.at("preamble.id") {
+                out.push(format!(
+                    "{kind} {name}: id {:?}, the compiler's {:?}",
+                    t.at("preamble.id"),
+                    c.at("preamble.id")
+                ));
+            }
+            for sub in ["match_fields", "params"] {
+                let cs: Vec<&Text> = c.all(sub);
+                for f in t.all(sub) {
+                    let fname = f.at("name").unwrap_or_default();
+                    let Some(cf) = cs.iter().find(|x| x.at("name") == Some(fname)) else {
+                        out.push(format!("{name}: {sub} {fname} not in the compiler's"));
+                        continue;
+                    };
+                    for k in ["id", "bitwidth", "match_type"] {
+                        if f.at(k) != cf.at(k) {
+                            out.push(format!(
+                                "{name}.{fname}: {k} {:?}, the compiler's {:?}",
+                                f.at(k),
+                                cf.at(k)
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Registers and digests: standard messages here; externs (or, with
+    // --p4runtime-force-std-externs, standard messages) in the compiler's.
+    let low = |s: Option<&str>| s.and_then(|s| s.parse::<u32>().ok()).map(|v| v & 0xFF_FFFF);
+    let mut instances: Vec<(String, Option<u32>)> = Vec::new();
+    for e in theirs.all("externs") {
+        for i in e.all("instances") {
+            if let Some(n) = i.at("preamble.name") {
+                instances.push((n.to_string(), low(i.at("preamble.id"))));
+            }
+        }
+    }
+    for kind in ["registers", "digests"] {
+        for (n, t) in by_name(&theirs, kind) {
+            instances.push((n, low(t.at("preamble.id"))));
+        }
+    }
+    for kind in ["registers", "digests"] {
+        for (name, t) in by_name(&ours, kind) {
+            match instances.iter().find(|(n, _)| *n == name) {
+                None => out.push(format!("{kind} {name}: not in the compiler's P4Info")),
+                Some((_, id)) if *id != low(t.at("preamble.id")) => out.push(format!(
+                    "{kind} {name}: id {:?}, the compiler's {id:?}",
+                    low(t.at("preamble.id"))
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    out
+}
+
+/// What differs between the BF-Runtime names this crate writes (tables
+/// `pipe.Control.table`, actions `Control.action`, key and data field
+/// names, as in `lcmp_entries.json`) and the compiler's `bf-rt.json`.
+pub fn bfrt_mismatches(schema: &crate::schema::Schema, bf_rt_json: &str) -> Vec<String> {
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(bf_rt_json) else {
+        return vec!["bf-rt.json does not parse".into()];
+    };
+    let tables = doc["tables"].as_array().cloned().unwrap_or_default();
+    let mut out = Vec::new();
+    for t in &schema.tables {
+        let name = format!("{}.{}", crate::render::p4runtime::PIPE, t.full_name());
+        let Some(c) = tables.iter().find(|x| x["name"] == name.as_str()) else {
+            out.push(format!("table {name}: not in bf-rt.json"));
+            continue;
+        };
+        let keys: Vec<&str> = c["key"]
+            .as_array()
+            .map(|k| k.iter().filter_map(|f| f["name"].as_str()).collect())
+            .unwrap_or_default();
+        for k in t.keys {
+            if !keys.contains(&k.name) {
+                out.push(format!("{name}: key {} not in bf-rt.json {keys:?}", k.name));
+            }
+        }
+        let specs = c["action_specs"].as_array().cloned().unwrap_or_default();
+        for a in t.actions {
+            let an = format!("{}.{}", t.control.name(), a.name);
+            let Some(s) = specs.iter().find(|s| s["name"] == an.as_str()) else {
+                out.push(format!("{name}: action {an} not in bf-rt.json"));
+                continue;
+            };
+            let data: Vec<&str> = s["data"]
+                .as_array()
+                .map(|d| d.iter().filter_map(|f| f["name"].as_str()).collect())
+                .unwrap_or_default();
+            for p in a.params {
+                if !data.contains(&p.name) {
+                    out.push(format!("{an}: data {} not in bf-rt.json {data:?}", p.name));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod compiled_test {
+    use super::*;
+    use crate::schema::{Schema, Sizes};
+
+    fn schema() -> Schema {
+        Schema::new(&Sizes {
+            groups: 2,
+            max_k: 3,
+            ports: 4,
+            pin_slots: 1024,
+        })
+    }
+
+    #[test]
+    fn our_p4info_agrees_with_itself_and_a_changed_id_is_found() {
+        let s = schema();
+        let ours = crate::render::p4runtime::p4info(&s);
+        assert!(p4info_mismatches(&s, &ours).is_empty());
+        let select = crate::render::p4runtime::table_id(&s, crate::schema::names::SELECT);
+        let wrong = ours.replacen(&format!("id: {select}"), "id: 45070828", 1);
+        let m = p4info_mismatches(&s, &wrong);
+        assert!(
+            m.iter()
+                .any(|x| x.contains("pipe.LcmpIngress.lcmp_select: id")),
+            "{m:?}"
+        );
+        let renamed = ours.replace(
+            "\"pipe.LcmpIngress.lcmp_pin0\"",
+            "\"LcmpIngress.lcmp_pin0\"",
+        );
+        assert!(!p4info_mismatches(&s, &renamed).is_empty());
+        assert!(Text::parse("a { b: 1").is_none());
+    }
+
+    #[test]
+    fn bfrt_names_are_compared() {
+        let s = schema();
+        let t = s.table(crate::schema::names::SELECT).expect("select");
+        let doc = serde_json::json!({"tables": [{
+            "name": "pipe.LcmpIngress.lcmp_select",
+            "key": [{"name": "group"}, {"name": "bucket"}],
+            "action_specs": [{"name": "LcmpIngress.set_port", "data": [{"name": "port"}]}],
+        }]});
+        let m = bfrt_mismatches(&s, &doc.to_string());
+        assert!(!m.iter().any(|x| x.contains(&t.full_name())), "{m:?}");
+        assert!(m
+            .iter()
+            .any(|x| x.contains("lcmp_dst_group: not in bf-rt.json")));
+    }
+}

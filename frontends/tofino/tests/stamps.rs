@@ -24,9 +24,8 @@ fn golden() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
-/// The golden programs as generated now: `(golden path, text)`.
-fn programs() -> Vec<(&'static str, String)> {
-    let args = |topology: &str, switch: &str| EntriesArgs {
+fn args(topology: &str, switch: &str) -> EntriesArgs {
+    EntriesArgs {
         common: CommonArgs {
             topology: topology.into(),
             switch: switch.into(),
@@ -42,14 +41,29 @@ fn programs() -> Vec<(&'static str, String)> {
             next_hops: vec![],
         },
         state: None,
-    };
-    [
-        ("lcmp.p4", args("testbed8", "DC1")),
-        ("bso13-dc3/lcmp.p4", args("bso13", "DC3")),
-    ]
-    .into_iter()
-    .map(|(path, a)| (path, p4::render(&export(&a).expect("export").0)))
-    .collect()
+    }
+}
+
+const GOLDEN: [(&str, &str, &str); 2] = [
+    ("lcmp.p4", "testbed8", "DC1"),
+    ("bso13-dc3/lcmp.p4", "bso13", "DC3"),
+];
+
+/// The program of a golden path.
+fn exported(path: &str) -> lcmp_tofino::Program {
+    let (_, topo, sw) = GOLDEN
+        .iter()
+        .find(|g| g.0 == path)
+        .expect("a golden program");
+    export(&args(topo, sw)).expect("export").0
+}
+
+/// The golden programs as generated now: `(golden path, text)`.
+fn programs() -> Vec<(&'static str, String)> {
+    GOLDEN
+        .iter()
+        .map(|(path, _, _)| (*path, p4::render(&exported(path))))
+        .collect()
 }
 
 fn stamps() -> Stamps {
@@ -129,6 +143,14 @@ fn the_analysis_agrees_with_the_stamped_stage_counts() {
             for f in ["bf-rt.json", "p4info.txtpb"] {
                 assert!(dir.join(f).is_file(), "{} lacks {f}", dir.display());
             }
+            // The exports address the compiled program: names, ids and
+            // widths from the compiler's own files.
+            let schema = exported(path).schema();
+            let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("compiler output");
+            let m = lcmp_tofino::compile::p4info_mismatches(&schema, &read("p4info.txtpb"));
+            assert!(m.is_empty(), "{path} on {}: P4Info {m:?}", t.target);
+            let m = lcmp_tofino::compile::bfrt_mismatches(&schema, &read("bf-rt.json"));
+            assert!(m.is_empty(), "{path} on {}: bf-rt.json {m:?}", t.target);
             compared += 1;
         }
     }
