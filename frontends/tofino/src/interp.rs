@@ -147,8 +147,8 @@ pub struct PinRegisters {
     pub clock: Clock,
 }
 
-/// `lcmp_clock`'s one cell: `{lo: wraps, hi: last stamp}`, initially
-/// `{CLOCK_START_WRAPS, 0}`.
+/// `lcmp_clock`'s one cell: `{lo: wraps << 24, hi: last stamp}`,
+/// initially `{CLOCK_START_WRAPS << 24, 0}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clock {
     /// How often the 32-bit stamp has wrapped.
@@ -170,7 +170,7 @@ impl Clock {
     /// `clock_tick` and `lcmp_clock_now` for a packet with MAC timestamp
     /// `tstamp_ns` (the 48-bit counter, taken mod 2^48): counts a wrap when
     /// the stamp steps back by more than [`CLOCK_WRAP`] (in the ALU's exact
-    /// arithmetic), and returns `meta.now = {wraps[7:0], raw[31:8]}`.
+    /// arithmetic), and returns `meta.now = (wraps << 24) | tstamp[47:24]`.
     ///
     /// ```
     /// use lcmp_tofino::interp::Clock;

@@ -666,7 +666,7 @@ impl Schema {
             r(REG_PORT1, 0x04, 16, false, way),
             r(REG_FAIL, 0x05, 32, true, FAIL_CELLS),
             Register {
-                initial_lo: CLOCK_START_WRAPS,
+                initial_lo: CLOCK_START_WRAPS << 24,
                 ..r(REG_CLOCK, 0x06, 32, true, 1)
             },
         ];

@@ -91,7 +91,13 @@ fn every_golden_program_is_stamped() {
         );
         let targets: Vec<&str> = stamp.targets.iter().map(|t| t.target.as_str()).collect();
         assert_eq!(targets, ["tofino", "tofino2"], "{path}");
+        let strict = std::env::var_os("LCMP_STAMPS_REQUIRE_COMPILED").is_some_and(|v| v == "1");
         for t in &stamp.targets {
+            assert!(
+                !strict || t.compiled(),
+                "{path} on {}: the compile is pending (LCMP_STAMPS_REQUIRE_COMPILED=1)",
+                t.target
+            );
             // A stamped compile has no error, and its counts come with it.
             assert_eq!(
                 t.errors.is_some(),

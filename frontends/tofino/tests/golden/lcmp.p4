@@ -63,6 +63,7 @@
 const bit<32> PIN_IDLE = 32w120;       // flow-pin idle timeout, clock units (2^24 ns)
 // The stamp went back by more than this: it wrapped (not a reordering).
 const bit<32> CLOCK_WRAP = 0x40000000;
+const bit<32> CLOCK_EPOCH = 0x01000000;   // one wrap in meta.now's top 8 bits
 typedef bit<16> pin_index_t;          // a way's index: 65536 cells
 typedef bit<12> fail_index_t;         // the pin-failure filter's index: 4096 cells
 const bit<8> NO_BUCKET = 0xFF;             // meta.bucket until the bucket table hits (no entry has it)
@@ -150,8 +151,9 @@ struct lcmp_meta_t {
     bit<32>  hash;       // CRC-32(ECMP key) ^ seed
     bit<32>  sig;        // CRC-32C of the 5-tuple: pin signature and indices
     bit<32>  raw;        // ingress_mac_tstamp[47:16] (wraps every 78 hours)
-    bit<32>  wraps;      // how often raw has wrapped (the clock register)
-    bit<32>  now;        // {wraps[7:0], raw[31:8]}: 2^24 ns units, monotonic for 2.27 years
+    bit<24>  tick;       // ingress_mac_tstamp[47:24]: 2^24 ns units
+    bit<32>  wraps;      // how often raw has wrapped, times 2^24 (the clock register)
+    bit<32>  now;        // wraps | tick: 2^24 ns units, monotonic for 2.27 years
     bit<8>   bucket;     // ((hash >> 16) * k) >> 16, NO_BUCKET before the bucket table
     bit<1>   kept;       // the selection hit: out_port is a pick-list port
     PortId_t out_port;   // the route's port, the selection's, then the pinned one
@@ -196,6 +198,7 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         meta.l4_dport = 0;
         meta.csum_residual = 0;
         meta.raw = ig_intr_md.ingress_mac_tstamp[47:16];
+        meta.tick = ig_intr_md.ingress_mac_tstamp[47:24];
         transition select(ig_intr_md.resubmit_flag) {
             1: parse_resubmit;
             default: parse_port_metadata;
@@ -279,20 +282,21 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
 
     // A monotonic clock: the stateful ALU compares in 34-bit arithmetic
     // (zero-extended, no mod-2^32 wrap), so the pins need a clock that does
-    // not wrap. the clock register counts the wraps of the 32-bit stamp, from 1, so
-    // meta.now starts 78 hours after every cell's initial "last seen".
-    @id(0x000006) Register<lcmp_pin_t, bit<1>>(1, {32w1, 32w0x00000000}) lcmp_clock;
+    // not wrap. The clock register counts the wraps of the 32-bit stamp in
+    // its top 8 bits, from 1, so meta.now starts 78 hours after every cell's
+    // initial "last seen".
+    @id(0x000006) Register<lcmp_pin_t, bit<1>>(1, {32w16777216, 32w0x00000000}) lcmp_clock;
     RegisterAction<lcmp_pin_t, bit<1>, bit<32>>(lcmp_clock) clock_tick = {
         void apply(inout lcmp_pin_t v, out bit<32> wraps) {
             if (v.hi - meta.raw > CLOCK_WRAP) {
-                v.lo = v.lo + 1;
+                v.lo = v.lo + CLOCK_EPOCH;
             }
             v.hi = meta.raw;
             wraps = v.lo;
         }
     };
     action lcmp_now() {
-        meta.now = meta.wraps[7:0] ++ meta.raw[31:8];
+        meta.now = meta.wraps | (bit<32>)meta.tick;
     }
 
     // Flow pins (LCMP §3.1 step 2): two ways of {signature, last seen},
