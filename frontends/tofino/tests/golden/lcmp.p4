@@ -225,10 +225,11 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         // The checksum's residual without the fields the next hop rewrites
-        // (ttl, and the checksum itself): options included.
+        // (ttl, and the checksum itself): options included (open-p4studio
+        // tna_checksum.p4's residual).
         ipv4_csum.subtract({hdr.ipv4.ttl, hdr.ipv4.protocol});
         ipv4_csum.subtract({hdr.ipv4.hdr_checksum});
-        ipv4_csum.subtract_all_and_deposit(meta.csum_residual);
+        meta.csum_residual = ipv4_csum.get();
         transition select(hdr.ipv4.ihl) {
             5: parse_ipv4_l4;
             0 &&& 0xC: accept;   // 0-3: malformed, no L4
@@ -237,7 +238,7 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         }
     }
     state parse_ipv4_options {
-        pkt.extract(hdr.ipv4_options, ((bit<32>)hdr.ipv4.ihl - 32w5) * 32);
+        pkt.extract(hdr.ipv4_options, (bit<32>)(((bit<16>)hdr.ipv4.ihl - 5) * 32));
         transition parse_ipv4_l4;
     }
     // Only a first fragment carries the L4 ports; later fragments hash
