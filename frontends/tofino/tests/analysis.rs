@@ -465,3 +465,28 @@ Pipeline(P(), I(), D(), P(), E(), D()) pipe;
         assert_eq!(max, Some(33), "one pin register per stage");
     }
 }
+
+/// The previous golden program (layout v2, `tests/fixtures/lcmp_v2.p4`):
+/// the compiler's first two errors on it are the analysis's too: the pin
+/// `RegisterAction`s output the constants 1, 2 and 3, and the two 32-bit
+/// hashes are adjacent statements, one action of 64 bits over the
+/// immediate pathway's 32. The current program has neither.
+#[test]
+fn the_compilers_errors_on_layout_v2_are_violations() {
+    let v2 = std::fs::read_to_string(root().join("tests/fixtures/lcmp_v2.p4")).expect("fixture");
+    for target in Target::ALL {
+        let p = plan(&v2, target);
+        for want in [
+            "pin0_lookup outputs the constants [1, 2, 3]",
+            "pin1_lookup outputs the constants [1, 2, 3]",
+            "64 bits of hash results in one action, over the immediate pathway's 32",
+        ] {
+            assert!(
+                p.violations.iter().any(|v| v.contains(want)),
+                "{want}: {:?}",
+                p.violations
+            );
+        }
+        assert!(plan(&golden(), target).violations.is_empty());
+    }
+}

@@ -298,3 +298,158 @@ pub(super) fn register_paths(units: &[Unit], control: &str) -> Vec<String> {
     }
     out
 }
+
+/// The width of the `Hash.get()` results an expression reads.
+fn hash_bits(prog: &Program, c: &ControlDecl, e: &Expr) -> u64 {
+    match e {
+        Expr::Call(callee, args) => {
+            let own = match &**callee {
+                Expr::Path(p) => match p.as_slice() {
+                    [inst, m] if m == "get" => match c.instances.get(inst).map(|i| &i.ty) {
+                        Some(Type::Named(t, targs)) if t == "Hash" => {
+                            targs.first().and_then(|w| type_width(prog, w)).unwrap_or(0)
+                        }
+                        _ => 0,
+                    },
+                    _ => 0,
+                },
+                _ => 0,
+            };
+            own + args.iter().map(|a| hash_bits(prog, c, a)).sum::<u64>()
+        }
+        Expr::Slice(e, _, _) | Expr::Cast(_, e) | Expr::Un(_, e) => hash_bits(prog, c, e),
+        Expr::Bin(_, a, b) => hash_bits(prog, c, a) + hash_bits(prog, c, b),
+        Expr::List(items) => items.iter().map(|i| hash_bits(prog, c, i)).sum(),
+        Expr::Num(_) | Expr::Path(_) => 0,
+    }
+}
+
+/// The immediate pathway: one action's data from hash units is at most
+/// 32 bits. bf-p4c makes one action of adjacent statements outside tables
+/// (a direct action call or a table application ends the run), and each
+/// declared action is one.
+pub(super) fn immediate_pathway(prog: &Program, c: &ControlDecl, control: &str) -> Vec<String> {
+    const MAX: u64 = 32;
+    let mut out = Vec::new();
+    fn run_bits(prog: &Program, c: &ControlDecl, s: &Stmt) -> u64 {
+        match s {
+            Stmt::Assign { rhs, .. } => hash_bits(prog, c, rhs),
+            Stmt::Call { call, .. } => hash_bits(prog, c, call),
+            Stmt::If { .. } => 0,
+        }
+    }
+    fn block(prog: &Program, c: &ControlDecl, body: &[Stmt], out: &mut Vec<(u32, u64)>) {
+        let mut run = (0u32, 0u64);
+        let mut flush = |run: &mut (u32, u64), out: &mut Vec<(u32, u64)>| {
+            if run.1 > 0 {
+                out.push(*run);
+            }
+            *run = (0, 0);
+        };
+        for s in body {
+            let ends = match s {
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    flush(&mut run, out);
+                    block(prog, c, then, out);
+                    block(prog, c, otherwise, out);
+                    continue;
+                }
+                Stmt::Call {
+                    call: Expr::Call(callee, _),
+                    ..
+                } => match &**callee {
+                    Expr::Path(p) => {
+                        matches!(p.as_slice(), [_, m] if m == "apply")
+                            || matches!(p.as_slice(), [a] if c.actions.contains_key(a))
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+            if ends {
+                flush(&mut run, out);
+                continue;
+            }
+            if let Stmt::Assign { line, .. } | Stmt::Call { line, .. } = s {
+                if run.1 == 0 {
+                    run.0 = *line;
+                }
+            }
+            run.1 += run_bits(prog, c, s);
+        }
+        flush(&mut run, out);
+    }
+    let mut runs = Vec::new();
+    block(prog, c, &c.apply, &mut runs);
+    for (line, bits) in runs {
+        if bits > MAX {
+            out.push(format!(
+                "{control}: line {line}: {bits} bits of hash results in one action, over the \
+                 immediate pathway's {MAX}: give each hash an action of its own"
+            ));
+        }
+    }
+    for (name, a) in &c.actions {
+        let bits: u64 = a.body.iter().map(|s| run_bits(prog, c, s)).sum();
+        if bits > MAX {
+            out.push(format!(
+                "{control}: action {name}: {bits} bits of hash results, over the immediate \
+                 pathway's {MAX}"
+            ));
+        }
+    }
+    out
+}
+
+/// A `RegisterAction`'s constant outputs: bf-p4c drives a nonzero constant
+/// from the stateful ALU's predicate, shifted to the constant's one bit,
+/// so an action may output at most one nonzero constant, a power of two
+/// (0 is not driven). Several outputs: a plain enum (encoded in the
+/// predicate by the compiler) or a memory value.
+pub(super) fn register_outputs(prog: &Program, c: &ControlDecl, control: &str) -> Vec<String> {
+    fn consts(s: &Stmt, out_name: &str, prog: &Program, acc: &mut Vec<u128>) {
+        match s {
+            Stmt::Assign {
+                lhs: Expr::Path(p),
+                rhs,
+                ..
+            } if p.len() == 1 && p[0] == out_name => {
+                if let Some(v) = super::parse::const_value(rhs, &prog.consts) {
+                    acc.push(v);
+                }
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                for s in then.iter().chain(otherwise) {
+                    consts(s, out_name, prog, acc);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for (name, inst) in &c.instances {
+        let Some(out_param) = inst.apply_params.get(1) else {
+            continue;
+        };
+        let mut acc = Vec::new();
+        for s in &inst.apply_body {
+            consts(s, &out_param.name, prog, &mut acc);
+        }
+        let mut nonzero: Vec<u128> = acc.into_iter().filter(|v| *v != 0).collect();
+        nonzero.sort_unstable();
+        nonzero.dedup();
+        let bad_pow2 = nonzero.iter().any(|v| !v.is_power_of_two());
+        if nonzero.len() > 1 || bad_pow2 {
+            out.push(format!(
+                "{control}: {name} outputs the constants {nonzero:?}: a RegisterAction may \
+                 output one nonzero constant, a power of two (bf-p4c drives it from the \
+                 predicate); use an enum or a memory value"
+            ));
+        }
+    }
+    out
+}

@@ -267,6 +267,8 @@ pub fn analyze(p4: &str, target: Target) -> Result<StagePlan, ParseError> {
         } = b;
         violations.extend(checks::register_paths(&units, name));
         violations.extend(checks::names_and_widths(&prog, c, name));
+        violations.extend(checks::immediate_pathway(&prog, c, name));
+        violations.extend(checks::register_outputs(&prog, c, name));
         let (gress, mut v) = place(name, units);
         violations.append(&mut v);
         let (objects, uses, mut v) = resources::resources(&prog, c, &gress, name);
