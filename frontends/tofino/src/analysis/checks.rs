@@ -340,7 +340,7 @@ pub(super) fn immediate_pathway(prog: &Program, c: &ControlDecl, control: &str) 
     }
     fn block(prog: &Program, c: &ControlDecl, body: &[Stmt], out: &mut Vec<(u32, u64)>) {
         let mut run = (0u32, 0u64);
-        let mut flush = |run: &mut (u32, u64), out: &mut Vec<(u32, u64)>| {
+        let flush = |run: &mut (u32, u64), out: &mut Vec<(u32, u64)>| {
             if run.1 > 0 {
                 out.push(*run);
             }
