@@ -32,11 +32,20 @@
 //! destination per action (`a = b + c`, not `a = (b << 1) + c + d`; an
 //! extern's result counts as a source, like action data).
 //!
+//! It also checks what bf-p4c refuses and the text shows (`checks.rs`): a
+//! register executed twice on one packet path, undeclared names, width
+//! mismatches, a `RegisterAction` with more than one nonzero constant
+//! output, more than 32 bits of hash results in one action, and register
+//! SRAM per stage against the 48 map RAMs.
+//!
 //! # What it does not model
 //!
 //! PHV allocation and container conflicts, hash-distribution and action-data
-//! bus widths, gateway merging limits, and table splitting across stages:
-//! bf-p4c may need more stages than this minimum, never fewer.
+//! bus widths (beyond the hash results per action), gateway merging limits,
+//! the stateful ALU's encoding beyond its constant outputs, table splitting
+//! across stages, and where bf-p4c places a table that may go later than
+//! its earliest stage: bf-p4c may need more stages than this minimum, never
+//! fewer.
 
 mod checks;
 pub mod parse;

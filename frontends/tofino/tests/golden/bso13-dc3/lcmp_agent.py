@@ -41,10 +41,10 @@ class Core:
     """The decision core (`lcmp tofino agent`) as a child process: one
     poll line in, one plan line out."""
 
-    def __init__(self, command, load=False):
+    def __init__(self, command, load=False, stderr=None):
         argv = shlex.split(command) + (["--load"] if load else [])
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True
         )
         self.initial = json.loads(self.proc.stdout.readline()) if load else None
 
