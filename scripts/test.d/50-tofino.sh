@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # lcmp-tofino: unit, equivalence (quickcheck against lcmp-decide and the
 # fuzz crate's reference model), pin, update, stage-analysis, golden and
-# compile-stamp tests (a generated program whose sha256 is not stamped by a
-# bf-p4c compile fails); then the Python checks of the generated files: a
+# compile-stamp tests (a golden program whose sha256 is not recorded in
+# tests/golden/compile-stamps.json fails; LCMP_STAMPS_REQUIRE_COMPILED=1
+# also fails a compile that is still pending); then the Python checks of the generated files: a
 # structural lint of lcmp.p4, P4Runtime text with the PyPI p4runtime
 # protobufs and with finsy, the bfrt_python script, the BF-Runtime JSON
 # and the P4Runtime requests loaded through a reimplementation of
