@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # lcmp-tofino: unit, equivalence (quickcheck against lcmp-decide and the
-# fuzz crate's reference model), pin, update, stage-analysis and golden
-# tests; then the Python checks of the generated files: a structural lint
-# of lcmp.p4 (no P4 compiler here), P4Runtime text with the PyPI p4runtime
-# protobufs and with finsy, and the bfrt_python script, the BF-Runtime JSON
+# fuzz crate's reference model), pin, update, stage-analysis, golden and
+# compile-stamp tests (a golden program whose sha256 is not recorded in
+# tests/golden/compile-stamps.json fails; LCMP_STAMPS_REQUIRE_COMPILED=1
+# also fails a compile that is still pending); then the Python checks of the generated files: a
+# structural lint of lcmp.p4, P4Runtime text with the PyPI p4runtime
+# protobufs and with finsy, the bfrt_python script, the BF-Runtime JSON
 # and the P4Runtime requests loaded through a reimplementation of
-# bfrt_python's reader (open-p4studio bfrtcli.py / bfrtTable.py).
+# bfrt_python's reader (open-p4studio bfrtcli.py / bfrtTable.py), and the
+# agent's dry run (lcmp_agent.py with the core of `lcmp tofino agent`).
 set -euo pipefail
 source scripts/lib.sh
 
@@ -47,7 +50,7 @@ if cargo run -q -p lcmp-tofino --example tofino_export -- \
 fi
 grep -q "needs the CRC-32 ECMP hash" "$work/err"
 
-for dir in "$golden" "$work/bso13-dc3" "$work/testbed8-dc8-ecmp"; do
+for dir in "$golden" "$golden/bso13-dc3" "$work/bso13-dc3" "$work/testbed8-dc8-ecmp"; do
   echo "--- $dir"
   "$PY" frontends/tofino/tests/py/lint_p4.py "$dir/lcmp.p4"
   update=()
@@ -59,3 +62,8 @@ done
 echo "--- update: idle testbed8 DC1 -> $golden/state.json"
 "$PY" frontends/tofino/tests/py/check_bfrt.py update "$work/testbed8-dc1-idle" "$golden/update" "$golden"
 "$PY" frontends/tofino/tests/py/check_bfrt.py selftest "$golden"
+echo "--- agent dry run: idle testbed8 DC1 + polls -> $golden/state.json's entries"
+cargo build -q -p lcmp-tofino --example tofino_export
+LCMP_CORE="$(cargo metadata --format-version 1 --no-deps | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/tofino_export agent --topology testbed8 --switch DC1" \
+  "$PY" frontends/tofino/tests/py/check_bfrt.py agent "$work/testbed8-dc1-idle" \
+  frontends/tofino/tests/fixtures/agent_trace.json "$golden"

@@ -14,7 +14,7 @@ use lcmp_decide::{DeciderConfig, HashAlgorithm, Pick, Scheme};
 use lcmp_tables::{build_tables, BuildOptions, Topology};
 
 use crate::error::Error;
-use crate::model::{Agent, EntrySet, ExportOptions, Program, Target};
+use crate::model::{Agent, EntrySet, ExportOptions, NextHop, Program, Route, Target};
 use crate::render::{entry_files, program_files, update_files, Files};
 use crate::state::CongestionState;
 
@@ -38,6 +38,124 @@ pub enum TofinoCommand {
     /// Write the ordered, hitless update from one congestion state to
     /// another (bfrt_python, P4Runtime text).
     Update(UpdateArgs),
+    /// Run the Tofino compiler (`p4c-barefoot` or an SDE's `bf-p4c`) on the
+    /// generated program and print its stage counts and resources.
+    Compile(CompileArgs),
+    /// The agent's decision core as a filter for `lcmp_agent.py`: reads one
+    /// poll per line (`{"t_us", "usage_cells": {"DEV_PORT": cells},
+    /// "down": [DEV_PORT]}`) and writes the ordered writes that take the
+    /// switch to the new state, one JSON line per poll.
+    Agent(AgentArgs),
+}
+
+/// `lcmp tofino agent`.
+#[derive(Clone, Debug, Args)]
+pub struct AgentArgs {
+    /// Topology, switch, device ports, `--target` (the queue cell size).
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Start with the load of the idle state (empty tables) rather than
+    /// from a switch already loaded with `lcmp_entries.py` of the idle state.
+    #[arg(long)]
+    pub load: bool,
+}
+
+/// One poll of the traffic manager and the ports (a line of
+/// `lcmp tofino agent`'s input).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Poll {
+    /// When, microseconds (the agent's clock).
+    pub t_us: u32,
+    /// `usage_cells` of `tfN.tm.counter.eg_port`, by device port.
+    #[serde(default)]
+    pub usage_cells: std::collections::BTreeMap<u16, u64>,
+    /// Device ports that are down now (every other LCMP port is up).
+    #[serde(default)]
+    pub down: Vec<u16>,
+}
+
+/// The core of `lcmp tofino agent`: for every poll line of `input`, feeds
+/// the samples and port states into the agent and writes one JSON line of
+/// the plan from the entries the switch holds to the new ones
+/// ([`crate::render::bfrt::plan_json`], with `t_us`); with `load`, first a
+/// line with the load of the idle state. A line that is not a poll is a
+/// typed error (the agent stops: the switch keeps its last good state).
+pub fn agent_loop(
+    args: &AgentArgs,
+    input: impl std::io::BufRead,
+    mut output: impl std::io::Write,
+) -> Result<usize, Error> {
+    let mut agent = agent(&args.common)?;
+    let schema = agent.program().schema();
+    let mut held = agent.entries()?;
+    let io = |source| Error::Io {
+        path: PathBuf::from("<stdout>"),
+        source,
+    };
+    let mut write = |t_us: Option<u32>, plan: &crate::model::Plan| -> Result<(), Error> {
+        let mut v = crate::render::bfrt::plan_json(&schema, plan);
+        if let (Some(t), Some(m)) = (t_us, v.as_object_mut()) {
+            m.insert("t_us".into(), t.into());
+        }
+        writeln!(output, "{v}").map_err(io)?;
+        output.flush().map_err(io)
+    };
+    if args.load {
+        write(None, &held.load_plan())?;
+    }
+    let mut dev_to_port = std::collections::BTreeMap::new();
+    for p in 0..lcmp_decide::tables::MAX_PORTS as u8 {
+        if agent.tables().ports.iter().any(|c| c.id.0 == p) {
+            dev_to_port.insert(agent.dev_port(lcmp_decide::PortId(p)) as u16, p);
+        }
+    }
+    let mut n = 0;
+    for line in input.lines() {
+        let line = line.map_err(|source| Error::Io {
+            path: PathBuf::from("<stdin>"),
+            source,
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let poll: Poll = serde_json::from_str(&line).map_err(Error::State)?;
+        let now = lcmp_decide::Instant::from_ticks(poll.t_us);
+        for (dev, cells) in &poll.usage_cells {
+            let port = dev_to_port.get(dev).ok_or(Error::PollPort(*dev))?;
+            agent.on_usage_cells(now, lcmp_decide::PortId(*port), *cells)?;
+        }
+        for dev in &poll.down {
+            dev_to_port.get(dev).ok_or(Error::PollPort(*dev))?;
+        }
+        for (dev, port) in &dev_to_port {
+            agent.set_port_up(lcmp_decide::PortId(*port), !poll.down.contains(dev))?;
+        }
+        let next = agent.entries()?;
+        write(Some(poll.t_us), &next.plan_from(&held))?;
+        held = next;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// `lcmp tofino compile`.
+#[derive(Clone, Debug, Args)]
+pub struct CompileArgs {
+    /// Topology, switch, output, and `--target` (the chip to compile for).
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The compiler: `p4c-barefoot` (with `--p4include`) or an SDE's `bf-p4c`.
+    #[arg(long = "bf-p4c", value_name = "PATH")]
+    pub bf_p4c: PathBuf,
+    /// Include directories for `cc -E` (p4c's `p4include` and
+    /// `backends/tofino/bf-p4c/p4include`); given, the program is
+    /// preprocessed first and compiled with `--nocpp`.
+    #[arg(long = "p4include", value_name = "DIR")]
+    pub p4include: Vec<PathBuf>,
+    /// Compile this P4 file instead of generating `lcmp.p4`.
+    #[arg(long, value_name = "FILE")]
+    pub p4: Option<PathBuf>,
 }
 
 /// The ASIC, as named on the command line.
@@ -122,6 +240,69 @@ pub struct CommonArgs {
     /// Parameters: a named profile (`paper`, `tuned`; docs/simulator.md).
     #[arg(long, default_value = "paper", value_name = "NAME", value_parser = parse_profile)]
     pub profile: lcmp_decide::Profile,
+    /// A default route for destinations that are not LCMP groups,
+    /// `A.B.C.D/LEN=DEV_PORT` (repeatable).
+    #[arg(long = "route", value_name = "PREFIX/LEN=DEV_PORT", value_parser = parse_route)]
+    pub routes: Vec<Route>,
+    /// A port's next hop, `DEV_PORT=SRC_MAC,DST_MAC` (repeatable; ports not
+    /// named get placeholder MACs 02:00:00:00:PP:PP and 02:00:00:01:PP:PP).
+    #[arg(long = "next-hop", value_name = "DEV_PORT=SRC_MAC,DST_MAC", value_parser = parse_next_hop)]
+    pub next_hops: Vec<NextHop>,
+}
+
+/// Parses `A.B.C.D/LEN=DEV_PORT`.
+fn parse_route(s: &str) -> Result<Route, String> {
+    let (net, dev) = s.split_once('=').ok_or("expected PREFIX/LEN=DEV_PORT")?;
+    let (addr, len) = net.split_once('/').ok_or("expected PREFIX/LEN=DEV_PORT")?;
+    let addr: core::net::Ipv4Addr = addr
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad IPv4 prefix {addr:?}"))?;
+    let prefix_len: u8 = len
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad prefix length {len:?}"))?;
+    let dev_port: u16 = dev
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad device port {dev:?}"))?;
+    Ok(Route {
+        prefix: addr.to_bits(),
+        prefix_len,
+        dev_port,
+    })
+}
+
+/// Parses a MAC address `aa:bb:cc:dd:ee:ff`.
+fn parse_mac(s: &str) -> Result<u64, String> {
+    let parts: Vec<&str> = s.trim().split(':').collect();
+    if parts.len() != 6 {
+        return Err(format!("bad MAC address {s:?}"));
+    }
+    parts.iter().try_fold(0u64, |acc, p| {
+        u8::from_str_radix(p, 16)
+            .map(|b| (acc << 8) | u64::from(b))
+            .map_err(|_| format!("bad MAC address {s:?}"))
+    })
+}
+
+/// Parses `DEV_PORT=SRC_MAC,DST_MAC`.
+fn parse_next_hop(s: &str) -> Result<NextHop, String> {
+    let (dev, macs) = s
+        .split_once('=')
+        .ok_or("expected DEV_PORT=SRC_MAC,DST_MAC")?;
+    let (src, dst) = macs
+        .split_once(',')
+        .ok_or("expected DEV_PORT=SRC_MAC,DST_MAC")?;
+    let dev_port: u16 = dev
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad device port {dev:?}"))?;
+    Ok(NextHop {
+        dev_port,
+        src_mac: parse_mac(src)?,
+        dst_mac: parse_mac(dst)?,
+    })
 }
 
 /// Parses a profile name.
@@ -230,10 +411,9 @@ fn agent(c: &CommonArgs) -> Result<Agent, Error> {
     let topo = load_topology(&c.topology)?;
     let mut options = ExportOptions {
         pin_slots: c.pin_slots,
-        target: match c.target {
-            TargetArg::Tofino1 => Target::Tofino1,
-            TargetArg::Tofino2 => Target::Tofino2,
-        },
+        target: target(c),
+        routes: c.routes.clone(),
+        next_hops: c.next_hops.clone(),
         ..ExportOptions::default()
     };
     for &(port, dev) in &c.dev_ports {
@@ -244,12 +424,76 @@ fn agent(c: &CommonArgs) -> Result<Agent, Error> {
     agent_for_profile(&topo, &c.switch, c.profile, config(c), options)
 }
 
+fn target(c: &CommonArgs) -> Target {
+    match c.target {
+        TargetArg::Tofino1 => Target::Tofino1,
+        TargetArg::Tofino2 => Target::Tofino2,
+    }
+}
+
 fn read_state(path: &Path) -> Result<CongestionState, Error> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })?;
     CongestionState::from_json(&text)
+}
+
+/// The core's command line for the agent of `c` (`lcmp tofino agent` with
+/// the same topology, switch and options).
+pub fn core_command(c: &CommonArgs) -> String {
+    let mut v = vec![
+        "lcmp tofino agent".to_string(),
+        format!("--topology {}", c.topology),
+        format!("--switch {}", c.switch),
+        format!("--seed {}", c.seed),
+        format!("--scheme {}", c.scheme.name()),
+        format!("--profile {}", c.profile.name()),
+        format!("--pin-slots {}", c.pin_slots),
+        format!(
+            "--target {}",
+            match c.target {
+                TargetArg::Tofino1 => "tofino1",
+                TargetArg::Tofino2 => "tofino2",
+            }
+        ),
+    ];
+    for (p, d) in &c.dev_ports {
+        v.push(format!("--dev-port {p}={d}"));
+    }
+    for r in &c.routes {
+        v.push(format!(
+            "--route {}/{}={}",
+            core::net::Ipv4Addr::from_bits(r.prefix),
+            r.prefix_len,
+            r.dev_port
+        ));
+    }
+    for n in &c.next_hops {
+        let mac = |m: u64| {
+            (0..6)
+                .rev()
+                .map(|i| format!("{:02x}", (m >> (8 * i)) & 0xFF))
+                .collect::<Vec<_>>()
+                .join(":")
+        };
+        v.push(format!(
+            "--next-hop {}={},{}",
+            n.dev_port,
+            mac(n.src_mac),
+            mac(n.dst_mac)
+        ));
+    }
+    v.join(" ")
+}
+
+/// `lcmp_agent.py` for the switch of `c`.
+pub fn agent_file(c: &CommonArgs) -> Result<(String, String), Error> {
+    let a = agent(c)?;
+    Ok((
+        crate::render::file_names::AGENT.to_string(),
+        crate::render::agent::render(&a, &core_command(c)),
+    ))
 }
 
 /// The program and entries `lcmp tofino entries` writes.
@@ -293,13 +537,81 @@ pub fn write_files(dir: &Path, files: &Files) -> Result<Vec<PathBuf>, Error> {
     Ok(out)
 }
 
+/// `lcmp tofino compile`: writes the program (unless `--p4`), compiles it
+/// for `--target` into `OUT/<target>/`, and prints the program's sha256,
+/// the stage counts, the resources the compiler reports and the stamp line
+/// for `tests/golden/compile-stamps.json`.
+pub fn compile(args: &CompileArgs) -> Result<String, Error> {
+    let c = &args.common;
+    let p4 = match &args.p4 {
+        Some(p) => p.clone(),
+        None => {
+            let files = program_files(&agent(c)?.program());
+            write_files(&c.out, &files)?;
+            c.out.join(crate::render::file_names::P4)
+        }
+    };
+    let text = std::fs::read_to_string(&p4).map_err(|source| Error::Io {
+        path: p4.clone(),
+        source,
+    })?;
+    let t = target(c);
+    let name = match t {
+        Target::Tofino1 => "tofino",
+        Target::Tofino2 => "tofino2",
+    };
+    let out = c.out.join(name);
+    let s = crate::compile::compile(&args.bf_p4c, &args.p4include, &p4, t, &out)?;
+    let mut o = String::new();
+    use core::fmt::Write as _;
+    let _ = writeln!(
+        o,
+        "{}: sha256 {}",
+        p4.display(),
+        crate::sha256::hex(text.as_bytes())
+    );
+    let _ = writeln!(
+        o,
+        "{name}: 0 errors; ingress {} stages, egress {} stages ({})",
+        s.ingress_stages,
+        s.egress_stages,
+        out.display()
+    );
+    for (k, v) in &s.resources {
+        let _ = writeln!(o, "  {k}: {v}");
+    }
+    let stamp = crate::compile::TargetStamp {
+        target: name.to_string(),
+        errors: Some(0),
+        ingress_stages: Some(s.ingress_stages),
+        egress_stages: Some(s.egress_stages),
+    };
+    let _ = writeln!(
+        o,
+        "stamp: {}",
+        serde_json::to_string(&stamp).unwrap_or_default()
+    );
+    Ok(o)
+}
+
 /// Runs a `lcmp tofino` command, printing the written paths.
 pub fn run(args: TofinoArgs) -> Result<(), Error> {
     let (dir, files) = match &args.command {
+        TofinoCommand::Compile(c) => {
+            print!("{}", compile(c)?);
+            return Ok(());
+        }
+        TofinoCommand::Agent(a) => {
+            let stdin = std::io::stdin();
+            agent_loop(a, stdin.lock(), std::io::stdout().lock())?;
+            return Ok(());
+        }
         TofinoCommand::P4(c) => (c.out.clone(), program_files(&agent(c)?.program())),
         TofinoCommand::Entries(e) => {
             let (program, entries) = export(e)?;
-            (e.common.out.clone(), entry_files(&program, &entries))
+            let mut files = entry_files(&program, &entries);
+            files.files.push(agent_file(&e.common)?);
+            (e.common.out.clone(), files)
         }
         TofinoCommand::Update(u) => {
             let (program, old, new) = export_update(u)?;

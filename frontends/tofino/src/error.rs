@@ -43,6 +43,28 @@ pub enum Error {
     /// The device port given for this core port is not below 512, or is
     /// shared with another LCMP port.
     DevPort(u8),
+    /// A default route's prefix has host bits set, a length over 32, or
+    /// there are more routes than `lcmp_route` holds (then `0/0`).
+    Route(u32, u8),
+    /// A default route names a device port of 512 or more.
+    RoutePort(u16),
+    /// A next hop names a device port of 512 or more or one named by another
+    /// next hop, or a MAC address wider than 48 bits.
+    NextHop(u16),
+    /// A step of `lcmp tofino compile` exited with a failure (its output
+    /// is in the log).
+    Compile {
+        /// The step (`preprocess (cc -E)`, `compile`).
+        step: &'static str,
+        /// Its exit status, if it exited.
+        status: Option<i32>,
+        /// The log with its output.
+        log: std::path::PathBuf,
+    },
+    /// A poll names a device port that is no LCMP port.
+    PollPort(u16),
+    /// The compile stamp file is not valid JSON of the documented shape.
+    Stamps(serde_json::Error),
     /// A write does not fit the entries it is applied to (an insert of a
     /// present key, a modify or delete of an absent one) in this table.
     Update(&'static str),
@@ -94,6 +116,25 @@ impl fmt::Display for Error {
                 f,
                 "port {p}: its device port must be below 512 and not shared with another port"
             ),
+            Error::Route(p, l) => write!(
+                f,
+                "default route {}/{l}: the prefix must have no host bits, a length of at \
+                 most 32, and at most {} routes",
+                core::net::Ipv4Addr::from_bits(*p),
+                crate::schema::ROUTE_TABLE_SIZE
+            ),
+            Error::RoutePort(d) => write!(f, "default route to device port {d}: must be below 512"),
+            Error::NextHop(d) => write!(
+                f,
+                "next hop of device port {d}: the port must be below 512 and named once, \
+                 the MACs 48 bits"
+            ),
+            Error::Compile { step, status, log } => {
+                let code = status.map_or("a signal".to_string(), |c| format!("status {c}"));
+                write!(f, "{step} failed ({code}): see {}", log.display())
+            }
+            Error::PollPort(d) => write!(f, "poll names device port {d}, which is no LCMP port"),
+            Error::Stamps(e) => write!(f, "invalid compile stamps: {e}"),
             Error::Update(t) => write!(
                 f,
                 "{t}: the write does not fit the table's entries (insert of a present key, \
@@ -112,7 +153,7 @@ impl core::error::Error for Error {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             Error::Core(e) => Some(e),
-            Error::State(e) => Some(e),
+            Error::State(e) | Error::Stamps(e) => Some(e),
             Error::Tables(e) => Some(e),
             Error::Io { source, .. } => Some(source),
             _ => None,

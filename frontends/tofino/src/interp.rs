@@ -26,8 +26,13 @@ use std::collections::BTreeMap;
 
 use crate::hash::{CrcSpec, Headers, CRC32C, ECMP_FIELDS, SIG_FIELDS};
 use crate::model::{EntrySet, Match, Program, TableEntry};
-use crate::schema::actions::{PORT_UP, SET_BUCKET, SET_GROUP, SET_PORT};
-use crate::schema::{names, MatchKind, Schema, Sizes, HASH_HI_BITS, PIN_EMPTY_SEEN, PORT_BITS};
+use crate::schema::actions::{
+    MEMBER, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP, SET_PORT,
+};
+use crate::schema::{
+    names, MatchKind, Schema, Sizes, CLOCK_START_WRAPS, CLOCK_WRAP, FAIL_CELLS, FAIL_INDEX_HI,
+    HASH_HI_BITS, PIN_EMPTY_SEEN, PORT_BITS,
+};
 
 /// An interpreter failure: the entries would make the ASIC's behaviour
 /// unspecified.
@@ -93,8 +98,20 @@ pub struct IngressTrace {
     pub pin_hit: bool,
     /// Both ways held other flows: the digest was sent, the flow is unpinned.
     pub pin_failed: bool,
-    /// The packet was resubmitted because its pinned port is down.
+    /// The packet was resubmitted because its pinned port is down or no
+    /// longer a candidate of its group.
     pub resubmitted: bool,
+    /// The pinned or selected port is a candidate of the group
+    /// (`lcmp_member`; stateful passes only).
+    pub member: bool,
+    /// The pin-failure digest was sent (the filter let it through).
+    pub digest: bool,
+    /// The default route's port, for a destination that is no LCMP group.
+    pub routed: Option<u64>,
+    /// The next hop's `(src_mac, dst_mac)` of a forwarded packet.
+    pub next_hop: Option<(u64, u64)>,
+    /// Dropped because the TTL was 1 or 0.
+    pub ttl_expired: bool,
 }
 
 /// One flow-pin cell of `lcmp_pin0`/`lcmp_pin1`.
@@ -123,6 +140,101 @@ pub struct PinRegisters {
     pub ways: [BTreeMap<u64, PinCell>; 2],
     /// `lcmp_port0` and `lcmp_port1` by index.
     pub ports: [BTreeMap<u64, u16>; 2],
+    /// `lcmp_fail` (the pin-failure digest's filter) by index:
+    /// `{signature, last reported}`.
+    pub fail: BTreeMap<u64, PinCell>,
+    /// `lcmp_clock`: the wraps of the 32-bit stamp and the last stamp.
+    pub clock: Clock,
+}
+
+/// `lcmp_clock`'s one cell: `{lo: wraps << 24, hi: last stamp}`,
+/// initially `{CLOCK_START_WRAPS << 24, 0}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// How often the 32-bit stamp has wrapped.
+    pub wraps: u32,
+    /// The last `ingress_mac_tstamp[47:16]`.
+    pub last: u32,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock {
+            wraps: CLOCK_START_WRAPS,
+            last: 0,
+        }
+    }
+}
+
+impl Clock {
+    /// `clock_tick` and `lcmp_clock_now` for a packet with MAC timestamp
+    /// `tstamp_ns` (the 48-bit counter, taken mod 2^48): counts a wrap when
+    /// the stamp steps back by more than [`CLOCK_WRAP`] (in the ALU's exact
+    /// arithmetic), and returns `meta.now = (wraps << 24) | tstamp[47:24]`.
+    ///
+    /// ```
+    /// use lcmp_tofino::interp::Clock;
+    /// let mut c = Clock::default();
+    /// let before = c.tick((1 << 48) - 1_000_000_000);
+    /// let after = c.tick((1 << 48) + 1_000_000_000); // the 48-bit counter wrapped
+    /// assert_eq!(c.wraps, 2);
+    /// assert_eq!(after - before, 2_000_000_000 >> 24); // 2 s later, in 2^24 ns units
+    /// ```
+    pub fn tick(&mut self, tstamp_ns: u64) -> u32 {
+        let raw = ((tstamp_ns & ((1 << 48) - 1)) >> 16) as u32;
+        if i64::from(self.last) - i64::from(raw) > i64::from(CLOCK_WRAP) {
+            self.wraps = self.wraps.wrapping_add(1);
+        }
+        self.last = raw;
+        ((self.wraps & 0xFF) << 24) | (raw >> 8)
+    }
+}
+
+/// The pin-failure filter's index of a signature:
+/// `sig[FAIL_INDEX_HI:FAIL_INDEX_HI - 11]`.
+pub fn fail_index(sig: u32) -> u64 {
+    let bits = FAIL_CELLS.trailing_zeros();
+    (u64::from(sig) >> (FAIL_INDEX_HI + 1 - bits)) & (u64::from(FAIL_CELLS) - 1)
+}
+
+/// `now − seen > idle` as the stateful ALU compares it (`grt.u`): both
+/// operands zero-extended to 34 bits and the constant sign-extended
+/// (bf-p4c `CheckStatefulAlu`), so the subtraction does *not* wrap mod
+/// 2^32: a `seen` ahead of `now` is never expired. `meta.now` is
+/// monotonic ([`Clock`]), so `seen <= now` for every cell the pins wrote.
+///
+/// ```
+/// use lcmp_tofino::interp::expired;
+/// assert!(expired(100, 10, 50));
+/// assert!(!expired(100, 60, 50));
+/// // Ahead: not expired, where mod-2^32 arithmetic would say it is.
+/// assert!(!expired(5, 0x8000_0000, 50));
+/// assert!(5u32.wrapping_sub(0x8000_0000) > 50);
+/// ```
+pub const fn expired(now: u32, seen: u32, idle: u32) -> bool {
+    (now as i64) - (seen as i64) > idle as i64
+}
+
+/// The header values the ingress parser leaves for the hash and the pins:
+/// the L4 ports only for TCP and UDP in a first fragment (`frag_offset`
+/// 0), else 0; IPv4 options (any `ihl` from 5 to 15) are skipped over.
+///
+/// ```
+/// use lcmp_tofino::interp::parsed;
+/// let h = parsed(0x0A00_0001, 0x0A08_0001, 1000, 2000, 17, 0);
+/// assert_eq!((h.sport, h.dport), (1000, 2000));
+/// let later = parsed(0x0A00_0001, 0x0A08_0001, 1000, 2000, 17, 185);
+/// assert_eq!((later.sport, later.dport), (0, 0));
+/// ```
+pub fn parsed(src: u32, dst: u32, sport: u16, dport: u16, proto: u8, frag_offset: u16) -> Headers {
+    let l4 = frag_offset == 0 && (proto == 6 || proto == 17);
+    Headers {
+        src,
+        dst,
+        sport: if l4 { sport } else { 0 },
+        dport: if l4 { dport } else { 0 },
+        proto,
+    }
 }
 
 /// The signature and way-0 index of a flow (`meta.sig`, `meta.sig[n-1:0]`)
@@ -269,7 +381,39 @@ impl<'a> Interpreter<'a> {
         if let Some(sel) = tr.selected {
             tr.port = self.alive(sel)?.then_some(sel);
         }
+        if let Some(port) = tr.routed {
+            tr.port = Some(port);
+        }
+        self.next_hop(&mut tr, 64)?;
         Ok(tr)
+    }
+
+    /// The next hop of a forwarded packet (`lcmp_next_hop`, under
+    /// `ttl > 1`): a miss or an expired TTL drops it.
+    fn next_hop(&self, tr: &mut IngressTrace, ttl: u8) -> Result<(), InterpError> {
+        let Some(port) = tr.port else {
+            return Ok(());
+        };
+        if ttl <= 1 {
+            tr.ttl_expired = true;
+            tr.port = None;
+            return Ok(());
+        }
+        tr.next_hop = self
+            .lookup(names::NEXT_HOP, &[port])?
+            .filter(|e| e.action == SET_NEXT_HOP.name)
+            .and_then(|e| Some((*e.params.first()?, *e.params.get(1)?)));
+        if tr.next_hop.is_none() {
+            tr.port = None;
+        }
+        Ok(())
+    }
+
+    /// Whether `lcmp_member` says `(group, port)` is a candidate.
+    pub fn member(&self, group: u64, port: u64) -> Result<bool, InterpError> {
+        Ok(self
+            .lookup(names::MEMBER, &[group, port])?
+            .is_some_and(|e| e.action == MEMBER.name))
     }
 
     /// Group, bucket and selection for a destination and an ECMP hash
@@ -280,7 +424,12 @@ impl<'a> Interpreter<'a> {
             ..IngressTrace::default()
         };
         let Some(e) = self.lookup(names::DST_GROUP, &[u64::from(dst)])? else {
-            return Ok(tr); // lcmp_miss: not an LCMP destination
+            // lcmp_miss: not an LCMP destination; the default route table.
+            tr.routed = self
+                .lookup(names::ROUTE, &[u64::from(dst)])?
+                .filter(|e| e.action == ROUTE.name)
+                .and_then(|e| e.params.first().copied());
+            return Ok(tr);
         };
         if e.action != SET_GROUP.name {
             tr.no_route = true;
@@ -320,12 +469,26 @@ impl<'a> Interpreter<'a> {
         h: &Headers,
         tstamp_ns: u64,
     ) -> Result<IngressTrace, InterpError> {
-        let first = self.pass(pins, h, tstamp_ns, false)?;
+        self.packet_ttl(pins, h, tstamp_ns, 64)
+    }
+
+    /// [`Interpreter::packet`] with the packet's IPv4 TTL.
+    pub fn packet_ttl(
+        &self,
+        pins: &mut PinRegisters,
+        h: &Headers,
+        tstamp_ns: u64,
+        ttl: u8,
+    ) -> Result<IngressTrace, InterpError> {
+        let mut first = self.pass(pins, h, tstamp_ns, false)?;
         if first.resubmitted {
             let mut second = self.pass(pins, h, tstamp_ns, true)?;
             second.resubmitted = true;
+            second.digest |= first.digest;
+            self.next_hop(&mut second, ttl)?;
             return Ok(second);
         }
+        self.next_hop(&mut first, ttl)?;
         Ok(first)
     }
 
@@ -337,20 +500,26 @@ impl<'a> Interpreter<'a> {
         tstamp_ns: u64,
         resubmit_flag: bool,
     ) -> Result<IngressTrace, InterpError> {
+        // clock_tick runs for every packet.
+        let now = pins.clock.tick(tstamp_ns);
         let mut tr = self.route(h.dst, self.hash(h))?;
-        if tr.group.is_none() {
-            return Ok(tr); // not LCMP, or no_route
+        if let Some(port) = tr.routed {
+            tr.port = Some(port); // a default route: no pins, no liveness
+            return Ok(tr);
         }
+        // Pins only for a packet the selection routed: `meta.kept`.
+        let (Some(group), Some(selected)) = (tr.group, tr.selected) else {
+            return Ok(tr); // not LCMP, no_route, or a table miss (dropped)
+        };
         let (sig, _) = pin_slot(h, self.program.sizes.pin_slots);
         let (i0, i1) = pin_indices(sig, self.program.sizes.pin_slots);
-        let now = (tstamp_ns >> 16) as u32;
         let idle = u32::try_from(self.program.pin_idle_units()).unwrap_or(u32::MAX);
         let port_mask = (1u64 << PORT_BITS) - 1;
-        // meta.out_port: 0 from the parser, then set_port's.
-        let mut out = tr.selected.unwrap_or(0);
+        // meta.out_port: set_port's.
+        let mut out = selected;
         // pin0_lookup / pin1_lookup.
         let lookup = |c: &mut PinCell| {
-            if now.wrapping_sub(c.seen) > idle {
+            if expired(now, c.seen, idle) {
                 *c = PinCell { sig, seen: now };
                 PinStatus::Taken
             } else if c.sig == sig {
@@ -367,7 +536,7 @@ impl<'a> Interpreter<'a> {
             PinStatus::Taken => {
                 // pin1_find: only the flow's own live pin.
                 let c = way1.entry(i1).or_default();
-                if c.sig == sig && now.wrapping_sub(c.seen) <= idle {
+                if c.sig == sig && !expired(now, c.seen, idle) {
                     c.seen = now;
                     PinStatus::Hit
                 } else {
@@ -390,7 +559,17 @@ impl<'a> Interpreter<'a> {
             PinStatus::Taken => {
                 port1.insert(i1, out as u16);
             }
-            PinStatus::Busy => tr.pin_failed = true,
+            PinStatus::Busy => {
+                tr.pin_failed = true;
+                if !resubmit_flag {
+                    // fail_report: once per signature and idle timeout.
+                    let c = pins.fail.entry(fail_index(sig)).or_default();
+                    if c.sig != sig || expired(now, c.seen, idle) {
+                        *c = PinCell { sig, seen: now };
+                        tr.digest = true;
+                    }
+                }
+            }
             PinStatus::None => {}
         }
         match st0 {
@@ -405,10 +584,8 @@ impl<'a> Interpreter<'a> {
         }
         tr.ways = (st0, st1);
         let alive = self.alive(out)?;
-        if tr.miss.is_some() {
-            return Ok(tr); // drop_ctl from the missing table
-        }
-        if alive {
+        tr.member = self.member(group, out)?;
+        if alive && tr.member {
             tr.port = Some(out);
         } else {
             tr.resubmitted = tr.pin_hit && !resubmit_flag;

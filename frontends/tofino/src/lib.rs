@@ -28,12 +28,18 @@
 //! * [`analysis`]: parses the generated P4, places its tables in stages
 //!   by their match, action and control dependencies, and estimates their
 //!   memory against the chip's per-stage limits.
-//! * [`cli`]: `lcmp tofino p4|entries|update` as clap arguments and `run`.
+//! * [`cli`]: `lcmp tofino p4|entries|update|compile` as clap arguments
+//!   and `run`.
+//! * [`compile`]: runs the Tofino compiler (`p4c-barefoot` or an SDE's
+//!   `bf-p4c`) and reads its stage counts; the compile stamps of the golden
+//!   programs ([`sha256`] of the text, compiler commit, stages).
 //!
 //! ## What this crate does not do
 //!
-//! It does not compile P4 (that needs Intel's `bf-p4c`), talk to a switch,
-//! or run the agent's polling loop: it renders files and evaluates them.
+//! It does not contain a P4 compiler (`lcmp tofino compile` runs one you
+//! name), talk to a switch itself (the generated `lcmp_agent.py` does, in
+//! bfrt_python on the switch CPU), or run a Tofino model: it renders files
+//! and evaluates them.
 //! The data plane parses IPv4 only.
 //!
 //! ## MSRV
@@ -44,12 +50,14 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod compile;
 mod error;
 pub mod hash;
 pub mod interp;
 pub mod model;
 pub mod render;
 pub mod schema;
+pub mod sha256;
 mod state;
 
 pub use error::Error;

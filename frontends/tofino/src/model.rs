@@ -35,7 +35,9 @@ use lcmp_decide::{
 };
 
 use crate::error::Error;
-use crate::schema::actions::{NO_ROUTE, PORT_DOWN, PORT_UP, SET_BUCKET, SET_GROUP, SET_PORT};
+use crate::schema::actions::{
+    MEMBER, NO_ROUTE, PORT_DOWN, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP, SET_PORT,
+};
 use crate::schema::{names, Action, Schema, Sizes, HASH_HI_BITS, MAX_PRIORITY, PORT_BITS};
 
 /// The ASIC generation the agent runs on: it sets the traffic manager's
@@ -220,28 +222,36 @@ impl Plan {
 
 /// The phases of an update, in order, and what each holds (see
 /// [`EntrySet::plan_from`]).
-pub const PHASE_NAMES: [&str; 7] = [
+pub const PHASE_NAMES: [&str; 11] = [
+    "next hops",
     "ports that came up",
     "static tables",
+    "new members",
     "new buckets",
     "moved buckets",
-    "group sizes",
+    "group sizes and routes",
     "retired buckets",
+    "withdrawn members",
     "ports that went down",
+    "retired next hops",
 ];
 
 fn phase_of(u: &Update) -> usize {
     let up = u.entry.action == PORT_UP.name;
     match (u.entry.table, u.op) {
-        (names::PORT_ALIVE, Op::Insert) => 0,
-        (names::PORT_ALIVE, Op::Modify) if up => 0,
-        (names::PORT_ALIVE, _) => 6,
-        (names::SELECT, Op::Insert) => 2,
-        (names::SELECT, Op::Modify) => 3,
-        (names::SELECT, Op::Delete) => 5,
-        (names::DST_GROUP, _) => 4,
-        (_, Op::Delete) => 6,
-        _ => 1,
+        (names::NEXT_HOP, Op::Delete) => 10,
+        (names::NEXT_HOP, _) => 0,
+        (names::PORT_ALIVE, Op::Insert) => 1,
+        (names::PORT_ALIVE, Op::Modify) if up => 1,
+        (names::PORT_ALIVE, _) => 9,
+        (names::MEMBER, Op::Delete) => 8,
+        (names::MEMBER, _) => 3,
+        (names::SELECT, Op::Insert) => 4,
+        (names::SELECT, Op::Modify) => 5,
+        (names::SELECT, Op::Delete) => 7,
+        (names::DST_GROUP | names::ROUTE, _) => 6,
+        (_, Op::Delete) => 9,
+        _ => 2,
     }
 }
 
@@ -256,15 +266,23 @@ impl EntrySet {
     /// port that is a live candidate of its group (in the old or the new
     /// pick list, and up in `lcmp_port_alive`):
     ///
-    /// 1. ports that came up are marked up;
-    /// 2. static tables are filled (only at load time);
-    /// 3. selection entries for new buckets are added (`k` still old);
-    /// 4. moved buckets are rewritten (each bucket is old or new: both live);
-    /// 5. `lcmp_dst_group` switches each group to its new `k` (one atomic
-    ///    entry write per group), or to `no_route`;
-    /// 6. buckets beyond the new `k` are deleted (no packet reads them);
-    /// 7. ports that went down are marked down, once no selection entry
-    ///    names them.
+    /// 1. next hops of new ports are written (before any route names them);
+    /// 2. ports that came up are marked up;
+    /// 3. static tables are filled (only at load time);
+    /// 4. new `(group, port)` candidates are added to `lcmp_member` (before
+    ///    a selection entry names them, so a flow pinned to one is not
+    ///    decided again);
+    /// 5. selection entries for new buckets are added (`k` still old);
+    /// 6. moved buckets are rewritten (each bucket is old or new: both live);
+    /// 7. `lcmp_dst_group` switches each group to its new `k` (one atomic
+    ///    entry write per group), or to `no_route`; default routes change;
+    /// 8. buckets beyond the new `k` are deleted (no packet reads them);
+    /// 9. withdrawn candidates leave `lcmp_member`, once no selection entry
+    ///    names them: from then on, a flow pinned to one is decided again
+    ///    (resubmitted and re-pinned), as the core re-decides it;
+    /// 10. ports that went down are marked down, once no selection entry
+    ///     names them;
+    /// 11. next hops no route names any more are deleted.
     ///
     /// Within a phase the writes commute. `tests/updates.rs` checks the
     /// property with the interpreter after every single write.
@@ -354,19 +372,60 @@ impl Program {
         Schema::new(&self.sizes)
     }
 
-    /// The flow-pin idle timeout in the data plane's time unit
-    /// (`ingress_mac_tstamp[47:16]`, 65.536 µs), rounded up.
+    /// The flow-pin idle timeout in the data plane's clock unit
+    /// (`meta.now`, 2^24 ns = 16.78 ms), rounded up.
     pub fn pin_idle_units(&self) -> u64 {
         let ns = u128::from(self.idle_timeout_ticks) * 1_000_000_000
             / u128::from(self.ticks_per_second.max(1));
-        u64::try_from(ns.div_ceil(65_536))
+        u64::try_from(ns.div_ceil(1 << crate::schema::CLOCK_UNIT_SHIFT))
             .unwrap_or(u64::from(u32::MAX))
             .min(u64::from(u32::MAX))
     }
 }
 
+/// A default route (`lcmp_route`): destinations that are not LCMP groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Route {
+    /// The IPv4 prefix (host bits zero).
+    pub prefix: u32,
+    /// Its length, 0 to 32.
+    pub prefix_len: u8,
+    /// The device port (`PortId_t`, below 512).
+    pub dev_port: u16,
+}
+
+/// A port's next hop (`lcmp_next_hop`): the MAC addresses a routed packet
+/// leaves with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NextHop {
+    /// The device port.
+    pub dev_port: u16,
+    /// Source MAC (this switch's port), 48 bits.
+    pub src_mac: u64,
+    /// Destination MAC (the neighbour's), 48 bits.
+    pub dst_mac: u64,
+}
+
+impl NextHop {
+    /// The placeholder next hop of a device port when none is configured:
+    /// locally administered addresses `02:00:00:00:PP:PP` (this switch)
+    /// and `02:00:00:01:PP:PP` (the neighbour), `PP:PP` the device port.
+    ///
+    /// ```
+    /// let n = lcmp_tofino::model::NextHop::placeholder(136);
+    /// assert_eq!((n.src_mac, n.dst_mac), (0x0200_0000_0088, 0x0200_0001_0088));
+    /// ```
+    pub const fn placeholder(dev_port: u16) -> NextHop {
+        NextHop {
+            dev_port,
+            src_mac: 0x0200_0000_0000 | dev_port as u64,
+            dst_mac: 0x0200_0001_0000 | dev_port as u64,
+        }
+    }
+}
+
 /// Options of an export that the tables do not carry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExportOptions {
     /// Flow-pin register cells, both ways ([`Sizes::pin_slots_for`]: 512 to
     /// 131 072, a power of two).
@@ -376,6 +435,11 @@ pub struct ExportOptions {
     pub dev_ports: [u16; MAX_PORTS],
     /// The ASIC generation (cell size of the queue counters).
     pub target: Target,
+    /// Default routes for destinations that are not LCMP groups.
+    pub routes: Vec<Route>,
+    /// Next hops by device port; a port without one (an LCMP port or a
+    /// route's) gets [`NextHop::placeholder`].
+    pub next_hops: Vec<NextHop>,
 }
 
 /// The identity port map.
@@ -395,6 +459,8 @@ impl Default for ExportOptions {
             pin_slots: DEFAULT_PIN_SLOTS,
             dev_ports: identity_ports(),
             target: Target::Tofino1,
+            routes: Vec::new(),
+            next_hops: Vec::new(),
         }
     }
 }
@@ -483,6 +549,29 @@ impl Agent {
                 used.push(dev);
             }
         }
+        for r in &options.routes {
+            let host = u32::MAX.checked_shr(u32::from(r.prefix_len)).unwrap_or(0);
+            if r.prefix_len > 32 || r.prefix & host != 0 {
+                return Err(Error::Route(r.prefix, r.prefix_len));
+            }
+            if r.dev_port >= 1 << PORT_BITS {
+                return Err(Error::RoutePort(r.dev_port));
+            }
+        }
+        if options.routes.len() > crate::schema::ROUTE_TABLE_SIZE as usize {
+            return Err(Error::Route(0, 0));
+        }
+        let mut seen: Vec<u16> = Vec::new();
+        for n in &options.next_hops {
+            if n.dev_port >= 1 << PORT_BITS
+                || n.src_mac >> 48 != 0
+                || n.dst_mac >> 48 != 0
+                || seen.contains(&n.dev_port)
+            {
+                return Err(Error::NextHop(n.dev_port));
+            }
+            seen.push(n.dev_port);
+        }
         let mut decider = AgentDecider::new(config);
         decider.install(tables)?;
         Ok(Agent {
@@ -492,6 +581,31 @@ impl Agent {
             config,
             options,
         })
+    }
+
+    /// The next hop of a device port: the configured one, else
+    /// [`NextHop::placeholder`].
+    pub fn next_hop(&self, dev_port: u16) -> NextHop {
+        self.options
+            .next_hops
+            .iter()
+            .find(|n| n.dev_port == dev_port)
+            .copied()
+            .unwrap_or(NextHop::placeholder(dev_port))
+    }
+
+    /// Every device port a route can name: the LCMP ports' and the default
+    /// routes', ascending.
+    pub fn routed_dev_ports(&self) -> Vec<u16> {
+        let mut out: Vec<u16> = (0..MAX_PORTS as u8)
+            .map(PortId)
+            .filter(|p| self.compiled.port(*p).is_some())
+            .map(|p| self.dev_port(p) as u16)
+            .chain(self.options.routes.iter().map(|r| r.dev_port))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// Feeds one queue sample in bytes into the core.
@@ -640,6 +754,16 @@ impl Agent {
             .map(PortId)
             .filter(|p| self.compiled.port(*p).is_some())
             .collect();
+        for dev in self.routed_dev_ports() {
+            let n = self.next_hop(dev);
+            b.entry(
+                names::NEXT_HOP,
+                vec![Match::Exact(u64::from(dev))],
+                None,
+                &SET_NEXT_HOP,
+                vec![n.src_mac, n.dst_mac],
+            )?;
+        }
         for p in &ports {
             let up = self.decider.port_state(*p).is_some_and(|s| s.is_up());
             b.entry(
@@ -663,6 +787,21 @@ impl Agent {
             }
         }
         let groups = self.compiled.groups();
+        // Every candidate of every group: a pin on one is followed.
+        for g in groups {
+            for c in &g.candidates {
+                b.entry(
+                    names::MEMBER,
+                    vec![
+                        Match::Exact(u64::from(g.id.0)),
+                        Match::Exact(self.dev_port(c.port)),
+                    ],
+                    None,
+                    &MEMBER,
+                    vec![],
+                )?;
+            }
+        }
         let picks = groups
             .iter()
             .map(|g| self.pick_list(g.id).map(|list| (g.id, list)))
@@ -677,6 +816,18 @@ impl Agent {
                     vec![self.dev_port(*port)],
                 )?;
             }
+        }
+        for r in &self.options.routes {
+            b.entry(
+                names::ROUTE,
+                vec![Match::Lpm {
+                    value: u64::from(r.prefix),
+                    prefix_len: u32::from(r.prefix_len),
+                }],
+                None,
+                &ROUTE,
+                vec![u64::from(r.dev_port)],
+            )?;
         }
         // Destination prefix -> (group, k), address plan 10.<group>.0.0/16.
         for (g, list) in &picks {
@@ -807,11 +958,17 @@ mod test {
         new.entries[2].params = vec![3];
         let plan = new.plan_from(&old);
         let what: Vec<&str> = plan.phases.iter().map(|p| p.what).collect();
-        assert_eq!(what, ["new buckets", "moved buckets", "group sizes"]);
+        assert_eq!(
+            what,
+            ["new buckets", "moved buckets", "group sizes and routes"]
+        );
         // Back again: the size shrinks before the bucket goes.
         let back = old.plan_from(&new);
         let what: Vec<&str> = back.phases.iter().map(|p| p.what).collect();
-        assert_eq!(what, ["moved buckets", "group sizes", "retired buckets"]);
+        assert_eq!(
+            what,
+            ["moved buckets", "group sizes and routes", "retired buckets"]
+        );
         let mut state = new.clone();
         for u in back.updates() {
             state.apply(u).expect("applies");

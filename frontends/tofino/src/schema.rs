@@ -85,6 +85,10 @@ impl Param {
 pub struct Action {
     /// Name inside its control.
     pub name: &'static str,
+    /// The low 24 bits of its P4Runtime id: `lcmp.p4` declares it with
+    /// `@id(...)`, which bf-p4c honours (it adds the type prefix), so the
+    /// compiler's P4Info and bf-rt.json carry this id, not a position.
+    pub id: u32,
     /// Parameters, in order.
     pub params: &'static [Param],
     /// The P4 statements of its body, in order.
@@ -115,6 +119,8 @@ impl Control {
 pub struct Table {
     /// Name inside its control.
     pub name: &'static str,
+    /// The low 24 bits of its P4Runtime id (`@id`, as for [`Action::id`]).
+    pub id: u32,
     /// Its control.
     pub control: Control,
     /// Key fields, in order.
@@ -130,6 +136,15 @@ pub struct Table {
     /// load time and never changed for a program).
     pub dynamic: bool,
 }
+
+/// The P4Runtime type prefix of actions (`P4Ids.ACTION`).
+pub const ACTION_ID_PREFIX: u32 = 0x01 << 24;
+/// The P4Runtime type prefix of tables (`P4Ids.TABLE`).
+pub const TABLE_ID_PREFIX: u32 = 0x02 << 24;
+/// The P4Runtime type prefix of registers (`P4Ids.REGISTER`).
+pub const REGISTER_ID_PREFIX: u32 = 0x16 << 24;
+/// The P4Runtime type prefix of digests (`P4Ids.DIGEST`).
+pub const DIGEST_ID_PREFIX: u32 = 0x17 << 24;
 
 impl Table {
     /// `Control.table`.
@@ -160,6 +175,8 @@ impl Table {
 pub struct Register {
     /// Name inside its control.
     pub name: &'static str,
+    /// The low 24 bits of its P4Runtime id (`@id`, as for [`Action::id`]).
+    pub id: u32,
     /// Its control.
     pub control: Control,
     /// Cell width in bits (a pair register has two cells of this width).
@@ -169,6 +186,8 @@ pub struct Register {
     pub pair: bool,
     /// Number of cells.
     pub size: u32,
+    /// A pair cell's initial `lo` (its `hi` starts at [`PIN_EMPTY_SEEN`]).
+    pub initial_lo: u32,
 }
 
 impl Register {
@@ -194,6 +213,8 @@ pub struct DigestField {
 pub struct Digest {
     /// Name of the `Digest` extern in its control.
     pub name: &'static str,
+    /// The low 24 bits of its P4Runtime id (`@id`, as for [`Action::id`]).
+    pub id: u32,
     /// Its control.
     pub control: Control,
     /// The P4 struct packed.
@@ -241,10 +262,33 @@ pub const MAX_PRIORITY: u32 = 1;
 /// Most flow-pin cells per way (the index is at most 16 bits, so the two
 /// ways' indices are disjoint halves of the 32-bit signature).
 pub const MAX_PIN_WAY_SLOTS: u32 = 1 << 16;
-/// A flow-pin cell's initial "last seen" (`hi`): half a wrap of the 32-bit
-/// timestamp (`ingress_mac_tstamp[47:16]`, 65.536 µs units) before 0, so a
-/// cell is free from the first packet (not only after the idle timeout).
-pub const PIN_EMPTY_SEEN: u32 = 0x8000_0000;
+/// A flow-pin cell's initial "last seen" (`hi`): 0 of the data plane's
+/// monotonic clock (`meta.now`, 2^24 ns units), so a cell is free once the
+/// clock passes the idle timeout (seconds after the chip's reset). (Half a
+/// wrap before 0, `0x80000000`, relied on a mod-2^32 comparison that the
+/// stateful ALU does not make: it compares in 34-bit arithmetic.)
+pub const PIN_EMPTY_SEEN: u32 = 0;
+/// log2 of the data plane clock's unit in ns (`meta.now` counts 2^24 ns,
+/// 16.78 ms).
+pub const CLOCK_UNIT_SHIFT: u32 = 24;
+/// `lcmp_clock`'s initial wrap count: `meta.now` starts 2^24 units (78
+/// hours) after every cell's initial "last seen", so every cell is free
+/// from the first packet, and the clock stays monotonic for 255 wraps of
+/// the stamp (2.27 years).
+pub const CLOCK_START_WRAPS: u32 = 1;
+/// A wrap of the 32-bit stamp is a step back of more than this
+/// (`CLOCK_WRAP`): packets reordered by microseconds are no wrap.
+pub const CLOCK_WRAP: u32 = 0x4000_0000;
+/// Cells of the pin-failure digest filter (`lcmp_fail`), indexed by
+/// `sig[FAIL_INDEX_HI:FAIL_INDEX_HI - 11]`.
+pub const FAIL_CELLS: u32 = 1 << 12;
+/// The top bit of the filter's index in the signature (bits 23..12: not
+/// way 0's low bits, so flows sharing a way-0 cell rarely share it).
+pub const FAIL_INDEX_HI: u32 = 23;
+/// Entries of the default route table (`lcmp_route`).
+pub const ROUTE_TABLE_SIZE: u32 = 1024;
+/// Entries of the next-hop table (`lcmp_next_hop`): every device port.
+pub const NEXT_HOP_TABLE_SIZE: u32 = 1 << PORT_BITS;
 /// Fewest flow-pin cells per way.
 pub const MIN_PIN_WAY_SLOTS: u32 = 1 << 8;
 /// The P4 struct of a pair register's cell (`{lo, hi}`, declared in the
@@ -254,69 +298,130 @@ pub const PAIR_CELL_TYPE: &str = "lcmp_pin_t";
 /// with the width of [`Sizes::pin_index_bits`]).
 pub const REGISTER_INDEX_TYPE: &str = "pin_index_t";
 
-/// Actions (shared definitions), with their P4 bodies.
+/// Actions (shared definitions), with their P4 bodies and ids.
 pub mod actions {
     use super::{p, Action, Param, PORT_BITS};
+
+    const fn port(name: &'static str) -> Param {
+        Param {
+            name,
+            bits: PORT_BITS,
+            typedef: Some("PortId_t"),
+        }
+    }
 
     /// Sets `meta.group` and the group's pick-list size `meta.k`, and marks
     /// the packet as LCMP-routed.
     pub const SET_GROUP: Action = Action {
         name: "set_group",
+        id: 0x01,
         params: &[p("group", 16), p("k", 8)],
-        body: &["meta.group = group;", "meta.k = k;", "meta.lcmp = 1;"],
+        body: &[
+            "meta.group = group;",
+            "meta.k = k;",
+            "meta.lcmp = 1;",
+            "meta.routed = 1;",
+        ],
     };
-    /// The destination is not an LCMP route: leave the packet to the rest of
-    /// the pipeline.
+    /// The destination is not an LCMP route: look it up in the default
+    /// route table.
     pub const LCMP_MISS: Action = Action {
         name: "lcmp_miss",
+        id: 0x03,
         params: &[],
-        body: &[],
+        body: &["meta.lookup_route = 1;"],
     };
     /// The group has no live candidate: drop.
     pub const NO_ROUTE: Action = Action {
         name: "no_route",
+        id: 0x02,
         params: &[],
         body: &["ig_dprsr_md.drop_ctl = 1;"],
     };
     /// Sets `meta.bucket`, the top 16 hash bits scaled into `0..k`.
     pub const SET_BUCKET: Action = Action {
         name: "set_bucket",
+        id: 0x04,
         params: &[p("bucket", 8)],
         body: &["meta.bucket = bucket;"],
     };
-    /// Sets the selected egress port.
+    /// Sets the selected egress port (a port of the group's pick list).
     pub const SET_PORT: Action = Action {
         name: "set_port",
-        params: &[Param {
-            name: "port",
-            bits: PORT_BITS,
-            typedef: Some("PortId_t"),
-        }],
-        body: &["meta.out_port = port;"],
+        id: 0x05,
+        params: &[port("port")],
+        body: &["meta.out_port = port;", "meta.kept = 1;"],
     };
     /// A static or selection table missed (never, with consistent tables):
     /// drop.
     pub const DROP_MISS: Action = Action {
         name: "drop_miss",
+        id: 0x06,
         params: &[],
         body: &["ig_dprsr_md.drop_ctl = 1;"],
     };
     /// The port is up: forward.
     pub const PORT_UP: Action = Action {
         name: "port_up",
+        id: 0x07,
         params: &[],
         body: &["ig_tm_md.ucast_egress_port = meta.out_port;"],
     };
     /// The port is down: re-decide a pinned flow (resubmit), else drop.
     pub const PORT_DOWN: Action = Action {
         name: "port_down",
+        id: 0x08,
         params: &[],
         body: &["meta.dead = 1;"],
+    };
+    /// A default route: forward to a port (no LCMP, no liveness check).
+    pub const ROUTE: Action = Action {
+        name: "route",
+        id: 0x09,
+        params: &[port("port")],
+        body: &[
+            "meta.out_port = port;",
+            "meta.routed = 1;",
+            "ig_tm_md.ucast_egress_port = port;",
+        ],
+    };
+    /// No default route: the packet is dropped (not routed).
+    pub const ROUTE_MISS: Action = Action {
+        name: "route_miss",
+        id: 0x0A,
+        params: &[],
+        body: &[],
+    };
+    /// The pinned or selected port is a candidate of the group.
+    pub const MEMBER: Action = Action {
+        name: "member",
+        id: 0x0B,
+        params: &[],
+        body: &["meta.member = 1;"],
+    };
+    /// Not a candidate of the group (withdrawn by an update): a pinned flow
+    /// is decided again.
+    pub const NOT_MEMBER: Action = Action {
+        name: "not_member",
+        id: 0x0C,
+        params: &[],
+        body: &[],
+    };
+    /// The next hop of a port: MAC rewrite and TTL decrement.
+    pub const SET_NEXT_HOP: Action = Action {
+        name: "set_next_hop",
+        id: 0x0D,
+        params: &[p("src_mac", 48), p("dst_mac", 48)],
+        body: &[
+            "hdr.ethernet.src_addr = src_mac;",
+            "hdr.ethernet.dst_addr = dst_mac;",
+            "hdr.ipv4.ttl = hdr.ipv4.ttl - 1;",
+        ],
     };
 
     /// Every action of `LcmpIngress`, in the order `lcmp.p4` declares
     /// them (a unit test checks that it holds exactly the tables' actions).
-    pub const INGRESS: [&Action; 8] = [
+    pub const INGRESS: [&Action; 13] = [
         &SET_GROUP,
         &NO_ROUTE,
         &LCMP_MISS,
@@ -325,6 +430,11 @@ pub mod actions {
         &DROP_MISS,
         &PORT_UP,
         &PORT_DOWN,
+        &ROUTE,
+        &ROUTE_MISS,
+        &MEMBER,
+        &NOT_MEMBER,
+        &SET_NEXT_HOP,
     ];
 }
 
@@ -391,6 +501,12 @@ mod keys {
         key("bucket", "meta.bucket", 8, Exact),
     ];
     pub(super) const ALIVE: &[KeyField] = &[key("port", "meta.out_port", PORT_BITS, Exact)];
+    pub(super) const ROUTE: &[KeyField] = &[key("dst_addr", "hdr.ipv4.dst_addr", 32, Lpm)];
+    pub(super) const MEMBER: &[KeyField] = &[
+        key("group", "meta.group", 16, Exact),
+        key("port", "meta.out_port", PORT_BITS, Exact),
+    ];
+    pub(super) const NEXT_HOP: &[KeyField] = &[key("port", "meta.out_port", PORT_BITS, Exact)];
 }
 
 /// The table, register and digest names, for lookups by name.
@@ -403,6 +519,14 @@ pub mod names {
     pub const SELECT: &str = "lcmp_select";
     /// Port liveness.
     pub const PORT_ALIVE: &str = "lcmp_port_alive";
+    /// The default route table (destinations that are not LCMP groups).
+    pub const ROUTE: &str = "lcmp_route";
+    /// `(group, port)` candidate membership.
+    pub const MEMBER: &str = "lcmp_member";
+    /// Port to next hop (MAC rewrite, TTL decrement).
+    pub const NEXT_HOP: &str = "lcmp_next_hop";
+    /// The pin-failure digest's filter: `{signature, last reported}`.
+    pub const REG_FAIL: &str = "lcmp_fail";
     /// Flow pin, way 0: `{signature, last seen}`.
     pub const REG_PIN0: &str = "lcmp_pin0";
     /// Flow pin, way 1.
@@ -411,6 +535,8 @@ pub mod names {
     pub const REG_PORT0: &str = "lcmp_port0";
     /// Pinned port, way 1.
     pub const REG_PORT1: &str = "lcmp_port1";
+    /// The data plane's clock: `{wraps of the 32-bit stamp, last stamp}`.
+    pub const REG_CLOCK: &str = "lcmp_clock";
     /// The pin-failure digest.
     pub const DIGEST_PIN_FAIL: &str = "pin_fail";
 }
@@ -446,18 +572,22 @@ impl Schema {
     pub fn new(sizes: &Sizes) -> Schema {
         use names::*;
         use Control::Ingress;
-        let t = |name, keys, actions, default_action: &'static Action, size: u32, dynamic| Table {
-            name,
-            control: Ingress,
-            keys,
-            actions,
-            default_action,
-            size: size.max(1),
-            dynamic,
-        };
+        let t =
+            |name, id, keys, actions, default_action: &'static Action, size: u32, dynamic| Table {
+                name,
+                id,
+                control: Ingress,
+                keys,
+                actions,
+                default_action,
+                size: size.max(1),
+                dynamic,
+            };
+        let candidates = sizes.groups * sizes.max_k;
         let tables = vec![
             t(
                 DST_GROUP,
+                0x01,
                 keys::DST,
                 &[SET_GROUP, NO_ROUTE],
                 &LCMP_MISS,
@@ -465,7 +595,17 @@ impl Schema {
                 true,
             ),
             t(
+                ROUTE,
+                0x05,
+                keys::ROUTE,
+                &[actions::ROUTE],
+                &ROUTE_MISS,
+                ROUTE_TABLE_SIZE,
+                true,
+            ),
+            t(
                 BUCKET,
+                0x02,
                 keys::BUCKET,
                 &[SET_BUCKET],
                 &DROP_MISS,
@@ -474,37 +614,65 @@ impl Schema {
             ),
             t(
                 SELECT,
+                0x03,
                 keys::SELECT,
                 &[SET_PORT],
                 &DROP_MISS,
-                sizes.groups * sizes.max_k,
+                candidates,
                 true,
             ),
             t(
                 PORT_ALIVE,
+                0x04,
                 keys::ALIVE,
                 &[PORT_UP, PORT_DOWN],
                 &PORT_DOWN,
                 sizes.ports,
                 true,
             ),
+            t(
+                MEMBER,
+                0x06,
+                keys::MEMBER,
+                &[actions::MEMBER],
+                &NOT_MEMBER,
+                candidates,
+                true,
+            ),
+            t(
+                NEXT_HOP,
+                0x07,
+                keys::NEXT_HOP,
+                &[SET_NEXT_HOP],
+                &DROP_MISS,
+                NEXT_HOP_TABLE_SIZE,
+                true,
+            ),
         ];
         let way = sizes.pin_way_slots();
-        let r = |name, bits, pair| Register {
+        let r = |name, id, bits, pair, size| Register {
             name,
+            id,
             control: Ingress,
             bits,
             pair,
-            size: way,
+            size,
+            initial_lo: 0,
         };
         let registers = vec![
-            r(REG_PIN0, 32, true),
-            r(REG_PIN1, 32, true),
-            r(REG_PORT0, 16, false),
-            r(REG_PORT1, 16, false),
+            r(REG_PIN0, 0x01, 32, true, way),
+            r(REG_PIN1, 0x02, 32, true, way),
+            r(REG_PORT0, 0x03, 16, false, way),
+            r(REG_PORT1, 0x04, 16, false, way),
+            r(REG_FAIL, 0x05, 32, true, FAIL_CELLS),
+            Register {
+                initial_lo: CLOCK_START_WRAPS << 24,
+                ..r(REG_CLOCK, 0x06, 32, true, 1)
+            },
         ];
         let digests = vec![Digest {
             name: DIGEST_PIN_FAIL,
+            id: 0x01,
             control: Control::IngressDeparser,
             type_name: "lcmp_pin_fail_t",
             fields: PIN_FAIL_FIELDS,
@@ -579,5 +747,47 @@ mod test {
         declared.sort_unstable();
         assert_eq!(used, declared);
         assert!(schema.actions(Control::IngressDeparser).is_empty());
+    }
+
+    #[test]
+    fn ids_are_declared_unique_and_prefix_free() {
+        let sizes = Sizes {
+            groups: 3,
+            max_k: 4,
+            ports: 5,
+            pin_slots: 1024,
+        };
+        let schema = Schema::new(&sizes);
+        let mut ids: Vec<(u32, &str)> = Vec::new();
+        ids.extend(
+            schema
+                .tables
+                .iter()
+                .map(|t| (TABLE_ID_PREFIX | t.id, t.name)),
+        );
+        ids.extend(INGRESS.iter().map(|a| (ACTION_ID_PREFIX | a.id, a.name)));
+        ids.extend(
+            schema
+                .registers
+                .iter()
+                .map(|r| (REGISTER_ID_PREFIX | r.id, r.name)),
+        );
+        ids.extend(
+            schema
+                .digests
+                .iter()
+                .map(|d| (DIGEST_ID_PREFIX | d.id, d.name)),
+        );
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup_by_key(|x| x.0);
+        assert_eq!(ids.len(), n, "duplicate id");
+        assert!(ids.iter().all(|(id, _)| id & 0x00FF_FFFF != 0));
+        // The ids do not follow positions: reordering the schema keeps them.
+        assert_eq!(schema.table(names::SELECT).map(|t| t.id), Some(0x03));
+        assert_eq!(
+            schema.tables.iter().position(|t| t.name == names::SELECT),
+            Some(3)
+        );
     }
 }

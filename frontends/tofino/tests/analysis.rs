@@ -94,8 +94,8 @@ fn every_program_fits_both_targets_without_violations() {
                 "{name}: {}",
                 ingress.stages
             );
-            // The plan of docs/tofino.md: 7 ingress stages, no egress work.
-            assert_eq!(ingress.stages, 7, "{name} on {target:?}");
+            // The plan of docs/tofino.md: 9 ingress stages, no egress work.
+            assert_eq!(ingress.stages, 9, "{name} on {target:?}");
             assert_eq!(egress.stages, 0, "{name}: egress does nothing");
             // Every table and register of the schema is placed, once.
             let schema = program.schema();
@@ -135,13 +135,18 @@ fn the_ingress_chain_has_the_expected_dependencies() {
     };
     assert_eq!(stage("lcmp_dst_group"), 0);
     assert_eq!(stage("ecmp_hash"), 0);
+    assert_eq!(stage("sig_hash"), 0);
+    assert_eq!(stage("lcmp_route"), 1);
     assert_eq!(stage("lcmp_bucket"), 1);
-    assert_eq!(stage("lcmp_pin0"), 1);
     assert_eq!(stage("lcmp_select"), 2);
-    assert_eq!(stage("lcmp_pin1"), 2);
-    assert_eq!(stage("lcmp_port1"), 3);
-    assert_eq!(stage("lcmp_port0"), 4);
-    assert_eq!(stage("lcmp_port_alive"), 5);
+    assert_eq!(stage("lcmp_pin0"), 3);
+    assert_eq!(stage("lcmp_pin1"), 4);
+    assert_eq!(stage("lcmp_port1"), 5);
+    assert_eq!(stage("lcmp_fail"), 5);
+    assert_eq!(stage("lcmp_port0"), 6);
+    assert_eq!(stage("lcmp_port_alive"), 7);
+    assert_eq!(stage("lcmp_member"), 7);
+    assert_eq!(stage("lcmp_next_hop"), 7);
     let edge = |from: &str, to: &str, kind: DepKind, field: &str| {
         g.deps.iter().any(|d| {
             g.units[d.from].name == from
@@ -163,6 +168,19 @@ fn the_ingress_chain_has_the_expected_dependencies() {
         "meta.bucket"
     ));
     assert!(edge("lcmp_pin0", "lcmp_pin1", DepKind::Control, "meta.st0"));
+    // Pins only for a selection hit: a control dependency on meta.kept.
+    assert!(edge(
+        "lcmp_select",
+        "lcmp_pin0",
+        DepKind::Control,
+        "meta.kept"
+    ));
+    assert!(edge(
+        "lcmp_member",
+        "ig_dprsr_md.drop_ctl = 1",
+        DepKind::Control,
+        "meta.member"
+    ));
     assert!(edge(
         "lcmp_port_alive",
         "ig_dprsr_md.drop_ctl = 1",
@@ -315,7 +333,7 @@ fn queue_signal_is_the_agents_poll_of_usage_cells() {
             target,
             ..ExportOptions::default()
         };
-        let mut by_cells = agent("testbed8", "DC1", Scheme::Lcmp, opts);
+        let mut by_cells = agent("testbed8", "DC1", Scheme::Lcmp, opts.clone());
         let mut by_bytes = agent("testbed8", "DC1", Scheme::Lcmp, opts);
         let cells = 30_000_000u64;
         by_cells
@@ -355,4 +373,118 @@ fn docs_show_the_analysed_plan() {
         "Tofino 2: LcmpIngress {} stages",
         t2.gress("LcmpIngress").expect("ingress").stages
     )));
+}
+
+/// What bf-p4c refused in copies of the program, the analysis refuses
+/// too: a register executed twice on one packet path, an undefined
+/// metadata field, and a `bit<16>` assigned to `PortId_t` without a cast
+/// (each mutation of the golden program gives its violation, and the
+/// golden program none).
+#[test]
+fn register_paths_undefined_names_and_widths_are_violations() {
+    let text = golden();
+    for target in Target::ALL {
+        assert!(plan(&text, target).violations.is_empty(), "{target:?}");
+    }
+    let once = "meta.st0 = pin0_lookup.execute(meta.sig[15:0]);";
+    assert!(text.contains(once));
+    let cases = [
+        (
+            text.replacen(once, &format!("{once}\n            {once}"), 1),
+            "register lcmp_pin0 is executed twice on one packet path",
+        ),
+        (
+            text.replacen("meta.pin_hit = 1;", "meta.pin_hits = 1;", 1),
+            "meta has no field pin_hits",
+        ),
+        (
+            text.replacen(
+                "meta.out_port = (PortId_t)port1_read.execute(",
+                "meta.out_port = port1_read.execute(",
+                1,
+            ),
+            "`meta.out_port` is bit<9> but `port1_read.execute(meta.sig[31:16])` is bit<16>: cast it",
+        ),
+        (
+            text.replacen("meta.kept = 1;", "meta.kept = 2;", 1),
+            "2 does not fit `meta.kept` (bit<1>)",
+        ),
+        (
+            text.replacen("lcmp_hash_sig();", "lcmp_hash_sgi();", 1),
+            "`lcmp_hash_sgi` calls nothing declared",
+        ),
+    ];
+    for (mutated, want) in cases {
+        assert_ne!(mutated, text, "{want}: the mutation applies");
+        let p = plan(&mutated, Target::Tofino1);
+        assert!(
+            p.violations.iter().any(|v| v.contains(want)),
+            "{want}: {:?}",
+            p.violations
+        );
+    }
+}
+
+/// Two 65 536 x 64-bit registers with no dependency between them would be
+/// placed in one stage: 66 register SRAM blocks, over the 48 map RAMs a
+/// stage has (what bf-p4c's Tofino 2 placement refused for the pins). The
+/// generated program keeps each pin register in a stage of its own.
+#[test]
+fn two_pin_registers_do_not_fit_one_stage() {
+    let text = r#"
+struct p_t { bit<32> lo; bit<32> hi; }
+struct m_t { bit<16> i; bit<8> a; bit<8> b; }
+control I(inout m_t meta) {
+    Register<p_t, bit<16>>(65536) r0;
+    Register<p_t, bit<16>>(65536) r1;
+    RegisterAction<p_t, bit<16>, bit<8>>(r0) a0 = { void apply(inout p_t v, out bit<8> o) { o = 1; } };
+    RegisterAction<p_t, bit<16>, bit<8>>(r1) a1 = { void apply(inout p_t v, out bit<8> o) { o = 1; } };
+    apply { meta.a = a0.execute(meta.i); meta.b = a1.execute(meta.i); }
+}
+control E(inout m_t meta) { apply { } }
+Pipeline(P(), I(), D(), P(), E(), D()) pipe;
+"#;
+    for target in Target::ALL {
+        let p = plan(text, target);
+        assert!(
+            p.violations
+                .iter()
+                .any(|v| v.contains("66 register SRAM blocks (map RAMs), over 48")),
+            "{:?}",
+            p.violations
+        );
+        let g = plan(&golden(), target);
+        let max = g
+            .stage_use
+            .iter()
+            .flatten()
+            .map(|u| u.stateful_sram_blocks)
+            .max();
+        assert_eq!(max, Some(33), "one pin register per stage");
+    }
+}
+
+/// The previous golden program (layout v2, `tests/fixtures/lcmp_v2.p4`):
+/// the compiler's first two errors on it are the analysis's too: the pin
+/// `RegisterAction`s output the constants 1, 2 and 3, and the two 32-bit
+/// hashes are adjacent statements, one action of 64 bits over the
+/// immediate pathway's 32. The current program has neither.
+#[test]
+fn the_compilers_errors_on_layout_v2_are_violations() {
+    let v2 = std::fs::read_to_string(root().join("tests/fixtures/lcmp_v2.p4")).expect("fixture");
+    for target in Target::ALL {
+        let p = plan(&v2, target);
+        for want in [
+            "pin0_lookup outputs the constants [1, 2, 3]",
+            "pin1_lookup outputs the constants [1, 2, 3]",
+            "64 bits of hash results in one action, over the immediate pathway's 32",
+        ] {
+            assert!(
+                p.violations.iter().any(|v| v.contains(want)),
+                "{want}: {:?}",
+                p.violations
+            );
+        }
+        assert!(plan(&golden(), target).violations.is_empty());
+    }
 }

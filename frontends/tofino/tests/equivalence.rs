@@ -44,7 +44,7 @@ struct Three {
 }
 
 fn three(s: &Scenario) -> Result<Option<Three>, String> {
-    let agent = match Agent::new(&s.tables, s.config, s.options) {
+    let agent = match Agent::new(&s.tables, s.config, s.options.clone()) {
         Ok(a) => a,
         Err(Error::Core(_)) => return Ok(None), // tables the core rejects
         Err(e) => return Err(format!("agent: {e}")),
@@ -478,7 +478,7 @@ fn testbed8_dc1_pick_list_and_device_ports() {
     for (i, d) in opts.dev_ports.iter_mut().enumerate() {
         *d = 128 + 8 * i as u16;
     }
-    let agent = lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, opts).expect("agent");
+    let agent = lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, opts.clone()).expect("agent");
     assert_eq!(
         agent.pick_list(GroupId(8)).expect("pick list"),
         [PortId(4), PortId(2), PortId(0)]

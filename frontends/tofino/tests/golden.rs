@@ -1,14 +1,16 @@
 //! Golden files: the export for testbed8 DC1 (seed 0, CRC-32, the
-//! congestion state in `tests/golden/state.json`), and the update from the
-//! idle state to it in `tests/golden/update/`, must not change unless on
-//! purpose. Re-bless with `LCMP_BLESS=1 cargo test -p lcmp-tofino --test
+//! congestion state in `tests/golden/state.json`), the update from the
+//! idle state to it in `tests/golden/update/`, and the idle export for the
+//! bso13 switch with the most groups and the largest pick lists (DC3: 12
+//! groups, pick lists up to 4, 6 ports) in `tests/golden/bso13-dc3/`, must
+//! not change unless on purpose. Re-bless with `LCMP_BLESS=1 cargo test -p lcmp-tofino --test
 //! golden` (only the value `1` blesses); a golden file that is no longer
 //! generated fails the test, and blessing removes it.
 
 use std::path::{Path, PathBuf};
 
 use lcmp_tofino::cli::{
-    export, export_update, CommonArgs, EntriesArgs, HashArg, TargetArg, UpdateArgs,
+    agent_file, export, export_update, CommonArgs, EntriesArgs, HashArg, TargetArg, UpdateArgs,
 };
 use lcmp_tofino::render::{entry_files, update_files, Files};
 
@@ -28,6 +30,8 @@ fn common(out: PathBuf) -> CommonArgs {
         target: TargetArg::Tofino1,
         dev_ports: vec![],
         profile: lcmp_decide::Profile::Paper,
+        routes: vec![],
+        next_hops: vec![],
     }
 }
 
@@ -70,7 +74,9 @@ fn testbed8_dc1_outputs_match_golden_files() {
         state: Some(dir.join("state.json")),
     };
     let (program, entries) = export(&args).expect("export");
-    let mut bad = compare(&dir, &entry_files(&program, &entries), &["state.json"]);
+    let mut files = entry_files(&program, &entries);
+    files.files.push(agent_file(&args.common).expect("agent"));
+    let mut bad = compare(&dir, &files, &["state.json", "compile-stamps.json"]);
     let update = UpdateArgs {
         common: common(dir.join("update")),
         from: None,
@@ -86,6 +92,27 @@ fn testbed8_dc1_outputs_match_golden_files() {
         .into_iter()
         .map(|n| format!("update/{n}")),
     );
+    assert!(
+        bad.is_empty(),
+        "output differs from the golden files {bad:?}; if the change is intended, \
+         re-bless with LCMP_BLESS=1 cargo test -p lcmp-tofino --test golden"
+    );
+}
+
+#[test]
+fn bso13_dc3_outputs_match_golden_files() {
+    let dir = golden_dir().join("bso13-dc3");
+    let mut c = common(dir.clone());
+    c.topology = "bso13".into();
+    c.switch = "DC3".into();
+    let args = EntriesArgs {
+        common: c,
+        state: None,
+    };
+    let (program, entries) = export(&args).expect("export");
+    let mut files = entry_files(&program, &entries);
+    files.files.push(agent_file(&args.common).expect("agent"));
+    let bad = compare(&dir, &files, &[]);
     assert!(
         bad.is_empty(),
         "output differs from the golden files {bad:?}; if the change is intended, \

@@ -148,7 +148,7 @@ fn an_expired_cell_is_taken_and_a_way_one_pin_survives_way_zero_freeing() {
     let (program, entries) = program_and_entries();
     let moved = rotated(&entries);
     let (a, b, c) = colliding();
-    let idle_ns = program.pin_idle_units() * 65_536;
+    let idle_ns = program.pin_idle_units() << lcmp_tofino::schema::CLOCK_UNIT_SHIFT;
     let mut pins = PinRegisters::default();
     let i0 = Interpreter::new(&program, &entries);
     let t0 = 5_000_000_000u64;
@@ -270,4 +270,208 @@ fn pin_failure_rate_at_the_default_size() {
     );
     assert!(f25 > 0.0 && f25 < 0.01, "{f25}");
     assert!(f50 > f25 && f50 < 0.05, "{f50}");
+}
+
+/// The idle check across the stamp's wrap. The stateful ALU compares
+/// `now - seen > PIN_IDLE` in 34-bit arithmetic (bf-p4c `CheckStatefulAlu`:
+/// memory and PHV zero-extended), not mod 2^32, so the previous program's
+/// raw 32-bit stamp and its `0x80000000` initial "last seen" left every
+/// cell busy for the stamp's first 39 hours and every cell written before a
+/// wrap busy after it. The clock register makes `meta.now` monotonic: a
+/// flow live across the 48-bit counter's wrap keeps its pin, a cell idle
+/// across it expires after the idle timeout, and cells are free from the
+/// first packet.
+#[test]
+fn pins_hold_and_expire_across_the_stamp_wrap() {
+    use lcmp_tofino::interp::{expired, Clock};
+    // The previous formulation, under the ALU's arithmetic.
+    let idle = 30_518u32; // 2 s in the old 65.536 us units
+    let old_now = 1_000u32; // 65 ms after the counter's zero
+    assert!(old_now.wrapping_sub(0x8000_0000) > idle, "mod 2^32: free");
+    assert!(!expired(old_now, 0x8000_0000, idle), "34-bit: busy");
+    let before_wrap = u32::MAX - 100;
+    assert!(
+        !expired(50, before_wrap, idle),
+        "34-bit: busy after the wrap"
+    );
+
+    let (program, entries) = program_and_entries();
+    let interp = Interpreter::new(&program, &entries);
+    let idle_ns = program.pin_idle_units() << lcmp_tofino::schema::CLOCK_UNIT_SHIFT;
+    let wrap = 1u64 << 48;
+    let (a, b, _) = colliding();
+    let mut pins = PinRegisters::default();
+    // Free from the first packet, at the counter's zero.
+    let t = interp.packet(&mut pins, &a, 0).expect("a");
+    assert_eq!(t.ways.0, PinStatus::Taken);
+    // a sends every 0.5 s from 10 s before the wrap to 10 s after.
+    let mut port = None;
+    let mut at = wrap - 10_000_000_000;
+    let mut pins = PinRegisters::default();
+    let mut clock = Clock::default();
+    let mut last_now = 0;
+    while at < wrap + 10_000_000_000 {
+        let t = interp.packet(&mut pins, &a, at).expect("a");
+        port = port.or(t.port);
+        assert_eq!(t.port, port, "a keeps its port at {at}");
+        assert!(t.ways.0 == PinStatus::Hit || at == wrap - 10_000_000_000);
+        let now = clock.tick(at);
+        assert!(now >= last_now, "monotonic at {at}");
+        last_now = now;
+        at += 500_000_000;
+    }
+    assert_eq!(pins.clock.wraps, 2, "one wrap counted");
+    // b's way-0 cell is a's: busy while a lives, taken once a has been idle
+    // longer than the timeout (across the wrap).
+    let mut pins = PinRegisters::default();
+    interp
+        .packet(&mut pins, &a, wrap - 1_000_000_000)
+        .expect("a");
+    let tb = interp.packet(&mut pins, &b, wrap + 500_000_000).expect("b");
+    assert_eq!(tb.ways.0, PinStatus::Busy, "a idle 1.5 s: live");
+    let tb = interp
+        .packet(&mut pins, &b, wrap - 1_000_000_000 + idle_ns + 100_000_000)
+        .expect("b");
+    assert_eq!(tb.ways.0, PinStatus::Taken, "a idle past the timeout");
+}
+
+/// A flow both ways refuse is reported once per idle timeout, on its first
+/// packet, not on every packet (the digest filter).
+#[test]
+fn the_pin_failure_digest_is_sent_once_per_flow_and_timeout() {
+    let (program, entries) = program_and_entries();
+    let interp = Interpreter::new(&program, &entries);
+    let idle_ns = program.pin_idle_units() << lcmp_tofino::schema::CLOCK_UNIT_SHIFT;
+    let (a, b, c) = colliding();
+    let mut pins = PinRegisters::default();
+    let ms = |t: u64| 1_000_000_000 + t * 1_000_000;
+    interp.packet(&mut pins, &a, ms(0)).expect("a");
+    interp.packet(&mut pins, &b, ms(0)).expect("b");
+    let mut digests = 0;
+    for t in 1..200 {
+        interp.packet(&mut pins, &a, ms(t)).expect("a");
+        interp.packet(&mut pins, &b, ms(t)).expect("b");
+        let tc = interp.packet(&mut pins, &c, ms(t)).expect("c");
+        assert!(tc.pin_failed && tc.port.is_some(), "{tc:?}");
+        digests += usize::from(tc.digest);
+    }
+    assert_eq!(digests, 1, "one digest for 199 unpinned packets");
+    // After the idle timeout, a second report.
+    let mut later = 0;
+    for t in 0..3 {
+        let at = ms(200) + idle_ns + t * 1_000_000;
+        interp.packet(&mut pins, &a, at).expect("a");
+        interp.packet(&mut pins, &b, at).expect("b");
+        later += usize::from(interp.packet(&mut pins, &c, at).expect("c").digest);
+    }
+    assert_eq!(later, 1);
+}
+
+/// A packet the selection does not route (a bucket or selection miss)
+/// leaves every pin cell alone: no cell is taken with port 0.
+#[test]
+fn a_selection_miss_writes_no_pin() {
+    let (program, entries) = program_and_entries();
+    let mut holes = entries.clone();
+    holes.entries.retain(|e| e.table != names::SELECT);
+    let interp = Interpreter::new(&program, &holes);
+    let mut pins = PinRegisters::default();
+    let (a, _, _) = colliding();
+    let t = interp.packet(&mut pins, &a, 1_000_000_000).expect("a");
+    assert_eq!(t.miss, Some(names::SELECT));
+    assert_eq!(
+        (t.port, t.pin_hit, t.ways.0),
+        (None, false, PinStatus::None)
+    );
+    assert_eq!(
+        pins,
+        PinRegisters {
+            clock: pins.clock,
+            ..PinRegisters::default()
+        }
+    );
+    // With the selection back, the flow's first packet takes its cell.
+    let interp = Interpreter::new(&program, &entries);
+    let t = interp.packet(&mut pins, &a, 2_000_000_000).expect("a");
+    assert_eq!(t.ways.0, PinStatus::Taken);
+    assert!(t.port.is_some());
+}
+
+/// The router part: the next hop's MACs per port, TTL 1 dropped, a
+/// default route for a destination that is no LCMP group, and L4 ports
+/// hashed only in first fragments.
+#[test]
+fn next_hops_ttl_default_routes_and_fragments() {
+    use lcmp_tofino::interp::parsed;
+    use lcmp_tofino::model::{NextHop, Route};
+    let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
+    let cfg = DeciderConfig {
+        hash: HashAlgorithm::Crc32,
+        ..DeciderConfig::default()
+    };
+    let opts = ExportOptions {
+        routes: vec![Route {
+            prefix: 0xC0A8_0000,
+            prefix_len: 16,
+            dev_port: 300,
+        }],
+        next_hops: vec![NextHop {
+            dev_port: 300,
+            src_mac: 0x0011_2233_4455,
+            dst_mac: 0x0066_7788_99AA,
+        }],
+        ..ExportOptions::default()
+    };
+    let agent = lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, opts).expect("agent");
+    let (program, entries) = (agent.program(), agent.entries().expect("entries"));
+    let interp = Interpreter::new(&program, &entries);
+    let mut pins = PinRegisters::default();
+    let (a, _, _) = colliding();
+    let t = interp.packet(&mut pins, &a, 1_000_000_000).expect("a");
+    let port = t.port.expect("routed");
+    let n = NextHop::placeholder(port as u16);
+    assert_eq!(t.next_hop, Some((n.src_mac, n.dst_mac)));
+    let t = interp
+        .packet_ttl(&mut pins, &a, 1_000_000_000, 1)
+        .expect("a");
+    assert!(t.ttl_expired && t.port.is_none());
+    // Not an LCMP destination: the default route, its next hop, no pins.
+    let other = parsed(0x0A01_0001, 0xC0A8_0101, 1, 2, 6, 0);
+    let before = pins.clone();
+    let t = interp
+        .packet(&mut pins, &other, 2_000_000_000)
+        .expect("other");
+    assert_eq!((t.routed, t.port), (Some(300), Some(300)));
+    assert_eq!(t.next_hop, Some((0x0011_2233_4455, 0x0066_7788_99AA)));
+    assert_eq!(pins.ways, before.ways);
+    // No route at all: dropped.
+    let nowhere = parsed(0x0A01_0001, 0xAC10_0001, 1, 2, 6, 0);
+    let t = interp
+        .packet(&mut pins, &nowhere, 2_000_000_000)
+        .expect("x");
+    assert_eq!(t.port, None);
+    // A later fragment hashes with ports 0, like the core's key for it.
+    let first = parsed(a.src, a.dst, a.sport, a.dport, a.proto, 0);
+    let later = parsed(a.src, a.dst, a.sport, a.dport, a.proto, 185);
+    assert_eq!(first, a);
+    assert_eq!((later.sport, later.dport), (0, 0));
+    let key = lcmp_decide::FlowKey::v4(
+        core::net::Ipv4Addr::from_bits(a.src),
+        core::net::Ipv4Addr::from_bits(a.dst),
+        0,
+        0,
+        a.proto,
+    );
+    assert_eq!(
+        interp.hash(&later),
+        key.ecmp_hash(HashAlgorithm::Crc32, cfg.seed)
+    );
+    // The program parses ports only for TCP and UDP first fragments, past
+    // IPv4 options, and rewrites MACs and TTL.
+    let text = lcmp_tofino::render::p4::render(&program);
+    assert!(text.contains("(0, 6): parse_l4;") && text.contains("(0, 17): parse_l4;"));
+    assert!(text
+        .contains("pkt.extract(hdr.ipv4_options, (bit<32>)(((bit<16>)hdr.ipv4.ihl - 5) * 32));"));
+    assert!(text.contains("hdr.ipv4.ttl = hdr.ipv4.ttl - 1;"));
+    assert!(text.contains("if (meta.routed == 1 && hdr.ipv4.ttl > 1) {"));
 }

@@ -32,12 +32,22 @@
 //! destination per action (`a = b + c`, not `a = (b << 1) + c + d`; an
 //! extern's result counts as a source, like action data).
 //!
+//! It also checks what bf-p4c refuses and the text shows (`checks.rs`): a
+//! register executed twice on one packet path, undeclared names, width
+//! mismatches, a `RegisterAction` with more than one nonzero constant
+//! output, more than 32 bits of hash results in one action, and register
+//! SRAM per stage against the 48 map RAMs.
+//!
 //! # What it does not model
 //!
 //! PHV allocation and container conflicts, hash-distribution and action-data
-//! bus widths, gateway merging limits, and table splitting across stages:
-//! bf-p4c may need more stages than this minimum, never fewer.
+//! bus widths (beyond the hash results per action), gateway merging limits,
+//! the stateful ALU's encoding beyond its constant outputs, table splitting
+//! across stages, and where bf-p4c places a table that may go later than
+//! its earliest stage: bf-p4c may need more stages than this minimum, never
+//! fewer.
 
+mod checks;
 pub mod parse;
 mod report;
 mod resources;
@@ -264,6 +274,10 @@ pub fn analyze(p4: &str, target: Target) -> Result<StagePlan, ParseError> {
             mut violations,
             ..
         } = b;
+        violations.extend(checks::register_paths(&units, name));
+        violations.extend(checks::names_and_widths(&prog, c, name));
+        violations.extend(checks::immediate_pathway(&prog, c, name));
+        violations.extend(checks::register_outputs(&prog, c, name));
         let (gress, mut v) = place(name, units);
         violations.append(&mut v);
         let (objects, uses, mut v) = resources::resources(&prog, c, &gress, name);
@@ -489,6 +503,15 @@ impl Builder<'_> {
                                     continue;
                                 }
                             }
+                            // A direct action call: bf-p4c makes it a keyless
+                            // table of its own (one action: its immediate data
+                            // is not shared with a neighbouring statement).
+                            if let [a] = p.as_slice() {
+                                if let Some(decl) = self.control.actions.get(a) {
+                                    self.action_call_unit(a, decl, *line, branches, gate);
+                                    continue;
+                                }
+                            }
                         }
                     }
                     self.stmt_unit(s, *line, branches, gate);
@@ -549,6 +572,53 @@ impl Builder<'_> {
             branches: branches.to_vec(),
         });
         Ok(())
+    }
+
+    /// A directly called action (no parameters): one unit with its body's
+    /// reads, writes and extern calls.
+    fn action_call_unit(
+        &mut self,
+        name: &str,
+        decl: &parse::ActionDecl,
+        line: u32,
+        branches: &[(usize, bool)],
+        gate: &BTreeSet<String>,
+    ) {
+        let locals: BTreeSet<&str> = decl.params.iter().map(|p| p.name.as_str()).collect();
+        let mut action_reads = BTreeSet::new();
+        let mut writes = BTreeSet::new();
+        let mut calls = Vec::new();
+        for st in &decl.body {
+            self.stmt_reads(st, &locals, &mut action_reads);
+            self.writes(st, &locals, &mut writes);
+            match st {
+                Stmt::Assign { rhs, .. } => self.reads(rhs, &locals, &mut action_reads, &mut calls),
+                Stmt::Call { call, .. } => self.reads(call, &locals, &mut action_reads, &mut calls),
+                Stmt::If { .. } => {}
+            }
+        }
+        let hash = calls.iter().find(|c| {
+            self.control
+                .instances
+                .get(*c)
+                .is_some_and(|i| matches!(&i.ty, Type::Named(t, _) if t == "Hash"))
+        });
+        let (kind, unit_name) = match hash {
+            Some(h) => (UnitKind::Hash, h.clone()),
+            None => (UnitKind::Statement, format!("{name}()")),
+        };
+        self.units.push(Unit {
+            name: unit_name,
+            kind,
+            line,
+            stage: 0,
+            match_reads: BTreeSet::new(),
+            gate_reads: gate.clone(),
+            action_reads,
+            writes,
+            ops: 0,
+            branches: branches.to_vec(),
+        });
     }
 
     fn stmt_unit(

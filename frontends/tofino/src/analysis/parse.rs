@@ -378,6 +378,8 @@ pub struct Program {
     pub typedefs: BTreeMap<String, Type>,
     /// Headers and structs: fields in order.
     pub structs: BTreeMap<String, Vec<Param>>,
+    /// Enums: members in order.
+    pub enums: BTreeMap<String, Vec<String>>,
     /// Controls.
     pub controls: BTreeMap<String, ControlDecl>,
     /// The `Pipeline(...)` arguments: parser, control, deparser names.
@@ -499,6 +501,12 @@ impl Parser {
             self.expect(">")?;
             return Ok(Type::Bits(w as u32));
         }
+        if name == "varbit" && self.eat("<") {
+            // Variable width: no fixed width (a header's options).
+            self.number()?;
+            self.expect(">")?;
+            return Ok(Type::Named(name, Vec::new()));
+        }
         let mut args = Vec::new();
         if self.eat("<") {
             loop {
@@ -547,6 +555,19 @@ impl Parser {
                     if let Some(v) = const_value(&e, &p.consts) {
                         p.consts.insert(name, v);
                     }
+                }
+                "enum" => {
+                    let name = self.ident()?;
+                    self.expect("{")?;
+                    let mut members = Vec::new();
+                    while !self.eat("}") {
+                        members.push(self.ident()?);
+                        if !self.eat(",") {
+                            self.expect("}")?;
+                            break;
+                        }
+                    }
+                    p.enums.insert(name, members);
                 }
                 "typedef" => {
                     let ty = self.ty()?;

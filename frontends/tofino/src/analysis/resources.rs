@@ -17,6 +17,11 @@ pub mod limits {
     pub const SRAM_BLOCKS: u64 = 80;
     /// TCAM blocks (512 x 44 bits) per stage.
     pub const TCAM_BLOCKS: u64 = 24;
+    /// SRAM blocks per stage that registers may use: a stateful table's
+    /// blocks each need a map RAM, and a stage has 48 (6 per row, the
+    /// right-hand columns of its 8 rows), so two 65 536 x 64-bit pin
+    /// registers (33 blocks each) never share a stage.
+    pub const STATEFUL_SRAM_BLOCKS: u64 = 48;
 }
 
 /// Bits in one SRAM block.
@@ -54,6 +59,8 @@ pub struct StageUse {
     pub stateful_alus: usize,
     /// SRAM blocks.
     pub sram_blocks: u64,
+    /// SRAM blocks of registers (each with a map RAM).
+    pub stateful_sram_blocks: u64,
     /// TCAM blocks.
     pub tcam_blocks: u64,
 }
@@ -85,7 +92,7 @@ fn width(prog: &Program, c: &ControlDecl, e: &Expr) -> Option<u64> {
     }
 }
 
-fn type_width(prog: &Program, ty: &Type) -> Option<u64> {
+pub(super) fn type_width(prog: &Program, ty: &Type) -> Option<u64> {
     type_width_at(prog, ty, 0)
 }
 
@@ -143,6 +150,7 @@ pub(super) fn resources(prog: &Program, c: &ControlDecl, g: &Gress, control: &st
                     if let Some(inst) = c.instances.get(r) {
                         let f = register_footprint(prog, control, r, inst, u.stage);
                         su.sram_blocks += f.sram_blocks;
+                        su.stateful_sram_blocks += f.sram_blocks;
                         objects.push(f);
                     }
                 }
@@ -168,6 +176,11 @@ pub(super) fn resources(prog: &Program, c: &ControlDecl, g: &Gress, control: &st
                 limits::STATEFUL_ALUS as u64,
             ),
             ("SRAM blocks", su.sram_blocks, limits::SRAM_BLOCKS),
+            (
+                "register SRAM blocks (map RAMs)",
+                su.stateful_sram_blocks,
+                limits::STATEFUL_SRAM_BLOCKS,
+            ),
             ("TCAM blocks", su.tcam_blocks, limits::TCAM_BLOCKS),
         ];
         for (what, n, max) in over {

@@ -35,30 +35,96 @@ pub fn bfrt_priority(p: u32) -> u32 {
     MAX_PRIORITY.saturating_sub(p)
 }
 
-/// The key arguments of an entry.
-pub fn key_args(t: &Table, e: &TableEntry) -> Vec<String> {
-    let mut args: Vec<String> = Vec::new();
+/// The key arguments of an entry, `(name, value)`.
+pub fn key_values(t: &Table, e: &TableEntry) -> Vec<(String, u64)> {
+    let mut args: Vec<(String, u64)> = Vec::new();
     for (m, k) in e.matches.iter().zip(t.keys) {
         match *m {
-            Match::Exact(v) => args.push(format!("{}={v:#x}", k.name)),
+            Match::Exact(v) => args.push((k.name.to_string(), v)),
             Match::Lpm { value, prefix_len } => {
-                args.push(format!("{}={value:#x}", k.name));
-                args.push(format!("{}_p_length={prefix_len}", k.name));
+                args.push((k.name.to_string(), value));
+                args.push((format!("{}_p_length", k.name), u64::from(prefix_len)));
             }
             Match::Ternary { value, mask } => {
-                args.push(format!("{}={value:#x}", k.name));
-                args.push(format!("{}_mask={mask:#x}", k.name));
+                args.push((k.name.to_string(), value));
+                args.push((format!("{}_mask", k.name), mask));
             }
             Match::Range { low, high } => {
-                args.push(format!("{}_start={low:#x}", k.name));
-                args.push(format!("{}_end={high:#x}", k.name));
+                args.push((format!("{}_start", k.name), low));
+                args.push((format!("{}_end", k.name), high));
             }
         }
     }
     if let Some(p) = e.priority.map(bfrt_priority) {
-        args.push(format!("MATCH_PRIORITY={p}"));
+        args.push(("MATCH_PRIORITY".to_string(), u64::from(p)));
     }
     args
+}
+
+/// The key arguments of an entry, as bfrt_python source (`name=0x..`; a
+/// prefix length and a priority in decimal).
+pub fn key_args(t: &Table, e: &TableEntry) -> Vec<String> {
+    key_values(t, e)
+        .into_iter()
+        .map(|(n, v)| {
+            if n.ends_with("_p_length") || n == "MATCH_PRIORITY" {
+                format!("{n}={v}")
+            } else {
+                format!("{n}={v:#x}")
+            }
+        })
+        .collect()
+}
+
+/// The bfrt_python call of one write: the method of the table node
+/// (`add_with_<action>`, `mod_with_<action>`, `delete`) and its keyword
+/// arguments (keys, then action data).
+pub fn call(t: &Table, u: &crate::model::Update) -> (String, Vec<(String, u64)>) {
+    let mut args = key_values(t, &u.entry);
+    let method = match u.op {
+        Op::Delete => "delete".to_string(),
+        Op::Insert | Op::Modify => {
+            if let Some(a) = t.action(u.entry.action) {
+                for (p, v) in a.params.iter().zip(&u.entry.params) {
+                    args.push((p.name.to_string(), *v));
+                }
+            }
+            let verb = if u.op == Op::Insert { "add" } else { "mod" };
+            format!("{verb}_with_{}", u.entry.action)
+        }
+    };
+    (method, args)
+}
+
+/// A plan as JSON for the agent (`lcmp_agent.py` applies it in order):
+/// `{"phases": [{"what", "ops": [{"table", "method", "args"}]}]}`, where
+/// `table` is `Control.table` under `bfrt.lcmp.pipe`.
+pub fn plan_json(schema: &Schema, plan: &Plan) -> serde_json::Value {
+    let phases: Vec<serde_json::Value> = plan
+        .phases
+        .iter()
+        .map(|phase| {
+            let ops: Vec<serde_json::Value> = phase
+                .updates
+                .iter()
+                .filter_map(|u| {
+                    let t = schema.table(u.entry.table)?;
+                    let (method, args) = call(t, u);
+                    let args: serde_json::Map<String, serde_json::Value> = args
+                        .into_iter()
+                        .map(|(k, v)| (k, serde_json::Value::from(v)))
+                        .collect();
+                    Some(serde_json::json!({
+                        "table": t.full_name(),
+                        "method": method,
+                        "args": args,
+                    }))
+                })
+                .collect();
+            serde_json::json!({ "what": phase.what, "ops": ops })
+        })
+        .collect();
+    serde_json::json!({ "phases": phases })
 }
 
 /// The script.
@@ -102,19 +168,13 @@ pub fn render(schema: &Schema, plan: &Plan, script: Script) -> String {
                 continue;
             };
             let mut args = key_args(t, &u.entry);
-            let call = match u.op {
-                Op::Delete => "delete".to_string(),
-                Op::Insert | Op::Modify => {
-                    if let Some(a) = t.action(u.entry.action) {
-                        for (p, v) in a.params.iter().zip(&u.entry.params) {
-                            args.push(format!("{}={v:#x}", p.name));
-                        }
-                    }
-                    let verb = if u.op == Op::Insert { "add" } else { "mod" };
-                    format!("{verb}_with_{}", u.entry.action)
+            let (method, _) = call(t, u);
+            if let Some(a) = t.action(u.entry.action).filter(|_| u.op != Op::Delete) {
+                for (p, v) in a.params.iter().zip(&u.entry.params) {
+                    args.push(format!("{}={v:#x}", p.name));
                 }
-            };
-            let _ = writeln!(o, "p4.{}.{call}({})", t.full_name(), args.join(", "));
+            }
+            let _ = writeln!(o, "p4.{}.{method}({})", t.full_name(), args.join(", "));
         }
     }
     let _ = writeln!(o, "\nbfrt.complete_operations()");

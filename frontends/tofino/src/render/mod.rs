@@ -3,6 +3,7 @@
 //! They are pure functions from the model to text, so the outputs cannot
 //! disagree with each other.
 
+pub mod agent;
 pub mod bfrt;
 pub mod bfrt_json;
 pub mod p4;
@@ -30,6 +31,8 @@ pub mod file_names {
     /// P4Runtime `WriteRequest`s of the load, one per phase:
     /// `lcmp_write_request_<n>.txtpb`.
     pub const WRITE_REQUEST: &str = "lcmp_write_request";
+    /// The agent (bfrt_python on the switch CPU).
+    pub const AGENT: &str = "lcmp_agent.py";
     /// The bfrt_python script of an update.
     pub const UPDATE_BFRT: &str = "lcmp_update.py";
     /// P4Runtime `WriteRequest`s of an update, one per phase:

@@ -2,9 +2,14 @@
 //! per phase of a [`Plan`] (P4Runtime may apply the updates of one request
 //! in any order, so ordered phases are separate requests).
 //!
-//! Ids follow the P4Runtime prefixes (`0x01` actions, `0x02` tables, `0x16`
-//! registers, `0x17` digests) with the object's position in the schema as
-//! the low bits, so they are stable across exports of the same sizes.
+//! Ids and names are the compiler's: every table, action, register and
+//! digest of `lcmp.p4` carries `@id(low 24 bits)` from the schema, which
+//! bf-p4c honours (it adds the P4Runtime type prefix: `0x01` actions,
+//! `0x02` tables, `0x16` registers, `0x17` digests), and bf-p4c names
+//! tables, registers and digests by pipeline (`pipe.LcmpIngress.lcmp_select`)
+//! and actions by control (`LcmpIngress.set_port`). The committed compiler
+//! output of the golden programs (`tests/golden/compiled/`) is checked
+//! against these by `tests/compiled.rs`.
 //! Values are the canonical binary strings of P4Runtime 1.3 (big-endian,
 //! shortest form).
 
@@ -13,19 +18,15 @@ use core::fmt::Write as _;
 use crate::model::{Match, Op, Plan, TableEntry};
 use crate::schema::{Control, Schema};
 
-const ACTION_PREFIX: u32 = 0x01 << 24;
-const TABLE_PREFIX: u32 = 0x02 << 24;
-const REGISTER_PREFIX: u32 = 0x16 << 24;
-const DIGEST_PREFIX: u32 = 0x17 << 24;
+use crate::schema::{ACTION_ID_PREFIX, DIGEST_ID_PREFIX, REGISTER_ID_PREFIX, TABLE_ID_PREFIX};
 
-/// The P4Info id of a table, by position.
+/// The pipeline's name in the compiler's control-plane names.
+pub const PIPE: &str = "pipe";
+
+/// The P4Info id of a table: its `@id` with the table prefix (0 for a
+/// table the schema lacks).
 pub fn table_id(schema: &Schema, name: &str) -> u32 {
-    let i = schema
-        .tables
-        .iter()
-        .position(|t| t.name == name)
-        .unwrap_or(0);
-    TABLE_PREFIX | (i as u32 + 1)
+    schema.table(name).map_or(0, |t| TABLE_ID_PREFIX | t.id)
 }
 
 /// Every action as `(control, action)`, in id order.
@@ -39,23 +40,20 @@ fn all_actions(schema: &Schema) -> Vec<(Control, &'static crate::schema::Action)
     out
 }
 
-/// The P4Info id of an action of a control.
+/// The P4Info id of an action of a control: its `@id` with the action
+/// prefix (0 for an action the control lacks).
 pub fn action_id(schema: &Schema, control: Control, name: &str) -> u32 {
-    let i = all_actions(schema)
+    all_actions(schema)
         .iter()
-        .position(|(c, a)| *c == control && a.name == name)
-        .unwrap_or(0);
-    ACTION_PREFIX | (i as u32 + 1)
+        .find(|(c, a)| *c == control && a.name == name)
+        .map_or(0, |(_, a)| ACTION_ID_PREFIX | a.id)
 }
 
-/// The P4Info id of a register.
+/// The P4Info id of a register: its `@id` with the register prefix.
 pub fn register_id(schema: &Schema, name: &str) -> u32 {
-    let i = schema
-        .registers
-        .iter()
-        .position(|r| r.name == name)
-        .unwrap_or(0);
-    REGISTER_PREFIX | (i as u32 + 1)
+    schema
+        .register(name)
+        .map_or(0, |r| REGISTER_ID_PREFIX | r.id)
 }
 
 /// The P4Info, text format.
@@ -70,7 +68,7 @@ pub fn p4info(schema: &Schema) -> String {
         let _ = writeln!(o, "tables {{");
         let _ = writeln!(
             o,
-            "  preamble {{\n    id: {}\n    name: \"{}\"\n    alias: \"{}\"\n  }}",
+            "  preamble {{\n    id: {}\n    name: \"{PIPE}.{}\"\n    alias: \"{}\"\n  }}",
             table_id(schema, t.name),
             t.full_name(),
             t.name
@@ -131,7 +129,7 @@ pub fn p4info(schema: &Schema) -> String {
         let _ = writeln!(o, "registers {{");
         let _ = writeln!(
             o,
-            "  preamble {{\n    id: {}\n    name: \"{}\"\n    alias: \"{}\"\n  }}",
+            "  preamble {{\n    id: {}\n    name: \"{PIPE}.{}\"\n    alias: \"{}\"\n  }}",
             register_id(schema, r.name),
             r.full_name(),
             r.name
@@ -144,13 +142,13 @@ pub fn p4info(schema: &Schema) -> String {
         let _ = writeln!(o, "  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {bits}\n      }}\n    }}\n  }}");
         let _ = writeln!(o, "  size: {}\n}}", r.size);
     }
-    for (i, d) in schema.digests.iter().enumerate() {
+    for d in &schema.digests {
         // The struct is described as one bitstring of its total width, like
         // the pair register above.
         let _ = writeln!(
             o,
-            "digests {{\n  preamble {{\n    id: {}\n    name: \"{}\"\n    alias: \"{}\"\n  }}\n  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {}\n      }}\n    }}\n  }}\n}}",
-            DIGEST_PREFIX | (i as u32 + 1),
+            "digests {{\n  preamble {{\n    id: {}\n    name: \"{PIPE}.{}\"\n    alias: \"{}\"\n  }}\n  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {}\n      }}\n    }}\n  }}\n}}",
+            DIGEST_ID_PREFIX | d.id,
             d.full_name(),
             d.name,
             d.bits()

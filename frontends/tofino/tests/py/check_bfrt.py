@@ -12,6 +12,12 @@ install the same entries.
   check_bfrt.py update OLD UPDATE NEW
       OLD/lcmp_entries.py then UPDATE/lcmp_update.py, and the same with
       the P4Runtime requests, must end with NEW's entries.
+  check_bfrt.py agent IDLE TRACE NEW
+      IDLE/lcmp_entries.py, then IDLE/lcmp_agent.py --dry-run's loop on
+      TRACE (polls of usage_cells per dev_port, down ports, digests) with
+      the core of $LCMP_CORE, writing through the reader's tables, must
+      end with NEW's entries; every digest of the trace is handled, and a
+      poll naming an unknown device port stops the core with an error.
   check_bfrt.py selftest DIR
       The reader refuses what bfrt_python refuses: LPM and range keys as
       objects, an entry without `action`, a value wider than its field,
@@ -91,7 +97,7 @@ def apply_p4runtime(tables, info, reqs, max_priority=1):
         for u in req.updates:
             te = u.entity.table_entry
             t = by_id[te.table_id]
-            table = tables["pipe." + t.preamble.name]
+            table = tables[t.preamble.name]
             fields = {f.id: f.name for f in t.match_fields}
             key = {}
             for m in te.match:
@@ -176,6 +182,51 @@ def check_update(old, update, new):
     print(f"bfrt update ok: {n} writes, bfrt_python and P4Runtime reach the new entries")
 
 
+def load_agent(d):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("lcmp_agent", Path(d) / "lcmp_agent.py")
+    agent = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(agent)
+    return agent
+
+
+def check_agent(idle, trace, new):
+    want, errors = load_json(new)
+    if errors:
+        raise CheckError("add_from_json: " + "; ".join(errors[:5]))
+    bfrt, tables = fresh(idle)
+    run_script(bfrt, Path(idle) / "lcmp_entries.py")
+    agent = load_agent(idle)
+    polls = json.loads(Path(trace).read_text())
+    calls = io.StringIO()
+    switch = agent.DryRun(polls, bfrt=bfrt, out=calls)
+    digests = agent.DigestLog(out=io.StringIO())
+    switch.on_digest(digests)
+    core = agent.Core(os.environ["LCMP_CORE"])
+    n = agent.run(switch, switch.polls(), core)
+    if core.close() != 0:
+        raise CheckError("the core failed")
+    if bfrt_reader.snapshot(tables) != bfrt_reader.snapshot(want):
+        raise CheckError("agent: load + polls differ from the new load")
+    if n == 0 or calls.getvalue().count("bfrt.lcmp.pipe.") != n:
+        raise CheckError(f"{n} writes, printed {calls.getvalue().count('bfrt.lcmp.pipe.')}")
+    sent = sum(len(p.get("digests", [])) for p in polls)
+    if sum(digests.per_group.values()) != sent or sent == 0:
+        raise CheckError(f"digests: {digests.per_group} of {sent}")
+    # A poll of a port that is no LCMP port: the core stops with an error.
+    import subprocess
+    core = agent.Core(os.environ["LCMP_CORE"], stderr=subprocess.DEVNULL)
+    try:
+        core.plan({"t_us": 1, "usage_cells": {"511": 1}, "down": []})
+        raise CheckError("the core accepted an unknown device port")
+    except RuntimeError:
+        pass
+    if core.close() == 0:
+        raise CheckError("the core exited 0 after a bad poll")
+    print(f"agent ok: {len(polls)} polls, {n} writes, {sent} digests; "
+          "the dry run reaches the new entries")
+
+
 def check_selftest(d):
     doc = json.loads((Path(d) / "lcmp_entries.json").read_text())
     _, errors = load_json(d, doc)
@@ -227,7 +278,8 @@ def check_selftest(d):
 if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
     try:
-        {"load": check_load, "update": check_update, "selftest": check_selftest}[mode](*args)
+        {"load": check_load, "update": check_update, "agent": check_agent,
+         "selftest": check_selftest}[mode](*args)
     except (CheckError, bfrt_reader.BfRtTableError, OSError, AttributeError, KeyError,
             TypeError) as e:
         print(f"FAIL: {type(e).__name__}: {e}")

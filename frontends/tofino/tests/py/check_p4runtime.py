@@ -150,7 +150,7 @@ def check_p4runtime(d, update=None):
     # The P4Info names are the ones lcmp.p4 declares.
     p4 = p4names.parse(d / "lcmp.p4")
     for t in info.tables:
-        ctl, name = t.preamble.name.split(".")
+        pipe, ctl, name = t.preamble.name.split(".")
         decl = p4.get(ctl, {}).get("tables", {}).get(name)
         if decl is None:
             errors.append(f"P4Info table {t.preamble.name} not in lcmp.p4")
@@ -183,7 +183,7 @@ def check_p4runtime(d, update=None):
         if decl != {p.name: p.bitwidth for p in a.params}:
             errors.append(f"P4Info action {a.preamble.name} differs from lcmp.p4: {decl}")
     for r in info.registers:
-        ctl, name = r.preamble.name.split(".")
+        pipe, ctl, name = r.preamble.name.split(".")
         decl = p4.get(ctl, {}).get("registers", {}).get(name)
         bits = r.type_spec.bitstring.bit.bitwidth
         if decl is None or decl["size"] != r.size or decl["bits"] != bits:
@@ -191,7 +191,7 @@ def check_p4runtime(d, update=None):
     if not info.digests:
         errors.append("P4Info has no digest")
     for g in info.digests:
-        ctl, name = g.preamble.name.split(".")
+        pipe, ctl, name = g.preamble.name.split(".")
         decl = p4.get(ctl, {}).get("digests", {}).get(name)
         if decl is None or decl["bits"] != g.type_spec.bitstring.bit.bitwidth:
             errors.append(f"P4Info digest {g.preamble.name} differs from lcmp.p4: {decl}")

@@ -8,7 +8,7 @@ p4 = bfrt.lcmp.pipe
 p4.LcmpIngress.lcmp_select.mod_with_set_port(group=0x8, bucket=0x0, port=0x2)
 p4.LcmpIngress.lcmp_select.mod_with_set_port(group=0x8, bucket=0x1, port=0x4)
 
-# Phase 2/4: group sizes (2 writes)
+# Phase 2/4: group sizes and routes (2 writes)
 p4.LcmpIngress.lcmp_dst_group.mod_with_no_route(dst_addr=0xa070000, dst_addr_p_length=16)
 p4.LcmpIngress.lcmp_dst_group.mod_with_set_group(dst_addr=0xa080000, dst_addr_p_length=16, group=0x8, k=0x2)
 

@@ -1,0 +1,609 @@
+//! `lcmp tofino compile`: runs the Tofino compiler on a generated
+//! `lcmp.p4` and summarises what it placed, and the compile stamps that
+//! record, per golden program, the sha256 of the text the compiler saw,
+//! the compiler's commit and its stage counts.
+//!
+//! Two compilers are supported, both named by `--bf-p4c PATH`:
+//!
+//! * the open-source `p4c-barefoot` (`p4lang/p4c`, `backends/tofino`),
+//!   which needs the program preprocessed first (`cc -E` with p4c's
+//!   `p4include` and `bf-p4c/p4include`, given with `--p4include`); then
+//!   `p4c-barefoot --nocpp -D__TARGET_TOFINO__=N --target tofinoN --arch
+//!   tna|t2na -o OUT --bf-rt-schema OUT/bf-rt.json --p4runtime-files
+//!   OUT/p4info.txtpb FILE.p4pp`;
+//! * an SDE's `bf-p4c`, which preprocesses itself (no `--p4include`).
+//!
+//! The summary is read from what the compiler writes: the stage count of
+//! each gress from the assembly (`OUT/pipe/*.bfa`, `stage N ingress:`),
+//! and the resource totals from `OUT/pipe/logs/resources.json` when the
+//! compiler writes it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::error::Error;
+use crate::model::Target;
+
+/// What a compile of one program for one target produced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Ingress stages (highest stage number used + 1; 0 if none).
+    pub ingress_stages: u32,
+    /// Egress stages.
+    pub egress_stages: u32,
+    /// The resource totals the compiler reports, `(name, value)`, from
+    /// `resources.json` (empty when the compiler does not write it).
+    pub resources: Vec<(String, String)>,
+}
+
+/// The stage counts in a `.bfa` assembly: `stage N ingress:` and
+/// `stage N egress:` lines.
+///
+/// ```
+/// let bfa = "stage 0 ingress:\n  x\nstage 3 ingress:\nstage 0 egress:\n";
+/// assert_eq!(lcmp_tofino::compile::bfa_stages(bfa), (4, 1));
+/// ```
+pub fn bfa_stages(bfa: &str) -> (u32, u32) {
+    let mut out = (0u32, 0u32);
+    for line in bfa.lines() {
+        let mut w = line.split_whitespace();
+        let (Some("stage"), Some(n), Some(gress)) = (w.next(), w.next(), w.next()) else {
+            continue;
+        };
+        let Ok(n) = n.parse::<u32>() else { continue };
+        match gress.trim_end_matches(':') {
+            "ingress" => out.0 = out.0.max(n + 1),
+            "egress" => out.1 = out.1.max(n + 1),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The compiler's command line for `target`, on `input` (preprocessed when
+/// `nocpp`), writing into `out`.
+pub fn compiler_args(target: Target, input: &Path, out: &Path, nocpp: bool) -> Vec<String> {
+    let (t, arch) = match target {
+        Target::Tofino1 => ("tofino", "tna"),
+        Target::Tofino2 => ("tofino2", "t2na"),
+    };
+    let mut args = Vec::new();
+    if nocpp {
+        args.push("--nocpp".to_string());
+    }
+    args.extend([
+        format!("-D__TARGET_TOFINO__={}", target.number()),
+        "--target".into(),
+        t.into(),
+        "--arch".into(),
+        arch.into(),
+        "-o".into(),
+        out.display().to_string(),
+        "--bf-rt-schema".into(),
+        out.join("bf-rt.json").display().to_string(),
+        "--p4runtime-files".into(),
+        out.join("p4info.txtpb").display().to_string(),
+        input.display().to_string(),
+    ]);
+    args
+}
+
+/// The preprocessor's command line (`cc -E`) for `target`.
+pub fn preprocess_args(
+    target: Target,
+    input: &Path,
+    output: &Path,
+    include: &[PathBuf],
+) -> Vec<String> {
+    let mut args = vec![
+        "-E".to_string(),
+        "-x".into(),
+        "assembler-with-cpp".into(),
+        format!("-D__TARGET_TOFINO__={}", target.number()),
+    ];
+    for i in include {
+        args.push(format!("-I{}", i.display()));
+    }
+    args.extend([
+        input.display().to_string(),
+        "-o".into(),
+        output.display().to_string(),
+    ]);
+    args
+}
+
+fn run(step: &'static str, program: &Path, args: &[String], log: &Path) -> Result<(), Error> {
+    let output = Command::new(program)
+        .args(args)
+        .output()
+        .map_err(|source| Error::Io {
+            path: program.to_path_buf(),
+            source,
+        })?;
+    let mut text = output.stdout;
+    text.extend_from_slice(&output.stderr);
+    std::fs::write(log, &text).map_err(|source| Error::Io {
+        path: log.to_path_buf(),
+        source,
+    })?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(Error::Compile {
+            step,
+            status: output.status.code(),
+            log: log.to_path_buf(),
+        })
+    }
+}
+
+/// Reads the summary of a finished compile in `out`.
+pub fn summary(out: &Path) -> Result<Summary, Error> {
+    let pipe = out.join("pipe");
+    let dir = std::fs::read_dir(&pipe).map_err(|source| Error::Io {
+        path: pipe.clone(),
+        source,
+    })?;
+    let mut s = Summary::default();
+    for e in dir.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "bfa") {
+            let text = std::fs::read_to_string(&p).map_err(|source| Error::Io {
+                path: p.clone(),
+                source,
+            })?;
+            let (i, g) = bfa_stages(&text);
+            s.ingress_stages = s.ingress_stages.max(i);
+            s.egress_stages = s.egress_stages.max(g);
+        }
+    }
+    let res = pipe.join("logs").join("resources.json");
+    if let Ok(text) = std::fs::read_to_string(&res) {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+            collect_totals(&v, "", &mut s.resources);
+        }
+    }
+    Ok(s)
+}
+
+/// Numeric leaves of a `resources.json` whose key says what they count.
+fn collect_totals(v: &serde_json::Value, at: &str, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let key = if at.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{at}.{k}")
+                };
+                collect_totals(x, &key, out);
+            }
+        }
+        serde_json::Value::Number(n) if out.len() < 64 => {
+            let interesting = ["total", "used", "stages", "available"];
+            if interesting.iter().any(|w| at.contains(w)) {
+                out.push((at.to_string(), n.to_string()));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Compiles `p4` (a file) for `target` into `out`, with `bf_p4c`; with
+/// `include` non-empty, preprocesses with `cc` first and passes
+/// `--nocpp`. Returns the summary.
+pub fn compile(
+    bf_p4c: &Path,
+    include: &[PathBuf],
+    p4: &Path,
+    target: Target,
+    out: &Path,
+) -> Result<Summary, Error> {
+    std::fs::create_dir_all(out).map_err(|source| Error::Io {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    let input = if include.is_empty() {
+        p4.to_path_buf()
+    } else {
+        let pp = out.join("lcmp.p4pp");
+        let args = preprocess_args(target, p4, &pp, include);
+        run(
+            "preprocess (cc -E)",
+            Path::new("cc"),
+            &args,
+            &out.join("cpp.log"),
+        )?;
+        pp
+    };
+    let args = compiler_args(target, &input, out, !include.is_empty());
+    run("compile", bf_p4c, &args, &out.join("compile.log"))?;
+    summary(out)
+}
+
+/// One stamp: a program's text hash, the compiler that compiled it and
+/// what it placed, per target.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stamp {
+    /// The golden program (a path under `tests/golden`).
+    pub program: String,
+    /// SHA-256 of its text (`sha256sum`).
+    pub sha256: String,
+    /// The compiler: repository and commit.
+    pub compiler: String,
+    /// Per target: `tofino` / `tofino2`, ingress and egress stages.
+    pub targets: Vec<TargetStamp>,
+}
+
+/// The compiler's verdict for one target: `None` everywhere while the
+/// compile is pending (the program is recorded, not yet compiled).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TargetStamp {
+    /// `tofino` or `tofino2`.
+    pub target: String,
+    /// Errors reported (0 for a stamp that lets the program land).
+    pub errors: Option<u32>,
+    /// Ingress stages the compiler used.
+    pub ingress_stages: Option<u32>,
+    /// Egress stages the compiler used.
+    pub egress_stages: Option<u32>,
+}
+
+impl TargetStamp {
+    /// Whether the compiler has compiled it with no error.
+    pub fn compiled(&self) -> bool {
+        self.errors == Some(0) && self.ingress_stages.is_some()
+    }
+}
+
+/// The stamp file (`tests/golden/compile-stamps.json`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stamps {
+    /// One per golden program.
+    pub stamps: Vec<Stamp>,
+}
+
+impl Stamps {
+    /// Parses the stamp file.
+    pub fn from_json(text: &str) -> Result<Stamps, Error> {
+        serde_json::from_str(text).map_err(Error::Stamps)
+    }
+
+    /// The stamp of a program text, if its hash is stamped.
+    pub fn find(&self, text: &str) -> Option<&Stamp> {
+        let h = crate::sha256::hex(text.as_bytes());
+        self.stamps.iter().find(|s| s.sha256 == h)
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn command_lines_are_the_documented_ones() {
+        let a = compiler_args(
+            Target::Tofino2,
+            Path::new("x/lcmp.p4pp"),
+            Path::new("o"),
+            true,
+        );
+        assert_eq!(
+            a.join(" "),
+            "--nocpp -D__TARGET_TOFINO__=2 --target tofino2 --arch t2na -o o \
+             --bf-rt-schema o/bf-rt.json --p4runtime-files o/p4info.txtpb x/lcmp.p4pp"
+        );
+        let p = preprocess_args(
+            Target::Tofino1,
+            Path::new("lcmp.p4"),
+            Path::new("o/lcmp.p4pp"),
+            &[PathBuf::from("a"), PathBuf::from("b")],
+        );
+        assert_eq!(
+            p.join(" "),
+            "-E -x assembler-with-cpp -D__TARGET_TOFINO__=1 -Ia -Ib lcmp.p4 -o o/lcmp.p4pp"
+        );
+        assert_eq!(
+            bfa_stages("stage 11 ingress:\nstage 2 egress:\nstage x ingress:"),
+            (12, 3)
+        );
+        assert_eq!(bfa_stages(""), (0, 0));
+    }
+}
+
+/// A text-format protobuf message, parsed just far enough to read P4Info:
+/// fields in order, each a scalar (numbers, enums, unquoted strings) or a
+/// nested message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Text {
+    /// A scalar's text (a string without its quotes).
+    Scalar(String),
+    /// A nested message.
+    Msg(Vec<(String, Text)>),
+}
+
+impl Text {
+    /// Parses a text-format message (the top level, without braces).
+    pub fn parse(text: &str) -> Option<Text> {
+        let mut toks = Vec::new();
+        let mut chars = text.chars().peekable();
+        while let Some(&c) = chars.peek() {
+            if c.is_whitespace() {
+                chars.next();
+            } else if c == '#' {
+                while chars.next().is_some_and(|c| c != '\n') {}
+            } else if c == '{' || c == '}' || c == ':' {
+                toks.push(c.to_string());
+                chars.next();
+            } else if c == '"' {
+                chars.next();
+                let mut s = String::from("\"");
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            s.push(c);
+                            s.extend(chars.next());
+                        }
+                        '"' => break,
+                        c => s.push(c),
+                    }
+                }
+                toks.push(s);
+            } else {
+                let mut s = String::new();
+                while let Some(&c) = chars.peek() {
+                    if c.is_whitespace() || "{}:\"".contains(c) {
+                        break;
+                    }
+                    s.push(c);
+                    chars.next();
+                }
+                toks.push(s);
+            }
+        }
+        let mut pos = 0;
+        let msg = Self::fields(&toks, &mut pos)?;
+        (pos == toks.len()).then_some(Text::Msg(msg))
+    }
+
+    fn fields(toks: &[String], pos: &mut usize) -> Option<Vec<(String, Text)>> {
+        let mut out = Vec::new();
+        while let Some(key) = toks.get(*pos) {
+            if key == "}" {
+                break;
+            }
+            *pos += 1;
+            if toks.get(*pos).is_some_and(|t| t == ":") {
+                *pos += 1;
+            }
+            if toks.get(*pos).is_some_and(|t| t == "{") {
+                *pos += 1;
+                let inner = Self::fields(toks, pos)?;
+                if toks.get(*pos).is_some_and(|t| t == "}") {
+                    *pos += 1;
+                } else {
+                    return None;
+                }
+                out.push((key.clone(), Text::Msg(inner)));
+            } else {
+                let v = toks.get(*pos)?;
+                *pos += 1;
+                out.push((
+                    key.clone(),
+                    Text::Scalar(v.trim_start_matches('"').to_string()),
+                ));
+            }
+        }
+        Some(out)
+    }
+
+    /// Every field `key` of a message.
+    pub fn all(&self, key: &str) -> Vec<&Text> {
+        let fields: &[(String, Text)] = match self {
+            Text::Msg(m) => m,
+            Text::Scalar(_) => &[],
+        };
+        fields
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v)
+            .collect()
+    }
+
+    /// The first field `key`.
+    pub fn get(&self, key: &str) -> Option<&Text> {
+        self.all(key).into_iter().next()
+    }
+
+    /// A scalar at a dotted path (`preamble.name`).
+    pub fn at(&self, path: &str) -> Option<&str> {
+        let mut t = self;
+        for k in path.split('.') {
+            t = t.get(k)?;
+        }
+        match t {
+            Text::Scalar(s) => Some(s),
+            Text::Msg(_) => None,
+        }
+    }
+}
+
+/// What differs between the P4Info this crate renders for `schema` and the
+/// compiler's (`p4info.txtpb` of `p4c-barefoot --p4runtime-files`): table,
+/// action, key field and parameter names, ids and widths, and the register
+/// and digest names and ids (an extern instance in the compiler's TNA
+/// P4Info: the low 24 bits of its id are compared). Empty: they agree.
+pub fn p4info_mismatches(schema: &crate::schema::Schema, compiler: &str) -> Vec<String> {
+    let ours = crate::render::p4runtime::p4info(schema);
+    let (Some(ours), Some(theirs)) = (Text::parse(&ours), Text::parse(compiler)) else {
+        return vec!["a P4Info does not parse".into()];
+    };
+    let mut out = Vec::new();
+    let by_name = |doc: &Text, kind: &str| -> Vec<(String, Text)> {
+        doc.all(kind)
+            .into_iter()
+            .filter_map(|t| Some((t.at("preamble.name")?.to_string(), t.clone())))
+            .collect()
+    };
+    for kind in ["tables", "actions"] {
+        let theirs = by_name(&theirs, kind);
+        for (name, t) in by_name(&ours, kind) {
+            let Some((_, c)) = theirs.iter().find(|(n, _)| *n == name) else {
+                out.push(format!("{kind} {name}: not in the compiler's P4Info"));
+                continue;
+            };
+            if t.at("preamble.id") != c.at("preamble.id") {
+                out.push(format!(
+                    "{kind} {name}: id {:?}, the compiler's {:?}",
+                    t.at("preamble.id"),
+                    c.at("preamble.id")
+                ));
+            }
+            for sub in ["match_fields", "params"] {
+                let cs: Vec<&Text> = c.all(sub);
+                for f in t.all(sub) {
+                    let fname = f.at("name").unwrap_or_default();
+                    let Some(cf) = cs.iter().find(|x| x.at("name") == Some(fname)) else {
+                        out.push(format!("{name}: {sub} {fname} not in the compiler's"));
+                        continue;
+                    };
+                    for k in ["id", "bitwidth", "match_type"] {
+                        if f.at(k) != cf.at(k) {
+                            out.push(format!(
+                                "{name}.{fname}: {k} {:?}, the compiler's {:?}",
+                                f.at(k),
+                                cf.at(k)
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Registers and digests: standard messages here; externs (or, with
+    // --p4runtime-force-std-externs, standard messages) in the compiler's.
+    let low = |s: Option<&str>| s.and_then(|s| s.parse::<u32>().ok()).map(|v| v & 0xFF_FFFF);
+    let mut instances: Vec<(String, Option<u32>)> = Vec::new();
+    for e in theirs.all("externs") {
+        for i in e.all("instances") {
+            if let Some(n) = i.at("preamble.name") {
+                instances.push((n.to_string(), low(i.at("preamble.id"))));
+            }
+        }
+    }
+    for kind in ["registers", "digests"] {
+        for (n, t) in by_name(&theirs, kind) {
+            instances.push((n, low(t.at("preamble.id"))));
+        }
+    }
+    for kind in ["registers", "digests"] {
+        for (name, t) in by_name(&ours, kind) {
+            match instances.iter().find(|(n, _)| *n == name) {
+                None => out.push(format!("{kind} {name}: not in the compiler's P4Info")),
+                Some((_, id)) if *id != low(t.at("preamble.id")) => out.push(format!(
+                    "{kind} {name}: id {:?}, the compiler's {id:?}",
+                    low(t.at("preamble.id"))
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    out
+}
+
+/// What differs between the BF-Runtime names this crate writes (tables
+/// `pipe.Control.table`, actions `Control.action`, key and data field
+/// names, as in `lcmp_entries.json`) and the compiler's `bf-rt.json`.
+pub fn bfrt_mismatches(schema: &crate::schema::Schema, bf_rt_json: &str) -> Vec<String> {
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(bf_rt_json) else {
+        return vec!["bf-rt.json does not parse".into()];
+    };
+    let tables = doc["tables"].as_array().cloned().unwrap_or_default();
+    let mut out = Vec::new();
+    for t in &schema.tables {
+        let name = format!("{}.{}", crate::render::p4runtime::PIPE, t.full_name());
+        let Some(c) = tables.iter().find(|x| x["name"] == name.as_str()) else {
+            out.push(format!("table {name}: not in bf-rt.json"));
+            continue;
+        };
+        let keys: Vec<&str> = c["key"]
+            .as_array()
+            .map(|k| k.iter().filter_map(|f| f["name"].as_str()).collect())
+            .unwrap_or_default();
+        for k in t.keys {
+            if !keys.contains(&k.name) {
+                out.push(format!("{name}: key {} not in bf-rt.json {keys:?}", k.name));
+            }
+        }
+        let specs = c["action_specs"].as_array().cloned().unwrap_or_default();
+        for a in t.actions {
+            let an = format!("{}.{}", t.control.name(), a.name);
+            let Some(s) = specs.iter().find(|s| s["name"] == an.as_str()) else {
+                out.push(format!("{name}: action {an} not in bf-rt.json"));
+                continue;
+            };
+            let data: Vec<&str> = s["data"]
+                .as_array()
+                .map(|d| d.iter().filter_map(|f| f["name"].as_str()).collect())
+                .unwrap_or_default();
+            for p in a.params {
+                if !data.contains(&p.name) {
+                    out.push(format!("{an}: data {} not in bf-rt.json {data:?}", p.name));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod compiled_test {
+    use super::*;
+    use crate::schema::{Schema, Sizes};
+
+    fn schema() -> Schema {
+        Schema::new(&Sizes {
+            groups: 2,
+            max_k: 3,
+            ports: 4,
+            pin_slots: 1024,
+        })
+    }
+
+    #[test]
+    fn our_p4info_agrees_with_itself_and_a_changed_id_is_found() {
+        let s = schema();
+        let ours = crate::render::p4runtime::p4info(&s);
+        assert!(p4info_mismatches(&s, &ours).is_empty());
+        let select = crate::render::p4runtime::table_id(&s, crate::schema::names::SELECT);
+        let wrong = ours.replacen(&format!("id: {select}"), "id: 45070828", 1);
+        let m = p4info_mismatches(&s, &wrong);
+        assert!(
+            m.iter()
+                .any(|x| x.contains("pipe.LcmpIngress.lcmp_select: id")),
+            "{m:?}"
+        );
+        let renamed = ours.replace(
+            "\"pipe.LcmpIngress.lcmp_pin0\"",
+            "\"LcmpIngress.lcmp_pin0\"",
+        );
+        assert!(!p4info_mismatches(&s, &renamed).is_empty());
+        assert!(Text::parse("a { b: 1").is_none());
+    }
+
+    #[test]
+    fn bfrt_names_are_compared() {
+        let s = schema();
+        let t = s.table(crate::schema::names::SELECT).expect("select");
+        let doc = serde_json::json!({"tables": [{
+            "name": "pipe.LcmpIngress.lcmp_select",
+            "key": [{"name": "group"}, {"name": "bucket"}],
+            "action_specs": [{"name": "LcmpIngress.set_port", "data": [{"name": "port"}]}],
+        }]});
+        let m = bfrt_mismatches(&s, &doc.to_string());
+        assert!(!m.iter().any(|x| x.contains(&t.full_name())), "{m:?}");
+        assert!(m
+            .iter()
+            .any(|x| x.contains("lcmp_dst_group: not in bf-rt.json")));
+    }
+}

@@ -1,0 +1,72 @@
+//! `lcmp_agent.py`: the agent a Tofino engineer runs on the switch CPU in
+//! bfrt_python, generated for one switch: the traffic-manager queue
+//! poller (`usage_cells` per device port, `tfN.tm.counter.eg_port`), the
+//! port-state poll, the pin-failure digest handler, and the ordered,
+//! hitless writes the decision core (`lcmp tofino agent`, a child process
+//! fed one poll per line) returns; `--dry-run TRACE.json` replays polls
+//! and prints the bfrt calls instead of making them.
+
+use crate::model::{Agent, Target};
+use crate::schema::{names, Control, PIN_FAIL_FIELDS};
+
+const TEMPLATE: &str = include_str!("templates/lcmp_agent.py.in");
+
+/// The script for `agent`, whose core runs as `core` (a command line).
+pub fn render(agent: &Agent, core: &str) -> String {
+    let target = agent.options().target;
+    let dev_ports: Vec<String> = agent
+        .tables()
+        .ports
+        .iter()
+        .map(|p| format!("{}: {}", p.id.0, agent.dev_port(p.id)))
+        .collect();
+    let fields: Vec<String> = PIN_FAIL_FIELDS
+        .iter()
+        .map(|f| format!("\"{}\"", f.name))
+        .collect();
+    let subs = [
+        ("PROGRAM", super::bfrt::PROGRAM.to_string()),
+        ("TM_TABLE", target.tm_counter_table().to_string()),
+        ("CELL_BYTES", target.cell_bytes().to_string()),
+        ("DEV_PORTS", format!("{{{}}}", dev_ports.join(", "))),
+        (
+            "DIGEST",
+            format!(
+                "{}.{}",
+                Control::IngressDeparser.name(),
+                names::DIGEST_PIN_FAIL
+            ),
+        ),
+        ("DIGEST_FIELDS", format!("[{}]", fields.join(", "))),
+        ("CORE", core.to_string()),
+        (
+            "PERIOD_S",
+            match target {
+                Target::Tofino1 | Target::Tofino2 => "0.01".to_string(),
+            },
+        ),
+    ];
+    let mut o = TEMPLATE.to_string();
+    for (k, v) in subs {
+        o = o.replace(&format!("@@{k}@@"), &v);
+    }
+    o
+}
+
+#[cfg(test)]
+mod test {
+    #[test]
+    fn every_placeholder_is_filled() {
+        let topo = lcmp_tables::Topology::embedded("testbed8").expect("topology");
+        let cfg = lcmp_decide::DeciderConfig {
+            hash: lcmp_decide::HashAlgorithm::Crc32,
+            ..lcmp_decide::DeciderConfig::default()
+        };
+        let agent = crate::cli::agent_for(&topo, "DC1", cfg, Default::default()).expect("agent");
+        let text = super::render(&agent, "lcmp tofino agent --topology testbed8 --switch DC1");
+        assert!(!text.contains("@@"), "unfilled placeholder");
+        assert!(text.contains("TM_TABLE = \"tf1.tm.counter.eg_port\""));
+        assert!(text.contains("DIGEST = \"LcmpIngressDeparser.pin_fail\""));
+        assert!(text.contains("DEV_PORTS = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5}"));
+    }
+}

@@ -1,0 +1,176 @@
+//! The compile stamps (`tests/golden/compile-stamps.json`): every golden
+//! program, as generated now, must have its sha256 stamped, so no change to
+//! the P4 lands without a bf-p4c compile being recorded for it. A stamp
+//! names the compiler (`p4lang/p4c` and its commit) and, per target, the
+//! compiler's errors and stage counts; a target whose compile is still
+//! pending has no counts (`null`). Where the compiler has stamped counts,
+//! the project's stage analysis must agree with them, and the compiler's
+//! output committed beside the goldens (`compiled/<target>/`) must be
+//! present.
+//!
+//! To stamp a changed program: `lcmp tofino compile --bf-p4c PATH
+//! [--p4include DIR ...] --target tofino1|tofino2 ...` (docs/tofino.md)
+//! prints the sha256 and the stamp line of each target.
+
+use std::path::{Path, PathBuf};
+
+use lcmp_tofino::analysis::analyze;
+use lcmp_tofino::cli::{export, CommonArgs, EntriesArgs, HashArg, TargetArg};
+use lcmp_tofino::compile::Stamps;
+use lcmp_tofino::model::Target;
+use lcmp_tofino::render::p4;
+
+fn golden() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn args(topology: &str, switch: &str) -> EntriesArgs {
+    EntriesArgs {
+        common: CommonArgs {
+            topology: topology.into(),
+            switch: switch.into(),
+            out: PathBuf::from("unused"),
+            seed: 0,
+            hash: HashArg::Crc32,
+            scheme: lcmp_decide::Scheme::Lcmp,
+            pin_slots: lcmp_tofino::model::DEFAULT_PIN_SLOTS,
+            target: TargetArg::Tofino1,
+            dev_ports: vec![],
+            profile: lcmp_decide::Profile::Paper,
+            routes: vec![],
+            next_hops: vec![],
+        },
+        state: None,
+    }
+}
+
+const GOLDEN: [(&str, &str, &str); 2] = [
+    ("lcmp.p4", "testbed8", "DC1"),
+    ("bso13-dc3/lcmp.p4", "bso13", "DC3"),
+];
+
+/// The program of a golden path.
+fn exported(path: &str) -> lcmp_tofino::Program {
+    let (_, topo, sw) = GOLDEN
+        .iter()
+        .find(|g| g.0 == path)
+        .expect("a golden program");
+    export(&args(topo, sw)).expect("export").0
+}
+
+/// The golden programs as generated now: `(golden path, text)`.
+fn programs() -> Vec<(&'static str, String)> {
+    GOLDEN
+        .iter()
+        .map(|(path, _, _)| (*path, p4::render(&exported(path))))
+        .collect()
+}
+
+fn stamps() -> Stamps {
+    let text = std::fs::read_to_string(golden().join("compile-stamps.json")).expect("stamps");
+    Stamps::from_json(&text).expect("valid stamps")
+}
+
+#[test]
+fn every_golden_program_is_stamped() {
+    let stamps = stamps();
+    for (path, text) in programs() {
+        let Some(stamp) = stamps.find(&text) else {
+            panic!(
+                "{path}: sha256 {} is not stamped in tests/golden/compile-stamps.json: \
+                 compile the changed program with `lcmp tofino compile` (docs/tofino.md) \
+                 and stamp it",
+                lcmp_tofino::sha256::hex(text.as_bytes())
+            );
+        };
+        assert_eq!(stamp.program, path);
+        assert!(
+            stamp.compiler.starts_with("p4lang/p4c "),
+            "{}",
+            stamp.compiler
+        );
+        let targets: Vec<&str> = stamp.targets.iter().map(|t| t.target.as_str()).collect();
+        assert_eq!(targets, ["tofino", "tofino2"], "{path}");
+        let strict = std::env::var_os("LCMP_STAMPS_REQUIRE_COMPILED").is_some_and(|v| v == "1");
+        for t in &stamp.targets {
+            assert!(
+                !strict || t.compiled(),
+                "{path} on {}: the compile is pending (LCMP_STAMPS_REQUIRE_COMPILED=1)",
+                t.target
+            );
+            // A stamped compile has no error, and its counts come with it.
+            assert_eq!(
+                t.errors.is_some(),
+                t.ingress_stages.is_some(),
+                "{path} {}",
+                t.target
+            );
+            assert_eq!(
+                t.errors.is_some(),
+                t.egress_stages.is_some(),
+                "{path} {}",
+                t.target
+            );
+            if let Some(e) = t.errors {
+                assert_eq!(
+                    e, 0,
+                    "{path} on {}: a program with errors may not land",
+                    t.target
+                );
+            }
+        }
+    }
+}
+
+/// Where the compiler has stamped stage counts, the analysis finds the same
+/// ones, and the compiler's output is committed.
+#[test]
+fn the_analysis_agrees_with_the_stamped_stage_counts() {
+    let stamps = stamps();
+    let mut compared = 0;
+    for (path, text) in programs() {
+        let Some(stamp) = stamps.find(&text) else {
+            continue; // every_golden_program_is_stamped fails for it
+        };
+        for t in stamp.targets.iter().filter(|t| t.compiled()) {
+            let target = match t.target.as_str() {
+                "tofino" => Target::Tofino1,
+                _ => Target::Tofino2,
+            };
+            let plan = analyze(&text, target).expect("parses");
+            let ingress = plan.gress("LcmpIngress").map(|g| g.stages);
+            let egress = plan.gress("LcmpEgress").map(|g| g.stages);
+            assert_eq!(ingress, t.ingress_stages, "{path} ingress on {}", t.target);
+            assert_eq!(egress, t.egress_stages, "{path} egress on {}", t.target);
+            let dir = golden()
+                .join(Path::new(path).parent().unwrap_or(Path::new("")))
+                .join("compiled")
+                .join(&t.target);
+            for f in ["bf-rt.json", "p4info.txtpb"] {
+                assert!(dir.join(f).is_file(), "{} lacks {f}", dir.display());
+            }
+            // The exports address the compiled program: names, ids and
+            // widths from the compiler's own files.
+            let schema = exported(path).schema();
+            let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("compiler output");
+            let m = lcmp_tofino::compile::p4info_mismatches(&schema, &read("p4info.txtpb"));
+            assert!(m.is_empty(), "{path} on {}: P4Info {m:?}", t.target);
+            let m = lcmp_tofino::compile::bfrt_mismatches(&schema, &read("bf-rt.json"));
+            assert!(m.is_empty(), "{path} on {}: bf-rt.json {m:?}", t.target);
+            compared += 1;
+        }
+    }
+    eprintln!("{compared} compiled targets compared with the analysis");
+}
+
+/// The stamp check fails on a program whose text is not stamped: a one-byte
+/// change of the golden program is refused.
+#[test]
+fn an_unstamped_program_is_refused() {
+    let stamps = stamps();
+    let (_, text) = programs().into_iter().next().expect("a program");
+    assert!(stamps.find(&text).is_some());
+    let changed = text.replacen("PIN_IDLE = 32w", "PIN_IDLE = 32w1", 1);
+    assert_ne!(changed, text);
+    assert!(stamps.find(&changed).is_none());
+}
