@@ -30,9 +30,7 @@
 //! entries of one group, in the order of [`EntrySet::plan_from`].
 
 use lcmp_decide::tables::{CompiledTables, MAX_PORTS};
-use lcmp_decide::{
-    Decider, DeciderConfig, FlowKey, GroupId, HashAlgorithm, Instant, Pick, PortId, Tables,
-};
+use lcmp_decide::{Decider, DeciderConfig, GroupId, HashAlgorithm, Instant, Pick, PortId, Tables};
 
 use crate::error::Error;
 use crate::schema::actions::{
@@ -699,48 +697,16 @@ impl Agent {
     /// of bucket `b` (empty: no route).
     ///
     /// `k` is the size of the set the core hashes in (the kept set, or one
-    /// for the minimum-cost fallback), and `P[b]` is read from the core
-    /// itself: the port `Decider::explain` chooses for a probe flow whose
-    /// hash falls into bucket `b`'s range of `lcmp_bucket`. Nothing about
-    /// the order of the kept set is re-derived here; the equivalence tests
-    /// check the result against the core and against an independent model.
+    /// for the minimum-cost fallback), and `P` is the core's own
+    /// `Decider::pick_list`: nothing about the order of the kept set is
+    /// re-derived here; the equivalence tests check the result against the
+    /// core and against an independent model.
     pub fn pick_list(&self, group: GroupId) -> Result<Vec<PortId>, Error> {
-        let probe = |sport: u16| {
-            FlowKey::v4(
-                core::net::Ipv4Addr::UNSPECIFIED,
-                core::net::Ipv4Addr::UNSPECIFIED,
-                sport,
-                0,
-                0,
-            )
-        };
-        // The kept set does not depend on the hash, and the agent pins
-        // nothing, so any probe explains the group's state.
-        let ex = self.decider.explain(Instant::ZERO, &probe(0), group);
-        if ex.chosen.is_none() {
-            return Ok(Vec::new());
-        }
-        let k = ex.candidates.iter().filter(|c| c.kept).count().max(1);
-        let ranges = bucket_ranges(k as u64);
-        let mut list: Vec<Option<PortId>> = vec![None; k];
-        let mut missing = k;
-        for sport in 0..=u16::MAX {
-            let key = probe(sport);
-            let hi = u64::from(key.ecmp_hash(self.config.hash, self.config.seed) >> 16);
-            let Some(&(b, _, _)) = ranges.iter().find(|r| r.1 <= hi && hi <= r.2) else {
-                continue;
-            };
-            if let Some(slot @ None) = list.get_mut(b as usize) {
-                *slot = self.decider.explain(Instant::ZERO, &key, group).chosen;
-                missing -= 1;
-                if missing == 0 {
-                    break;
-                }
-            }
-        }
-        list.into_iter()
-            .map(|p| p.ok_or(Error::PickProbe(group.0)))
-            .collect()
+        // The core's pick list: the kept set in pick order (one port for
+        // the minimum-cost fallback), so that bucket `b` of the scaled hash
+        // gets exactly the port the core's `list[((h >> 16) * k) >> 16]`
+        // picks. No probe flows.
+        Ok(self.decider.pick_list(group).to_vec())
     }
 
     /// The table entries for the current state, in load order.

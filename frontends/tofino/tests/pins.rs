@@ -405,10 +405,7 @@ fn next_hops_ttl_default_routes_and_fragments() {
     use lcmp_tofino::interp::parsed;
     use lcmp_tofino::model::{NextHop, Route};
     let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
-    let cfg = DeciderConfig {
-        hash: HashAlgorithm::Crc32,
-        ..DeciderConfig::default()
-    };
+    let cfg = DeciderConfig::default().with_hash(HashAlgorithm::Crc32);
     let opts = ExportOptions {
         routes: vec![Route {
             prefix: 0xC0A8_0000,

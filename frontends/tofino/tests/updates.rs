@@ -314,12 +314,10 @@ fn naive_orders_are_caught() {
 fn withdrawn_candidates_drain_like_the_core() {
     use lcmp_decide::{Decider, Decision};
     let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
-    let cfg = lcmp_decide::DeciderConfig {
-        scheme: lcmp_decide::Scheme::Ecmp,
-        seed: 11,
-        hash: lcmp_decide::HashAlgorithm::Crc32,
-        ..lcmp_decide::DeciderConfig::default()
-    };
+    let cfg = lcmp_decide::DeciderConfig::default()
+        .with_scheme(lcmp_decide::Scheme::Ecmp)
+        .with_seed(11)
+        .with_hash(lcmp_decide::HashAlgorithm::Crc32);
     let before = lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, Default::default()).expect("agent");
     let mut tables = before.tables().clone();
     let g = tables

@@ -58,10 +58,8 @@ mod test {
     #[test]
     fn every_placeholder_is_filled() {
         let topo = lcmp_tables::Topology::embedded("testbed8").expect("topology");
-        let cfg = lcmp_decide::DeciderConfig {
-            hash: lcmp_decide::HashAlgorithm::Crc32,
-            ..lcmp_decide::DeciderConfig::default()
-        };
+        let cfg =
+            lcmp_decide::DeciderConfig::default().with_hash(lcmp_decide::HashAlgorithm::Crc32);
         let agent = crate::cli::agent_for(&topo, "DC1", cfg, Default::default()).expect("agent");
         let text = super::render(&agent, "lcmp tofino agent --topology testbed8 --switch DC1");
         assert!(!text.contains("@@"), "unfilled placeholder");
