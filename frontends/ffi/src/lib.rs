@@ -86,7 +86,7 @@ pub const LCMP_BURST: usize = 32;
 
 /// The ABI version of this library and header (bumped on any change to a
 /// struct layout, a code or a signature; see CHANGELOG.md).
-pub const LCMP_ABI_VERSION: u32 = 3;
+pub const LCMP_ABI_VERSION: u32 = 4;
 
 /// The decider type behind a handle: its slots live after the handle in
 /// the caller's memory.
@@ -107,6 +107,8 @@ pub(crate) const MAGIC: u32 = 0x4C43_4D50;
 /// [`lcmp_decider_init`]).
 pub struct lcmp_decider {
     magic: u32,
+    /// The installed blob's generation (0 before the first install).
+    generation: u64,
     inner: Inner,
     /// Where `lcmp_install` decodes a blob before it installs the tables,
     /// so that neither the decoded nor the compiled tables are ever built

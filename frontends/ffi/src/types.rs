@@ -14,11 +14,19 @@ use lcmp_decide::{
 use crate::codes::*;
 use crate::{LCMP_MAX_CANDIDATES, LCMP_NO_PORT, LCMP_PORTS};
 
-/// Per-decider settings that do not come with the tables. All zero is the
-/// default (LCMP, MurmurHash3, refuse on a full cache, seed 0).
+/// Per-decider settings that do not come with the tables. `size` and
+/// `abi_version` must be `sizeof(lcmp_config)` and `LCMP_ABI_VERSION`
+/// (`lcmp_decider_init` returns `LCMP_ERR_ABI` otherwise, and reads
+/// nothing past `size`); the other fields all zero are the defaults (LCMP,
+/// MurmurHash3, refuse on a full cache, seed 0):
+/// `lcmp_config c = { sizeof(lcmp_config), LCMP_ABI_VERSION };`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct lcmp_config {
+    /// `sizeof(lcmp_config)` as the caller compiled it.
+    pub size: u32,
+    /// `LCMP_ABI_VERSION` of the caller's header.
+    pub abi_version: u32,
     /// `LCMP_SCHEME_*`.
     pub scheme: u8,
     /// `LCMP_HASH_*`.
@@ -29,6 +37,23 @@ pub struct lcmp_config {
     /// The per-switch ECMP hash seed.
     pub seed: u32,
 }
+
+impl Default for lcmp_config {
+    /// This library's size and ABI version, the default settings.
+    fn default() -> Self {
+        lcmp_config {
+            size: LCMP_CONFIG_SIZE,
+            abi_version: crate::LCMP_ABI_VERSION,
+            scheme: LCMP_SCHEME_LCMP,
+            hash: LCMP_HASH_MURMUR3,
+            overflow: LCMP_OVERFLOW_REFUSE,
+            seed: 0,
+        }
+    }
+}
+
+/// `size_of::<lcmp_config>()`, the value of `lcmp_config.size`.
+pub(crate) const LCMP_CONFIG_SIZE: u32 = core::mem::size_of::<lcmp_config>() as u32;
 
 /// A flow's 5-tuple. Addresses are in network byte order; an IPv4 address
 /// fills the first 4 bytes (the rest is ignored).
@@ -214,11 +239,16 @@ impl From<&Counters> for lcmp_counters {
 /// The core's settings for a C config.
 pub fn config_from_c(c: &lcmp_config) -> Result<DeciderConfig, i32> {
     let lcmp_config {
+        size,
+        abi_version,
         scheme,
         hash,
         overflow,
         seed,
     } = *c;
+    if size != LCMP_CONFIG_SIZE || abi_version != crate::LCMP_ABI_VERSION {
+        return Err(LCMP_ERR_ABI);
+    }
     let hash = match hash {
         LCMP_HASH_MURMUR3 => HashAlgorithm::Murmur3,
         LCMP_HASH_CRC32 => HashAlgorithm::Crc32,
