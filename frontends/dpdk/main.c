@@ -1278,7 +1278,7 @@ main(int argc, char **argv)
 	}
 
 	if (install_blob(cfg.tables_path) != 0)
-		die("%s: cannot install the tables", cfg.tables_path);
+		exit(1); /* load_gen said why, in one line */
 	printf("lcmp-fwd: %u worker(s), %zu flows each (%zu bytes), %s, "
 	       "main lcore %u (control)\n", opt.workers, opt.flows, dsize,
 	       opt.workers == 1 ? "direct RX" : opt.rss ? "RSS" : "software dispatcher",
