@@ -108,6 +108,8 @@ struct options {
 	bool rss;
 	uint32_t seed;
 	uint8_t scheme;
+	unsigned int mbufs;     /* 0: 8192 + 4096 per worker */
+	unsigned int mbuf_size; /* data room after the headroom */
 };
 
 static struct app_config cfg;
@@ -1060,7 +1062,7 @@ usage(void)
 		"         [--dispatch sw|rss] [--scheme lcmp|ecmp|ucmp] [--seed N]\n"
 		"         [--stats-ms MS] [--sample-us US] [--link-ms MS]\n"
 		"         [--control FILE] [--exit-idle-ms MS]\n"
-		"         [--install-after N:BLOB [--no-hold]]\n");
+		"         [--install-after N:BLOB [--no-hold]] [--mbufs N] [--mbuf-size BYTES]\n");
 }
 
 static unsigned long
@@ -1093,6 +1095,8 @@ parse_args(int argc, char **argv)
 		{"exit-idle-ms", required_argument, NULL, 'X'},
 		{"install-after", required_argument, NULL, 'I'},
 		{"no-hold", no_argument, NULL, 'H'},
+		{"mbufs", required_argument, NULL, 'M'},
+		{"mbuf-size", required_argument, NULL, 'Z'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1140,6 +1144,8 @@ parse_args(int argc, char **argv)
 			break;
 		}
 		case 'H': opt.hold = false; break;
+		case 'M': opt.mbufs = (unsigned int)num_arg("--mbufs", optarg, 1u << 26); break;
+		case 'Z': opt.mbuf_size = (unsigned int)num_arg("--mbuf-size", optarg, 65535 - RTE_PKTMBUF_HEADROOM); break;
 		case 'h': usage(); exit(0);
 		default: usage(); exit(2);
 		}
@@ -1163,7 +1169,7 @@ main(int argc, char **argv)
 	uint16_t p;
 	int ret;
 	uint64_t last_stats, last_sample, last_link, last_ctl, last_rx_change;
-	uint64_t last_rx = 0;
+	uint64_t last_rx = 0, first_rx_tsc = 0, end_tsc;
 	struct lcmp_config lc;
 	void *smem;
 
@@ -1185,8 +1191,11 @@ main(int argc, char **argv)
 		    n_lcores_needed, opt.workers,
 		    opt.workers > 1 && !opt.rss ? ", dispatcher" : "", rte_lcore_count());
 
-	pool = rte_pktmbuf_pool_create("lcmp_mbufs", 8192 + opt.workers * 4096, 256,
-				       0, RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	pool = rte_pktmbuf_pool_create("lcmp_mbufs",
+				       opt.mbufs ? opt.mbufs : 8192 + opt.workers * 4096, 256, 0,
+				       (uint16_t)(RTE_PKTMBUF_HEADROOM +
+						  (opt.mbuf_size ? opt.mbuf_size : RTE_MBUF_DEFAULT_DATAROOM)),
+				       (int)rte_socket_id());
 	if (pool == NULL)
 		die("mbuf pool: %s", rte_strerror(rte_errno));
 
@@ -1297,6 +1306,8 @@ main(int argc, char **argv)
 		uint64_t now = rte_rdtsc(), rx;
 
 		run_hook();
+		if (first_rx_tsc == 0 && __atomic_load_n(&g_rx_total, __ATOMIC_RELAXED) != 0)
+			first_rx_tsc = now;
 		if (opt.sample_us != 0 && now - last_sample >= opt.sample_us * tsc_per_us) {
 			send_samples();
 			last_sample = now;
@@ -1325,8 +1336,21 @@ main(int argc, char **argv)
 		}
 		rte_delay_us_sleep(50);
 	}
+	end_tsc = rte_rdtsc();
 	rte_eal_mp_wait_lcore();
 	print_stats("exit");
+	if (first_rx_tsc != 0 && end_tsc > first_rx_tsc) {
+		double s = (double)(end_tsc - first_rx_tsc) / (double)rte_get_tsc_hz();
+		uint64_t rx = 0, tx = 0;
+
+		for (w = 0; w < opt.workers; w++) {
+			rx += workers[w].stats.rx;
+			tx += workers[w].stats.tx;
+		}
+		printf("exit: rate: rx %.3f Mpps, tx %.3f Mpps over %.2f s (from the first "
+		       "packet; %.3f Mpps a worker)\n", (double)rx / s / 1e6,
+		       (double)tx / s / 1e6, s, (double)rx / s / 1e6 / opt.workers);
+	}
 	for (w = 0; w < opt.workers; w++) {
 		const struct lcmp_counters *c = &workers[w].lcmp;
 

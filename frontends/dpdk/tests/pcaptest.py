@@ -197,6 +197,23 @@ def gen(args):
           % (len(frames), len(rows), args.flows, bad))
 
 
+def flows_pcap(args):
+    """One 64-byte UDP frame per flow towards DC8 (10.0.7.0/24), in a
+    random order: the benchmark's input (net_pcap infinite_rx=1)."""
+    rng = random.Random(args.seed)
+    order = list(range(args.flows))
+    rng.shuffle(order)
+    dst = ipaddress.IPv4Address("10.0.7.1")
+    frames = []
+    for i in order:
+        src = ipaddress.IPv4Address(0x0A000000 | ((i * 0x9E3779B1) & 0xFFFFFF))
+        sport = 1024 + (i >> 24) * 4096 + (i * 7919) % 4096
+        udp = l4(17, sport & 0xFFFF, 4791, b"\0" * 18)
+        frames.append(eth(0x0800, ipv4(src, dst, 17, udp)))
+    write_pcap(args.out, frames)
+    print("wrote %s: %d flows, one %d-byte frame each" % (args.out, args.flows, len(frames[0])))
+
+
 def write_pcap(path, frames):
     with open(path, "wb") as out:
         out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
@@ -368,6 +385,10 @@ def main():
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--flows", type=int, default=300)
     g.add_argument("--packets", type=int, default=3000)
+    fp = sub.add_parser("flows")
+    fp.add_argument("out")
+    fp.add_argument("--flows", type=int, default=65536)
+    fp.add_argument("--seed", type=int, default=1)
     c = sub.add_parser("check")
     c.add_argument("--dir", required=True)
     c.add_argument("--config", required=True)
@@ -380,6 +401,9 @@ def main():
     args = ap.parse_args()
     if args.cmd == "gen":
         gen(args)
+        return 0
+    if args.cmd == "flows":
+        flows_pcap(args)
         return 0
     return check(args)
 

@@ -277,7 +277,12 @@ pub unsafe extern "C" fn lcmp_on_packets(
 ) -> i32 {
     let d = &mut handle_mut!(d).inner;
     let packets = slice!(packets, n);
-    if packets.iter().any(|p| flow_from_c(&p.flow).is_err()) {
+    // The whole burst is rejected before any packet is routed: a check of
+    // the family byte, the only field a conversion can refuse.
+    if packets
+        .iter()
+        .any(|p| !matches!(p.flow.family, LCMP_FAMILY_V4 | LCMP_FAMILY_V6))
+    {
         return LCMP_ERR_INVALID_ARGUMENT;
     }
     let Ok(count) = i32::try_from(n) else {
@@ -285,22 +290,21 @@ pub unsafe extern "C" fn lcmp_on_packets(
     };
     let out = slice_mut!(out, n);
     let now = Instant::from_ticks(now);
-    let placeholder = (
+    // The core's burst call on up to `BURST` converted packets (stack:
+    // about 1.5 KiB of keys), converted once each.
+    let mut keys = [(
         FlowKey::v4([0; 4].into(), [0; 4].into(), 0, 0, 0),
         GroupId(0),
-    );
+    ); BURST];
+    let mut decisions = [Decision::Hit(PortId(0)); BURST];
     for (burst, decided) in packets.chunks(BURST).zip(out.chunks_mut(BURST)) {
-        // The core's burst call on up to `BURST` converted packets (stack:
-        // about 1.5 KiB of keys).
-        let mut keys = [placeholder; BURST];
-        let mut decisions = [Decision::Hit(lcmp_decide::PortId(0)); BURST];
-        for (k, p) in keys.iter_mut().zip(burst) {
-            *k = packet_from_c(p).unwrap_or(placeholder);
-        }
         let m = burst.len();
-        let (Some(keys), Some(decisions)) = (keys.get(..m), decisions.get_mut(..m)) else {
+        let (Some(keys), Some(decisions)) = (keys.get_mut(..m), decisions.get_mut(..m)) else {
             return LCMP_ERR_INVALID_ARGUMENT;
         };
+        for (k, p) in keys.iter_mut().zip(burst) {
+            *k = packet_key(p);
+        }
         d.on_packets(now, keys, decisions);
         for (o, dec) in decided.iter_mut().zip(decisions.iter()) {
             *o = decision_to_c(*dec);

@@ -582,7 +582,7 @@ fn config_size_and_abi_version_are_checked() {
     let len = mem.len() * 64;
     let p = mem.as_mut_ptr().cast::<c_void>();
     let good = lcmp_config::default();
-    assert_eq!(good.size as usize, core::mem::size_of::<lcmp_config>());
+    assert_eq!(good.size as usize, size_of::<lcmp_config>());
     assert_eq!(good.abi_version, LCMP_ABI_VERSION);
     let wrong = [
         lcmp_config { size: 8, ..good },

@@ -53,7 +53,7 @@ impl Default for lcmp_config {
 }
 
 /// `size_of::<lcmp_config>()`, the value of `lcmp_config.size`.
-pub(crate) const LCMP_CONFIG_SIZE: u32 = core::mem::size_of::<lcmp_config>() as u32;
+pub(crate) const LCMP_CONFIG_SIZE: u32 = size_of::<lcmp_config>() as u32;
 
 /// A flow's 5-tuple. Addresses are in network byte order; an IPv4 address
 /// fills the first 4 bytes (the rest is ignored).
@@ -318,6 +318,34 @@ pub fn flow_from_c(f: &lcmp_flow) -> Result<FlowKey, i32> {
     }
 }
 
+/// The core's packet for a C packet whose family is
+/// `LCMP_FAMILY_V4` or `LCMP_FAMILY_V6` (checked by the caller; any other
+/// value is read as IPv6).
+#[inline]
+pub fn packet_key(p: &lcmp_packet) -> (FlowKey, GroupId) {
+    let f = &p.flow;
+    let key = if f.family == LCMP_FAMILY_V4 {
+        let [s0, s1, s2, s3, ..] = f.src;
+        let [d0, d1, d2, d3, ..] = f.dst;
+        FlowKey::v4(
+            Ipv4Addr::new(s0, s1, s2, s3),
+            Ipv4Addr::new(d0, d1, d2, d3),
+            f.sport,
+            f.dport,
+            f.proto,
+        )
+    } else {
+        FlowKey::v6(
+            Ipv6Addr::from(f.src),
+            Ipv6Addr::from(f.dst),
+            f.sport,
+            f.dport,
+            f.proto,
+        )
+    };
+    (key, GroupId(p.group))
+}
+
 /// The core's packet for a C packet.
 pub fn packet_from_c(p: &lcmp_packet) -> Result<(FlowKey, GroupId), i32> {
     let lcmp_packet { flow, group } = *p;
@@ -325,6 +353,7 @@ pub fn packet_from_c(p: &lcmp_packet) -> Result<(FlowKey, GroupId), i32> {
 }
 
 /// The C form of a decision.
+#[inline]
 pub fn decision_to_c(d: Decision) -> lcmp_decision {
     lcmp_decision {
         kind: d.kind().code(),
