@@ -110,6 +110,17 @@ grep -qE "^lcmp-fwd: $work/bad.bin: table blob truncated \(-30\)$" "$work/badblo
 "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/badblob.stats" \
   --replay "$work/replay1.txt" "$work/badblob"/out-*.pcap
 
+# The control file: an install while (or after) the pcap is replayed; the
+# file is consumed, every worker ends on generation 2, nothing is lost.
+printf '# a comment\ninstall %s\nstats\n' "$work/t2.bin" >"$work/ctl"
+run control 2 --control "$work/ctl"
+test ! -e "$work/ctl"
+grep -q "generation 2 published" "$work/control.stats"
+test "$(grep -c '^exit: worker .* generation=2$' "$work/control.stats")" -eq 2
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/control.stats" \
+  --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 --loose \
+  "$work/control"/out-*.pcap
+
 echo "--- bad command lines and configs: one line, status 1"
 # rejects EXPECTED-STDERR-REGEX CONFIG [APP OPTIONS...]
 rejects() {
