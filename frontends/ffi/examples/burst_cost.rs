@@ -7,7 +7,9 @@
 //! * `DeciderRef::<64>::on_packets` and `DeciderRef::<8>::on_packets` (the
 //!   core, as `cargo bench -p lcmp-decide --bench burst` measures it).
 //!
-//! `cargo run --release -p lcmp-ffi --example burst_cost [SLOTS [ROUNDS]]`
+//! `cargo run --release -p lcmp-ffi --example burst_cost [SLOTS [ROUNDS [c|core]]]`
+//! (the last argument runs only one side: for instruction counts under
+//! `valgrind --tool=callgrind`, which do not depend on the machine's load)
 //! prints the median ns per packet of each, in the thread's CPU time
 //! (`CLOCK_THREAD_CPUTIME_ID`: time the thread was descheduled on a
 //! loaded machine does not count; its cache and TLB losses still do).
@@ -109,6 +111,9 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let slots: usize = args.next().map_or(1 << 20, |s| s.parse().expect("SLOTS"));
     let rounds: usize = args.next().map_or(9, |s| s.parse().expect("ROUNDS"));
+    let only = args.next();
+    let run_c = only.as_deref() != Some("core");
+    let run_core = only.as_deref() != Some("c");
     let n = slots * 61 / 100 / 32 * 32;
     let blob = lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
 
@@ -147,8 +152,14 @@ fn main() {
     let mut mem = vec![Line([0; 64]); lcmp_decider_size(slots).div_ceil(64)];
     let mut d = ptr::null_mut();
     let mut out = [lcmp_decision::default(); 32];
-    let mut c_times = Vec::new();
+    let mut c_times = vec![0.0];
+    if run_c {
+        c_times.clear();
+    }
     unsafe {
+        if !run_c {
+            return core_only(slots, &keys, rounds);
+        }
         assert_eq!(
             lcmp_decider_init(
                 mem.as_mut_ptr().cast(),
@@ -182,6 +193,10 @@ fn main() {
     }
     drop(mem);
 
+    fn core_only(slots: usize, keys: &[(FlowKey, GroupId)], rounds: usize) {
+        let t = median(core::<64>(slots, keys, rounds));
+        println!("DeciderRef::<64>::on_packets   {t:6.1}");
+    }
     // The core, 64 and 8 ports.
     fn core<const P: usize>(slots: usize, keys: &[(FlowKey, GroupId)], rounds: usize) -> Vec<f64> {
         let mut blocks = vec![SlotBlock::EMPTY; slots / BLOCK_SLOTS];
@@ -202,8 +217,14 @@ fn main() {
         assert_eq!(d.counters().hits as usize, keys.len() * rounds);
         times
     }
-    let r64 = core::<64>(slots, &keys, rounds);
-    let r8 = core::<8>(slots, &keys, rounds);
+    let (r64, r8) = if run_core {
+        (
+            core::<64>(slots, &keys, rounds),
+            core::<8>(slots, &keys, rounds),
+        )
+    } else {
+        (vec![0.0], vec![0.0])
+    };
     let (c, r64, r8) = (median(c_times), median(r64), median(r8));
     println!(
         "{slots} slots, {n} established flows, {rounds} rounds, bursts of 32 (ns/packet, median)"

@@ -3,7 +3,7 @@
 
 use core::ffi::{c_char, c_void};
 
-use lcmp_decide::{Decision, FlowKey, GroupId, Instant, PortId, Tables, BURST};
+use lcmp_decide::{GroupId, Instant, PortId, Tables, BURST};
 
 use crate::boundary::{self, decider_bytes};
 use crate::codes::*;
@@ -187,6 +187,12 @@ pub unsafe extern "C" fn lcmp_generation(d: *const lcmp_decider, out: *mut u64) 
     LCMP_OK
 }
 
+/// `LCMP_FAMILY_V4` or `LCMP_FAMILY_V6`.
+#[inline]
+fn valid_family(p: &lcmp_packet) -> bool {
+    matches!(p.flow.family, LCMP_FAMILY_V4 | LCMP_FAMILY_V6)
+}
+
 /// `port` as a port of the installed tables, else `LCMP_ERR_NO_SUCH_PORT`
 /// (`LCMP_ERR_PORT_OUT_OF_RANGE` beyond `LCMP_PORTS`).
 fn installed_port(d: &Inner, port: u8) -> Result<PortId, i32> {
@@ -275,14 +281,11 @@ pub unsafe extern "C" fn lcmp_on_packets(
     n: usize,
     out: *mut lcmp_decision,
 ) -> i32 {
-    let d = &mut handle_mut!(d).inner;
+    let handle = handle_mut!(d);
     let packets = slice!(packets, n);
     // The whole burst is rejected before any packet is routed: a check of
     // the family byte, the only field a conversion can refuse.
-    if packets
-        .iter()
-        .any(|p| !matches!(p.flow.family, LCMP_FAMILY_V4 | LCMP_FAMILY_V6))
-    {
+    if packets.iter().any(|p| !valid_family(p)) {
         return LCMP_ERR_INVALID_ARGUMENT;
     }
     let Ok(count) = i32::try_from(n) else {
@@ -290,22 +293,23 @@ pub unsafe extern "C" fn lcmp_on_packets(
     };
     let out = slice_mut!(out, n);
     let now = Instant::from_ticks(now);
-    // The core's burst call on up to `BURST` converted packets (stack:
-    // about 1.5 KiB of keys), converted once each.
-    let mut keys = [(
-        FlowKey::v4([0; 4].into(), [0; 4].into(), 0, 0, 0),
-        GroupId(0),
-    ); BURST];
-    let mut decisions = [Decision::Hit(PortId(0)); BURST];
+    let lcmp_decider {
+        inner,
+        burst_keys,
+        burst_decisions,
+        ..
+    } = handle;
     for (burst, decided) in packets.chunks(BURST).zip(out.chunks_mut(BURST)) {
+        // Each packet converted once, into the handle's burst arrays.
         let m = burst.len();
-        let (Some(keys), Some(decisions)) = (keys.get_mut(..m), decisions.get_mut(..m)) else {
+        let (Some(keys), Some(decisions)) = (burst_keys.get_mut(..m), burst_decisions.get_mut(..m))
+        else {
             return LCMP_ERR_INVALID_ARGUMENT;
         };
         for (k, p) in keys.iter_mut().zip(burst) {
             *k = packet_key(p);
         }
-        d.on_packets(now, keys, decisions);
+        inner.on_packets(now, keys, decisions);
         for (o, dec) in decided.iter_mut().zip(decisions.iter()) {
             *o = decision_to_c(*dec);
         }

@@ -57,7 +57,7 @@ pub use decider::*;
 pub use digest::*;
 pub use types::*;
 
-use lcmp_decide::{DeciderWith, Tables};
+use lcmp_decide::{DeciderWith, Decision, FlowKey, GroupId, PortId, Tables, BURST};
 
 /// Ports of one decider (port ids `0..LCMP_PORTS`).
 pub const LCMP_PORTS: usize = 64;
@@ -96,9 +96,23 @@ pub(crate) type Inner = DeciderWith<LCMP_PORTS, boundary::CallerSlots>;
 const _: () = assert!(LCMP_PORTS == lcmp_tables::replay::REPLAY_PORTS);
 const _: () = assert!(LCMP_FLOWS == lcmp_tables::replay::REPLAY_FLOWS);
 const _: () = assert!(LCMP_MIN_FLOWS == lcmp_decide::flow_cache::BLOCK_SLOTS);
-const _: () = assert!(LCMP_BURST == lcmp_decide::BURST);
+const _: () = assert!(LCMP_BURST == BURST);
 const _: () = assert!(LCMP_SLOT_BYTES == lcmp_decide::FlowCache::<16>::SLOT_BYTES);
 const _: () = assert!(LCMP_MAX_CANDIDATES == lcmp_decide::tables::MAX_CANDIDATES);
+
+/// An unused burst entry (overwritten before the core reads it).
+pub(crate) const NO_KEY: (FlowKey, GroupId) = (
+    FlowKey::v4(
+        core::net::Ipv4Addr::UNSPECIFIED,
+        core::net::Ipv4Addr::UNSPECIFIED,
+        0,
+        0,
+        0,
+    ),
+    GroupId(0),
+);
+/// An unused burst decision.
+pub(crate) const NO_DECISION: Decision = Decision::Hit(PortId(0));
 
 /// Written first into a handle by `lcmp_decider_init` ("LCMP").
 pub(crate) const MAGIC: u32 = 0x4C43_4D50;
@@ -114,6 +128,11 @@ pub struct lcmp_decider {
     /// so that neither the decoded nor the compiled tables are ever built
     /// on the stack (every frame of the library stays under 4 KiB).
     scratch: Tables,
+    /// `lcmp_on_packets`' converted keys and the core's decisions, one
+    /// burst at a time: kept in the handle so that a call neither builds
+    /// nor initialises 2 KiB of stack arrays.
+    burst_keys: [(FlowKey, GroupId); BURST],
+    burst_decisions: [Decision; BURST],
 }
 
 /// Spins forever: no panic is reachable from the API, and a bare-metal C

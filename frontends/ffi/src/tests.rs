@@ -707,3 +707,22 @@ fn samples_and_links_on_ports_without_tables_are_errors() {
         assert_eq!(c.samples, 1, "rejected samples are not recorded");
     }
 }
+
+#[test]
+fn decision_to_c_is_the_accessors_conversion() {
+    use lcmp_decide::Decision;
+    let mut all = vec![Decision::Hit(PortId(3)), Decision::Unpinned(PortId(63))];
+    for r in Reason::ALL {
+        all.push(Decision::NoRoute(r));
+        for failover in [false, true] {
+            all.push(Decision::New {
+                port: PortId(5),
+                reason: r,
+                failover,
+            });
+        }
+    }
+    for d in all {
+        assert_eq!(decision_to_c(d), decision_to_c_by_accessors(d), "{d:?}");
+    }
+}

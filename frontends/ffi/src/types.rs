@@ -352,9 +352,35 @@ pub fn packet_from_c(p: &lcmp_packet) -> Result<(FlowKey, GroupId), i32> {
     Ok((flow_from_c(&flow)?, GroupId(group)))
 }
 
-/// The C form of a decision.
+/// The C form of a decision: one match (the packet path writes one a
+/// packet), equal to `kind().code()`, `port()` and `reason().code()` (a
+/// test checks every variant).
 #[inline]
 pub fn decision_to_c(d: Decision) -> lcmp_decision {
+    let (kind, port, reason) = match d {
+        Decision::Hit(p) => (LCMP_DECISION_HIT, p.0, LCMP_REASON_PINNED),
+        Decision::New {
+            port,
+            reason,
+            failover,
+        } => (
+            if failover {
+                LCMP_DECISION_FAILOVER
+            } else {
+                LCMP_DECISION_NEW
+            },
+            port.0,
+            reason.code(),
+        ),
+        Decision::Unpinned(p) => (LCMP_DECISION_UNPINNED, p.0, LCMP_REASON_CACHE_FULL),
+        Decision::NoRoute(r) => (LCMP_DECISION_NO_ROUTE, LCMP_NO_PORT, r.code()),
+    };
+    lcmp_decision { kind, port, reason }
+}
+
+/// [`decision_to_c`] through the core's accessors (the reference it is
+/// tested against).
+pub fn decision_to_c_by_accessors(d: Decision) -> lcmp_decision {
     lcmp_decision {
         kind: d.kind().code(),
         port: port_code(d.port()),
