@@ -131,8 +131,6 @@ pub(crate) unsafe fn init(
         generation: 0,
         inner,
         scratch: Tables::new(),
-        burst_keys: [crate::NO_KEY; crate::LCMP_BURST],
-        burst_decisions: [crate::NO_DECISION; crate::LCMP_BURST],
     };
     // SAFETY: `p` is non-null, aligned (64 >= the handle's alignment) and
     // valid for writes of `size_of::<lcmp_decider>() <= HEADER_BYTES` bytes

@@ -128,11 +128,6 @@ pub struct lcmp_decider {
     /// so that neither the decoded nor the compiled tables are ever built
     /// on the stack (every frame of the library stays under 4 KiB).
     scratch: Tables,
-    /// `lcmp_on_packets`' converted keys and the core's decisions, one
-    /// burst at a time: kept in the handle so that a call neither builds
-    /// nor initialises 2 KiB of stack arrays.
-    burst_keys: [(FlowKey, GroupId); BURST],
-    burst_decisions: [Decision; BURST],
 }
 
 /// Spins forever: no panic is reachable from the API, and a bare-metal C
