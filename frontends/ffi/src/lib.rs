@@ -57,7 +57,7 @@ pub use decider::*;
 pub use digest::*;
 pub use types::*;
 
-use lcmp_decide::{DeciderWith, Decision, FlowKey, GroupId, PortId, Tables, BURST};
+use lcmp_decide::{DeciderWith, Tables, BURST};
 
 /// Ports of one decider (port ids `0..LCMP_PORTS`).
 pub const LCMP_PORTS: usize = 64;
@@ -99,20 +99,6 @@ const _: () = assert!(LCMP_MIN_FLOWS == lcmp_decide::flow_cache::BLOCK_SLOTS);
 const _: () = assert!(LCMP_BURST == BURST);
 const _: () = assert!(LCMP_SLOT_BYTES == lcmp_decide::FlowCache::<16>::SLOT_BYTES);
 const _: () = assert!(LCMP_MAX_CANDIDATES == lcmp_decide::tables::MAX_CANDIDATES);
-
-/// An unused burst entry (overwritten before the core reads it).
-pub(crate) const NO_KEY: (FlowKey, GroupId) = (
-    FlowKey::v4(
-        core::net::Ipv4Addr::UNSPECIFIED,
-        core::net::Ipv4Addr::UNSPECIFIED,
-        0,
-        0,
-        0,
-    ),
-    GroupId(0),
-);
-/// An unused burst decision.
-pub(crate) const NO_DECISION: Decision = Decision::Hit(PortId(0));
 
 /// Written first into a handle by `lcmp_decider_init` ("LCMP").
 pub(crate) const MAGIC: u32 = 0x4C43_4D50;
