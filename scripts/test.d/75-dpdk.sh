@@ -18,6 +18,9 @@ source scripts/lib.sh
 if ! pkg-config --exists libdpdk 2>/dev/null; then
   ensure_apt pkg-config libdpdk-dev libpcap-dev
 fi
+# The build (make) and the pcap generator and checker (Python 3, standard
+# library only).
+ensure_apt make python3
 pkg-config --exists libdpdk
 echo "DPDK $(pkg-config --modversion libdpdk)"
 
@@ -57,8 +60,11 @@ head -c 16 "$work/t1.bin" >"$work/bad.bin"
 } >"$work/fwd.conf"
 
 # Lcores: main (control) + workers (+ the dispatcher with 2 workers),
-# spread over at most two CPUs.
-c1=$(($(nproc) > 1 ? 1 : 0))
+# spread over the first two CPUs this process may run on (a container's
+# cpuset need not start at CPU 0).
+read -r -a cpus <<<"$(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0)))')"
+c0=${cpus[0]}
+c1=${cpus[1]:-$c0}
 # run NAME WORKERS [APP OPTIONS...]: the app on the pcap, its stdout in
 # $work/NAME.stats, its egress pcaps in $work/NAME/out-P-qW.pcap.
 run() {
@@ -71,8 +77,8 @@ run() {
     for ((q = 0; q < workers; q++)); do files+=",tx_pcap=$work/$name/out-$p-q$q.pcap"; done
     vdevs+=(--vdev "net_pcap$((p + 1))${files}")
   done
-  local lcores="0@0,1@$c1"
-  if [ "$workers" -gt 1 ]; then lcores="0@0,1@$c1,2@0,3@$c1"; fi
+  local lcores="0@$c0,1@$c1"
+  if [ "$workers" -gt 1 ]; then lcores="0@$c0,1@$c1,2@$c0,3@$c1"; fi
   timeout 120 "$fwd" --no-huge --no-pci -m 512 --lcores "$lcores" --file-prefix "lcmp-test-$$" \
     --log-level=lib.eal:warning "${vdevs[@]}" -- -c "$work/fwd.conf" --workers "$workers" \
     --exit-idle-ms 300 --stats-ms 0 "$@" >"$work/$name.stats" 2>"$work/$name.err" || status=$?
@@ -126,7 +132,7 @@ echo "--- bad command lines and configs: one line, status 1"
 rejects() {
   local want=$1 conf=$2 status=0
   shift 2
-  timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@0,1@$c1" --file-prefix "lcmp-test-$$" \
+  timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@$c0,1@$c1" --file-prefix "lcmp-test-$$" \
     --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$work/in.pcap" \
     --vdev "net_pcap1,tx_pcap=$work/rejected.pcap" -- -c "$conf" "$@" \
     >"$work/rejected.out" 2>"$work/rejected.raw" || status=$?
