@@ -79,9 +79,11 @@ run() {
   done
   local lcores="0@$c0,1@$c1"
   if [ "$workers" -gt 1 ]; then lcores="0@$c0,1@$c1,2@$c0,3@$c1"; fi
+  # --exit-idle-ms: the pcap's end is one second without a frame (long
+  # enough for a descheduled RX lcore on a loaded machine).
   timeout 120 "$fwd" --no-huge --no-pci -m 512 --lcores "$lcores" --file-prefix "lcmp-test-$$" \
     --log-level=lib.eal:warning "${vdevs[@]}" -- -c "$work/fwd.conf" --workers "$workers" \
-    --exit-idle-ms 300 --stats-ms 0 "$@" >"$work/$name.stats" 2>"$work/$name.err" || status=$?
+    --exit-idle-ms 1000 --stats-ms 0 "$@" >"$work/$name.stats" 2>"$work/$name.err" || status=$?
   if [ "$status" -ne 0 ]; then
     echo "lcmp-fwd ($name) exited with status $status:"
     cat "$work/$name.err" "$work/$name.stats"
