@@ -51,9 +51,10 @@ bm_image() {
     "$ffi_thumb" -lgcc -Wl,--gc-sections -Wl,-z,noexecstack "$@" -o "$out"
 }
 # A host C example linked with liblcmp_ffi.a: host_example SOURCE OUT
+# (--gc-sections keeps only what the program reaches: docs/firmware.md).
 host_example() {
   cc -std=c11 -Wall -Wextra -Werror -pedantic -O2 -Ifrontends/ffi/include \
-    "$1" "$target/release/liblcmp_ffi.a" -lpthread -ldl -lm -o "$2"
+    "$1" "$target/release/liblcmp_ffi.a" -Wl,--gc-sections -lpthread -ldl -lm -o "$2"
 }
 
 ffi() {
@@ -66,6 +67,17 @@ ffi() {
 
 c_examples() {
   echo "--- C examples"
+  # The header alone, as C89, C99 and C++ (no `//` comments, no C99-only
+  # constructs outside the system headers).
+  printf '#include "lcmp.h"\nint lcmp_header_check;\n' >"$work/header.c"
+  local std
+  for std in c89 c99; do
+    cc -std=$std -pedantic-errors -Wall -Wextra -Werror -fsyntax-only \
+      -Ifrontends/ffi/include "$work/header.c"
+  done
+  c++ -x c++ -std=c++11 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only \
+    -Ifrontends/ffi/include "$work/header.c"
+  echo "lcmp.h compiles as C89, C99 and C++11"
   cargo build -p lcmp-cli --locked
   host_example frontends/ffi/examples/replay.c "$work/replay_c"
   # The example rejects what it cannot parse, with exit status 1 and one

@@ -116,7 +116,9 @@ int main(int argc, char **argv) {
     }
 
     lcmp_decider *d = NULL;
-    lcmp_config config = {.scheme = LCMP_SCHEME_LCMP,
+    lcmp_config config = {.size = sizeof(lcmp_config),
+                          .abi_version = LCMP_ABI_VERSION,
+                          .scheme = LCMP_SCHEME_LCMP,
                           .hash = LCMP_HASH_MURMUR3,
                           .overflow = LCMP_OVERFLOW_REFUSE,
                           .seed = 0};

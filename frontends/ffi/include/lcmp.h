@@ -9,531 +9,886 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Ports of one decider (port ids `0..LCMP_PORTS`).
+/**
+ * Ports of one decider (port ids `0..LCMP_PORTS`).
+ */
 #define LCMP_PORTS 64
 
-// The flow-cache size of the replay shape: `lcmp replay` and the firmware
-// decide with 1 024 slots (`lcmp_tables::replay::ReplayDecider`), so a
-// decider of this size reproduces their digests. Any other power of two
-// of at least `LCMP_MIN_FLOWS` works for routing.
+/**
+ * The flow-cache size of the replay shape: `lcmp replay` and the firmware
+ * decide with 1 024 slots (`lcmp_tables::replay::ReplayDecider`), so a
+ * decider of this size reproduces their digests. Any other power of two
+ * of at least `LCMP_MIN_FLOWS` works for routing.
+ */
 #define LCMP_FLOWS 1024
 
-// The smallest flow cache (one block of two 8-slot buckets).
+/**
+ * The smallest flow cache (one block of two 8-slot buckets).
+ */
 #define LCMP_MIN_FLOWS 16
 
-// Bytes of memory per flow slot.
+/**
+ * Bytes of memory per flow slot.
+ */
 #define LCMP_SLOT_BYTES 12
 
-// Alignment of a decider's memory (the flow cache's key lines).
+/**
+ * Alignment of a decider's memory (the flow cache's key lines).
+ */
 #define LCMP_DECIDER_ALIGN 64
 
-// Upper bound, on every target, of the bytes before the slots (checked at
-// compile time): `lcmp_decider_size(flows) <= LCMP_DECIDER_HEADER_MAX +
-// LCMP_SLOT_BYTES * flows`, for `static` storage in C.
+/**
+ * Upper bound, on every target, of the bytes before the slots (checked at
+ * compile time): `lcmp_decider_size(flows) <= LCMP_DECIDER_HEADER_MAX +
+ * LCMP_SLOT_BYTES * flows`, for `static` storage in C.
+ */
 #define LCMP_DECIDER_HEADER_MAX 45056
 
-// Most candidates in one route group (and in one explanation).
+/**
+ * Most candidates in one route group (and in one explanation).
+ */
 #define LCMP_MAX_CANDIDATES 16
 
-// The port value meaning "none" (no route, not pinned, no rank).
+/**
+ * The port value meaning "none" (no route, not pinned, no rank).
+ */
 #define LCMP_NO_PORT 255
 
-// Packets decided together by `lcmp_on_packets` (its chunk size; any
-// count may be passed).
+/**
+ * Packets decided together by `lcmp_on_packets` (its chunk size; any
+ * count may be passed).
+ */
 #define LCMP_BURST 32
 
-// The ABI version of this library and header (bumped on any change to a
-// struct layout, a code or a signature; see CHANGELOG.md).
-#define LCMP_ABI_VERSION 3
+/**
+ * The ABI version of this library and header (bumped on any change to a
+ * struct layout, a code or a signature; see CHANGELOG.md).
+ */
+#define LCMP_ABI_VERSION 4
 
-// Success.
+/**
+ * Success.
+ */
 #define LCMP_OK 0
 
-// A required pointer was null.
+/**
+ * A required pointer was null.
+ */
 #define LCMP_ERR_NULL -1
 
-// A pointer was not aligned for its type (a decider's memory: to
-// `lcmp_decider_align()`).
+/**
+ * A pointer was not aligned for its type (a decider's memory: to
+ * `lcmp_decider_align()`).
+ */
 #define LCMP_ERR_MISALIGNED -2
 
-// The memory given to `lcmp_decider_init` is smaller than
-// `lcmp_decider_size(flows)`.
+/**
+ * The memory given to `lcmp_decider_init` is smaller than
+ * `lcmp_decider_size(flows)`.
+ */
 #define LCMP_ERR_BUFFER_TOO_SMALL -3
 
-// The handle was not initialised by `lcmp_decider_init`.
+/**
+ * The handle was not initialised by `lcmp_decider_init`.
+ */
 #define LCMP_ERR_NOT_INITIALIZED -4
 
-// An enum-like argument (scheme, hash, overflow policy, address family)
-// is out of range.
+/**
+ * An enum-like argument (scheme, hash, overflow policy, address family)
+ * is out of range.
+ */
 #define LCMP_ERR_INVALID_ARGUMENT -5
 
-// A port id is not below `LCMP_PORTS`.
+/**
+ * A port id is not below `LCMP_PORTS`.
+ */
 #define LCMP_ERR_PORT_OUT_OF_RANGE -6
 
-// The table blob could not be decoded for a reason without its own code
-// (reserved bits set, length mismatch or over the limit, a malformed,
-// oversize or non-canonical payload); see also `LCMP_ERR_BLOB_*`.
+/**
+ * The table blob could not be decoded for a reason without its own code
+ * (reserved bits set, a declared length over the limit, a malformed,
+ * oversize or non-canonical payload); see also `LCMP_ERR_BLOB_*`.
+ */
 #define LCMP_ERR_BAD_BLOB -7
 
-// The flow-slot count is not a power of two of at least `LCMP_MIN_FLOWS`.
+/**
+ * The flow-slot count is not a power of two of at least `LCMP_MIN_FLOWS`.
+ */
 #define LCMP_ERR_FLOWS -8
 
-// The table blob is shorter than its header or its declared length.
+/**
+ * `lcmp_config.size` is not this library's `sizeof(lcmp_config)`, or
+ * `lcmp_config.abi_version` not its `LCMP_ABI_VERSION`: the caller was
+ * compiled against another header.
+ */
+#define LCMP_ERR_ABI -9
+
+/**
+ * The installed tables do not list this port (a queue sample or link
+ * event for it, or any port before the first `lcmp_install`).
+ */
+#define LCMP_ERR_NO_SUCH_PORT -23
+
+/**
+ * The table blob is shorter than its header or its declared length.
+ */
 #define LCMP_ERR_BLOB_TRUNCATED -30
 
-// The table blob does not start with the magic `LCMT`.
+/**
+ * The table blob does not start with the magic `LCMT`.
+ */
 #define LCMP_ERR_BLOB_BAD_MAGIC -31
 
-// The table blob's format version is not supported.
+/**
+ * The table blob's format version is not supported.
+ */
 #define LCMP_ERR_BLOB_VERSION -32
 
-// The table blob's CRC does not match.
+/**
+ * The table blob's CRC does not match.
+ */
 #define LCMP_ERR_BLOB_CRC -33
 
-// Tables: a shift of 32 or more.
+/**
+ * The buffer given to `lcmp_install` is longer than the blob its header
+ * declares (`lcmp_blob_len` finds a blob's length in a larger buffer).
+ */
+#define LCMP_ERR_BLOB_LENGTH -34
+
+/**
+ * Tables: a shift of 32 or more.
+ */
 #define LCMP_ERR_SHIFT_TOO_LARGE -10
 
-// Tables: weights whose weighted sum of scores could overflow.
+/**
+ * Tables: weights whose weighted sum of scores could overflow.
+ */
 #define LCMP_ERR_WEIGHT_OVERFLOW -11
 
-// Tables: a water mark, cut or tick rate out of range.
+/**
+ * Tables: a water mark, cut or tick rate out of range.
+ */
 #define LCMP_ERR_INVALID_SETTING -12
 
-// Tables: level scores empty or not strictly increasing.
+/**
+ * Tables: level scores empty or not strictly increasing.
+ */
 #define LCMP_ERR_INVALID_LEVELS -13
 
-// Tables: capacity thresholds not one per level or not increasing.
+/**
+ * Tables: capacity thresholds not one per level or not increasing.
+ */
 #define LCMP_ERR_INVALID_CAPACITY_THRESHOLDS -14
 
-// Tables: a port listed twice.
+/**
+ * Tables: a port listed twice.
+ */
 #define LCMP_ERR_DUPLICATE_PORT -15
 
-// Tables: a port with zero rate or buffer.
+/**
+ * Tables: a port with zero rate or buffer.
+ */
 #define LCMP_ERR_ZERO_PORT_CAPACITY -16
 
-// Tables: a group names a port that is not listed.
+/**
+ * Tables: a group names a port that is not listed.
+ */
 #define LCMP_ERR_UNKNOWN_PORT -17
 
-// Tables: a group listed twice.
+/**
+ * Tables: a group listed twice.
+ */
 #define LCMP_ERR_DUPLICATE_GROUP -18
 
-// Tables: a group without candidates.
+/**
+ * Tables: a group without candidates.
+ */
 #define LCMP_ERR_EMPTY_GROUP -19
 
-// Tables: a port twice in one group.
+/**
+ * Tables: a port twice in one group.
+ */
 #define LCMP_ERR_DUPLICATE_CANDIDATE -20
 
-// Tables: a candidate with zero capacity.
+/**
+ * Tables: a candidate with zero capacity.
+ */
 #define LCMP_ERR_ZERO_CAPACITY -21
 
-// Tables: rejected for a reason this ABI version does not name.
+/**
+ * Tables: rejected for a reason this ABI version does not name.
+ */
 #define LCMP_ERR_INVALID_TABLES -22
 
-// `lcmp_config.scheme`: LCMP (§3).
+/**
+ * `lcmp_config.scheme`: LCMP (§3).
+ */
 #define LCMP_SCHEME_LCMP 0
 
-// `lcmp_config.scheme`: ECMP over the live candidates.
+/**
+ * `lcmp_config.scheme`: ECMP over the live candidates.
+ */
 #define LCMP_SCHEME_ECMP 1
 
-// `lcmp_config.scheme`: UCMP (the live candidates of maximum capacity).
+/**
+ * `lcmp_config.scheme`: UCMP (the live candidates of maximum capacity).
+ */
 #define LCMP_SCHEME_UCMP 2
 
-// `lcmp_config.hash`: MurmurHash3 x86_32 seeded with the switch seed.
+/**
+ * `lcmp_config.hash`: MurmurHash3 x86_32 seeded with the switch seed.
+ */
 #define LCMP_HASH_MURMUR3 0
 
-// `lcmp_config.hash`: CRC-32 (IEEE) XOR the seed, as a Tofino computes.
+/**
+ * `lcmp_config.hash`: CRC-32 (IEEE) XOR the seed, as a Tofino computes.
+ */
 #define LCMP_HASH_CRC32 1
 
-// `lcmp_config.overflow`: a new flow the flow cache cannot pin gets no
-// route (`LCMP_REASON_CACHE_FULL`), so no forwarded flow ever changes port
-// while its port is up and a candidate (the default).
+/**
+ * `lcmp_config.overflow`: a new flow the flow cache cannot pin gets no
+ * route (`LCMP_REASON_CACHE_FULL`), so no forwarded flow ever changes port
+ * while its port is up and a candidate (the default).
+ */
 #define LCMP_OVERFLOW_REFUSE 0
 
-// `lcmp_config.overflow`: such a flow is routed by stateless ECMP
-// (`LCMP_DECISION_UNPINNED`) and may change port later.
+/**
+ * `lcmp_config.overflow`: such a flow is routed by stateless ECMP
+ * (`LCMP_DECISION_UNPINNED`) and may change port later.
+ */
 #define LCMP_OVERFLOW_STATELESS 1
 
-// `lcmp_flow.family`: IPv4 (addresses in the first 4 bytes).
+/**
+ * `lcmp_flow.family`: IPv4 (addresses in the first 4 bytes).
+ */
 #define LCMP_FAMILY_V4 4
 
-// `lcmp_flow.family`: IPv6.
+/**
+ * `lcmp_flow.family`: IPv6.
+ */
 #define LCMP_FAMILY_V6 6
 
-// `lcmp_decision.kind`: an established flow followed its pinned port.
+/**
+ * `lcmp_decision.kind`: an established flow followed its pinned port.
+ */
 #define LCMP_DECISION_HIT 0
 
-// `lcmp_decision.kind`: a new flow, decided and pinned.
+/**
+ * `lcmp_decision.kind`: a new flow, decided and pinned.
+ */
 #define LCMP_DECISION_NEW 1
 
-// `lcmp_decision.kind`: a pinned flow whose port went down or was
-// withdrawn from its group, re-decided and re-pinned.
+/**
+ * `lcmp_decision.kind`: a pinned flow whose port went down or was
+ * withdrawn from its group, re-decided and re-pinned.
+ */
 #define LCMP_DECISION_FAILOVER 2
 
-// `lcmp_decision.kind`: the flow cache had no room and the decider runs
-// `LCMP_OVERFLOW_STATELESS`: stateless ECMP, not pinned.
+/**
+ * `lcmp_decision.kind`: the flow cache had no room and the decider runs
+ * `LCMP_OVERFLOW_STATELESS`: stateless ECMP, not pinned.
+ */
 #define LCMP_DECISION_UNPINNED 3
 
-// `lcmp_decision.kind`: no route (`port` is `LCMP_NO_PORT`).
+/**
+ * `lcmp_decision.kind`: no route (`port` is `LCMP_NO_PORT`).
+ */
 #define LCMP_DECISION_NO_ROUTE 4
 
-// Reason: an established flow followed its pinned, live port.
+/**
+ * Reason: an established flow followed its pinned, live port.
+ */
 #define LCMP_REASON_PINNED 0
 
-// Reason: LCMP hashed within the kept set.
+/**
+ * Reason: LCMP hashed within the kept set.
+ */
 #define LCMP_REASON_HASH_IN_KEPT 1
 
-// Reason: LCMP capacity-weighted pick within the kept set.
+/**
+ * Reason: LCMP capacity-weighted pick within the kept set.
+ */
 #define LCMP_REASON_WEIGHTED_IN_KEPT 2
 
-// Reason: every candidate was over the cut; the minimum-cost one was taken.
+/**
+ * Reason: every candidate was over the cut; the minimum-cost one was taken.
+ */
 #define LCMP_REASON_MIN_COST_FALLBACK 3
 
-// Reason: the ECMP scheme.
+/**
+ * Reason: the ECMP scheme.
+ */
 #define LCMP_REASON_ECMP 4
 
-// Reason: the UCMP scheme.
+/**
+ * Reason: the UCMP scheme.
+ */
 #define LCMP_REASON_UCMP 5
 
-// Reason: tables marked outdated, ECMP fallback.
+/**
+ * Reason: tables marked outdated, ECMP fallback.
+ */
 #define LCMP_REASON_ECMP_FALLBACK 6
 
-// Reason: the flow cache had no room for a new flow.
+/**
+ * Reason: the flow cache had no room for a new flow.
+ */
 #define LCMP_REASON_CACHE_FULL 7
 
-// Reason: every candidate is down.
+/**
+ * Reason: every candidate is down.
+ */
 #define LCMP_REASON_NO_LIVE_CANDIDATE 8
 
-// Reason: the group (or any table) is not installed.
+/**
+ * Reason: the group (or any table) is not installed.
+ */
 #define LCMP_REASON_UNKNOWN_GROUP 9
 
-// `lcmp_candidate.cut_reason`: kept (or not applicable).
+/**
+ * `lcmp_candidate.cut_reason`: kept (or not applicable).
+ */
 #define LCMP_CUT_NONE 0
 
-// Cut: the port is down.
+/**
+ * Cut: the port is down.
+ */
 #define LCMP_CUT_DOWN 1
 
-// Cut: sorted into the high-cost half.
+/**
+ * Cut: sorted into the high-cost half.
+ */
 #define LCMP_CUT_UPPER_HALF 2
 
-// Cut: fused cost at or above the cut.
+/**
+ * Cut: fused cost at or above the cut.
+ */
 #define LCMP_CUT_OVER_CUT 3
 
-// Cut (UCMP): capacity below the maximum.
+/**
+ * Cut (UCMP): capacity below the maximum.
+ */
 #define LCMP_CUT_NOT_MAX_CAPACITY 4
 
-// Words of storage in an [`lcmp_digest`].
+/**
+ * Words of storage in an [`lcmp_digest`].
+ */
 #define LCMP_DIGEST_WORDS 6
 
-// An opaque decider in caller-provided memory (see
-// [`lcmp_decider_init`]).
+/**
+ * An opaque decider in caller-provided memory (see
+ * [`lcmp_decider_init`]).
+ */
 typedef struct lcmp_decider lcmp_decider;
 
-// Per-decider settings that do not come with the tables. All zero is the
-// default (LCMP, MurmurHash3, refuse on a full cache, seed 0).
+/**
+ * Per-decider settings that do not come with the tables. `size` and
+ * `abi_version` must be `sizeof(lcmp_config)` and `LCMP_ABI_VERSION`
+ * (`lcmp_decider_init` returns `LCMP_ERR_ABI` otherwise, and reads
+ * nothing past `size`); the other fields all zero are the defaults (LCMP,
+ * MurmurHash3, refuse on a full cache, seed 0):
+ * `lcmp_config c = { sizeof(lcmp_config), LCMP_ABI_VERSION };`.
+ */
 typedef struct lcmp_config {
-  // `LCMP_SCHEME_*`.
+  /**
+   * `sizeof(lcmp_config)` as the caller compiled it.
+   */
+  uint32_t size;
+  /**
+   * `LCMP_ABI_VERSION` of the caller's header.
+   */
+  uint32_t abi_version;
+  /**
+   * `LCMP_SCHEME_*`.
+   */
   uint8_t scheme;
-  // `LCMP_HASH_*`.
+  /**
+   * `LCMP_HASH_*`.
+   */
   uint8_t hash;
-  // `LCMP_OVERFLOW_*`: what a new flow gets when the flow cache has no
-  // room for it.
+  /**
+   * `LCMP_OVERFLOW_*`: what a new flow gets when the flow cache has no
+   * room for it.
+   */
   uint8_t overflow;
-  // The per-switch ECMP hash seed.
+  /**
+   * The per-switch ECMP hash seed.
+   */
   uint32_t seed;
 } lcmp_config;
 
-// A flow's 5-tuple. Addresses are in network byte order; an IPv4 address
-// fills the first 4 bytes (the rest is ignored).
+/**
+ * A flow's 5-tuple. Addresses are in network byte order; an IPv4 address
+ * fills the first 4 bytes (the rest is ignored).
+ */
 typedef struct lcmp_flow {
-  // Source address.
+  /**
+   * Source address.
+   */
   uint8_t src[16];
-  // Destination address.
+  /**
+   * Destination address.
+   */
   uint8_t dst[16];
-  // Source port.
+  /**
+   * Source port.
+   */
   uint16_t sport;
-  // Destination port.
+  /**
+   * Destination port.
+   */
   uint16_t dport;
-  // IP protocol number (17 for RoCEv2).
+  /**
+   * IP protocol number (17 for RoCEv2).
+   */
   uint8_t proto;
-  // `LCMP_FAMILY_V4` or `LCMP_FAMILY_V6`.
+  /**
+   * `LCMP_FAMILY_V4` or `LCMP_FAMILY_V6`.
+   */
   uint8_t family;
 } lcmp_flow;
 
-// The outcome of `lcmp_on_packet`.
+/**
+ * The outcome of `lcmp_on_packet`.
+ */
 typedef struct lcmp_decision {
-  // `LCMP_DECISION_*`.
+  /**
+   * `LCMP_DECISION_*`.
+   */
   uint8_t kind;
-  // The egress port, or `LCMP_NO_PORT`.
+  /**
+   * The egress port, or `LCMP_NO_PORT`.
+   */
   uint8_t port;
-  // `LCMP_REASON_*` (`LCMP_REASON_PINNED` for a hit,
-  // `LCMP_REASON_CACHE_FULL` for an unpinned flow).
+  /**
+   * `LCMP_REASON_*` (`LCMP_REASON_PINNED` for a hit,
+   * `LCMP_REASON_CACHE_FULL` for an unpinned flow).
+   */
   uint8_t reason;
 } lcmp_decision;
 
-// One packet of a burst (`lcmp_on_packets`): its flow and route group.
+/**
+ * One packet of a burst (`lcmp_on_packets`): its flow and route group.
+ */
 typedef struct lcmp_packet {
-  // The flow.
+  /**
+   * The flow.
+   */
   struct lcmp_flow flow;
-  // The destination route group.
+  /**
+   * The destination route group.
+   */
   uint16_t group;
 } lcmp_packet;
 
-// One candidate of an explanation.
+/**
+ * One candidate of an explanation.
+ */
 typedef struct lcmp_candidate {
-  // Egress port.
+  /**
+   * Egress port.
+   */
   uint8_t port;
-  // Whether the port is up.
+  /**
+   * Whether the port is up.
+   */
   bool up;
-  // Alg. 1 delay score.
+  /**
+   * Alg. 1 delay score.
+   */
   uint8_t delay_score;
-  // Alg. 2 capacity score.
+  /**
+   * Alg. 2 capacity score.
+   */
   uint8_t cap_score;
-  // Eq. 2 path cost.
+  /**
+   * Eq. 2 path cost.
+   */
   uint8_t c_path;
-  // Queue level score `Q`.
+  /**
+   * Queue level score `Q`.
+   */
   uint8_t q;
-  // Trend level score `T`.
+  /**
+   * Trend level score `T`.
+   */
   uint8_t t;
-  // Duration penalty `D`.
+  /**
+   * Duration penalty `D`.
+   */
   uint8_t d;
-  // Eq. 4-5 congestion cost.
+  /**
+   * Eq. 4-5 congestion cost.
+   */
   uint8_t c_cong;
-  // Eq. 1 fused cost.
+  /**
+   * Eq. 1 fused cost.
+   */
   uint8_t cost;
-  // Rank among the live candidates sorted by `(cost, port)`, or
-  // `LCMP_NO_PORT` (255) when down.
+  /**
+   * Rank among the live candidates sorted by `(cost, port)`, or
+   * `LCMP_NO_PORT` (255) when down.
+   */
   uint8_t rank;
-  // In the set the final hash picks from.
+  /**
+   * In the set the final hash picks from.
+   */
   bool kept;
-  // `LCMP_CUT_*`.
+  /**
+   * `LCMP_CUT_*`.
+   */
   uint8_t cut_reason;
 } lcmp_candidate;
 
-// Everything about one decision (`lcmp_explain`).
+/**
+ * Everything about one decision (`lcmp_explain`).
+ */
 typedef struct lcmp_explanation {
-  // The flow's ECMP hash.
+  /**
+   * The flow's ECMP hash.
+   */
   uint32_t hash;
-  // The destination group.
+  /**
+   * The destination group.
+   */
   uint16_t group;
-  // `LCMP_SCHEME_*` that decided.
+  /**
+   * `LCMP_SCHEME_*` that decided.
+   */
   uint8_t scheme;
-  // `LCMP_REASON_*`.
+  /**
+   * `LCMP_REASON_*`.
+   */
   uint8_t reason;
-  // The chosen port, or `LCMP_NO_PORT`.
+  /**
+   * The chosen port, or `LCMP_NO_PORT`.
+   */
   uint8_t chosen;
-  // The port the flow is pinned to, or `LCMP_NO_PORT`.
+  /**
+   * The port the flow is pinned to, or `LCMP_NO_PORT`.
+   */
   uint8_t pinned;
-  // Valid entries in `candidates`.
+  /**
+   * Valid entries in `candidates`.
+   */
   uint8_t n_candidates;
-  // The group's candidates in installation order, down ones too.
+  /**
+   * The group's candidates in installation order, down ones too.
+   */
   struct lcmp_candidate candidates[LCMP_MAX_CANDIDATES];
 } lcmp_explanation;
 
-// Event counters (`lcmp_decide::Counters`): `hits + new_flows + failovers
-// + withdrawals + unpinned + no_route == packets`.
+/**
+ * Event counters (`lcmp_decide::Counters`): `hits + new_flows + failovers
+ * + withdrawals + unpinned + no_route == packets`.
+ */
 typedef struct lcmp_counters {
-  // Packets seen.
+  /**
+   * Packets seen.
+   */
   uint64_t packets;
-  // Established flows on their pinned port.
+  /**
+   * Established flows on their pinned port.
+   */
   uint64_t hits;
-  // New flows decided and pinned.
+  /**
+   * New flows decided and pinned.
+   */
   uint64_t new_flows;
-  // Pinned flows whose port was down, re-decided.
+  /**
+   * Pinned flows whose port was down, re-decided.
+   */
   uint64_t failovers;
-  // Pinned flows whose port an install withdrew from the group,
-  // re-decided.
+  /**
+   * Pinned flows whose port an install withdrew from the group,
+   * re-decided.
+   */
   uint64_t withdrawals;
-  // Flows routed statelessly (`LCMP_OVERFLOW_STATELESS`, cache full).
+  /**
+   * Flows routed statelessly (`LCMP_OVERFLOW_STATELESS`, cache full).
+   */
   uint64_t unpinned;
-  // Packets with no route (refused new flows included).
+  /**
+   * Packets with no route (refused new flows included).
+   */
   uint64_t no_route;
-  // New decisions that took the minimum-cost fallback.
+  /**
+   * New decisions that took the minimum-cost fallback.
+   */
   uint64_t min_cost_fallbacks;
-  // New decisions that fell back to ECMP.
+  /**
+   * New decisions that fell back to ECMP.
+   */
   uint64_t ecmp_fallbacks;
-  // New flows the flow cache had no room for.
+  /**
+   * New flows the flow cache had no room for.
+   */
   uint64_t cache_full;
-  // Inserts that moved an entry to its other bucket to make room.
+  /**
+   * Inserts that moved an entry to its other bucket to make room.
+   */
   uint64_t displacements;
-  // Idle flow-cache entries cleared by `lcmp_gc`.
+  /**
+   * Idle flow-cache entries cleared by `lcmp_gc`.
+   */
   uint64_t gc_evictions;
-  // Queue samples accepted.
+  /**
+   * Queue samples accepted.
+   */
   uint64_t samples;
   // New flows pinned in the entry of an idle flow that could move
   // without reordering (counted in `new_flows` too).
   uint64_t reclaimed;
 } lcmp_counters;
 
-// A running decision digest: the one `lcmp replay` and the firmware print
-// (CRC-64/XZ over 7 bytes per packet decision, `lcmp_tables::replay`).
-// Opaque; initialise with `lcmp_digest_init`. It may live anywhere (stack,
-// static) and be copied with `memcpy`.
+/**
+ * A running decision digest: the one `lcmp replay` and the firmware print
+ * (CRC-64/XZ over 7 bytes per packet decision, `lcmp_tables::replay`).
+ * Opaque; initialise with `lcmp_digest_init`. It may live anywhere (stack,
+ * static) and be copied with `memcpy`.
+ */
 typedef struct lcmp_digest {
-  // Private state.
+  /**
+   * Private state.
+   */
   uint64_t opaque[LCMP_DIGEST_WORDS];
 } lcmp_digest;
 
 #ifdef __cplusplus
 extern "C" {
-#endif // __cplusplus
+#endif /* __cplusplus */
 
-// Returns [`LCMP_ABI_VERSION`] as compiled into the library, to compare with
-// the header's at start-up.
+/**
+ * Returns [`LCMP_ABI_VERSION`] as compiled into the library, to compare with
+ * the header's at start-up.
+ */
 uint32_t lcmp_abi_version(void);
 
-// Bytes of memory a decider with `flows` flow-cache slots needs:
-// a header of at most `LCMP_DECIDER_HEADER_MAX` bytes (rounded to 64),
-// then `LCMP_SLOT_BYTES * flows`. 0 if `flows` is not a power of two of
-// at least `LCMP_MIN_FLOWS` (or the size overflows).
+/**
+ * Bytes of memory a decider with `flows` flow-cache slots needs:
+ * a header of at most `LCMP_DECIDER_HEADER_MAX` bytes (rounded to 64),
+ * then `LCMP_SLOT_BYTES * flows`. 0 if `flows` is not a power of two of
+ * at least `LCMP_MIN_FLOWS` (or the size overflows).
+ */
 size_t lcmp_decider_size(size_t flows);
 
-// Alignment a decider's memory needs (`LCMP_DECIDER_ALIGN`, 64).
+/**
+ * Alignment a decider's memory needs (`LCMP_DECIDER_ALIGN`, 64).
+ */
 size_t lcmp_decider_align(void);
 
-// Creates a decider with no tables and `flows` flow-cache slots (a power
-// of two of at least `LCMP_MIN_FLOWS`) in `mem` (at least
-// `lcmp_decider_size(flows)` bytes, aligned to `lcmp_decider_align()`)
-// and stores its handle in `*out`. `config` may be null for the defaults
-// (LCMP, MurmurHash3, refuse on a full cache, seed 0). Until
-// `lcmp_install` every packet gets no route. The memory's previous
-// contents do not matter.
-//
-// # Safety
-// `mem` must be valid for writes of `mem_len` bytes and not be used by
-// anything else while the handle lives; `config` must be null or point to
-// an `lcmp_config`; `out` must be null or writable.
+/**
+ * Creates a decider with no tables and `flows` flow-cache slots (a power
+ * of two of at least `LCMP_MIN_FLOWS`) in `mem` (at least
+ * `lcmp_decider_size(flows)` bytes, aligned to `lcmp_decider_align()`)
+ * and stores its handle in `*out`. `config` may be null for the defaults
+ * (LCMP, MurmurHash3, refuse on a full cache, seed 0); otherwise its
+ * `size` and `abi_version` must be `sizeof(lcmp_config)` and
+ * `LCMP_ABI_VERSION` (else `LCMP_ERR_ABI`). Until
+ * `lcmp_install` every packet gets no route. The memory's previous
+ * contents do not matter.
+ *
+ * # Safety
+ * `mem` must be valid for writes of `mem_len` bytes and not be used by
+ * anything else while the handle lives; `config` must be null or point to
+ * an `lcmp_config`; `out` must be null or writable.
+ */
 int32_t lcmp_decider_init(void *mem,
                           size_t mem_len,
                           size_t flows,
                           const struct lcmp_config *config,
                           struct lcmp_decider **out);
 
-// Installs decoded tables from a table blob (the versioned postcard blob
-// of `lcmp tables -o`). Hitless: pinned flows keep their ports (a pin
-// whose port the new tables withdraw from its group is re-decided on the
-// flow's next packet). On any error nothing changes.
-//
-// # Safety
-// `d` must be a live handle used by no other call at the same time; `blob`
-// must be readable for `len` bytes.
+/**
+ * Installs decoded tables from a table blob (the versioned postcard blob
+ * of `lcmp tables -o`), exactly `len` bytes (a longer buffer is
+ * `LCMP_ERR_BLOB_LENGTH`; `lcmp_blob_len` finds a blob's length in one).
+ * Hitless: pinned flows keep their ports (a pin whose port the new tables
+ * withdraw from its group is re-decided on the flow's next packet). On
+ * any error nothing changes.
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time; `blob`
+ * must be readable for `len` bytes.
+ */
 int32_t lcmp_install(struct lcmp_decider *d, const uint8_t *blob, size_t len);
 
-// Feeds one queue-depth sample (bytes) of `port`, taken at tick `now`.
-//
-// # Safety
-// `d` must be a live handle used by no other call at the same time.
+/**
+ * The length of the table blob at the start of `buf` (`buf_len` bytes),
+ * read from its header: `*out_len` is the header plus its declared
+ * payload, at most `buf_len`, so a blob inside a larger buffer (a DMA
+ * region, a flash sector) is found. Checks the header only (magic,
+ * format version, declared length); the CRC and the tables are checked by
+ * `lcmp_install`. Errors: `LCMP_ERR_BLOB_TRUNCATED` (shorter than the
+ * header or than the declared length), `LCMP_ERR_BLOB_BAD_MAGIC`,
+ * `LCMP_ERR_BLOB_VERSION`, `LCMP_ERR_BAD_BLOB` (declared length over the
+ * format's limit).
+ *
+ * # Safety
+ * `buf` must be readable for `buf_len` bytes; `out_len` null (an error) or
+ * writable.
+ */
+int32_t lcmp_blob_len(const uint8_t *buf, size_t buf_len, size_t *out_len);
+
+/**
+ * The generation (blob header) of the installed tables, 0 before the
+ * first successful `lcmp_install`. A control plane checks with it that a
+ * decider runs the tables it published.
+ *
+ * # Safety
+ * `d` must be a live handle not written concurrently; `out` writable.
+ */
+int32_t lcmp_generation(const struct lcmp_decider *d, uint64_t *out);
+
+/**
+ * Feeds one queue-depth sample (bytes) of `port`, taken at tick `now`.
+ * `LCMP_ERR_NO_SUCH_PORT` if the installed tables do not list `port`
+ * (nothing is recorded).
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time.
+ */
 int32_t lcmp_sample(struct lcmp_decider *d, uint32_t now, uint8_t port, uint64_t queue_bytes);
 
-// Sets a port up (`true`) or down (fast failover: flows pinned to it are
-// re-decided at their next packet).
-//
-// # Safety
-// `d` must be a live handle used by no other call at the same time.
+/**
+ * Sets a port up (`true`) or down (fast failover: flows pinned to it are
+ * re-decided at their next packet). `LCMP_ERR_NO_SUCH_PORT` if the
+ * installed tables do not list `port` (nothing changes).
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time.
+ */
 int32_t lcmp_set_port(struct lcmp_decider *d, uint8_t port, bool up);
 
-// Routes one packet of `flow` towards route group `group` at tick `now`
-// and writes the decision to `*out`.
-//
-// # Safety
-// `d` must be a live handle used by no other call at the same time; `flow`
-// must be readable and `out` writable (or null: an error).
+/**
+ * Routes one packet of `flow` towards route group `group` at tick `now`
+ * and writes the decision to `*out`.
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time; `flow`
+ * must be readable and `out` writable (or null: an error).
+ */
 int32_t lcmp_on_packet(struct lcmp_decider *d,
                        uint32_t now,
                        const struct lcmp_flow *flow,
                        uint16_t group,
                        struct lcmp_decision *out);
 
-// Routes a burst of `n` packets at tick `now`, in order, writing `out[i]`
-// for `packets[i]`: exactly the decisions `n` calls of `lcmp_on_packet`
-// would give, faster when the flow cache is larger than the CPU's caches
-// (the cache lines of each group of `LCMP_BURST` packets are read before
-// any of them is decided). Returns `n`, or an error code; a packet with an
-// invalid address family rejects the whole burst before any is routed.
-//
-// # Safety
-// `d` must be a live handle used by no other call at the same time;
-// `packets` readable and `out` writable for `n` elements (either may be
-// null when `n` is 0).
+/**
+ * Routes a burst of `n` packets at tick `now`, in order, writing `out[i]`
+ * for `packets[i]`: exactly the decisions `n` calls of `lcmp_on_packet`
+ * would give, faster when the flow cache is larger than the CPU's caches
+ * (the cache lines of each group of `LCMP_BURST` packets are read before
+ * any of them is decided). Returns `n`, or an error code; a packet with an
+ * invalid address family rejects the whole burst before any is routed.
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time;
+ * `packets` readable and `out` writable for `n` elements (either may be
+ * null when `n` is 0).
+ */
 int32_t lcmp_on_packets(struct lcmp_decider *d,
                         uint32_t now,
                         const struct lcmp_packet *packets,
                         size_t n,
                         struct lcmp_decision *out);
 
-// Incremental flow-cache garbage collection: visits at most `budget` slots.
-// Returns the number of idle entries cleared (`>= 0`) or an error code.
-//
-// # Safety
-// `d` must be a live handle used by no other call at the same time.
+/**
+ * Incremental flow-cache garbage collection: visits at most `budget` slots.
+ * Returns the number of idle entries cleared (`>= 0`) or an error code.
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time.
+ */
 int32_t lcmp_gc(struct lcmp_decider *d, uint32_t now, uint32_t budget);
 
-// The flow cache's size in slots and how many hold an entry (idle ones
-// that GC has not reached included); either output may be null.
-//
-// # Safety
-// `d` must be a live handle not written concurrently; the outputs null or
-// writable.
+/**
+ * The flow cache's size in slots and how many hold an entry (idle ones
+ * that GC has not reached included); either output may be null.
+ *
+ * # Safety
+ * `d` must be a live handle not written concurrently; the outputs null or
+ * writable.
+ */
 int32_t lcmp_flow_cache_usage(const struct lcmp_decider *d, size_t *slots, size_t *used);
 
-// Explains, without changing anything, the decision `lcmp_on_packet` would
-// make for `flow` now, into the caller's `*out`.
-//
-// # Safety
-// `d` must be a live handle not written concurrently; `flow` readable;
-// `out` writable.
+/**
+ * Explains, without changing anything, the decision `lcmp_on_packet` would
+ * make for `flow` now, into the caller's `*out`.
+ *
+ * # Safety
+ * `d` must be a live handle not written concurrently; `flow` readable;
+ * `out` writable.
+ */
 int32_t lcmp_explain(const struct lcmp_decider *d,
                      uint32_t now,
                      const struct lcmp_flow *flow,
                      uint16_t group,
                      struct lcmp_explanation *out);
 
-// Copies the counters into `*out`.
-//
-// # Safety
-// `d` must be a live handle not written concurrently; `out` writable.
+/**
+ * Copies the counters into `*out`.
+ *
+ * # Safety
+ * `d` must be a live handle not written concurrently; `out` writable.
+ */
 int32_t lcmp_get_counters(const struct lcmp_decider *d, struct lcmp_counters *out);
 
-// Switches the routing scheme (`LCMP_SCHEME_*`); pinned flows are kept.
-//
-// # Safety
-// `d` must be a live handle used by no other call at the same time.
+/**
+ * Switches the routing scheme (`LCMP_SCHEME_*`); pinned flows are kept.
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time.
+ */
 int32_t lcmp_set_scheme(struct lcmp_decider *d, uint8_t scheme);
 
-// Marks the installed tables outdated (`false`: LCMP falls back to ECMP,
-// paper §5) or current again (`true`).
-//
-// # Safety
-// `d` must be a live handle used by no other call at the same time.
+/**
+ * Marks the installed tables outdated (`false`: LCMP falls back to ECMP,
+ * paper §5) or current again (`true`).
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time.
+ */
 int32_t lcmp_set_tables_current(struct lcmp_decider *d, bool current);
 
-// A static, NUL-terminated description of a status code (never null; an
-// unknown code gets "unknown error code").
+/**
+ * A static, NUL-terminated description of a status code (never null; an
+ * unknown code gets "unknown error code").
+ */
 const char *lcmp_strerror(int32_t code);
 
-// A static, NUL-terminated name of an `LCMP_REASON_*` code (the core's
-// and the `lcmp` tool's JSON spelling; "unknown" for other values).
+/**
+ * A static, NUL-terminated name of an `LCMP_REASON_*` code (the core's
+ * and the `lcmp` tool's JSON spelling; "unknown" for other values).
+ */
 const char *lcmp_reason_str(uint8_t reason);
 
-// An IPv4 flow from numeric addresses (10.0.0.1 is `0x0A000001`).
+/**
+ * An IPv4 flow from numeric addresses (10.0.0.1 is `0x0A000001`).
+ */
 struct lcmp_flow lcmp_flow_v4(uint32_t src,
                               uint32_t dst,
                               uint16_t sport,
                               uint16_t dport,
                               uint8_t proto);
 
-// Starts an empty digest in `*out`.
-//
-// # Safety
-// `out` must be null or writable.
+/**
+ * Starts an empty digest in `*out`.
+ *
+ * # Safety
+ * `out` must be null or writable.
+ */
 int32_t lcmp_digest_init(struct lcmp_digest *out);
 
-// Adds one packet decision to a digest: `index` is the packet's 0-based
-// position among all events of the trace (packets, samples and link
-// events), `decision` what `lcmp_on_packet` wrote for it.
-//
-// # Safety
-// `digest` must be null or initialised by `lcmp_digest_init` and not used
-// concurrently; `flow` and `decision` must be null or readable.
+/**
+ * Adds one packet decision to a digest: `index` is the packet's 0-based
+ * position among all events of the trace (packets, samples and link
+ * events), `decision` what `lcmp_on_packet` wrote for it.
+ *
+ * # Safety
+ * `digest` must be null or initialised by `lcmp_digest_init` and not used
+ * concurrently; `flow` and `decision` must be null or readable.
+ */
 int32_t lcmp_digest_update(struct lcmp_digest *digest,
                            uint32_t index,
                            uint64_t t_us,
@@ -541,15 +896,17 @@ int32_t lcmp_digest_update(struct lcmp_digest *digest,
                            uint16_t group,
                            const struct lcmp_decision *decision);
 
-// Reads a digest's value and the number of decisions it covers (either
-// output may be null).
-//
-// # Safety
-// `digest` must be null or initialised; the outputs null or writable.
+/**
+ * Reads a digest's value and the number of decisions it covers (either
+ * output may be null).
+ *
+ * # Safety
+ * `digest` must be null or initialised; the outputs null or writable.
+ */
 int32_t lcmp_digest_value(struct lcmp_digest *digest, uint64_t *value, uint64_t *decisions);
 
 #ifdef __cplusplus
-}  // extern "C"
-#endif  // __cplusplus
+}  /* extern "C" */
+#endif  /* __cplusplus */
 
 #endif  /* LCMP_H */

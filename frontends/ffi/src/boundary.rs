@@ -20,6 +20,7 @@ use lcmp_tables::replay::Digest;
 
 use crate::codes::*;
 use crate::digest::{lcmp_digest, DigestState, DIGEST_MAGIC};
+use crate::types::lcmp_config;
 use crate::{lcmp_decider, LCMP_DECIDER_ALIGN, LCMP_DECIDER_HEADER_MAX, LCMP_PORTS, MAGIC};
 
 /// The flow-cache slots of a handle: the [`SlotBlock`]s that follow the
@@ -127,6 +128,7 @@ pub(crate) unsafe fn init(
     let inner = DeciderWith::with_storage(config, slots).map_err(error_code)?;
     let value = lcmp_decider {
         magic: MAGIC,
+        generation: 0,
         inner,
         scratch: Tables::new(),
     };
@@ -207,6 +209,33 @@ pub(crate) unsafe fn input<'a, T: Copy>(p: *const T) -> Result<&'a T, i32> {
     // SAFETY: non-null, aligned, readable (caller), and any bit pattern is a
     // valid `T` (integer-only `repr(C)` struct, see above).
     Ok(unsafe { &*p })
+}
+
+/// A caller's `lcmp_config`: its `size` field is read first, and the rest
+/// only if `size` is this library's `sizeof(lcmp_config)` (a caller built
+/// against another header may have a smaller struct); `LCMP_ERR_ABI`
+/// otherwise.
+///
+/// # Safety
+/// `p` must be null or valid for reads of the `size` field and, when that
+/// field equals `size_of::<lcmp_config>()`, of a whole `lcmp_config`.
+pub(crate) unsafe fn config(p: *const lcmp_config) -> Result<lcmp_config, i32> {
+    if p.is_null() {
+        return Err(LCMP_ERR_NULL);
+    }
+    if !p.is_aligned() {
+        return Err(LCMP_ERR_MISALIGNED);
+    }
+    // SAFETY: non-null and aligned (checked), so the field's address is in
+    // bounds of the caller's struct; no reference is created.
+    let size = unsafe { ptr::addr_of!((*p).size) };
+    // SAFETY: aligned for `u32` and readable (caller); any bits are valid.
+    if usize::try_from(unsafe { size.read() }) != Ok(size_of::<lcmp_config>()) {
+        return Err(LCMP_ERR_ABI);
+    }
+    // SAFETY: the caller's struct is a whole `lcmp_config` (its size says
+    // so), integer-only, so any bits are a valid value.
+    Ok(unsafe { p.read() })
 }
 
 /// A caller's array of `n` input structs (integer-only `repr(C)`). A null

@@ -28,11 +28,18 @@ pub const LCMP_ERR_INVALID_ARGUMENT: i32 = -5;
 /// A port id is not below `LCMP_PORTS`.
 pub const LCMP_ERR_PORT_OUT_OF_RANGE: i32 = -6;
 /// The table blob could not be decoded for a reason without its own code
-/// (reserved bits set, length mismatch or over the limit, a malformed,
+/// (reserved bits set, a declared length over the limit, a malformed,
 /// oversize or non-canonical payload); see also `LCMP_ERR_BLOB_*`.
 pub const LCMP_ERR_BAD_BLOB: i32 = -7;
 /// The flow-slot count is not a power of two of at least `LCMP_MIN_FLOWS`.
 pub const LCMP_ERR_FLOWS: i32 = -8;
+/// `lcmp_config.size` is not this library's `sizeof(lcmp_config)`, or
+/// `lcmp_config.abi_version` not its `LCMP_ABI_VERSION`: the caller was
+/// compiled against another header.
+pub const LCMP_ERR_ABI: i32 = -9;
+/// The installed tables do not list this port (a queue sample or link
+/// event for it, or any port before the first `lcmp_install`).
+pub const LCMP_ERR_NO_SUCH_PORT: i32 = -23;
 /// The table blob is shorter than its header or its declared length.
 pub const LCMP_ERR_BLOB_TRUNCATED: i32 = -30;
 /// The table blob does not start with the magic `LCMT`.
@@ -41,6 +48,9 @@ pub const LCMP_ERR_BLOB_BAD_MAGIC: i32 = -31;
 pub const LCMP_ERR_BLOB_VERSION: i32 = -32;
 /// The table blob's CRC does not match.
 pub const LCMP_ERR_BLOB_CRC: i32 = -33;
+/// The buffer given to `lcmp_install` is longer than the blob its header
+/// declares (`lcmp_blob_len` finds a blob's length in a larger buffer).
+pub const LCMP_ERR_BLOB_LENGTH: i32 = -34;
 /// Tables: a shift of 32 or more.
 pub const LCMP_ERR_SHIFT_TOO_LARGE: i32 = -10;
 /// Tables: weights whose weighted sum of scores could overflow.
@@ -191,6 +201,7 @@ pub fn blob_error_code(e: TablesError) -> i32 {
         TablesError::Format(FormatError::BadMagic) => LCMP_ERR_BLOB_BAD_MAGIC,
         TablesError::Format(FormatError::UnsupportedVersion(_)) => LCMP_ERR_BLOB_VERSION,
         TablesError::Format(FormatError::CrcMismatch { .. }) => LCMP_ERR_BLOB_CRC,
+        TablesError::Format(FormatError::LengthMismatch { .. }) => LCMP_ERR_BLOB_LENGTH,
         _ => LCMP_ERR_BAD_BLOB,
     }
 }
@@ -213,6 +224,9 @@ pub fn strerror(code: i32) -> &'static CStr {
         LCMP_ERR_BLOB_BAD_MAGIC => c"not a table blob (bad magic)",
         LCMP_ERR_BLOB_VERSION => c"table blob format version not supported",
         LCMP_ERR_BLOB_CRC => c"table blob CRC mismatch",
+        LCMP_ERR_BLOB_LENGTH => c"buffer longer than the table blob's declared length",
+        LCMP_ERR_ABI => c"lcmp_config.size or abi_version differs from this library's",
+        LCMP_ERR_NO_SUCH_PORT => c"the installed tables have no such port",
         LCMP_ERR_SHIFT_TOO_LARGE => c"tables: a shift is 32 or more",
         LCMP_ERR_WEIGHT_OVERFLOW => c"tables: weights could overflow the weighted sum",
         LCMP_ERR_INVALID_SETTING => c"tables: water mark, cut or tick rate out of range",

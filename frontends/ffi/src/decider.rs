@@ -3,7 +3,7 @@
 
 use core::ffi::{c_char, c_void};
 
-use lcmp_decide::{Decision, FlowKey, GroupId, Instant, Tables, BURST};
+use lcmp_decide::{Decision, FlowKey, GroupId, Instant, PortId, Tables, BURST};
 
 use crate::boundary::{self, decider_bytes};
 use crate::codes::*;
@@ -48,7 +48,9 @@ pub extern "C" fn lcmp_decider_align() -> usize {
 /// of two of at least `LCMP_MIN_FLOWS`) in `mem` (at least
 /// `lcmp_decider_size(flows)` bytes, aligned to `lcmp_decider_align()`)
 /// and stores its handle in `*out`. `config` may be null for the defaults
-/// (LCMP, MurmurHash3, refuse on a full cache, seed 0). Until
+/// (LCMP, MurmurHash3, refuse on a full cache, seed 0); otherwise its
+/// `size` and `abi_version` must be `sizeof(lcmp_config)` and
+/// `LCMP_ABI_VERSION` (else `LCMP_ERR_ABI`). Until
 /// `lcmp_install` every packet gets no route. The memory's previous
 /// contents do not matter.
 ///
@@ -67,7 +69,7 @@ pub unsafe extern "C" fn lcmp_decider_init(
     let config = if config.is_null() {
         lcmp_config::default()
     } else {
-        *input!(config)
+        try_boundary!(boundary::config(config))
     };
     let config = match config_from_c(&config) {
         Ok(c) => c,
@@ -82,9 +84,11 @@ pub unsafe extern "C" fn lcmp_decider_init(
 }
 
 /// Installs decoded tables from a table blob (the versioned postcard blob
-/// of `lcmp tables -o`). Hitless: pinned flows keep their ports (a pin
-/// whose port the new tables withdraw from its group is re-decided on the
-/// flow's next packet). On any error nothing changes.
+/// of `lcmp tables -o`), exactly `len` bytes (a longer buffer is
+/// `LCMP_ERR_BLOB_LENGTH`; `lcmp_blob_len` finds a blob's length in one).
+/// Hitless: pinned flows keep their ports (a pin whose port the new tables
+/// withdraw from its group is re-decided on the flow's next packet). On
+/// any error nothing changes.
 ///
 /// # Safety
 /// `d` must be a live handle used by no other call at the same time; `blob`
@@ -95,14 +99,116 @@ pub unsafe extern "C" fn lcmp_install(d: *mut lcmp_decider, blob: *const u8, len
     let blob = bytes!(blob, len);
     // Decode into the handle's scratch, then validate and install in
     // place: the decider is unchanged on error (the scratch is not).
-    status(
-        lcmp_tables::blob::decode_blob_into(blob, &mut d.scratch)
-            .map_err(blob_error_code)
-            .and_then(|_| install_tables(&mut d.inner, &d.scratch)),
-    )
+    let installed = lcmp_tables::blob::decode_blob_into(blob, &mut d.scratch)
+        .map_err(blob_error_code)
+        .and_then(|generation| install_tables(&mut d.inner, &d.scratch).map(|()| generation));
+    match installed {
+        Ok(generation) => {
+            d.generation = generation;
+            LCMP_OK
+        }
+        Err(code) => code,
+    }
+}
+
+/// The length of the table blob at the start of `buf` (`buf_len` bytes),
+/// read from its header: `*out_len` is the header plus its declared
+/// payload, at most `buf_len`, so a blob inside a larger buffer (a DMA
+/// region, a flash sector) is found. Checks the header only (magic,
+/// format version, declared length); the CRC and the tables are checked by
+/// `lcmp_install`. Errors: `LCMP_ERR_BLOB_TRUNCATED` (shorter than the
+/// header or than the declared length), `LCMP_ERR_BLOB_BAD_MAGIC`,
+/// `LCMP_ERR_BLOB_VERSION`, `LCMP_ERR_BAD_BLOB` (declared length over the
+/// format's limit).
+///
+/// # Safety
+/// `buf` must be readable for `buf_len` bytes; `out_len` null (an error) or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_blob_len(buf: *const u8, buf_len: usize, out_len: *mut usize) -> i32 {
+    let bytes = bytes!(buf, buf_len);
+    if out_len.is_null() {
+        return LCMP_ERR_NULL;
+    }
+    match blob_len(bytes) {
+        Ok(n) => {
+            output!(out_len, n);
+            LCMP_OK
+        }
+        Err(code) => code,
+    }
+}
+
+/// The blob length of [`lcmp_blob_len`], from the header layout of
+/// `lcmp_tables::blob` (magic, version at 4, payload length at 16).
+fn blob_len(bytes: &[u8]) -> Result<usize, i32> {
+    use lcmp_tables::blob::{
+        BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_OLDEST_VERSION, BLOB_VERSION, MAX_BLOB_PAYLOAD,
+    };
+    let header = bytes
+        .get(..BLOB_HEADER_LEN)
+        .ok_or(LCMP_ERR_BLOB_TRUNCATED)?;
+    let field = |at: usize, n: usize| header.get(at..at.saturating_add(n)).unwrap_or(&[]);
+    if field(0, 4) != BLOB_MAGIC {
+        return Err(LCMP_ERR_BLOB_BAD_MAGIC);
+    }
+    let version = match *field(4, 2) {
+        [a, b] => u16::from_le_bytes([a, b]),
+        _ => return Err(LCMP_ERR_BLOB_TRUNCATED),
+    };
+    if !(BLOB_OLDEST_VERSION..=BLOB_VERSION).contains(&version) {
+        return Err(LCMP_ERR_BLOB_VERSION);
+    }
+    let declared = match *field(16, 4) {
+        [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+        _ => return Err(LCMP_ERR_BLOB_TRUNCATED),
+    };
+    let payload = usize::try_from(declared).map_err(|_| LCMP_ERR_BAD_BLOB)?;
+    if payload > MAX_BLOB_PAYLOAD {
+        return Err(LCMP_ERR_BAD_BLOB);
+    }
+    let total = BLOB_HEADER_LEN.saturating_add(payload);
+    if total > bytes.len() {
+        return Err(LCMP_ERR_BLOB_TRUNCATED);
+    }
+    Ok(total)
+}
+
+/// The generation (blob header) of the installed tables, 0 before the
+/// first successful `lcmp_install`. A control plane checks with it that a
+/// decider runs the tables it published.
+///
+/// # Safety
+/// `d` must be a live handle not written concurrently; `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_generation(d: *const lcmp_decider, out: *mut u64) -> i32 {
+    let generation = handle_ref!(d).generation;
+    output!(out, generation);
+    LCMP_OK
+}
+
+/// An unused burst decision (overwritten before it is read).
+const NO_DECISION: Decision = Decision::Hit(PortId(0));
+
+/// `LCMP_FAMILY_V4` or `LCMP_FAMILY_V6`.
+#[inline]
+fn valid_family(p: &lcmp_packet) -> bool {
+    matches!(p.flow.family, LCMP_FAMILY_V4 | LCMP_FAMILY_V6)
+}
+
+/// `port` as a port of the installed tables, else `LCMP_ERR_NO_SUCH_PORT`
+/// (`LCMP_ERR_PORT_OUT_OF_RANGE` beyond `LCMP_PORTS`).
+fn installed_port(d: &Inner, port: u8) -> Result<PortId, i32> {
+    let p = port_from_c(port)?;
+    match d.tables().and_then(|t| t.port(p)) {
+        Some(_) => Ok(p),
+        None => Err(LCMP_ERR_NO_SUCH_PORT),
+    }
 }
 
 /// Feeds one queue-depth sample (bytes) of `port`, taken at tick `now`.
+/// `LCMP_ERR_NO_SUCH_PORT` if the installed tables do not list `port`
+/// (nothing is recorded).
 ///
 /// # Safety
 /// `d` must be a live handle used by no other call at the same time.
@@ -114,21 +220,22 @@ pub unsafe extern "C" fn lcmp_sample(
     queue_bytes: u64,
 ) -> i32 {
     let d = &mut handle_mut!(d).inner;
-    status(port_from_c(port).and_then(|p| {
+    status(installed_port(d, port).and_then(|p| {
         d.sample(Instant::from_ticks(now), p, queue_bytes)
             .map_err(error_code)
     }))
 }
 
 /// Sets a port up (`true`) or down (fast failover: flows pinned to it are
-/// re-decided at their next packet).
+/// re-decided at their next packet). `LCMP_ERR_NO_SUCH_PORT` if the
+/// installed tables do not list `port` (nothing changes).
 ///
 /// # Safety
 /// `d` must be a live handle used by no other call at the same time.
 #[no_mangle]
 pub unsafe extern "C" fn lcmp_set_port(d: *mut lcmp_decider, port: u8, up: bool) -> i32 {
     let d = &mut handle_mut!(d).inner;
-    status(port_from_c(port).and_then(|p| d.set_port_up(p, up).map_err(error_code)))
+    status(installed_port(d, port).and_then(|p| d.set_port_up(p, up).map_err(error_code)))
 }
 
 /// Routes one packet of `flow` towards route group `group` at tick `now`
@@ -177,9 +284,11 @@ pub unsafe extern "C" fn lcmp_on_packets(
     n: usize,
     out: *mut lcmp_decision,
 ) -> i32 {
-    let d = &mut handle_mut!(d).inner;
+    let handle = handle_mut!(d);
     let packets = slice!(packets, n);
-    if packets.iter().any(|p| flow_from_c(&p.flow).is_err()) {
+    // The whole burst is rejected before any packet is routed: a check of
+    // the family byte, the only field a conversion can refuse.
+    if packets.iter().any(|p| !valid_family(p)) {
         return LCMP_ERR_INVALID_ARGUMENT;
     }
     let Ok(count) = i32::try_from(n) else {
@@ -187,23 +296,24 @@ pub unsafe extern "C" fn lcmp_on_packets(
     };
     let out = slice_mut!(out, n);
     let now = Instant::from_ticks(now);
-    let placeholder = (
-        FlowKey::v4([0; 4].into(), [0; 4].into(), 0, 0, 0),
-        GroupId(0),
-    );
+    let inner = &mut handle.inner;
+    // The core's burst call on up to `BURST` packets, each converted once
+    // into a stack array that is filled, not initialised first (about
+    // 2.6 KiB on x86-64).
+    let mut keys: heapless::Vec<(FlowKey, GroupId), BURST> = heapless::Vec::new();
+    let mut decisions = [NO_DECISION; BURST];
     for (burst, decided) in packets.chunks(BURST).zip(out.chunks_mut(BURST)) {
-        // The core's burst call on up to `BURST` converted packets (stack:
-        // about 1.5 KiB of keys).
-        let mut keys = [placeholder; BURST];
-        let mut decisions = [Decision::Hit(lcmp_decide::PortId(0)); BURST];
-        for (k, p) in keys.iter_mut().zip(burst) {
-            *k = packet_from_c(p).unwrap_or(placeholder);
+        keys.clear();
+        for p in burst {
+            // `chunks(BURST)`: never more than the capacity.
+            if keys.push(packet_key(p)).is_err() {
+                return LCMP_ERR_INVALID_ARGUMENT;
+            }
         }
-        let m = burst.len();
-        let (Some(keys), Some(decisions)) = (keys.get(..m), decisions.get_mut(..m)) else {
+        let Some(decisions) = decisions.get_mut(..burst.len()) else {
             return LCMP_ERR_INVALID_ARGUMENT;
         };
-        d.on_packets(now, keys, decisions);
+        inner.on_packets(now, &keys, decisions);
         for (o, dec) in decided.iter_mut().zip(decisions.iter()) {
             *o = decision_to_c(*dec);
         }

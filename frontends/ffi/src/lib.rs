@@ -57,7 +57,7 @@ pub use decider::*;
 pub use digest::*;
 pub use types::*;
 
-use lcmp_decide::{DeciderWith, Tables};
+use lcmp_decide::{DeciderWith, Tables, BURST};
 
 /// Ports of one decider (port ids `0..LCMP_PORTS`).
 pub const LCMP_PORTS: usize = 64;
@@ -86,7 +86,7 @@ pub const LCMP_BURST: usize = 32;
 
 /// The ABI version of this library and header (bumped on any change to a
 /// struct layout, a code or a signature; see CHANGELOG.md).
-pub const LCMP_ABI_VERSION: u32 = 3;
+pub const LCMP_ABI_VERSION: u32 = 4;
 
 /// The decider type behind a handle: its slots live after the handle in
 /// the caller's memory.
@@ -96,7 +96,7 @@ pub(crate) type Inner = DeciderWith<LCMP_PORTS, boundary::CallerSlots>;
 const _: () = assert!(LCMP_PORTS == lcmp_tables::replay::REPLAY_PORTS);
 const _: () = assert!(LCMP_FLOWS == lcmp_tables::replay::REPLAY_FLOWS);
 const _: () = assert!(LCMP_MIN_FLOWS == lcmp_decide::flow_cache::BLOCK_SLOTS);
-const _: () = assert!(LCMP_BURST == lcmp_decide::BURST);
+const _: () = assert!(LCMP_BURST == BURST);
 const _: () = assert!(LCMP_SLOT_BYTES == lcmp_decide::FlowCache::<16>::SLOT_BYTES);
 const _: () = assert!(LCMP_MAX_CANDIDATES == lcmp_decide::tables::MAX_CANDIDATES);
 
@@ -107,6 +107,8 @@ pub(crate) const MAGIC: u32 = 0x4C43_4D50;
 /// [`lcmp_decider_init`]).
 pub struct lcmp_decider {
     magic: u32,
+    /// The installed blob's generation (0 before the first install).
+    generation: u64,
     inner: Inner,
     /// Where `lcmp_install` decodes a blob before it installs the tables,
     /// so that neither the decoded nor the compiled tables are ever built

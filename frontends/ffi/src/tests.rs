@@ -109,7 +109,7 @@ fn init_rejects_bad_memory_flows_and_config() {
         scheme,
         hash,
         overflow,
-        seed: 0,
+        ..lcmp_config::default()
     };
     unsafe {
         assert_eq!(
@@ -512,10 +512,10 @@ fn a_rejected_blob_changes_nothing() {
 
 #[test]
 fn every_code_has_a_message_and_every_reason_a_name() {
-    for code in [0, -1, -2, -3, -4, -5, -6, -7, -8]
+    for code in [0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -23]
         .into_iter()
         .chain(LCMP_ERR_INVALID_TABLES..=LCMP_ERR_SHIFT_TOO_LARGE)
-        .chain(LCMP_ERR_BLOB_CRC..=LCMP_ERR_BLOB_TRUNCATED)
+        .chain(LCMP_ERR_BLOB_LENGTH..=LCMP_ERR_BLOB_TRUNCATED)
     {
         assert_ne!(strerror(code), c"unknown error code", "code {code}");
         assert!(!lcmp_strerror(code).is_null());
@@ -573,4 +573,156 @@ fn every_table_error_has_a_distinct_code() {
     codes.sort_unstable();
     codes.dedup();
     assert_eq!(codes.len(), errors.len());
+}
+
+#[test]
+fn config_size_and_abi_version_are_checked() {
+    let mut mem = storage(LCMP_FLOWS);
+    let mut d = ptr::null_mut();
+    let len = mem.len() * 64;
+    let p = mem.as_mut_ptr().cast::<c_void>();
+    let good = lcmp_config::default();
+    assert_eq!(good.size as usize, size_of::<lcmp_config>());
+    assert_eq!(good.abi_version, LCMP_ABI_VERSION);
+    let wrong = [
+        lcmp_config { size: 8, ..good },
+        lcmp_config { size: 0, ..good },
+        lcmp_config {
+            abi_version: 3,
+            ..good
+        },
+        lcmp_config {
+            size: 0,
+            abi_version: 0,
+            ..good
+        },
+    ];
+    unsafe {
+        for bad in &wrong {
+            assert_eq!(
+                lcmp_decider_init(p, len, LCMP_FLOWS, bad, &mut d),
+                LCMP_ERR_ABI,
+                "{bad:?}"
+            );
+        }
+        assert!(d.is_null());
+        // A caller of ABI 3 passed an 8-byte struct whose first word is
+        // scheme/hash/overflow: only that word is read, and rejected.
+        let old: [u32; 2] = [0, 0];
+        assert_eq!(
+            lcmp_decider_init(p, len, LCMP_FLOWS, old.as_ptr().cast(), &mut d),
+            LCMP_ERR_ABI
+        );
+        assert_eq!(
+            lcmp_decider_init(p, len, LCMP_FLOWS, &good, &mut d),
+            LCMP_OK
+        );
+    }
+}
+
+#[test]
+fn blob_len_finds_a_blob_in_a_larger_buffer() {
+    let good = lcmp_tables::blob::encode_blob_vec(&tables(), 7).unwrap();
+    let mut padded = good.clone();
+    padded.extend_from_slice(&[0xA5; 100]);
+    let mut n = 0usize;
+    unsafe {
+        assert_eq!(
+            lcmp_blob_len(padded.as_ptr(), padded.len(), &mut n),
+            LCMP_OK
+        );
+        assert_eq!(n, good.len());
+        assert_eq!(lcmp_blob_len(good.as_ptr(), good.len(), &mut n), LCMP_OK);
+        assert_eq!(n, good.len());
+        let cases: [(&[u8], i32); 4] = [
+            (&good[..good.len() - 1], LCMP_ERR_BLOB_TRUNCATED),
+            (&good[..10], LCMP_ERR_BLOB_TRUNCATED),
+            (
+                b"LCMX\x02\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+                LCMP_ERR_BLOB_BAD_MAGIC,
+            ),
+            (
+                b"LCMT\x09\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+                LCMP_ERR_BLOB_VERSION,
+            ),
+        ];
+        for (bytes, code) in cases {
+            assert_eq!(lcmp_blob_len(bytes.as_ptr(), bytes.len(), &mut n), code);
+        }
+        let mut huge = good.clone();
+        huge[16..20].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(
+            lcmp_blob_len(huge.as_ptr(), huge.len(), &mut n),
+            LCMP_ERR_BAD_BLOB
+        );
+        assert_eq!(
+            lcmp_blob_len(good.as_ptr(), good.len(), ptr::null_mut()),
+            LCMP_ERR_NULL
+        );
+
+        // Install: the padded buffer has its own code; the found length
+        // installs, and the generation is the blob's.
+        let mut mem = storage(LCMP_FLOWS);
+        let d = init(&mut mem);
+        let mut generation = 99u64;
+        assert_eq!(lcmp_generation(d, &mut generation), LCMP_OK);
+        assert_eq!(generation, 0);
+        assert_eq!(
+            lcmp_install(d, padded.as_ptr(), padded.len()),
+            LCMP_ERR_BLOB_LENGTH
+        );
+        assert_eq!(lcmp_generation(d, &mut generation), LCMP_OK);
+        assert_eq!(generation, 0, "a rejected blob changes nothing");
+        assert_eq!(
+            lcmp_blob_len(padded.as_ptr(), padded.len(), &mut n),
+            LCMP_OK
+        );
+        assert_eq!(lcmp_install(d, padded.as_ptr(), n), LCMP_OK);
+        assert_eq!(lcmp_generation(d, &mut generation), LCMP_OK);
+        assert_eq!(generation, 7);
+        assert_eq!(lcmp_generation(d, ptr::null_mut()), LCMP_ERR_NULL);
+        assert_eq!(lcmp_generation(ptr::null(), &mut generation), LCMP_ERR_NULL);
+    }
+}
+
+#[test]
+fn samples_and_links_on_ports_without_tables_are_errors() {
+    let mut mem = storage(LCMP_FLOWS);
+    let d = init(&mut mem);
+    let mut c = lcmp_counters::default();
+    unsafe {
+        // Before any install, no port exists.
+        assert_eq!(lcmp_sample(d, 1, 0, 10), LCMP_ERR_NO_SUCH_PORT);
+        assert_eq!(lcmp_set_port(d, 0, false), LCMP_ERR_NO_SUCH_PORT);
+        let blob = lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
+        assert_eq!(lcmp_install(d, blob.as_ptr(), blob.len()), LCMP_OK);
+        // The tables list ports 0..=2.
+        assert_eq!(lcmp_sample(d, 2, 2, 10), LCMP_OK);
+        assert_eq!(lcmp_set_port(d, 2, true), LCMP_OK);
+        assert_eq!(lcmp_sample(d, 3, 3, 10), LCMP_ERR_NO_SUCH_PORT);
+        assert_eq!(lcmp_set_port(d, 5, false), LCMP_ERR_NO_SUCH_PORT);
+        assert_eq!(lcmp_sample(d, 3, 64, 10), LCMP_ERR_PORT_OUT_OF_RANGE);
+        assert_eq!(lcmp_set_port(d, 200, false), LCMP_ERR_PORT_OUT_OF_RANGE);
+        assert_eq!(lcmp_get_counters(d, &mut c), LCMP_OK);
+        assert_eq!(c.samples, 1, "rejected samples are not recorded");
+    }
+}
+
+#[test]
+fn decision_to_c_is_the_accessors_conversion() {
+    use lcmp_decide::Decision;
+    let mut all = vec![Decision::Hit(PortId(3)), Decision::Unpinned(PortId(63))];
+    for r in Reason::ALL {
+        all.push(Decision::NoRoute(r));
+        for failover in [false, true] {
+            all.push(Decision::New {
+                port: PortId(5),
+                reason: r,
+                failover,
+            });
+        }
+    }
+    for d in all {
+        assert_eq!(decision_to_c(d), decision_to_c_by_accessors(d), "{d:?}");
+    }
 }

@@ -14,11 +14,19 @@ use lcmp_decide::{
 use crate::codes::*;
 use crate::{LCMP_MAX_CANDIDATES, LCMP_NO_PORT, LCMP_PORTS};
 
-/// Per-decider settings that do not come with the tables. All zero is the
-/// default (LCMP, MurmurHash3, refuse on a full cache, seed 0).
+/// Per-decider settings that do not come with the tables. `size` and
+/// `abi_version` must be `sizeof(lcmp_config)` and `LCMP_ABI_VERSION`
+/// (`lcmp_decider_init` returns `LCMP_ERR_ABI` otherwise, and reads
+/// nothing past `size`); the other fields all zero are the defaults (LCMP,
+/// MurmurHash3, refuse on a full cache, seed 0):
+/// `lcmp_config c = { sizeof(lcmp_config), LCMP_ABI_VERSION };`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct lcmp_config {
+    /// `sizeof(lcmp_config)` as the caller compiled it.
+    pub size: u32,
+    /// `LCMP_ABI_VERSION` of the caller's header.
+    pub abi_version: u32,
     /// `LCMP_SCHEME_*`.
     pub scheme: u8,
     /// `LCMP_HASH_*`.
@@ -29,6 +37,23 @@ pub struct lcmp_config {
     /// The per-switch ECMP hash seed.
     pub seed: u32,
 }
+
+impl Default for lcmp_config {
+    /// This library's size and ABI version, the default settings.
+    fn default() -> Self {
+        lcmp_config {
+            size: LCMP_CONFIG_SIZE,
+            abi_version: crate::LCMP_ABI_VERSION,
+            scheme: LCMP_SCHEME_LCMP,
+            hash: LCMP_HASH_MURMUR3,
+            overflow: LCMP_OVERFLOW_REFUSE,
+            seed: 0,
+        }
+    }
+}
+
+/// `size_of::<lcmp_config>()`, the value of `lcmp_config.size`.
+pub(crate) const LCMP_CONFIG_SIZE: u32 = size_of::<lcmp_config>() as u32;
 
 /// A flow's 5-tuple. Addresses are in network byte order; an IPv4 address
 /// fills the first 4 bytes (the rest is ignored).
@@ -220,11 +245,16 @@ impl From<&Counters> for lcmp_counters {
 /// The core's settings for a C config.
 pub fn config_from_c(c: &lcmp_config) -> Result<DeciderConfig, i32> {
     let lcmp_config {
+        size,
+        abi_version,
         scheme,
         hash,
         overflow,
         seed,
     } = *c;
+    if size != LCMP_CONFIG_SIZE || abi_version != crate::LCMP_ABI_VERSION {
+        return Err(LCMP_ERR_ABI);
+    }
     let hash = match hash {
         LCMP_HASH_MURMUR3 => HashAlgorithm::Murmur3,
         LCMP_HASH_CRC32 => HashAlgorithm::Crc32,
@@ -293,14 +323,69 @@ pub fn flow_from_c(f: &lcmp_flow) -> Result<FlowKey, i32> {
     }
 }
 
+/// The core's packet for a C packet whose family is
+/// `LCMP_FAMILY_V4` or `LCMP_FAMILY_V6` (checked by the caller; any other
+/// value is read as IPv6).
+#[inline]
+pub fn packet_key(p: &lcmp_packet) -> (FlowKey, GroupId) {
+    let f = &p.flow;
+    let key = if f.family == LCMP_FAMILY_V4 {
+        let [s0, s1, s2, s3, ..] = f.src;
+        let [d0, d1, d2, d3, ..] = f.dst;
+        FlowKey::v4(
+            Ipv4Addr::new(s0, s1, s2, s3),
+            Ipv4Addr::new(d0, d1, d2, d3),
+            f.sport,
+            f.dport,
+            f.proto,
+        )
+    } else {
+        FlowKey::v6(
+            Ipv6Addr::from(f.src),
+            Ipv6Addr::from(f.dst),
+            f.sport,
+            f.dport,
+            f.proto,
+        )
+    };
+    (key, GroupId(p.group))
+}
+
 /// The core's packet for a C packet.
 pub fn packet_from_c(p: &lcmp_packet) -> Result<(FlowKey, GroupId), i32> {
     let lcmp_packet { flow, group } = *p;
     Ok((flow_from_c(&flow)?, GroupId(group)))
 }
 
-/// The C form of a decision.
+/// The C form of a decision: one match (the packet path writes one a
+/// packet), equal to `kind().code()`, `port()` and `reason().code()` (a
+/// test checks every variant).
+#[inline]
 pub fn decision_to_c(d: Decision) -> lcmp_decision {
+    let (kind, port, reason) = match d {
+        Decision::Hit(p) => (LCMP_DECISION_HIT, p.0, LCMP_REASON_PINNED),
+        Decision::New {
+            port,
+            reason,
+            failover,
+        } => (
+            if failover {
+                LCMP_DECISION_FAILOVER
+            } else {
+                LCMP_DECISION_NEW
+            },
+            port.0,
+            reason.code(),
+        ),
+        Decision::Unpinned(p) => (LCMP_DECISION_UNPINNED, p.0, LCMP_REASON_CACHE_FULL),
+        Decision::NoRoute(r) => (LCMP_DECISION_NO_ROUTE, LCMP_NO_PORT, r.code()),
+    };
+    lcmp_decision { kind, port, reason }
+}
+
+/// [`decision_to_c`] through the core's accessors (the reference it is
+/// tested against).
+pub fn decision_to_c_by_accessors(d: Decision) -> lcmp_decision {
     lcmp_decision {
         kind: d.kind().code(),
         port: port_code(d.port()),

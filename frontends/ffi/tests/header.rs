@@ -1,5 +1,9 @@
 //! The committed C header `include/lcmp.h` is exactly what cbindgen
 //! generates from the crate today. Set `LCMP_BLESS=1` to rewrite it.
+//!
+//! cbindgen writes `//` comments after its `__cplusplus` guards whatever
+//! the documentation style; they become `/* */` here, so that the header
+//! is C89 (`gcc -std=c89 -pedantic`, run by scripts/test.d/70-firmware.sh).
 
 use std::path::PathBuf;
 
@@ -14,6 +18,15 @@ fn header_is_current() {
         .generate()
         .expect("cbindgen parses the crate")
         .write(&mut generated);
+    let generated = String::from_utf8(generated)
+        .expect("cbindgen writes UTF-8")
+        .replace("// __cplusplus", "/* __cplusplus */")
+        .replace("// extern \"C\"", "/* extern \"C\" */")
+        .into_bytes();
+    assert!(
+        !generated.windows(2).any(|w| w == b"//"),
+        "a `//` comment in the header: not C89"
+    );
     let path = dir.join("include/lcmp.h");
     // Only `LCMP_BLESS=1` rewrites (as the Tofino golden test): `0` or an
     // empty value is a check like any other run.

@@ -1,0 +1,1389 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * lcmp-fwd: an l3fwd-style DPDK application that routes with LCMP
+ * (liblcmp_ffi.a, include/lcmp.h). docs/dpdk.md is its manual.
+ *
+ *   lcmp-fwd [EAL args] -- -c CONFIG [options]
+ *
+ * Lcores: the main lcore is the control plane (table installs, queue
+ * samples, link events, statistics); with one worker the worker polls the
+ * RX queues itself; with several, either one dispatcher lcore hashes each
+ * packet's 5-tuple to a worker ring (--dispatch sw, the default: a flow
+ * always lands on the same worker), or every worker polls its own RSS
+ * queue of every RX port (--dispatch rss). Each worker owns one LCMP
+ * decider and one TX queue per egress port, and runs:
+ *
+ *   RX burst (32) -> parse -> route group (LPM) -> lcmp_on_packets ->
+ *   MAC rewrite for the next hop -> TX burst per port
+ *
+ * Tables: the control lcore validates a blob once, publishes it as a new
+ * generation (one atomic pointer), and frees the old generation only after
+ * every worker has passed a quiescent state (rte_rcu_qsbr). Each worker
+ * installs a new generation into its own decider between two bursts
+ * (hitless: pinned flows keep their ports). Samples and link events go to
+ * each worker through its own control ring, so a decider is only ever
+ * touched by the lcore that owns it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_hash_crc.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "lcmp.h"
+#include "parse.h"
+
+#define BURST 32
+#define MAX_WORKERS 16
+#define MAX_RX_PORTS 8
+#define MAX_ROUTES 4096
+#define RX_DESC 1024
+#define TX_DESC 1024
+#define WORKER_RING 4096
+#define CTL_RING 1024
+#define TXQ_MAX 512 /* packets a worker holds per port while TX is busy */
+#define GC_BUDGET 64
+
+/* ---- configuration ----------------------------------------------------- */
+
+struct egress {
+	bool used;
+	uint16_t dpdk_port;
+	struct rte_ether_addr next_hop;
+	struct rte_ether_addr src; /* the DPDK port's MAC */
+};
+
+struct app_config {
+	uint16_t rx_ports[MAX_RX_PORTS];
+	unsigned int n_rx_ports;
+	struct egress egress[LCMP_PORTS]; /* by LCMP port */
+	char tables_path[4096];
+	/* Egress DPDK ports (deduplicated), for queue setup and TX. */
+	bool dpdk_is_egress[RTE_MAX_ETHPORTS];
+	uint16_t egress_ports[RTE_MAX_ETHPORTS];
+	unsigned int n_egress_ports;
+	struct rte_lpm *lpm4;
+	struct rte_lpm6 *lpm6;
+};
+
+struct options {
+	const char *config;
+	unsigned int workers;
+	size_t flows;
+	unsigned int stats_ms;
+	unsigned int sample_us;
+	unsigned int link_ms;
+	unsigned int exit_idle_ms;
+	const char *control;
+	uint64_t install_after; /* 0: none */
+	const char *install_path;
+	bool hold;
+	bool rss;
+	uint32_t seed;
+	uint8_t scheme;
+	unsigned int mbufs;     /* 0: 8192 + 4096 per worker */
+	unsigned int mbuf_size; /* data room after the headroom */
+};
+
+static struct app_config cfg;
+static struct options opt = {
+	.workers = 1,
+	.flows = 65536,
+	.stats_ms = 1000,
+	.sample_us = 1000,
+	.link_ms = 100,
+	.exit_idle_ms = 0,
+	.hold = true,
+	.scheme = LCMP_SCHEME_LCMP,
+};
+
+/* ---- table generations ------------------------------------------------- */
+
+/* One published table generation. Today each worker installs the blob into
+ * its own decider; with shared compiled tables in the core this struct
+ * would hold the one compiled object the workers' deciders reference. */
+struct table_gen {
+	uint64_t seq;        /* publication order, 1, 2, ... */
+	uint64_t generation; /* the blob's own generation (header) */
+	size_t len;
+	uint8_t *blob;
+};
+
+static struct table_gen *volatile g_gen; /* read with __atomic_load_n */
+static struct rte_rcu_qsbr *g_qsbr;
+
+/* ---- per-lcore state --------------------------------------------------- */
+
+enum ctl_kind { CTL_SAMPLE = 1, CTL_LINK = 2 };
+
+struct ctl_msg { /* 16 bytes: an rte_ring element */
+	uint8_t kind;
+	uint8_t port; /* LCMP port */
+	uint8_t up;
+	uint8_t pad;
+	uint32_t now;
+	uint64_t bytes;
+};
+
+/* Counters a worker publishes (relaxed stores) and the main lcore reads. */
+struct worker_stats {
+	uint64_t rx, tx, truncated, non_ip, unknown_dst, no_route, unmapped,
+		tx_full, samples, links, installs, install_errors;
+	uint64_t seq; /* the generation it runs */
+	uint64_t generation;
+} __rte_cache_aligned;
+
+struct txq {
+	uint16_t n;
+	struct rte_mbuf *pkts[TXQ_MAX];
+};
+
+struct worker {
+	unsigned int id;
+	unsigned int lcore;
+	struct lcmp_decider *d;
+	struct rte_ring *in;  /* from the dispatcher (--dispatch sw) */
+	struct rte_ring *ctl; /* samples and link events from the control lcore */
+	struct txq *txq;      /* by DPDK port */
+	uint64_t *backlog_bytes; /* by DPDK port: the queue-depth proxy */
+	struct worker_stats stats;
+	struct lcmp_counters lcmp; /* copied at exit */
+	uint64_t cpu_ns;           /* the worker thread's CPU time, at exit */
+} __rte_cache_aligned;
+
+static uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct worker workers[MAX_WORKERS];
+static unsigned int dispatcher_lcore = RTE_MAX_LCORE;
+static volatile int quit;
+static uint64_t tsc_per_us;
+
+/* Test hook (--install-after): RX stops at packet N until every worker
+ * runs the new generation, so the switch point is exact. */
+static uint64_t g_rx_total;     /* packets received, all RX lcores */
+static uint64_t g_dispatched;   /* handed to worker rings */
+static int g_hook_state;        /* 0 idle, 1 requested, 2 done */
+
+static uint64_t dispatch_stats_rx;
+
+static void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("lcmp-fwd: error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static inline uint32_t
+now_us(void)
+{
+	return (uint32_t)(rte_rdtsc() / tsc_per_us);
+}
+
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+/* A counter only its lcore writes, read by the main lcore. */
+#define INC(x, n) STORE(x, (x) + (n))
+
+/* ---- blobs --------------------------------------------------------------- */
+
+static uint8_t *
+read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (f == NULL)
+		return NULL;
+	for (;;) {
+		size_t got;
+
+		if (n == cap) {
+			uint8_t *nb;
+
+			cap = cap ? cap * 2 : 4096;
+			if (cap > (64u << 20)) {
+				free(buf);
+				fclose(f);
+				errno = EFBIG;
+				return NULL;
+			}
+			nb = realloc(buf, cap);
+			if (nb == NULL) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* A decider of the smallest shape, owned by the control lcore: every blob
+ * is installed here first, so that workers only ever see valid tables. */
+static struct lcmp_decider *staging;
+
+/* Reads and validates a blob; NULL (and one line on stderr) if bad. */
+static struct table_gen *
+load_gen(const char *path, uint64_t seq)
+{
+	struct table_gen *g;
+	size_t len = 0;
+	int32_t rc;
+	uint8_t *blob = read_file(path, &len);
+
+	if (blob == NULL) {
+		fprintf(stderr, "lcmp-fwd: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	rc = lcmp_blob_len(blob, len, &len);
+	if (rc == LCMP_OK)
+		rc = lcmp_install(staging, blob, len);
+	if (rc != LCMP_OK) {
+		fprintf(stderr, "lcmp-fwd: %s: %s (%d)\n", path,
+			lcmp_strerror(rc), (int)rc);
+		free(blob);
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (g == NULL) {
+		free(blob);
+		return NULL;
+	}
+	g->seq = seq;
+	g->blob = blob;
+	g->len = len;
+	lcmp_generation(staging, &g->generation);
+	return g;
+}
+
+static uint64_t gen_seq;
+
+/* Publishes a new generation and frees the old one after a grace period.
+ * Returns 0, or -1 if the blob was rejected (nothing changes). */
+static int
+install_blob(const char *path)
+{
+	struct table_gen *g = load_gen(path, gen_seq + 1), *old;
+	uint64_t token;
+
+	if (g == NULL)
+		return -1;
+	gen_seq++;
+	old = __atomic_exchange_n(&g_gen, g, __ATOMIC_RELEASE);
+	token = rte_rcu_qsbr_start(g_qsbr);
+	rte_rcu_qsbr_check(g_qsbr, token, true);
+	if (old != NULL) {
+		free(old->blob);
+		free(old);
+	}
+	printf("tables: %s generation %" PRIu64 " published (seq %" PRIu64
+	       ", %zu bytes)\n", path, g->generation, g->seq, g->len);
+	fflush(stdout);
+	return 0;
+}
+
+/* ---- config file ----------------------------------------------------------- */
+
+static int
+parse_mac(const char *s, struct rte_ether_addr *mac)
+{
+	return rte_ether_unformat_addr(s, mac);
+}
+
+static int
+parse_dpdk_port(const char *s, uint16_t *port)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (*s != '\0' && *end == '\0') {
+		if (v >= RTE_MAX_ETHPORTS || !rte_eth_dev_is_valid_port((uint16_t)v))
+			return -1;
+		*port = (uint16_t)v;
+		return 0;
+	}
+	return rte_eth_dev_get_port_by_name(s, port) == 0 ? 0 : -1;
+}
+
+static void
+add_route(const char *file, int line, const char *prefix, const char *group_s)
+{
+	char buf[128];
+	char *slash, *end;
+	unsigned long depth, group;
+	uint8_t a6[16];
+	struct in_addr a4;
+
+	if (strlen(prefix) >= sizeof(buf))
+		die("%s:%d: bad prefix", file, line);
+	strcpy(buf, prefix);
+	slash = strchr(buf, '/');
+	if (slash == NULL)
+		die("%s:%d: prefix without /length: %s", file, line, prefix);
+	*slash = '\0';
+	depth = strtoul(slash + 1, &end, 10);
+	if (*end != '\0')
+		die("%s:%d: bad prefix length: %s", file, line, prefix);
+	group = strtoul(group_s, &end, 10);
+	if (*group_s == '\0' || *end != '\0' || group > 0xffff)
+		die("%s:%d: bad route group: %s", file, line, group_s);
+	if (inet_pton(AF_INET, buf, &a4) == 1) {
+		if (depth < 1 || depth > 32)
+			die("%s:%d: bad IPv4 prefix length: %s", file, line, prefix);
+		if (rte_lpm_add(cfg.lpm4, rte_be_to_cpu_32(a4.s_addr),
+				(uint8_t)depth, (uint32_t)group) != 0)
+			die("%s:%d: cannot add route %s", file, line, prefix);
+	} else if (inet_pton(AF_INET6, buf, a6) == 1) {
+		if (depth < 1 || depth > 128)
+			die("%s:%d: bad IPv6 prefix length: %s", file, line, prefix);
+		if (rte_lpm6_add(cfg.lpm6, a6, (uint8_t)depth, (uint32_t)group) != 0)
+			die("%s:%d: cannot add route %s", file, line, prefix);
+	} else {
+		die("%s:%d: bad address: %s", file, line, buf);
+	}
+}
+
+/* The config file (docs/dpdk.md, "Configuration"):
+ *   rx DEV                          a DPDK port (id or name) to receive on
+ *   port LCMP_PORT DEV NEXT_HOP_MAC an LCMP port: egress DPDK port, next hop
+ *   route PREFIX/LEN GROUP          destination prefix -> route group
+ *   tables BLOB                     the table blob (lcmp tables -o)
+ * '#' starts a comment. */
+static void
+read_config(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	int n = 0;
+	struct rte_lpm_config c4 = {.max_rules = MAX_ROUTES, .number_tbl8s = 256};
+	struct rte_lpm6_config c6 = {.max_rules = MAX_ROUTES, .number_tbl8s = 1 << 12};
+
+	if (f == NULL)
+		die("%s: %s", path, strerror(errno));
+	cfg.lpm4 = rte_lpm_create("lcmp_routes4", (int)rte_socket_id(), &c4);
+	cfg.lpm6 = rte_lpm6_create("lcmp_routes6", (int)rte_socket_id(), &c6);
+	if (cfg.lpm4 == NULL || cfg.lpm6 == NULL)
+		die("cannot create the route tables (rte_lpm): %s",
+		    rte_strerror(rte_errno));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *argv[8], *save = NULL, *tok, *hash;
+		int argc = 0;
+
+		n++;
+		hash = strchr(line, '#');
+		if (hash != NULL)
+			*hash = '\0';
+		for (tok = strtok_r(line, " \t\r\n", &save); tok != NULL && argc < 8;
+		     tok = strtok_r(NULL, " \t\r\n", &save))
+			argv[argc++] = tok;
+		if (argc == 0)
+			continue;
+		if (strcmp(argv[0], "rx") == 0 && argc == 2) {
+			uint16_t p;
+
+			if (cfg.n_rx_ports == MAX_RX_PORTS)
+				die("%s:%d: more than %d rx ports", path, n, MAX_RX_PORTS);
+			if (parse_dpdk_port(argv[1], &p) != 0)
+				die("%s:%d: no DPDK port %s", path, n, argv[1]);
+			cfg.rx_ports[cfg.n_rx_ports++] = p;
+		} else if (strcmp(argv[0], "port") == 0 && argc == 4) {
+			char *end;
+			unsigned long lp = strtoul(argv[1], &end, 10);
+			struct egress *e;
+
+			if (*end != '\0' || lp >= LCMP_PORTS)
+				die("%s:%d: LCMP port must be 0..%d: %s", path, n,
+				    LCMP_PORTS - 1, argv[1]);
+			e = &cfg.egress[lp];
+			if (e->used)
+				die("%s:%d: LCMP port %lu listed twice", path, n, lp);
+			if (parse_dpdk_port(argv[2], &e->dpdk_port) != 0)
+				die("%s:%d: no DPDK port %s", path, n, argv[2]);
+			if (parse_mac(argv[3], &e->next_hop) != 0)
+				die("%s:%d: bad MAC address %s", path, n, argv[3]);
+			e->used = true;
+			if (!cfg.dpdk_is_egress[e->dpdk_port])
+				cfg.egress_ports[cfg.n_egress_ports++] = e->dpdk_port;
+			cfg.dpdk_is_egress[e->dpdk_port] = true;
+		} else if (strcmp(argv[0], "route") == 0 && argc == 3) {
+			add_route(path, n, argv[1], argv[2]);
+		} else if (strcmp(argv[0], "tables") == 0 && argc == 2) {
+			if (strlen(argv[1]) >= sizeof(cfg.tables_path))
+				die("%s:%d: path too long", path, n);
+			strcpy(cfg.tables_path, argv[1]);
+		} else {
+			die("%s:%d: expected 'rx DEV', 'port N DEV MAC', "
+			    "'route PREFIX/LEN GROUP' or 'tables BLOB'", path, n);
+		}
+	}
+	fclose(f);
+	if (cfg.n_rx_ports == 0)
+		die("%s: no 'rx' line", path);
+	if (cfg.tables_path[0] == '\0')
+		die("%s: no 'tables' line", path);
+}
+
+/* ---- ports ------------------------------------------------------------------ */
+
+static struct rte_mempool *pool;
+
+static void
+port_setup(uint16_t port, uint16_t n_rx, uint16_t n_tx)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t q, rxd = RX_DESC, txd = TX_DESC;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_info_get(port, &info);
+	if (rc != 0)
+		die("port %u: no device info: %s", port, rte_strerror(-rc));
+	if (n_rx > info.max_rx_queues)
+		die("port %u (%s): %u RX queues needed, the device has %u", port,
+		    info.driver_name, n_rx, info.max_rx_queues);
+	if (n_tx > info.max_tx_queues)
+		die("port %u (%s): %u TX queues needed (one per worker), the "
+		    "device has %u (a net_pcap vdev has one per tx_pcap)",
+		    port, info.driver_name, n_tx, info.max_tx_queues);
+	if (opt.rss && n_rx > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
+			info.flow_type_rss_offloads;
+		if (conf.rx_adv_conf.rss_conf.rss_hf == 0)
+			die("port %u (%s) has no RSS: use --dispatch sw", port,
+			    info.driver_name);
+	}
+	rc = rte_eth_dev_configure(port, n_rx, n_tx, &conf);
+	if (rc != 0)
+		die("port %u: configure: %s", port, rte_strerror(-rc));
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &rxd, &txd);
+	if (rc != 0)
+		die("port %u: descriptors: %s", port, rte_strerror(-rc));
+	for (q = 0; q < n_rx; q++) {
+		rc = rte_eth_rx_queue_setup(port, q, rxd,
+					    rte_eth_dev_socket_id(port), NULL, pool);
+		if (rc != 0)
+			die("port %u: RX queue %u: %s", port, q, rte_strerror(-rc));
+	}
+	for (q = 0; q < n_tx; q++) {
+		rc = rte_eth_tx_queue_setup(port, q, txd,
+					    rte_eth_dev_socket_id(port), NULL);
+		if (rc != 0)
+			die("port %u: TX queue %u: %s", port, q, rte_strerror(-rc));
+	}
+	rc = rte_eth_dev_start(port);
+	if (rc != 0)
+		die("port %u: start: %s", port, rte_strerror(-rc));
+	rte_eth_promiscuous_enable(port); /* may be unsupported: not fatal */
+}
+
+static bool
+is_rx_port(uint16_t p)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg.n_rx_ports; i++)
+		if (cfg.rx_ports[i] == p)
+			return true;
+	return false;
+}
+
+/* ---- the fast path ------------------------------------------------------ */
+
+static inline bool
+route_group(const struct parsed *p, uint16_t *group)
+{
+	uint32_t hop;
+
+	if (p->flow.family == LCMP_FAMILY_V4) {
+		uint32_t dst;
+
+		memcpy(&dst, p->dst, 4);
+		if (rte_lpm_lookup(cfg.lpm4, rte_be_to_cpu_32(dst), &hop) != 0)
+			return false;
+	} else {
+		if (rte_lpm6_lookup(cfg.lpm6, p->dst, &hop) != 0)
+			return false;
+	}
+	*group = (uint16_t)hop;
+	return true;
+}
+
+static inline void
+tx_flush(struct worker *w, uint16_t port)
+{
+	struct txq *q = &w->txq[port];
+	uint16_t sent;
+	uint64_t bytes = 0;
+	uint16_t i;
+
+	if (q->n == 0)
+		return;
+	sent = rte_eth_tx_burst(port, (uint16_t)w->id, q->pkts, q->n);
+	INC(w->stats.tx, sent);
+	if (sent < q->n) {
+		memmove(q->pkts, q->pkts + sent, (size_t)(q->n - sent) * sizeof(q->pkts[0]));
+		q->n = (uint16_t)(q->n - sent);
+	} else {
+		q->n = 0;
+	}
+	for (i = 0; i < q->n; i++)
+		bytes += rte_pktmbuf_pkt_len(q->pkts[i]);
+	STORE(w->backlog_bytes[port], bytes);
+}
+
+static inline void
+tx_enqueue(struct worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct txq *q = &w->txq[port];
+
+	if (unlikely(q->n == TXQ_MAX)) {
+		tx_flush(w, port);
+		if (q->n == TXQ_MAX) {
+			INC(w->stats.tx_full, 1);
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	q->pkts[q->n++] = m;
+	if (q->n >= BURST)
+		tx_flush(w, port);
+}
+
+/* Routes a burst of received frames. */
+static void
+route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
+{
+	struct lcmp_packet pkts[BURST];
+	struct lcmp_decision dec[BURST];
+	struct rte_mbuf *ok[BURST];
+	struct parsed p;
+	uint16_t i, k = 0;
+	int32_t rc;
+
+	for (i = 0; i < n; i++) {
+		int r;
+
+		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
+		r = parse_packet(m[i], &p);
+		if (unlikely(r != PARSE_OK)) {
+			if (r == PARSE_TRUNCATED)
+				INC(w->stats.truncated, 1);
+			else
+				INC(w->stats.non_ip, 1);
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
+		if (unlikely(!route_group(&p, &pkts[k].group))) {
+			INC(w->stats.unknown_dst, 1);
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
+		pkts[k].flow = p.flow;
+		ok[k++] = m[i];
+	}
+	if (k == 0)
+		return;
+	rc = lcmp_on_packets(w->d, now_us(), pkts, k, dec);
+	if (unlikely(rc < 0)) {
+		/* Cannot happen: the parser writes valid families. */
+		for (i = 0; i < k; i++)
+			rte_pktmbuf_free(ok[i]);
+		INC(w->stats.no_route, k);
+		return;
+	}
+	for (i = 0; i < k; i++) {
+		const struct egress *e;
+		struct rte_ether_hdr *eth;
+
+		if (dec[i].port == LCMP_NO_PORT) {
+			INC(w->stats.no_route, 1);
+			rte_pktmbuf_free(ok[i]);
+			continue;
+		}
+		e = &cfg.egress[dec[i].port];
+		if (unlikely(!e->used)) {
+			INC(w->stats.unmapped, 1);
+			rte_pktmbuf_free(ok[i]);
+			continue;
+		}
+		/* The parser read 14 bytes at offset 0, contiguous in the
+		 * first segment for any real mbuf (headroom + data room). */
+		eth = rte_pktmbuf_mtod(ok[i], struct rte_ether_hdr *);
+		if (unlikely(rte_pktmbuf_data_len(ok[i]) < sizeof(*eth))) {
+			INC(w->stats.truncated, 1);
+			rte_pktmbuf_free(ok[i]);
+			continue;
+		}
+		rte_ether_addr_copy(&e->next_hop, &eth->dst_addr);
+		rte_ether_addr_copy(&e->src, &eth->src_addr);
+		tx_enqueue(w, e->dpdk_port, ok[i]);
+	}
+}
+
+/* The worker's control inputs: a new table generation, samples, links. */
+static void
+worker_control(struct worker *w, uint64_t *seq)
+{
+	struct table_gen *g = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
+	struct ctl_msg msgs[32];
+	unsigned int i, n;
+
+	if (g != NULL && g->seq != *seq) {
+		int32_t rc = lcmp_install(w->d, g->blob, g->len);
+
+		if (rc == LCMP_OK) {
+			uint64_t gen = 0;
+
+			INC(w->stats.installs, 1);
+			lcmp_generation(w->d, &gen);
+			STORE(w->stats.generation, gen);
+		} else {
+			INC(w->stats.install_errors, 1);
+		}
+		*seq = g->seq;
+		STORE(w->stats.seq, g->seq);
+	}
+	n = rte_ring_sc_dequeue_burst_elem(w->ctl, msgs, sizeof(msgs[0]), 32, NULL);
+	for (i = 0; i < n; i++) {
+		if (msgs[i].kind == CTL_SAMPLE) {
+			if (lcmp_sample(w->d, msgs[i].now, msgs[i].port,
+					msgs[i].bytes) == LCMP_OK)
+				INC(w->stats.samples, 1);
+		} else if (msgs[i].kind == CTL_LINK) {
+			if (lcmp_set_port(w->d, msgs[i].port, msgs[i].up != 0) ==
+			    LCMP_OK)
+				INC(w->stats.links, 1);
+		}
+	}
+}
+
+/* RX for one worker that polls ports itself (one worker, or RSS). With
+ * the --install-after hook it stops at the hook's packet until the new
+ * generation runs everywhere. */
+static uint16_t
+rx_direct(struct worker *w, struct rte_mbuf **m, unsigned int *next_port)
+{
+	uint16_t want = BURST, n = 0;
+	unsigned int i;
+
+	if (opt.install_after != 0) {
+		int state = __atomic_load_n(&g_hook_state, __ATOMIC_ACQUIRE);
+		uint64_t total = __atomic_load_n(&g_rx_total, __ATOMIC_RELAXED);
+
+		if (state != 2 && total >= opt.install_after) {
+			if (state == 0)
+				__atomic_store_n(&g_hook_state, 1, __ATOMIC_RELEASE);
+			if (opt.hold)
+				return 0;
+		} else if (state != 2 && total + want > opt.install_after) {
+			want = (uint16_t)(opt.install_after - total);
+		}
+	}
+	for (i = 0; i < cfg.n_rx_ports && n == 0; i++) {
+		uint16_t port = cfg.rx_ports[*next_port];
+
+		*next_port = (*next_port + 1) % cfg.n_rx_ports;
+		n = rte_eth_rx_burst(port, (uint16_t)(opt.rss ? w->id : 0), m, want);
+	}
+	if (n != 0)
+		__atomic_fetch_add(&g_rx_total, n, __ATOMIC_RELAXED);
+	return n;
+}
+
+static int
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct rte_mbuf *m[BURST];
+	uint64_t seq = 0, loops = 0;
+	unsigned int next_port = 0, idle = 0, i;
+	uint16_t p;
+	bool direct = w->in == NULL;
+	uint64_t cpu0 = thread_cpu_ns();
+
+	rte_rcu_qsbr_thread_register(g_qsbr, w->id);
+	rte_rcu_qsbr_thread_online(g_qsbr, w->id);
+	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
+		uint16_t n;
+
+		worker_control(w, &seq);
+		if (direct)
+			n = rx_direct(w, m, &next_port);
+		else
+			n = (uint16_t)rte_ring_sc_dequeue_burst(w->in, (void **)m,
+								BURST, NULL);
+		if (n != 0) {
+			INC(w->stats.rx, n);
+			route_burst(w, m, n);
+			idle = 0;
+		}
+		for (i = 0; i < cfg.n_egress_ports; i++)
+			if (w->txq[cfg.egress_ports[i]].n != 0)
+				tx_flush(w, cfg.egress_ports[i]);
+		if ((++loops & 1023) == 0)
+			lcmp_gc(w->d, now_us(), GC_BUDGET);
+		/* Publish this worker's counters (the main lcore reads them). */
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		rte_rcu_qsbr_quiescent(g_qsbr, w->id);
+		if (n == 0 && ++idle > 256) {
+			/* Nothing to do: on a shared CPU, let others run. */
+			rte_delay_us_sleep(10);
+			idle = 0;
+		}
+	}
+	rte_rcu_qsbr_thread_offline(g_qsbr, w->id);
+	rte_rcu_qsbr_thread_unregister(g_qsbr, w->id);
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++) {
+		uint16_t tries;
+
+		for (tries = 0; tries < 1000 && w->txq[p].n != 0; tries++)
+			tx_flush(w, p);
+		while (w->txq[p].n != 0)
+			rte_pktmbuf_free(w->txq[p].pkts[--w->txq[p].n]);
+	}
+	lcmp_get_counters(w->d, &w->lcmp);
+	w->cpu_ns = thread_cpu_ns() - cpu0;
+	return 0;
+}
+
+/* The software dispatcher: RX, flow hash, the worker's ring. A packet the
+ * parser rejects goes to worker 0, which counts and drops it. */
+static int
+dispatcher_main(void *arg)
+{
+	struct rte_mbuf *m[BURST];
+	struct rte_mbuf *held[MAX_WORKERS][BURST];
+	unsigned int n_held[MAX_WORKERS] = {0};
+	unsigned int next_port = 0, w, idle = 0;
+	struct worker fake = {.id = 0};
+
+	(void)arg;
+	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
+		uint16_t n = 0, i;
+		bool pending = false;
+
+		/* Lossless backpressure: what a full ring refused is retried
+		 * before anything new is received. */
+		for (w = 0; w < opt.workers; w++) {
+			if (n_held[w] != 0) {
+				unsigned int sent = rte_ring_sp_enqueue_burst(
+					workers[w].in, (void **)held[w], n_held[w], NULL);
+
+				if (sent != 0) {
+					memmove(held[w], held[w] + sent,
+						(n_held[w] - sent) * sizeof(held[w][0]));
+					n_held[w] -= sent;
+					__atomic_fetch_add(&g_dispatched, sent, __ATOMIC_RELEASE);
+				}
+				pending |= n_held[w] != 0;
+			}
+		}
+		if (!pending)
+			n = rx_direct(&fake, m, &next_port);
+		if (n == 0) {
+			if (++idle > 256) {
+				rte_delay_us_sleep(10);
+				idle = 0;
+			}
+			continue;
+		}
+		idle = 0;
+		dispatch_stats_rx += n;
+		for (i = 0; i < n; i++) {
+			struct parsed p;
+			uint32_t h = 0;
+
+			if (parse_packet(m[i], &p) == PARSE_OK)
+				h = rte_hash_crc(&p.flow, sizeof(p.flow), 0);
+			w = h % opt.workers;
+			held[w][n_held[w]++] = m[i];
+		}
+		for (w = 0; w < opt.workers; w++) {
+			if (n_held[w] != 0) {
+				unsigned int sent = rte_ring_sp_enqueue_burst(
+					workers[w].in, (void **)held[w], n_held[w], NULL);
+
+				if (sent != 0) {
+					memmove(held[w], held[w] + sent,
+						(n_held[w] - sent) * sizeof(held[w][0]));
+					n_held[w] -= sent;
+					__atomic_fetch_add(&g_dispatched, sent, __ATOMIC_RELEASE);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- the control lcore --------------------------------------------------- */
+
+static uint64_t ctl_dropped;
+
+static void
+send_all(struct ctl_msg *msg)
+{
+	unsigned int w;
+
+	for (w = 0; w < opt.workers; w++)
+		/* A full ring (a stalled worker) drops this message only;
+		 * the next sample replaces it. */
+		if (rte_ring_sp_enqueue_elem(workers[w].ctl, msg, sizeof(*msg)) != 0)
+			ctl_dropped++;
+}
+
+static void
+send_samples(void)
+{
+	struct ctl_msg msg = {.kind = CTL_SAMPLE};
+	unsigned int lp, w;
+
+	msg.now = now_us();
+	for (lp = 0; lp < LCMP_PORTS; lp++) {
+		uint64_t bytes = 0;
+
+		if (!cfg.egress[lp].used)
+			continue;
+		/* The queue-depth proxy (docs/dpdk.md): the bytes the workers
+		 * hold for this port because its TX queue refused them. */
+		for (w = 0; w < opt.workers; w++)
+			bytes += LOAD(workers[w].backlog_bytes[cfg.egress[lp].dpdk_port]);
+		msg.port = (uint8_t)lp;
+		msg.bytes = bytes;
+		send_all(&msg);
+	}
+}
+
+static int link_state[LCMP_PORTS]; /* -1 unknown, 0 down, 1 up */
+static bool admin_down[LCMP_PORTS];
+
+static void
+poll_links(void)
+{
+	unsigned int lp;
+
+	for (lp = 0; lp < LCMP_PORTS; lp++) {
+		struct rte_eth_link link;
+		struct ctl_msg msg = {.kind = CTL_LINK};
+		int up;
+
+		if (!cfg.egress[lp].used)
+			continue;
+		memset(&link, 0, sizeof(link));
+		if (rte_eth_link_get_nowait(cfg.egress[lp].dpdk_port, &link) != 0)
+			continue;
+		up = link.link_status == RTE_ETH_LINK_UP && !admin_down[lp];
+		if (up == link_state[lp])
+			continue;
+		link_state[lp] = up;
+		msg.port = (uint8_t)lp;
+		msg.up = (uint8_t)up;
+		msg.now = now_us();
+		send_all(&msg);
+		printf("link: LCMP port %u (DPDK port %u) %s\n", lp,
+		       cfg.egress[lp].dpdk_port, up ? "up" : "down");
+		fflush(stdout);
+	}
+}
+
+/* The control file (--control FILE): when it appears, each line is run
+ * ("install BLOB", "link PORT up|down", "stats", "quit") and the file is
+ * removed. Write it elsewhere and rename it into place. */
+static void print_stats(const char *label);
+
+static void
+poll_control_file(void)
+{
+	FILE *f;
+	char line[4200];
+
+	if (opt.control == NULL)
+		return;
+	f = fopen(opt.control, "r");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char cmd[16], arg1[4096], arg2[16];
+		int k = sscanf(line, "%15s %4095s %15s", cmd, arg1, arg2);
+
+		if (k <= 0 || cmd[0] == '#')
+			continue;
+		if (strcmp(cmd, "install") == 0 && k == 2) {
+			install_blob(arg1);
+		} else if (strcmp(cmd, "link") == 0 && k == 3) {
+			unsigned long lp = strtoul(arg1, NULL, 10);
+
+			if (lp < LCMP_PORTS && cfg.egress[lp].used &&
+			    (strcmp(arg2, "up") == 0 || strcmp(arg2, "down") == 0))
+				admin_down[lp] = strcmp(arg2, "down") == 0;
+			else
+				fprintf(stderr, "lcmp-fwd: control: bad line: %s", line);
+		} else if (strcmp(cmd, "stats") == 0) {
+			print_stats("stats");
+		} else if (strcmp(cmd, "quit") == 0) {
+			quit = 1;
+		} else {
+			fprintf(stderr, "lcmp-fwd: control: bad line: %s", line);
+		}
+	}
+	fclose(f);
+	unlink(opt.control);
+}
+
+/* The --install-after hook, on the control lcore. */
+static void
+run_hook(void)
+{
+	unsigned int w;
+
+	if (__atomic_load_n(&g_hook_state, __ATOMIC_ACQUIRE) != 1)
+		return;
+	if (opt.hold) {
+		/* RX is stopped: wait until the workers routed everything
+		 * received before the hook, so no packet before it sees the
+		 * new tables. */
+		for (;;) {
+			uint64_t done = 0, want;
+
+			for (w = 0; w < opt.workers; w++)
+				done += __atomic_load_n(&workers[w].stats.rx, __ATOMIC_ACQUIRE);
+			want = dispatcher_lcore == RTE_MAX_LCORE
+				       ? __atomic_load_n(&g_rx_total, __ATOMIC_ACQUIRE)
+				       : __atomic_load_n(&g_dispatched, __ATOMIC_ACQUIRE);
+			if (done >= want && want >= opt.install_after)
+				break;
+			rte_delay_us_sleep(10);
+		}
+	}
+	if (install_blob(opt.install_path) == 0 && opt.hold) {
+		/* Wait until every worker runs it. */
+		for (w = 0; w < opt.workers; w++)
+			while (__atomic_load_n(&workers[w].stats.seq, __ATOMIC_ACQUIRE) !=
+			       gen_seq)
+				rte_delay_us_sleep(10);
+	}
+	__atomic_store_n(&g_hook_state, 2, __ATOMIC_RELEASE);
+}
+
+static void
+print_stats(const char *label)
+{
+	struct worker_stats t;
+	unsigned int w;
+
+	memset(&t, 0, sizeof(t));
+	for (w = 0; w < opt.workers; w++) {
+		const struct worker_stats *s = &workers[w].stats;
+
+#define F(x) uint64_t x = LOAD(s->x); t.x += x
+		F(rx); F(tx); F(truncated); F(non_ip); F(unknown_dst);
+		F(no_route); F(unmapped); F(tx_full); F(samples); F(links);
+		F(installs); F(install_errors);
+#undef F
+		printf("%s: worker %u lcore %u: rx=%" PRIu64 " tx=%" PRIu64
+		       " truncated=%" PRIu64 " non_ip=%" PRIu64
+		       " unknown_dst=%" PRIu64 " no_route=%" PRIu64
+		       " unmapped=%" PRIu64 " tx_full=%" PRIu64
+		       " samples=%" PRIu64 " links=%" PRIu64 " installs=%" PRIu64
+		       " install_errors=%" PRIu64 " generation=%" PRIu64 "\n",
+		       label, w, workers[w].lcore, rx, tx, truncated, non_ip,
+		       unknown_dst, no_route, unmapped, tx_full, samples, links,
+		       installs, install_errors, LOAD(s->generation));
+	}
+	printf("%s: total: rx=%" PRIu64 " tx=%" PRIu64 " truncated=%" PRIu64
+	       " non_ip=%" PRIu64 " unknown_dst=%" PRIu64 " no_route=%" PRIu64
+	       " unmapped=%" PRIu64 " tx_full=%" PRIu64 " dropped=%" PRIu64
+	       " samples=%" PRIu64 " links=%" PRIu64 "\n",
+	       label, t.rx, t.tx, t.truncated, t.non_ip, t.unknown_dst,
+	       t.no_route, t.unmapped, t.tx_full,
+	       t.truncated + t.non_ip + t.unknown_dst + t.no_route + t.unmapped +
+		       t.tx_full,
+	       t.samples, t.links);
+	fflush(stdout);
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
+
+/* ---- start-up ------------------------------------------------------------- */
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+		"usage: lcmp-fwd [EAL args] -- -c CONFIG [--workers N] [--flows N]\n"
+		"         [--dispatch sw|rss] [--scheme lcmp|ecmp|ucmp] [--seed N]\n"
+		"         [--stats-ms MS] [--sample-us US] [--link-ms MS]\n"
+		"         [--control FILE] [--exit-idle-ms MS]\n"
+		"         [--install-after N:BLOB [--no-hold]] [--mbufs N] [--mbuf-size BYTES]\n");
+}
+
+static unsigned long
+num_arg(const char *name, const char *s, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno != 0 || v > max)
+		die("%s: expected a number up to %lu, got \"%s\"", name, max, s);
+	return v;
+}
+
+static void
+parse_args(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"workers", required_argument, NULL, 'w'},
+		{"flows", required_argument, NULL, 'f'},
+		{"dispatch", required_argument, NULL, 'D'},
+		{"scheme", required_argument, NULL, 'S'},
+		{"seed", required_argument, NULL, 's'},
+		{"stats-ms", required_argument, NULL, 'T'},
+		{"sample-us", required_argument, NULL, 'Q'},
+		{"link-ms", required_argument, NULL, 'L'},
+		{"control", required_argument, NULL, 'C'},
+		{"exit-idle-ms", required_argument, NULL, 'X'},
+		{"install-after", required_argument, NULL, 'I'},
+		{"no-hold", no_argument, NULL, 'H'},
+		{"mbufs", required_argument, NULL, 'M'},
+		{"mbuf-size", required_argument, NULL, 'Z'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'c': opt.config = optarg; break;
+		case 'w': opt.workers = (unsigned int)num_arg("--workers", optarg, MAX_WORKERS); break;
+		case 'f': opt.flows = num_arg("--flows", optarg, 1ul << 26); break;
+		case 'D':
+			if (strcmp(optarg, "sw") == 0)
+				opt.rss = false;
+			else if (strcmp(optarg, "rss") == 0)
+				opt.rss = true;
+			else
+				die("--dispatch: expected sw or rss, got \"%s\"", optarg);
+			break;
+		case 'S':
+			if (strcmp(optarg, "lcmp") == 0)
+				opt.scheme = LCMP_SCHEME_LCMP;
+			else if (strcmp(optarg, "ecmp") == 0)
+				opt.scheme = LCMP_SCHEME_ECMP;
+			else if (strcmp(optarg, "ucmp") == 0)
+				opt.scheme = LCMP_SCHEME_UCMP;
+			else
+				die("--scheme: expected lcmp, ecmp or ucmp, got \"%s\"", optarg);
+			break;
+		case 's': opt.seed = (uint32_t)num_arg("--seed", optarg, UINT32_MAX); break;
+		case 'T': opt.stats_ms = (unsigned int)num_arg("--stats-ms", optarg, 3600000); break;
+		case 'Q': opt.sample_us = (unsigned int)num_arg("--sample-us", optarg, 60000000); break;
+		case 'L': opt.link_ms = (unsigned int)num_arg("--link-ms", optarg, 3600000); break;
+		case 'C': opt.control = optarg; break;
+		case 'X': opt.exit_idle_ms = (unsigned int)num_arg("--exit-idle-ms", optarg, 3600000); break;
+		case 'I': {
+			char *colon = strchr(optarg, ':');
+
+			if (colon == NULL || colon[1] == '\0')
+				die("--install-after: expected N:BLOB, got \"%s\"", optarg);
+			*colon = '\0';
+			opt.install_after = num_arg("--install-after", optarg, UINT64_MAX);
+			if (opt.install_after == 0)
+				die("--install-after: N must be at least 1");
+			opt.install_path = colon + 1;
+			break;
+		}
+		case 'H': opt.hold = false; break;
+		case 'M': opt.mbufs = (unsigned int)num_arg("--mbufs", optarg, 1u << 26); break;
+		case 'Z': opt.mbuf_size = (unsigned int)num_arg("--mbuf-size", optarg, 65535 - RTE_PKTMBUF_HEADROOM); break;
+		case 'h': usage(); exit(0);
+		default: usage(); exit(2);
+		}
+	}
+	if (optind != argc)
+		die("unexpected argument \"%s\"", argv[optind]);
+	if (opt.config == NULL)
+		die("-c CONFIG is required (try --help)");
+	if (opt.workers == 0)
+		die("--workers: at least 1");
+	if (lcmp_decider_size(opt.flows) == 0)
+		die("--flows: a power of two of at least %d, got %zu", LCMP_MIN_FLOWS,
+		    opt.flows);
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned int lcore, w, n_lcores_needed;
+	size_t dsize;
+	uint16_t p;
+	int ret;
+	uint64_t last_stats, last_sample, last_link, last_ctl, last_rx_change;
+	uint64_t last_rx = 0, first_rx_tsc = 0, end_tsc;
+	struct lcmp_config lc;
+	void *smem;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0)
+		die("EAL: %s", rte_strerror(rte_errno));
+	argc -= ret;
+	argv += ret;
+	if (lcmp_abi_version() != LCMP_ABI_VERSION)
+		die("liblcmp_ffi.a has C ABI %u, lcmp.h %u", lcmp_abi_version(),
+		    LCMP_ABI_VERSION);
+	parse_args(argc, argv);
+	tsc_per_us = (rte_get_tsc_hz() + 999999) / 1000000;
+	read_config(opt.config);
+
+	n_lcores_needed = 1 + opt.workers + (opt.workers > 1 && !opt.rss ? 1 : 0);
+	if (rte_lcore_count() < n_lcores_needed)
+		die("%u lcores needed (main, %u worker(s)%s), EAL gave %u: use -l or --lcores",
+		    n_lcores_needed, opt.workers,
+		    opt.workers > 1 && !opt.rss ? ", dispatcher" : "", rte_lcore_count());
+
+	pool = rte_pktmbuf_pool_create("lcmp_mbufs",
+				       opt.mbufs ? opt.mbufs : 8192 + opt.workers * 4096, 256, 0,
+				       (uint16_t)(RTE_PKTMBUF_HEADROOM +
+						  (opt.mbuf_size ? opt.mbuf_size : RTE_MBUF_DEFAULT_DATAROOM)),
+				       (int)rte_socket_id());
+	if (pool == NULL)
+		die("mbuf pool: %s", rte_strerror(rte_errno));
+
+	RTE_ETH_FOREACH_DEV(p) {
+		uint16_t n_rx = is_rx_port(p) ? (uint16_t)(opt.rss ? opt.workers : 1) : 0;
+		uint16_t n_tx = cfg.dpdk_is_egress[p] ? (uint16_t)opt.workers : 0;
+
+		if (n_rx == 0 && n_tx == 0)
+			continue;
+		port_setup(p, n_rx, n_tx);
+	}
+	for (w = 0; w < LCMP_PORTS; w++) {
+		link_state[w] = -1;
+		if (cfg.egress[w].used)
+			rte_eth_macaddr_get(cfg.egress[w].dpdk_port, &cfg.egress[w].src);
+	}
+
+	/* RCU: one reader thread id per worker. */
+	{
+		size_t sz = rte_rcu_qsbr_get_memsize(opt.workers);
+
+		g_qsbr = rte_zmalloc("lcmp_qsbr", sz, RTE_CACHE_LINE_SIZE);
+		if (g_qsbr == NULL || rte_rcu_qsbr_init(g_qsbr, opt.workers) != 0)
+			die("rte_rcu_qsbr: %s", rte_strerror(rte_errno));
+	}
+
+	memset(&lc, 0, sizeof(lc));
+	lc.size = sizeof(lc);
+	lc.abi_version = LCMP_ABI_VERSION;
+	lc.scheme = opt.scheme;
+	lc.hash = LCMP_HASH_MURMUR3;
+	lc.overflow = LCMP_OVERFLOW_REFUSE;
+	lc.seed = opt.seed;
+	smem = rte_zmalloc("lcmp_staging", lcmp_decider_size(LCMP_MIN_FLOWS),
+			   LCMP_DECIDER_ALIGN);
+	if (smem == NULL)
+		die("cannot allocate the staging decider");
+	{
+		int32_t rc = lcmp_decider_init(smem, lcmp_decider_size(LCMP_MIN_FLOWS),
+					       LCMP_MIN_FLOWS, &lc, &staging);
+
+		if (rc != LCMP_OK)
+			die("lcmp_decider_init: %s (%d)", lcmp_strerror(rc), (int)rc);
+	}
+	dsize = lcmp_decider_size(opt.flows);
+
+	/* Workers: one decider each, on the lcore's socket. */
+	w = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		struct worker *wk;
+		char name[32];
+		void *mem;
+		int32_t rc;
+		int socket = (int)rte_lcore_to_socket_id(lcore);
+
+		if (w == opt.workers) {
+			if (opt.workers > 1 && !opt.rss && dispatcher_lcore == RTE_MAX_LCORE)
+				dispatcher_lcore = lcore;
+			continue;
+		}
+		wk = &workers[w];
+		wk->id = w;
+		wk->lcore = lcore;
+		mem = rte_zmalloc_socket("lcmp_decider", dsize, LCMP_DECIDER_ALIGN, socket);
+		if (mem == NULL)
+			die("worker %u: %zu bytes for a %zu-flow decider: %s", w, dsize,
+			    opt.flows, rte_strerror(rte_errno));
+		rc = lcmp_decider_init(mem, dsize, opt.flows, &lc, &wk->d);
+		if (rc != LCMP_OK)
+			die("worker %u: lcmp_decider_init: %s", w, lcmp_strerror(rc));
+		wk->txq = rte_zmalloc_socket("lcmp_txq", sizeof(struct txq) * RTE_MAX_ETHPORTS,
+					     RTE_CACHE_LINE_SIZE, socket);
+		wk->backlog_bytes = rte_zmalloc_socket("lcmp_backlog",
+						       sizeof(uint64_t) * RTE_MAX_ETHPORTS,
+						       RTE_CACHE_LINE_SIZE, socket);
+		snprintf(name, sizeof(name), "lcmp_ctl%u", w);
+		wk->ctl = rte_ring_create_elem(name, sizeof(struct ctl_msg), CTL_RING,
+					       socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (wk->txq == NULL || wk->backlog_bytes == NULL || wk->ctl == NULL)
+			die("worker %u: out of memory", w);
+		if (opt.workers > 1 && !opt.rss) {
+			snprintf(name, sizeof(name), "lcmp_in%u", w);
+			wk->in = rte_ring_create(name, WORKER_RING, socket,
+						 RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (wk->in == NULL)
+				die("worker %u: ring: %s", w, rte_strerror(rte_errno));
+		}
+		w++;
+	}
+
+	if (install_blob(cfg.tables_path) != 0)
+		exit(1); /* load_gen said why, in one line */
+	printf("lcmp-fwd: %u worker(s), %zu flows each (%zu bytes), %s, "
+	       "main lcore %u (control)\n", opt.workers, opt.flows, dsize,
+	       opt.workers == 1 ? "direct RX" : opt.rss ? "RSS" : "software dispatcher",
+	       rte_get_main_lcore());
+	fflush(stdout);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (w = 0; w < opt.workers; w++)
+		rte_eal_remote_launch(worker_main, &workers[w], workers[w].lcore);
+	if (dispatcher_lcore != RTE_MAX_LCORE)
+		rte_eal_remote_launch(dispatcher_main, NULL, dispatcher_lcore);
+
+	last_stats = last_sample = last_link = last_ctl = last_rx_change = rte_rdtsc();
+	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
+		uint64_t now = rte_rdtsc(), rx;
+
+		run_hook();
+		if (first_rx_tsc == 0 && __atomic_load_n(&g_rx_total, __ATOMIC_RELAXED) != 0)
+			first_rx_tsc = now;
+		if (opt.sample_us != 0 && now - last_sample >= opt.sample_us * tsc_per_us) {
+			send_samples();
+			last_sample = now;
+		}
+		if (opt.link_ms != 0 && now - last_link >= opt.link_ms * 1000 * tsc_per_us) {
+			poll_links();
+			last_link = now;
+		}
+		if (now - last_ctl >= 100000 * tsc_per_us) {
+			poll_control_file();
+			last_ctl = now;
+		}
+		if (opt.stats_ms != 0 && now - last_stats >= opt.stats_ms * 1000 * tsc_per_us) {
+			print_stats("stats");
+			last_stats = now;
+		}
+		if (opt.exit_idle_ms != 0) {
+			rx = __atomic_load_n(&g_rx_total, __ATOMIC_RELAXED);
+			if (rx != last_rx) {
+				last_rx = rx;
+				last_rx_change = now;
+			} else if (rx != 0 && __atomic_load_n(&g_hook_state, __ATOMIC_RELAXED) != 1 &&
+				   now - last_rx_change >= (uint64_t)opt.exit_idle_ms * 1000 * tsc_per_us) {
+				quit = 1;
+			}
+		}
+		rte_delay_us_sleep(50);
+	}
+	end_tsc = rte_rdtsc();
+	rte_eal_mp_wait_lcore();
+	print_stats("exit");
+	if (first_rx_tsc != 0 && end_tsc > first_rx_tsc) {
+		double s = (double)(end_tsc - first_rx_tsc) / (double)rte_get_tsc_hz();
+		uint64_t rx = 0, tx = 0, cpu = 0;
+
+		for (w = 0; w < opt.workers; w++) {
+			rx += workers[w].stats.rx;
+			tx += workers[w].stats.tx;
+			cpu += workers[w].cpu_ns;
+		}
+		/* Per CPU-second of the workers: what a dedicated core would
+		 * do, on a machine whose cores are shared (docs/dpdk.md). */
+		printf("exit: rate: rx %.3f Mpps, tx %.3f Mpps over %.2f s (from the first "
+		       "packet; %.3f Mpps a worker); workers' CPU time %.2f s: %.3f Mpps "
+		       "per CPU-second\n", (double)rx / s / 1e6,
+		       (double)tx / s / 1e6, s, (double)rx / s / 1e6 / opt.workers,
+		       (double)cpu / 1e9, cpu ? (double)rx / ((double)cpu / 1e9) / 1e6 : 0.0);
+	}
+	for (w = 0; w < opt.workers; w++) {
+		const struct lcmp_counters *c = &workers[w].lcmp;
+
+		printf("exit: decider %u: packets=%" PRIu64 " hits=%" PRIu64
+		       " new_flows=%" PRIu64 " failovers=%" PRIu64
+		       " withdrawals=%" PRIu64 " unpinned=%" PRIu64
+		       " no_route=%" PRIu64 " cache_full=%" PRIu64
+		       " samples=%" PRIu64 "\n", w, c->packets, c->hits,
+		       c->new_flows, c->failovers, c->withdrawals, c->unpinned,
+		       c->no_route, c->cache_full, c->samples);
+	}
+	RTE_ETH_FOREACH_DEV(p) {
+		rte_eth_dev_stop(p);
+		rte_eth_dev_close(p);
+	}
+	rte_eal_cleanup();
+	return 0;
+}

@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The pcap replay test of lcmp-fwd (scripts/test.d/75-dpdk.sh), Python
+standard library only.
+
+  pcaptest.py gen DIR [--seed S] [--flows N] [--packets M]
+      DIR/trace.csv  the packets, as an `lcmp replay` trace (CSV)
+      DIR/in.pcap    the same packets as frames, in trace order, with bad
+                     frames (truncated, non-IP, unknown destination)
+                     interleaved; every good frame carries its trace index
+      DIR/bad.json   how many bad frames of each kind, and the pcap
+                     position of every trace packet
+  pcaptest.py check --dir DIR --config CONFIG --stats STATS --replay OUT
+                    [--replay2 OUT2 --switch-at N [--loose]] OUT.pcap...
+      compares, packet by packet, the egress port of every frame (the
+      LCMP port of the pcap it was written to: out-P-*.pcap) with the port
+      `lcmp replay` decided for the same trace index, checks the next-hop
+      MAC, per-flow order, the drop counters and that nothing was lost.
+      With --replay2: tables replaced when the app had received N frames
+      (--install-after N): flows first seen before frame N must keep the
+      port of the first tables, later flows get the second tables' port;
+      --loose (the --no-hold run): the switch point is not exact, so each
+      flow must stay on one port, which either tables may have chosen.
+
+Exit status 0 when everything matches, 1 with one line per mismatch (at
+most 20) otherwise.
+"""
+import argparse
+import glob
+import ipaddress
+import json
+import os
+import random
+import re
+import struct
+import sys
+
+MAGIC = b"LCMPIDX"
+SRC_MAC = bytes.fromhex("0200000000fe")
+DST_MAC = bytes.fromhex("0200000000ff")
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def eth(ethertype, payload):
+    return DST_MAC + SRC_MAC + struct.pack("!H", ethertype) + payload
+
+
+def ipv4(src, dst, proto, payload, ident=0, frag=0, total=None, ihl=5, version=4):
+    options = b"\x01" * ((ihl - 5) * 4)  # NOPs
+    length = 4 * ihl + len(payload) if total is None else total
+    hdr = struct.pack("!BBHHHBBH4s4s", (version << 4) | ihl, 0, length, ident,
+                      frag, 64, proto, 0, src.packed, dst.packed) + options
+    hdr = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
+    return hdr + payload
+
+
+def ipv6(src, dst, nh, payload, plen=None):
+    length = len(payload) if plen is None else plen
+    return struct.pack("!IHBB16s16s", 6 << 28, length, nh, 64, src.packed,
+                       dst.packed) + payload
+
+
+def l4(proto, sport, dport, body):
+    if proto == 6:  # TCP, 20 bytes, no options
+        return struct.pack("!HHIIBBHHH", sport, dport, 0, 0, 5 << 4, 0x10,
+                           1024, 0, 0) + body
+    return struct.pack("!HHHH", sport, dport, 8 + len(body), 0) + body
+
+
+def tag(index):
+    return MAGIC + struct.pack("!I", index) + b"\0" * 5
+
+
+def addr(family, dc, host):
+    if family == 4:
+        return ipaddress.IPv4Address("10.0.%d.%d" % (dc - 1, host))
+    return ipaddress.IPv6Address("fd00:0:0:%x::%x" % (dc - 1, host))
+
+
+def gen(args):
+    rng = random.Random(args.seed)
+    os.makedirs(args.dir, exist_ok=True)
+    flows = []
+    for i in range(args.flows):
+        family = 6 if rng.random() < 0.3 else 4
+        r = rng.random()
+        # Mostly towards DC8 (six candidates), some towards single-port
+        # groups, a few towards DC1 itself (no group: no route).
+        dc = 8 if r < 0.7 else (1 if r < 0.75 else rng.randint(2, 7))
+        proto = 6 if rng.random() < 0.2 else 17
+        flows.append({
+            "family": family,
+            "src": addr(family, 1, rng.randint(1, 250)),
+            "dst": addr(family, dc, rng.randint(1, 250)),
+            "sport": rng.randint(1024, 65535),
+            "dport": 4791 if proto == 17 else rng.choice([80, 443, 5201]),
+            "proto": proto,
+            "dc": dc,
+        })
+    rows, frames, kinds = [], [], []
+    bad = {"truncated": 0, "non_ip": 0, "unknown_dst": 0}
+
+    def packet(f, frag=None):
+        """Trace row and frame for one packet of flow f (frag: None, 'first'
+        or 'later'); returns the trace index."""
+        index = len(rows)
+        t = index * 10
+        later = frag == "later"
+        sport, dport = (0, 0) if later else (f["sport"], f["dport"])
+        rows.append("%d,packet,%s,%s,%d,%d,%d,%d" % (
+            t, f["src"], f["dst"], sport, dport, f["proto"], f["dc"]))
+        body = tag(index) + bytes(rng.randrange(256) for _ in range(rng.randint(0, 40)))
+        if f["family"] == 4:
+            if frag is None:
+                ip = ipv4(f["src"], f["dst"], f["proto"], l4(f["proto"], sport, dport, body),
+                          ident=index & 0xFFFF, ihl=5 if index % 7 else 7)
+            elif frag == "first":
+                ip = ipv4(f["src"], f["dst"], f["proto"], l4(f["proto"], sport, dport, body),
+                          ident=index & 0xFFFF, frag=0x2000)
+            else:
+                ip = ipv4(f["src"], f["dst"], f["proto"], body, ident=index & 0xFFFF,
+                          frag=185)
+            frames.append(eth(0x0800, ip))
+        else:
+            if frag is None:
+                ip = ipv6(f["src"], f["dst"], f["proto"], l4(f["proto"], sport, dport, body))
+            else:
+                off = 0 if frag == "first" else 185
+                fh = struct.pack("!BBHI", f["proto"], 0, (off << 3) | (1 if frag == "first" else 0),
+                                 index)
+                payload = l4(f["proto"], sport, dport, body) if frag == "first" else body
+                ip = ipv6(f["src"], f["dst"], 44, fh + payload)
+            frames.append(eth(0x86DD, ip))
+        kinds.append(index)
+        return index
+
+    def bad_frame():
+        k = rng.randrange(9)
+        f = rng.choice(flows)
+        v4 = ipv4(addr(4, 1, 1), addr(4, 8, 1), 17, l4(17, 1, 2, b"x" * 8))
+        if k == 0:
+            frame, kind = eth(0x0800, b"")[:10], "truncated"
+        elif k == 1:  # total length beyond the frame
+            frame, kind = eth(0x0800, v4[:30]), "truncated"
+        elif k == 2:  # ports cut off
+            frame, kind = eth(0x0800, ipv4(addr(4, 1, 1), addr(4, 8, 1), 17, b"")[:20]
+                              + b"\x01\x02"), "truncated"
+        elif k == 3:  # IPv6 header cut
+            frame, kind = eth(0x86DD, ipv6(addr(6, 1, 1), addr(6, 8, 1), 17, b"")[:30]), "truncated"
+        elif k == 4:  # IHL below 5
+            frame, kind = eth(0x0800, bytes([0x44]) + v4[1:]), "truncated"
+        elif k == 5:  # ARP
+            frame, kind = eth(0x0806, bytes(28)), "non_ip"
+        elif k == 6:  # IPv4 ethertype, version 6 inside
+            frame, kind = eth(0x0800, bytes([0x65]) + v4[1:]), "non_ip"
+        elif k == 7:
+            frame, kind = eth(0x0800, ipv4(ipaddress.IPv4Address("10.0.0.9"),
+                                           ipaddress.IPv4Address("192.168.1.1"), 17,
+                                           l4(17, 5, 6, b"y" * 8))), "unknown_dst"
+        else:
+            frame, kind = eth(0x86DD, ipv6(ipaddress.IPv6Address("fd00::9"),
+                                           ipaddress.IPv6Address("2001:db8::1"), 17,
+                                           l4(17, 5, 6, b"z" * 8))), "unknown_dst"
+        del f
+        frames.append(frame)
+        kinds.append(kind)
+        bad[kind] += 1
+
+    for _ in range(args.packets):
+        r = rng.random()
+        if r < 0.04:
+            bad_frame()
+            continue
+        f = rng.choice(flows)
+        if r < 0.08 and f["proto"] == 17:
+            packet(f, "first")
+            packet(f, "later")
+        else:
+            packet(f)
+    positions = [i for i, k in enumerate(kinds) if isinstance(k, int)]
+    with open(os.path.join(args.dir, "trace.csv"), "w") as out:
+        out.write("# topology=testbed8 switch=DC1 (frontends/dpdk/tests/pcaptest.py, seed %d)\n"
+                  % args.seed)
+        out.write("\n".join(rows) + "\n")
+    write_pcap(os.path.join(args.dir, "in.pcap"), frames)
+    with open(os.path.join(args.dir, "bad.json"), "w") as out:
+        json.dump({"bad": bad, "frames": len(frames), "positions": positions}, out)
+    print("generated %d frames: %d trace packets of %d flows, bad frames %s"
+          % (len(frames), len(rows), args.flows, bad))
+
+
+def flows_pcap(args):
+    """One 64-byte UDP frame per flow towards DC8 (10.0.7.0/24), in a
+    random order: the benchmark's input (net_pcap infinite_rx=1)."""
+    rng = random.Random(args.seed)
+    order = list(range(args.flows))
+    rng.shuffle(order)
+    dst = ipaddress.IPv4Address("10.0.7.1")
+    frames = []
+    for i in order:
+        src = ipaddress.IPv4Address(0x0A000000 | ((i * 0x9E3779B1) & 0xFFFFFF))
+        sport = 1024 + (i >> 24) * 4096 + (i * 7919) % 4096
+        udp = l4(17, sport & 0xFFFF, 4791, b"\0" * 18)
+        frames.append(eth(0x0800, ipv4(src, dst, 17, udp)))
+    write_pcap(args.out, frames)
+    print("wrote %s: %d flows, one %d-byte frame each" % (args.out, args.flows, len(frames[0])))
+
+
+def write_pcap(path, frames):
+    with open(path, "wb") as out:
+        out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, frame in enumerate(frames):
+            out.write(struct.pack("<IIII", i // 100000, (i * 10) % 1000000,
+                                  len(frame), len(frame)))
+            out.write(frame)
+
+
+def read_pcap(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24:
+        return []
+    magic = struct.unpack("<I", data[:4])[0]
+    endian = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+    out, off = [], 24
+    while off + 16 <= len(data):
+        _, _, incl, _ = struct.unpack(endian + "IIII", data[off:off + 16])
+        out.append(data[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return out
+
+
+LINE = re.compile(r"^(\d+) t_us=\d+ flow=(\S+) dst_dc=\d+ (\w+) port=(\S+) reason=\S+$")
+
+
+def read_replay(path):
+    """index -> (flow, port or None)"""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            m = LINE.match(line.strip())
+            if m:
+                port = None if m.group(4) == "-" else int(m.group(4))
+                out[int(m.group(1))] = (m.group(2), port)
+    if not out:
+        sys.exit("pcaptest: %s: no decision lines" % path)
+    return out
+
+
+def read_stats(path):
+    total = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("exit: total:"):
+                total = dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", line))
+    if total is None:
+        sys.exit("pcaptest: %s: no 'exit: total:' line (did the app exit cleanly?)" % path)
+    return total
+
+
+def read_macs(config):
+    macs = {}
+    with open(config) as f:
+        for line in f:
+            w = line.split("#")[0].split()
+            if len(w) == 4 and w[0] == "port":
+                macs[int(w[1])] = bytes.fromhex(w[3].replace(":", ""))
+    return macs
+
+
+def check(args):
+    with open(os.path.join(args.dir, "bad.json")) as f:
+        meta = json.load(f)
+    positions = meta["positions"]
+    r1 = read_replay(args.replay)
+    r2 = read_replay(args.replay2) if args.replay2 else None
+    stats = read_stats(args.stats)
+    macs = read_macs(args.config)
+    errors = []
+
+    def err(msg):
+        errors.append(msg)
+
+    # Where each frame went.
+    seen = {}  # index -> LCMP port
+    for path in args.pcaps:
+        m = re.search(r"out-(\d+)(?:-[^/]*)?\.pcap$", path)
+        if not m:
+            sys.exit("pcaptest: %s: not named out-PORT[-...].pcap" % path)
+        port = int(m.group(1))
+        last = {}  # flow -> last index, per-flow order on this queue
+        for frame in read_pcap(path):
+            at = frame.find(MAGIC)
+            if at < 0 or at + len(MAGIC) + 4 > len(frame):
+                err("%s: a frame without a trace index" % path)
+                continue
+            index = struct.unpack("!I", frame[at + len(MAGIC):at + len(MAGIC) + 4])[0]
+            if index in seen:
+                err("trace packet %d egressed twice (ports %d, %d)" % (index, seen[index], port))
+            seen[index] = port
+            if frame[:6] != macs.get(port):
+                err("trace packet %d on port %d: destination MAC %s, next hop %s"
+                    % (index, port, frame[:6].hex(":"), (macs.get(port) or b"").hex(":")))
+            flow = r1.get(index, ("?", None))[0]
+            if flow in last and last[flow] > index:
+                err("flow %s reordered on port %d: %d after %d" % (flow, port, index, last[flow]))
+            last[flow] = index
+
+    first = {}
+    for index in sorted(r1):
+        first.setdefault(r1[index][0], index)
+    moved_flows = set()
+    if r2 is not None:
+        moved_flows = {flow for i, (flow, p) in r1.items() if r2[i][1] != p}
+        if not moved_flows:
+            err("the second tables decide every flow as the first do: the update test could not fail")
+    expected_routed = 0
+    for index, (flow, port) in sorted(r1.items()):
+        want = port
+        if r2 is not None:
+            before = positions[first[flow]] < args.switch_at
+            if args.loose:
+                choices = {r1[first[flow]][1], r2[first[flow]][1]}
+                got = seen.get(index)
+                if got is None and (None not in choices):
+                    err("trace packet %d (flow %s) lost" % (index, flow))
+                elif got not in choices:
+                    err("trace packet %d (flow %s) on port %s, neither tables' choice %s"
+                        % (index, flow, got, sorted(c for c in choices if c is not None)))
+                fp = seen.get(first[flow])
+                if got is not None and fp is not None and got != fp:
+                    err("flow %s moved from port %d to %d at packet %d" % (flow, fp, got, index))
+                expected_routed += got is not None
+                continue
+            want = port if before else r2[index][1]
+        expected_routed += want is not None
+        got = seen.get(index)
+        if got != want:
+            err("trace packet %d (flow %s): egress port %s, lcmp replay decides %s"
+                % (index, flow, "none" if got is None else got, "none" if want is None else want))
+    extra = set(seen) - set(r1)
+    if extra:
+        err("%d egressed frames with an index not in the trace" % len(extra))
+
+    bad = meta["bad"]
+    for k in ("truncated", "non_ip", "unknown_dst"):
+        if stats.get(k) != bad[k]:
+            err("counter %s=%s, the pcap has %d such frames" % (k, stats.get(k), bad[k]))
+    if stats.get("rx") != meta["frames"]:
+        err("rx=%s, the pcap has %d frames" % (stats.get("rx"), meta["frames"]))
+    no_route = len(r1) - expected_routed
+    if stats.get("no_route") != no_route:
+        err("no_route=%s, lcmp replay has %d packets without a route" % (stats.get("no_route"), no_route))
+    if stats.get("tx") != len(seen) or stats.get("tx_full") or stats.get("unmapped"):
+        err("tx=%s tx_full=%s unmapped=%s, %d frames in the output pcaps"
+            % (stats.get("tx"), stats.get("tx_full"), stats.get("unmapped"), len(seen)))
+    if stats.get("rx") != stats.get("tx", 0) + stats.get("dropped", 0):
+        err("rx=%s != tx=%s + dropped=%s: packets lost" % (stats.get("rx"), stats.get("tx"), stats.get("dropped")))
+    for e in errors[:20]:
+        print("pcaptest: " + e)
+    if errors:
+        print("pcaptest: %d mismatches" % len(errors))
+        return 1
+    mode = "" if r2 is None else (" (update at frame %d%s; %d flows decided differently by the two tables)"
+                                  % (args.switch_at, ", loose" if args.loose else "", len(moved_flows)))
+    print("pcaptest: %d trace packets: every egress port as lcmp replay decides%s; %d routed, "
+          "%d no route; bad frames dropped and counted %s"
+          % (len(r1), mode, len(seen), no_route, bad))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gen")
+    g.add_argument("dir")
+    g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--flows", type=int, default=300)
+    g.add_argument("--packets", type=int, default=3000)
+    fp = sub.add_parser("flows")
+    fp.add_argument("out")
+    fp.add_argument("--flows", type=int, default=65536)
+    fp.add_argument("--seed", type=int, default=1)
+    c = sub.add_parser("check")
+    c.add_argument("--dir", required=True)
+    c.add_argument("--config", required=True)
+    c.add_argument("--stats", required=True)
+    c.add_argument("--replay", required=True)
+    c.add_argument("--replay2")
+    c.add_argument("--switch-at", type=int, default=0)
+    c.add_argument("--loose", action="store_true")
+    c.add_argument("pcaps", nargs="*")
+    args = ap.parse_args()
+    if args.cmd == "gen":
+        gen(args)
+        return 0
+    if args.cmd == "flows":
+        flows_pcap(args)
+        return 0
+    return check(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

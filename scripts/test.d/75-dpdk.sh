@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# The DPDK frontend (docs/dpdk.md): lcmp-fwd under EAL without NICs or
+# hugepages (--no-huge --no-pci -m 512), with net_pcap vdevs:
+# * install Debian's DPDK (22.11 LTS, libdpdk-dev) if pkg-config lacks it;
+# * build lcmp-fwd (pkg-config, liblcmp_ffi.a, -Wl,--gc-sections);
+# * generate a trace and its pcap (frontends/dpdk/tests/pcaptest.py: bad
+#   frames interleaved), tables from `lcmp tables --topology testbed8
+#   --switch DC1`, and `lcmp replay`'s decisions for the trace;
+# * run the app with 1 and 2 worker lcores: every packet must egress on
+#   the port `lcmp replay` decides (compared packet by packet), with the
+#   next hop's MAC, in flow order; bad frames counted and dropped;
+# * a table update after 1 500 frames (--install-after, exact and
+#   --no-hold): nothing lost, no established flow moved, new flows on the
+#   new tables' ports; a bad blob mid-trace is refused, forwarding goes on;
+# * bad command lines and configs: one line on stderr, exit status 1.
+set -euo pipefail
+source scripts/lib.sh
+if ! pkg-config --exists libdpdk 2>/dev/null; then
+  ensure_apt pkg-config libdpdk-dev libpcap-dev
+fi
+# The build (make) and the pcap generator and checker (Python 3, standard
+# library only).
+ensure_apt make python3
+pkg-config --exists libdpdk
+echo "DPDK $(pkg-config --modversion libdpdk)"
+
+root=$PWD
+target=${CARGO_TARGET_DIR:-$root/target}
+export CARGO_TARGET_DIR=$target
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+lcmp=$target/debug/lcmp
+fwd=$target/dpdk/lcmp-fwd
+check=(python3 frontends/dpdk/tests/pcaptest.py check)
+
+cargo build -p lcmp-ffi --release --locked
+cargo build -p lcmp-cli --locked
+make -s -C frontends/dpdk BUILD="$target/dpdk" TARGET_DIR="$target" "$fwd"
+
+python3 frontends/dpdk/tests/pcaptest.py gen "$work" --seed 22 --flows 300 --packets 3000
+"$lcmp" tables --topology testbed8 --switch DC1 -o "$work/t1.bin" >/dev/null
+# The second tables keep only the cheapest candidate (--band 0): new flows
+# towards DC8 all take port 4, established ones must stay where they are.
+"$lcmp" tables --topology testbed8 --switch DC1 --band 0 --generation 2 -o "$work/t2.bin" >/dev/null
+"$lcmp" replay --topology testbed8 --switch DC1 "$work/trace.csv" >"$work/replay1.txt"
+"$lcmp" replay --topology testbed8 --switch DC1 --band 0 "$work/trace.csv" >"$work/replay2.txt"
+tail -n1 "$work/replay1.txt"
+head -c 16 "$work/t1.bin" >"$work/bad.bin"
+
+# The config: LCMP port P is net_pcap(P+1); DC d's prefixes are route
+# group d (10.0.(d-1).0/24, fd00:0:0:(d-1)::/64).
+{
+  echo "rx net_pcap0"
+  for p in 0 1 2 3 4 5; do echo "port $p net_pcap$((p + 1)) 02:00:00:00:01:0$p"; done
+  for d in 0 1 2 3 4 5 6 7; do
+    echo "route 10.0.$d.0/24 $((d + 1))"
+    echo "route fd00:0:0:$d::/64 $((d + 1))"
+  done
+  echo "tables $work/t1.bin"
+} >"$work/fwd.conf"
+
+# Lcores: main (control) + workers (+ the dispatcher with 2 workers),
+# spread over the first two CPUs this process may run on (a container's
+# cpuset need not start at CPU 0).
+read -r -a cpus <<<"$(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0)))')"
+c0=${cpus[0]}
+c1=${cpus[1]:-$c0}
+# run NAME WORKERS [APP OPTIONS...]: the app on the pcap, its stdout in
+# $work/NAME.stats, its egress pcaps in $work/NAME/out-P-qW.pcap.
+run() {
+  local name=$1 workers=$2 p q files status=0
+  shift 2
+  mkdir -p "$work/$name"
+  local vdevs=(--vdev "net_pcap0,rx_pcap=$work/in.pcap")
+  for p in 0 1 2 3 4 5; do
+    files=
+    for ((q = 0; q < workers; q++)); do files+=",tx_pcap=$work/$name/out-$p-q$q.pcap"; done
+    vdevs+=(--vdev "net_pcap$((p + 1))${files}")
+  done
+  local lcores="0@$c0,1@$c1"
+  if [ "$workers" -gt 1 ]; then lcores="0@$c0,1@$c1,2@$c0,3@$c1"; fi
+  # --exit-idle-ms: the pcap's end is one second without a frame (long
+  # enough for a descheduled RX lcore on a loaded machine).
+  timeout 120 "$fwd" --no-huge --no-pci -m 512 --lcores "$lcores" --file-prefix "lcmp-test-$$" \
+    --log-level=lib.eal:warning "${vdevs[@]}" -- -c "$work/fwd.conf" --workers "$workers" \
+    --exit-idle-ms 1000 --stats-ms 0 "$@" >"$work/$name.stats" 2>"$work/$name.err" || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "lcmp-fwd ($name) exited with status $status:"
+    cat "$work/$name.err" "$work/$name.stats"
+    exit 1
+  fi
+  grep '^exit: total:' "$work/$name.stats" | sed "s/^/$name: /"
+}
+
+echo "--- per-packet egress == lcmp replay, 1 and 2 workers"
+for workers in 1 2; do
+  run "w$workers" "$workers"
+  "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/w$workers.stats" \
+    --replay "$work/replay1.txt" "$work/w$workers"/out-*.pcap
+done
+
+echo "--- a table update after 1500 frames"
+for workers in 1 2; do
+  run "update$workers" "$workers" --install-after "1500:$work/t2.bin"
+  grep -q "generation 2 published" "$work/update$workers.stats"
+  "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/update$workers.stats" \
+    --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 \
+    "$work/update$workers"/out-*.pcap
+done
+# Without the hold, forwarding goes on while the new generation spreads.
+run nohold 2 --install-after "1500:$work/t2.bin" --no-hold
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/nohold.stats" \
+  --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 --loose \
+  "$work/nohold"/out-*.pcap
+# A bad blob mid-trace is refused with one line; the first tables stay.
+run badblob 2 --install-after "1500:$work/bad.bin"
+grep -qE "^lcmp-fwd: $work/bad.bin: table blob truncated \(-30\)$" "$work/badblob.err"
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/badblob.stats" \
+  --replay "$work/replay1.txt" "$work/badblob"/out-*.pcap
+
+# The control file: an install while (or after) the pcap is replayed; the
+# file is consumed, every worker ends on generation 2, nothing is lost.
+printf '# a comment\ninstall %s\nstats\n' "$work/t2.bin" >"$work/ctl"
+run control 2 --control "$work/ctl"
+test ! -e "$work/ctl"
+grep -q "generation 2 published" "$work/control.stats"
+test "$(grep -c '^exit: worker .* generation=2$' "$work/control.stats")" -eq 2
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/control.stats" \
+  --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 --loose \
+  "$work/control"/out-*.pcap
+
+echo "--- bad command lines and configs: one line, status 1"
+# rejects EXPECTED-STDERR-REGEX CONFIG [APP OPTIONS...]
+rejects() {
+  local want=$1 conf=$2 status=0
+  shift 2
+  timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@$c0,1@$c1" --file-prefix "lcmp-test-$$" \
+    --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$work/in.pcap" \
+    --vdev "net_pcap1,tx_pcap=$work/rejected.pcap" -- -c "$conf" "$@" \
+    >"$work/rejected.out" 2>"$work/rejected.raw" || status=$?
+  # EAL's own start-up notice is not the app's.
+  grep -v '^TELEMETRY: ' "$work/rejected.raw" >"$work/rejected.err" || true
+  if [ "$status" -ne 1 ] || [ "$(wc -l <"$work/rejected.err")" -ne 1 ] ||
+    ! grep -qE "$want" "$work/rejected.err"; then
+    echo "lcmp-fwd -c $conf $*: status $status (want 1), stderr:"
+    cat "$work/rejected.err"
+    echo "(want one line matching: $want)"
+    exit 1
+  fi
+  echo "rejected: $(cat "$work/rejected.err")"
+}
+printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\nroute 10.0.7.0/24 8\ntables %s\n' \
+  "$work/t1.bin" >"$work/small.conf"
+printf 'rx net_pcap0\nport 70 net_pcap1 02:00:00:00:01:00\n' >"$work/badport.conf"
+printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01\n' >"$work/badmac.conf"
+printf 'rx net_pcap9\n' >"$work/baddev.conf"
+printf 'rx net_pcap0\nroute 10.0.7.0/33 8\n' >"$work/badroute.conf"
+printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\ntables %s\n' "$work/bad.bin" >"$work/badtables.conf"
+rejects "^lcmp-fwd: error: $work/missing.conf: No such file or directory$" "$work/missing.conf"
+rejects "^lcmp-fwd: error: $work/badport.conf:2: LCMP port must be 0\.\.63: 70$" "$work/badport.conf"
+rejects "^lcmp-fwd: error: $work/badmac.conf:2: bad MAC address 02:00:00:00:01$" "$work/badmac.conf"
+rejects "^lcmp-fwd: error: $work/baddev.conf:1: no DPDK port net_pcap9$" "$work/baddev.conf"
+rejects "^lcmp-fwd: error: $work/badroute.conf:2: bad IPv4 prefix length: 10.0.7.0/33$" "$work/badroute.conf"
+rejects "^lcmp-fwd: $work/bad.bin: table blob truncated \(-30\)$" "$work/badtables.conf"
+rejects "^lcmp-fwd: error: --flows: a power of two of at least 16, got 1000$" "$work/small.conf" --flows 1000
+rejects "^lcmp-fwd: error: --workers: expected a number up to 16, got \"x\"$" "$work/small.conf" --workers x
+rejects "^lcmp-fwd: error: 4 lcores needed \(main, 2 worker\(s\), dispatcher\), EAL gave 2: use -l or --lcores$" \
+  "$work/small.conf" --workers 2
+echo "lcmp-fwd: all pcap checks passed"
