@@ -636,8 +636,10 @@ typedef struct lcmp_counters {
    * Queue samples accepted.
    */
   uint64_t samples;
-  // New flows pinned in the entry of an idle flow that could move
-  // without reordering (counted in `new_flows` too).
+  /**
+   * New flows pinned in the entry of an idle flow that could move
+   * without reordering (counted in `new_flows` too).
+   */
   uint64_t reclaimed;
 } lcmp_counters;
 
