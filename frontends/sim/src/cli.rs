@@ -23,10 +23,11 @@ use crate::workload::Workload;
 /// Traffic presets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Preset {
-    /// The public artifact's testbed8 regime (Fig. 5, Fig. 11): flows
-    /// DC1 -> DC8 only, load relative to 16 x 100 Gbps, arrival windows of
-    /// 0.15/0.10/0.07 s for 30/50/80 %; schemes ecmp, ucmp, lcmp, rm-alpha,
-    /// rm-beta; 5 seeds (each unless given explicitly).
+    /// The paper's testbed8 regime (§6.1, Fig. 5, Fig. 11) with the paper's
+    /// parameters: flows DC1 -> DC8 only, load relative to 16 x 100 Gbps,
+    /// arrival windows of 0.15/0.10/0.07 s for 30/50/80 %; schemes ecmp,
+    /// ucmp, lcmp, rm-alpha, rm-beta; 5 seeds (each unless given
+    /// explicitly). Not the artifact's regime: see `artifact`.
     Paper,
     /// The public artifact's published regime as far as a flow-level model
     /// carries it (docs/simulator.md): testbed8, DC1 -> DC8, 0.2 s arrival
@@ -69,11 +70,14 @@ pub struct SimArgs {
     /// Offered loads, comma-separated [default: 0.3,0.5,0.8].
     #[arg(long, value_delimiter = ',')]
     pub load: Vec<f64>,
-    /// Schemes: ecmp, ucmp, lcmp, rm-alpha, rm-beta, lcmp-w, lcmp-c, lcmp-wc, lcmp-t
-    /// [default: ecmp,ucmp,lcmp].
+    /// Schemes: ecmp, ucmp, lcmp, rm-alpha, rm-beta, lcmp-w, lcmp-c,
+    /// lcmp-wc, lcmp-t, lcmp-tuned [default: ecmp,ucmp,lcmp,lcmp-tuned;
+    /// ecmp,ucmp,lcmp,rm-alpha,rm-beta with --preset paper; ecmp,ucmp,lcmp
+    /// with --preset artifact].
     #[arg(long, value_delimiter = ',')]
     pub schemes: Vec<String>,
-    /// Weights over the paper's, e.g. `alpha=3,beta=1,s_cong=3`.
+    /// Weights over the base profile's (the paper's unless --profile or
+    /// --preset artifact), e.g. `alpha=3,beta=1,s_cong=3`.
     #[arg(long)]
     pub weights: Option<String>,
     /// Traffic between one DC pair, e.g. `DC1:DC8`, or `all` for all-to-all
@@ -89,14 +93,18 @@ pub struct SimArgs {
     /// What loads refer to [default: nic for one pair, interdc for all].
     #[arg(long, value_enum)]
     pub load_ref: Option<LoadRef>,
-    /// Arrival window, seconds [default: the artifact's per-load windows
-    /// for one pair against NICs, else 0.05].
+    /// Arrival window, seconds [default: 0.15/0.10/0.07 s at 30/50/80 %
+    /// (else 0.05 / load) for one pair against NICs; 0.2 with --preset
+    /// artifact; else 0.05].
     #[arg(long)]
     pub window: Option<f64>,
     /// First traffic seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Number of seeds (seed, seed + 1, ...) [default: 1; 5 with --preset paper].
+    /// Number of seeds (seed, seed + 1, ...); with two or more, means come
+    /// with 95 % bootstrap intervals and schemes are compared with the
+    /// baselines paired by seed [default: 1; 5 with --preset paper or
+    /// artifact].
     #[arg(long)]
     pub seeds: Option<u64>,
     /// Print JSON (see docs/simulator.md) instead of tables.
@@ -172,7 +180,8 @@ pub struct SimArgs {
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
     /// Cost band: LCMP also cuts candidates costing more than the lowest
-    /// cost plus K (0-255; 255 cuts nothing) [default: 255].
+    /// cost plus K (0-255; 255 cuts nothing) [default: the profile's: 255;
+    /// 8 with --profile tuned].
     #[arg(long, value_name = "K")]
     pub band: Option<String>,
 }
@@ -583,6 +592,11 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
             .as_deref()
             .map_or(String::new(), |f| format!(", flows {f} only"))
     );
+    let mut text_title = title.clone();
+    for line in exp.offered_lines() {
+        text_title.push('\n');
+        text_title.push_str(&line);
+    }
     if args.json {
         let w = exp.tables.params.weights;
         let config = EchoConfig {
@@ -633,12 +647,13 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
             config,
             results: &results,
             summary: report::summarise(&results),
+            comparisons: report::compare(&results),
         };
         let text =
             serde_json::to_string_pretty(&doc).map_err(|e| SimError::Output(e.to_string()))?;
         println!("{text}");
     } else {
-        print!("{}", report::text(&title, &results));
+        print!("{}", report::text(&text_title, &results));
         println!(
             "\n{} runs in {:.1} s on {} thread(s)",
             results.len(),

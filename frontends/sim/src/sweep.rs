@@ -534,8 +534,18 @@ mod test {
         Cell {
             workload: "w".into(),
             load,
-            p50: Spread { mean: p50, sd },
-            p99: Spread { mean: p99, sd },
+            p50: Spread {
+                mean: p50,
+                sd,
+                lo: p50,
+                hi: p50,
+            },
+            p99: Spread {
+                mean: p99,
+                sd,
+                lo: p99,
+                hi: p99,
+            },
         }
     }
 

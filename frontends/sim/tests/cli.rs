@@ -275,3 +275,17 @@ fn a_sweep_ranks_configurations_and_writes_its_report() {
         );
     }
 }
+
+#[test]
+fn a_loads_traffic_does_not_depend_on_its_position_in_the_list() {
+    let alone = exp(&["--load", "0.5"]).expect("valid");
+    let listed = exp(&["--load", "0.3,0.5,0.8"]).expect("valid");
+    let a = alone.flows(0, 4);
+    assert!(a.len() > 1000);
+    assert_eq!(a, listed.flows(1, 4));
+    assert_ne!(a, listed.flows(0, 4));
+    // The window enters only through the arrival times' cut-off.
+    let other_window = exp(&["--load", "0.5", "--window", "0.05"]).expect("valid");
+    let b = other_window.flows(0, 4);
+    assert_eq!(b[..], a[..b.len()]);
+}
