@@ -11,7 +11,7 @@ use lcmp_tables::{
     parse_bytes, parse_profile, parse_queue_thresholds, BuildOptions, Saturation, Topology,
 };
 
-use crate::engine::{AckPath, EngineConfig, FlowIdentity, IdealFct};
+use crate::engine::{AckPath, EngineConfig, FlowIdentity, IdealFct, Model};
 use crate::error::SimError;
 use crate::experiment::{
     paper_window_us, parse_weights, Experiment, LoadReference, SchemeSpec, SIM_IDLE_TIMEOUT_US,
@@ -122,9 +122,16 @@ pub struct SimArgs {
     /// Queue sampling cadence of the deciders, microseconds.
     #[arg(long, default_value_t = 1000)]
     pub sample_us: u32,
-    /// Senders never converge to a fair share (line rate until done).
+    /// No congestion control: in the fluid model senders never converge
+    /// to a fair share (line rate until done); in the packet model DCQCN is
+    /// off (line rate, PFC only).
     #[arg(long)]
     pub no_cc: bool,
+    /// The simulation model: `fluid` (time-stepped, flow-level, fast) or
+    /// `packet` (discrete-event RoCE: leaf-spine fabrics, PFC, ECN, DCQCN,
+    /// go-back-N, routed ACKs; docs/simulator.md) [default: fluid].
+    #[arg(long, value_name = "fluid|packet")]
+    pub model: Option<String>,
     /// Worker threads [default: available cores].
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -280,6 +287,8 @@ pub struct EchoConfig {
     pub flow_id: String,
     /// `periodic` or `decision`.
     pub sampling: String,
+    /// `fluid` or `packet`.
+    pub model: String,
     /// Wall-clock time of the whole sweep, seconds.
     pub wall_time_s: f64,
 }
@@ -507,8 +516,18 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
             None if artifact => FlowIdentity::Artifact,
             None => FlowIdentity::FiveTuple,
         },
+        model: match &args.model {
+            Some(t) => choice(
+                "--model",
+                t,
+                &[("fluid", Model::Fluid), ("packet", Model::Packet)],
+            )?,
+            None => Model::Fluid,
+        },
         ..EngineConfig::default()
     };
+    let mut engine = engine;
+    engine.packet.dcqcn = !args.no_cc;
     let sports = match engine.flow_id {
         FlowIdentity::Artifact => SourcePorts::PerPair,
         FlowIdentity::FiveTuple => SourcePorts::Random,
@@ -639,6 +658,11 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
                 "decision"
             } else {
                 "periodic"
+            }
+            .into(),
+            model: match exp.engine.model {
+                Model::Fluid => "fluid",
+                Model::Packet => "packet",
             }
             .into(),
             wall_time_s: wall,

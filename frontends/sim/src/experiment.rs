@@ -497,7 +497,12 @@ impl Experiment {
                     let seed = self.seeds[s];
                     let cfg = self.run_config(*scheme, seed);
                     let started = WallClock::now();
-                    let out = engine::run(net, &cfg, flows, self.windows_us[l]);
+                    let out = match cfg.model {
+                        engine::Model::Fluid => engine::run(net, &cfg, flows, self.windows_us[l]),
+                        engine::Model::Packet => {
+                            crate::packet::run(net, &cfg, flows, self.windows_us[l])
+                        }
+                    };
                     let wall = started.elapsed().as_secs_f64();
                     let r = summarise(
                         net,

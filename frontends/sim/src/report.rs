@@ -509,6 +509,7 @@ mod test {
             unpinned: 0,
             sim_time_s: 0.0,
             wall_time_s: 0.0,
+            packet: None,
         }
     }
 

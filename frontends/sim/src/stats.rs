@@ -98,6 +98,9 @@ pub struct RunResult {
     pub sim_time_s: f64,
     /// Wall-clock time of the run, seconds.
     pub wall_time_s: f64,
+    /// The packet model's counters (absent for the fluid engine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packet: Option<crate::packet::PacketStats>,
 }
 
 /// Nearest-rank percentile of sorted data (`q` in `0..=1`; 0 if empty).
@@ -233,5 +236,6 @@ pub fn summarise(
         unpinned: out.unpinned,
         sim_time_s: out.end_us * 1e-6,
         wall_time_s,
+        packet: out.packet.clone(),
     }
 }
