@@ -48,15 +48,19 @@ pub enum LoadRef {
 }
 
 /// Subcommands of `lcmp sim`.
-#[derive(Clone, Debug, Subcommand)]
+#[derive(Clone, Debug, PartialEq, Subcommand)]
 pub enum SimAction {
     /// Grid search over LCMP settings against baselines, with the `lcmp
     /// sim` options given before `sweep` as the base (docs/simulator.md).
     Sweep(crate::sweep::SweepArgs),
+    /// Combine the JSON of `lcmp sim --json` runs (for example the jobs of
+    /// `sweep --emit-jobs`) into one report: the sweep's ranking, table and
+    /// figure for sweep jobs, else the `lcmp sim` tables.
+    Merge(crate::sweep::MergeArgs),
 }
 
 /// Arguments of `lcmp sim`.
-#[derive(Clone, Debug, Args)]
+#[derive(Clone, Debug, PartialEq, Args)]
 pub struct SimArgs {
     /// `sweep`: a grid search instead of one run.
     #[command(subcommand)]
@@ -186,6 +190,10 @@ pub struct SimArgs {
     /// --preset artifact].
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// A label echoed into the JSON output's `config.label` (`sweep
+    /// --emit-jobs` tags its jobs with it for `merge`).
+    #[arg(long, hide = true)]
+    pub label: Option<String>,
     /// Cost band: LCMP also cuts candidates costing more than the lowest
     /// cost plus K (0-255; 255 cuts nothing) [default: the profile's: 255;
     /// 8 with --profile tuned].
@@ -289,6 +297,9 @@ pub struct EchoConfig {
     pub sampling: String,
     /// `fluid` or `packet`.
     pub model: String,
+    /// `--label`, if given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Wall-clock time of the whole sweep, seconds.
     pub wall_time_s: f64,
 }
@@ -337,6 +348,83 @@ fn load_workload(name: &str) -> Result<Workload, SimError> {
         ))
     })?;
     Workload::parse(name, &text)
+}
+
+/// The command-line arguments that parse back to `a` (without its
+/// subcommand, `--plot` and `--jobs`): what `sweep --emit-jobs` writes
+/// into each job's command line.
+///
+/// ```
+/// # use clap::Parser;
+/// # use lcmp_sim::cli::{to_args, SimArgs};
+/// #[derive(Parser)]
+/// struct Cli {
+///     #[command(flatten)]
+///     sim: SimArgs,
+/// }
+/// let a = Cli::parse_from(["sim", "--load", "0.3,0.8", "--band", "8", "--no-cc"]).sim;
+/// let b = Cli::parse_from(["sim".to_string()].into_iter().chain(to_args(&a))).sim;
+/// assert_eq!(a, b);
+/// ```
+pub fn to_args(a: &SimArgs) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    let mut opt = |flag: &str, value: Option<String>| {
+        if let Some(x) = value {
+            v.push(format!("--{flag}"));
+            v.push(x);
+        }
+    };
+    opt("topology", Some(a.topology.clone()));
+    opt("workload", Some(a.workload.clone()));
+    let list = |l: &[String]| (!l.is_empty()).then(|| l.join(","));
+    opt(
+        "load",
+        list(&a.load.iter().map(|l| l.to_string()).collect::<Vec<_>>()),
+    );
+    opt("schemes", list(&a.schemes));
+    opt("weights", a.weights.clone());
+    opt("pair", a.pair.clone());
+    opt("focus", a.focus.clone());
+    opt(
+        "preset",
+        a.preset.map(|p| match p {
+            Preset::Paper => "paper".into(),
+            Preset::Artifact => "artifact".into(),
+        }),
+    );
+    opt(
+        "load-ref",
+        a.load_ref.map(|r| match r {
+            LoadRef::Nic => "nic".into(),
+            LoadRef::Interdc => "interdc".into(),
+        }),
+    );
+    opt("window", a.window.map(|w| w.to_string()));
+    opt("seed", Some(a.seed.to_string()));
+    opt("seeds", a.seeds.map(|s| s.to_string()));
+    opt("hosts-per-dc", Some(a.hosts_per_dc.to_string()));
+    opt("dt-us", Some(a.dt_us.to_string()));
+    opt("sample-us", Some(a.sample_us.to_string()));
+    opt("model", a.model.clone());
+    opt("bins", Some(a.bins.to_string()));
+    opt("saturation", a.saturation.clone());
+    opt("buffer", a.buffer.clone());
+    opt("ideal", a.ideal.clone());
+    opt("ack-path", a.ack_path.clone());
+    opt("flow-id", a.flow_id.clone());
+    opt("idle-timeout-ms", a.idle_timeout_ms.clone());
+    opt("queue-thresholds", a.queue_thresholds.clone());
+    opt("sampling", a.sampling.clone());
+    opt("profile", a.profile.clone());
+    opt("label", a.label.clone());
+    opt("band", a.band.clone());
+    if a.json {
+        v.push("--json".into());
+    }
+    if a.no_cc {
+        v.push("--no-cc".into());
+    }
+    v
 }
 
 /// Turns the arguments into an experiment (no simulation yet).
@@ -563,8 +651,11 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
     if jobs == 0 {
         return Err(SimError::Config("--jobs: give at least 1".into()));
     }
-    if let Some(SimAction::Sweep(s)) = &args.action {
-        return crate::sweep::run(args, s, jobs).map(|_| ());
+    match &args.action {
+        Some(SimAction::Sweep(s)) if s.emit_jobs => return crate::sweep::emit_jobs(args, s),
+        Some(SimAction::Sweep(s)) => return crate::sweep::run(args, s, jobs).map(|_| ()),
+        Some(SimAction::Merge(m)) => return crate::sweep::merge(m),
+        None => {}
     }
     let exp = experiment(args)?;
     let bar = if !args.json && std::io::stderr().is_terminal() {
@@ -665,6 +756,7 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
                 Model::Packet => "packet",
             }
             .into(),
+            label: args.label.clone(),
             wall_time_s: wall,
         };
         let doc = report::JsonReport {

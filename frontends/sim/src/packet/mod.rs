@@ -45,7 +45,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use lcmp_decide::{Decider, DeciderConfig, FlowKey, GroupId, Instant, PortId, Scheme};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::{
     artifact_flow_id, artifact_ip, AckPath, EngineConfig, FlowIdentity, FlowOutcome, FlowSpec,
@@ -147,7 +147,7 @@ impl Default for PacketConfig {
 }
 
 /// Counters of one packet-model run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PacketStats {
     /// Events processed.
     pub events: u64,
