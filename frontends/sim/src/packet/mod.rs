@@ -846,12 +846,15 @@ impl<'a> Sim<'a> {
         let d = usize::from(dc);
         let data = pkt.kind == Kind::Data;
         let group = GroupId(*self.net.dcs.get(usize::from(dst_dc))?);
-        let key = self.key_at(pkt.flow, d, data, group.0)?;
+        let (key, new_key) = self.key_at(pkt.flow, d, data, group.0)?;
         let fl = self.flows.get_mut(pkt.flow as usize)?;
         let bit = 1u64 << (d % 64);
-        let fresh = fl.seen[usize::from(!data)] & bit == 0;
+        let first_here = fl.seen[usize::from(!data)] & bit == 0;
         fl.seen[usize::from(!data)] |= bit;
-        if self.cfg.sample_on_decision && fresh {
+        // Sampled right before a decision: the first packet of a key this
+        // switch has not seen (under artifact flow ids, a flow whose key an
+        // earlier flow holds follows that pin undecided, and unsampled).
+        if self.cfg.sample_on_decision && first_here && new_key {
             self.sample_switch(d);
         }
         let now = self.instant();
@@ -873,19 +876,20 @@ impl<'a> Sim<'a> {
 
     /// The key the flow (`data`) or its acknowledgements are known by at
     /// DCI switch `d`: the 5-tuple, or under artifact flow ids the first
-    /// 5-tuple of that switch, destination and artifact key.
-    fn key_at(&mut self, f: u32, d: usize, data: bool, group: u16) -> Option<FlowKey> {
+    /// 5-tuple of that switch, destination and artifact key; and whether
+    /// the key was new there when first asked (always, for 5-tuples).
+    fn key_at(&mut self, f: u32, d: usize, data: bool, group: u16) -> Option<(FlowKey, bool)> {
         let fl = self.flows.get(f as usize)?;
         let own = if data { fl.key } else { fl.ack_key };
         if self.cfg.flow_id != FlowIdentity::Artifact || self.cfg.scheme == Scheme::Ecmp {
-            return Some(own);
+            return Some((own, true));
         }
         if let Some(&(_, _, k)) = fl
             .aliases
             .iter()
             .find(|a| usize::from(a.0) == d && a.1 == data)
         {
-            return Some(k);
+            return Some((k, false));
         }
         let spec = self.specs.get(fl.spec)?;
         let hosts = u32::from(self.cfg.hosts_per_dc.max(1));
@@ -902,12 +906,14 @@ impl<'a> Sim<'a> {
         } else {
             artifact_flow_id(dip, sip, ARTIFACT_DPORT, spec.sport)
         };
-        let k = *self.aliases.entry((d as u16, group, id)).or_insert(own);
+        let entry = self.aliases.entry((d as u16, group, id));
+        let new_key = matches!(entry, std::collections::hash_map::Entry::Vacant(_));
+        let k = *entry.or_insert(own);
         self.flows
             .get_mut(f as usize)?
             .aliases
             .push((d as u16, data, k));
-        Some(k)
+        Some((k, new_key))
     }
 
     fn host_receive(&mut self, h: u32, pkt: Pkt) {
