@@ -166,7 +166,8 @@ impl Rp {
                 self.rt_bps = self.rt_bps.saturating_add(p.rhai_bps);
             }
             self.rt_bps = self.rt_bps.min(self.line_bps);
-            self.rc_bps = (self.rc_bps / 2 + self.rt_bps / 2).min(self.line_bps);
+            // Halfway to the target, rounded up so that the rate reaches it.
+            self.rc_bps = (self.rc_bps + self.rt_bps).div_ceil(2).min(self.line_bps);
             self.timer_at_ps = if self.rc_bps >= self.line_bps {
                 None
             } else {
