@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# lcmp-sim: model checks and unit/doc tests in release mode, then a timed
-# smoke run of `lcmp sim` with no arguments (its budget: < 60 s,
-# docs/simulator.md).
+# lcmp-sim: model checks, the packet model's validation tests and unit/doc
+# tests in release mode, then timed smoke runs of `lcmp sim` with no
+# arguments, of the artifact preset and of the packet model (each budget:
+# < 60 s, docs/simulator.md).
 set -euo pipefail
 source scripts/lib.sh
 cargo test --release -p lcmp-sim
@@ -30,6 +31,18 @@ echo "artifact preset run: ${ms} ms"
 grep -q '"flow_id": "artifact"' "$out"
 if [ "$ms" -gt 60000 ]; then
   echo "lcmp sim --preset artifact took ${ms} ms, over the 60 s budget" >&2
+  exit 1
+fi
+# The packet model's command line (a 2 ms window: 65 flows; its
+# validation tests ran above): under 60 s, counters in the JSON.
+start=$(date +%s%N)
+"${runner[@]}" --model packet --preset artifact --load 0.3 --window 0.002 --seeds 1 --json >"$out"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "packet model smoke run: ${ms} ms"
+grep -q '"model": "packet"' "$out"
+grep -q '"events"' "$out"
+if [ "$ms" -gt 60000 ]; then
+  echo "lcmp sim --model packet (2 ms window) took ${ms} ms, over the 60 s budget" >&2
   exit 1
 fi
 # Bad input is a one-line error naming the input and exit status 1 (a

@@ -11,7 +11,7 @@ use lcmp_tables::{
     parse_bytes, parse_profile, parse_queue_thresholds, BuildOptions, Saturation, Topology,
 };
 
-use crate::engine::{AckPath, EngineConfig, FlowIdentity, IdealFct};
+use crate::engine::{AckPath, EngineConfig, FlowIdentity, IdealFct, Model};
 use crate::error::SimError;
 use crate::experiment::{
     paper_window_us, parse_weights, Experiment, LoadReference, SchemeSpec, SIM_IDLE_TIMEOUT_US,
@@ -23,10 +23,11 @@ use crate::workload::Workload;
 /// Traffic presets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Preset {
-    /// The public artifact's testbed8 regime (Fig. 5, Fig. 11): flows
-    /// DC1 -> DC8 only, load relative to 16 x 100 Gbps, arrival windows of
-    /// 0.15/0.10/0.07 s for 30/50/80 %; schemes ecmp, ucmp, lcmp, rm-alpha,
-    /// rm-beta; 5 seeds (each unless given explicitly).
+    /// The paper's testbed8 regime (§6.1, Fig. 5, Fig. 11) with the paper's
+    /// parameters: flows DC1 -> DC8 only, load relative to 16 x 100 Gbps,
+    /// arrival windows of 0.15/0.10/0.07 s for 30/50/80 %; schemes ecmp,
+    /// ucmp, lcmp, rm-alpha, rm-beta; 5 seeds (each unless given
+    /// explicitly). Not the artifact's regime: see `artifact`.
     Paper,
     /// The public artifact's published regime as far as a flow-level model
     /// carries it (docs/simulator.md): testbed8, DC1 -> DC8, 0.2 s arrival
@@ -47,15 +48,19 @@ pub enum LoadRef {
 }
 
 /// Subcommands of `lcmp sim`.
-#[derive(Clone, Debug, Subcommand)]
+#[derive(Clone, Debug, PartialEq, Subcommand)]
 pub enum SimAction {
     /// Grid search over LCMP settings against baselines, with the `lcmp
     /// sim` options given before `sweep` as the base (docs/simulator.md).
     Sweep(crate::sweep::SweepArgs),
+    /// Combine the JSON of `lcmp sim --json` runs (for example the jobs of
+    /// `sweep --emit-jobs`) into one report: the sweep's ranking, table and
+    /// figure for sweep jobs, else the `lcmp sim` tables.
+    Merge(crate::sweep::MergeArgs),
 }
 
 /// Arguments of `lcmp sim`.
-#[derive(Clone, Debug, Args)]
+#[derive(Clone, Debug, PartialEq, Args)]
 pub struct SimArgs {
     /// `sweep`: a grid search instead of one run.
     #[command(subcommand)]
@@ -69,11 +74,14 @@ pub struct SimArgs {
     /// Offered loads, comma-separated [default: 0.3,0.5,0.8].
     #[arg(long, value_delimiter = ',')]
     pub load: Vec<f64>,
-    /// Schemes: ecmp, ucmp, lcmp, rm-alpha, rm-beta, lcmp-w, lcmp-c, lcmp-wc, lcmp-t
-    /// [default: ecmp,ucmp,lcmp].
+    /// Schemes: ecmp, ucmp, lcmp, rm-alpha, rm-beta, lcmp-w, lcmp-c,
+    /// lcmp-wc, lcmp-t, lcmp-tuned [default: ecmp,ucmp,lcmp,lcmp-tuned;
+    /// ecmp,ucmp,lcmp,rm-alpha,rm-beta with --preset paper; ecmp,ucmp,lcmp
+    /// with --preset artifact].
     #[arg(long, value_delimiter = ',')]
     pub schemes: Vec<String>,
-    /// Weights over the paper's, e.g. `alpha=3,beta=1,s_cong=3`.
+    /// Weights over the base profile's (the paper's unless --profile or
+    /// --preset artifact), e.g. `alpha=3,beta=1,s_cong=3`.
     #[arg(long)]
     pub weights: Option<String>,
     /// Traffic between one DC pair, e.g. `DC1:DC8`, or `all` for all-to-all
@@ -89,14 +97,18 @@ pub struct SimArgs {
     /// What loads refer to [default: nic for one pair, interdc for all].
     #[arg(long, value_enum)]
     pub load_ref: Option<LoadRef>,
-    /// Arrival window, seconds [default: the artifact's per-load windows
-    /// for one pair against NICs, else 0.05].
+    /// Arrival window, seconds [default: 0.15/0.10/0.07 s at 30/50/80 %
+    /// (else 0.05 / load) for one pair against NICs; 0.2 with --preset
+    /// artifact; else 0.05].
     #[arg(long)]
     pub window: Option<f64>,
     /// First traffic seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Number of seeds (seed, seed + 1, ...) [default: 1; 5 with --preset paper].
+    /// Number of seeds (seed, seed + 1, ...); with two or more, means come
+    /// with 95 % bootstrap intervals and schemes are compared with the
+    /// baselines paired by seed [default: 1; 5 with --preset paper or
+    /// artifact].
     #[arg(long)]
     pub seeds: Option<u64>,
     /// Print JSON (see docs/simulator.md) instead of tables.
@@ -114,9 +126,16 @@ pub struct SimArgs {
     /// Queue sampling cadence of the deciders, microseconds.
     #[arg(long, default_value_t = 1000)]
     pub sample_us: u32,
-    /// Senders never converge to a fair share (line rate until done).
+    /// No congestion control: in the fluid model senders never converge
+    /// to a fair share (line rate until done); in the packet model DCQCN is
+    /// off (line rate, PFC only).
     #[arg(long)]
     pub no_cc: bool,
+    /// The simulation model: `fluid` (time-stepped, flow-level, fast) or
+    /// `packet` (discrete-event RoCE: leaf-spine fabrics, PFC, ECN, DCQCN,
+    /// go-back-N, routed ACKs; docs/simulator.md) [default: fluid].
+    #[arg(long, value_name = "fluid|packet")]
+    pub model: Option<String>,
     /// Worker threads [default: available cores].
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -171,8 +190,13 @@ pub struct SimArgs {
     /// --preset artifact].
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// A label echoed into the JSON output's `config.label` (`sweep
+    /// --emit-jobs` tags its jobs with it for `merge`).
+    #[arg(long, hide = true)]
+    pub label: Option<String>,
     /// Cost band: LCMP also cuts candidates costing more than the lowest
-    /// cost plus K (0-255; 255 cuts nothing) [default: 255].
+    /// cost plus K (0-255; 255 cuts nothing) [default: the profile's: 255;
+    /// 8 with --profile tuned].
     #[arg(long, value_name = "K")]
     pub band: Option<String>,
 }
@@ -271,6 +295,11 @@ pub struct EchoConfig {
     pub flow_id: String,
     /// `periodic` or `decision`.
     pub sampling: String,
+    /// `fluid` or `packet`.
+    pub model: String,
+    /// `--label`, if given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Wall-clock time of the whole sweep, seconds.
     pub wall_time_s: f64,
 }
@@ -319,6 +348,83 @@ fn load_workload(name: &str) -> Result<Workload, SimError> {
         ))
     })?;
     Workload::parse(name, &text)
+}
+
+/// The command-line arguments that parse back to `a` (without its
+/// subcommand, `--plot` and `--jobs`): what `sweep --emit-jobs` writes
+/// into each job's command line.
+///
+/// ```
+/// # use clap::Parser;
+/// # use lcmp_sim::cli::{to_args, SimArgs};
+/// #[derive(Parser)]
+/// struct Cli {
+///     #[command(flatten)]
+///     sim: SimArgs,
+/// }
+/// let a = Cli::parse_from(["sim", "--load", "0.3,0.8", "--band", "8", "--no-cc"]).sim;
+/// let b = Cli::parse_from(["sim".to_string()].into_iter().chain(to_args(&a))).sim;
+/// assert_eq!(a, b);
+/// ```
+pub fn to_args(a: &SimArgs) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    let mut opt = |flag: &str, value: Option<String>| {
+        if let Some(x) = value {
+            v.push(format!("--{flag}"));
+            v.push(x);
+        }
+    };
+    opt("topology", Some(a.topology.clone()));
+    opt("workload", Some(a.workload.clone()));
+    let list = |l: &[String]| (!l.is_empty()).then(|| l.join(","));
+    opt(
+        "load",
+        list(&a.load.iter().map(|l| l.to_string()).collect::<Vec<_>>()),
+    );
+    opt("schemes", list(&a.schemes));
+    opt("weights", a.weights.clone());
+    opt("pair", a.pair.clone());
+    opt("focus", a.focus.clone());
+    opt(
+        "preset",
+        a.preset.map(|p| match p {
+            Preset::Paper => "paper".into(),
+            Preset::Artifact => "artifact".into(),
+        }),
+    );
+    opt(
+        "load-ref",
+        a.load_ref.map(|r| match r {
+            LoadRef::Nic => "nic".into(),
+            LoadRef::Interdc => "interdc".into(),
+        }),
+    );
+    opt("window", a.window.map(|w| w.to_string()));
+    opt("seed", Some(a.seed.to_string()));
+    opt("seeds", a.seeds.map(|s| s.to_string()));
+    opt("hosts-per-dc", Some(a.hosts_per_dc.to_string()));
+    opt("dt-us", Some(a.dt_us.to_string()));
+    opt("sample-us", Some(a.sample_us.to_string()));
+    opt("model", a.model.clone());
+    opt("bins", Some(a.bins.to_string()));
+    opt("saturation", a.saturation.clone());
+    opt("buffer", a.buffer.clone());
+    opt("ideal", a.ideal.clone());
+    opt("ack-path", a.ack_path.clone());
+    opt("flow-id", a.flow_id.clone());
+    opt("idle-timeout-ms", a.idle_timeout_ms.clone());
+    opt("queue-thresholds", a.queue_thresholds.clone());
+    opt("sampling", a.sampling.clone());
+    opt("profile", a.profile.clone());
+    opt("label", a.label.clone());
+    opt("band", a.band.clone());
+    if a.json {
+        v.push("--json".into());
+    }
+    if a.no_cc {
+        v.push("--no-cc".into());
+    }
+    v
 }
 
 /// Turns the arguments into an experiment (no simulation yet).
@@ -498,8 +604,18 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
             None if artifact => FlowIdentity::Artifact,
             None => FlowIdentity::FiveTuple,
         },
+        model: match &args.model {
+            Some(t) => choice(
+                "--model",
+                t,
+                &[("fluid", Model::Fluid), ("packet", Model::Packet)],
+            )?,
+            None => Model::Fluid,
+        },
         ..EngineConfig::default()
     };
+    let mut engine = engine;
+    engine.packet.dcqcn = !args.no_cc;
     let sports = match engine.flow_id {
         FlowIdentity::Artifact => SourcePorts::PerPair,
         FlowIdentity::FiveTuple => SourcePorts::Random,
@@ -535,8 +651,11 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
     if jobs == 0 {
         return Err(SimError::Config("--jobs: give at least 1".into()));
     }
-    if let Some(SimAction::Sweep(s)) = &args.action {
-        return crate::sweep::run(args, s, jobs).map(|_| ());
+    match &args.action {
+        Some(SimAction::Sweep(s)) if s.emit_jobs => return crate::sweep::emit_jobs(args, s),
+        Some(SimAction::Sweep(s)) => return crate::sweep::run(args, s, jobs).map(|_| ()),
+        Some(SimAction::Merge(m)) => return crate::sweep::merge(m),
+        None => {}
     }
     let exp = experiment(args)?;
     let bar = if !args.json && std::io::stderr().is_terminal() {
@@ -583,6 +702,11 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
             .as_deref()
             .map_or(String::new(), |f| format!(", flows {f} only"))
     );
+    let mut text_title = title.clone();
+    for line in exp.offered_lines() {
+        text_title.push('\n');
+        text_title.push_str(&line);
+    }
     if args.json {
         let w = exp.tables.params.weights;
         let config = EchoConfig {
@@ -627,18 +751,25 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
                 "periodic"
             }
             .into(),
+            model: match exp.engine.model {
+                Model::Fluid => "fluid",
+                Model::Packet => "packet",
+            }
+            .into(),
+            label: args.label.clone(),
             wall_time_s: wall,
         };
         let doc = report::JsonReport {
             config,
             results: &results,
             summary: report::summarise(&results),
+            comparisons: report::compare(&results),
         };
         let text =
             serde_json::to_string_pretty(&doc).map_err(|e| SimError::Output(e.to_string()))?;
         println!("{text}");
     } else {
-        print!("{}", report::text(&title, &results));
+        print!("{}", report::text(&text_title, &results));
         println!(
             "\n{} runs in {:.1} s on {} thread(s)",
             results.len(),

@@ -160,6 +160,21 @@ pub struct EngineConfig {
     /// instead of every `sample_us` (which then only paces the fair-share
     /// updates).
     pub sample_on_decision: bool,
+    /// Which engine runs: the fluid one here, or the packet-level model
+    /// ([`crate::packet`]).
+    pub model: Model,
+    /// The packet model's settings (unused by the fluid engine).
+    pub packet: crate::packet::PacketConfig,
+}
+
+/// The simulation model of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Model {
+    /// The time-stepped fluid engine of this module (fast; the default).
+    #[default]
+    Fluid,
+    /// The discrete-event packet-level RoCE model ([`crate::packet`]).
+    Packet,
 }
 
 /// The ideal FCT a slowdown divides by.
@@ -223,6 +238,8 @@ impl Default for EngineConfig {
             ack_path: AckPath::None,
             flow_id: FlowIdentity::FiveTuple,
             sample_on_decision: false,
+            model: Model::Fluid,
+            packet: crate::packet::PacketConfig::DEFAULT,
         }
     }
 }
@@ -280,6 +297,8 @@ pub struct RunOutput {
     pub unpinned: u64,
     /// Whether every queue stayed within `0..=buffer` at every step.
     pub queues_within_buffer: bool,
+    /// The packet model's counters (`None` for the fluid engine).
+    pub packet: Option<crate::packet::PacketStats>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -496,22 +515,7 @@ impl<'a> Engine<'a> {
 
     /// The flow's ideal FCT, microseconds ([`IdealFct`]).
     fn ideal_us(&self, spec: &FlowSpec) -> f64 {
-        let nic = self.cfg.nic_bps as f64;
-        let pair = self.net.index(spec.src_dc).zip(self.net.index(spec.dst_dc));
-        let bits = spec.size as f64 * 8.0;
-        match self.cfg.ideal {
-            IdealFct::OneWay => {
-                let shortest = pair.and_then(|(a, b)| self.net.shortest_us[a][b]);
-                bits / nic * 1e6 + shortest.unwrap_or(0) as f64
-            }
-            IdealFct::Rtt => {
-                let (delay, bottleneck) = pair
-                    .and_then(|(a, b)| self.net.best_path[a][b])
-                    .unwrap_or((0, u64::MAX));
-                let rate = (bottleneck as f64).min(nic).max(1.0);
-                2.0 * delay as f64 + bits / rate * 1e6
-            }
-        }
+        ideal_us(&self.net, &self.cfg, spec)
     }
 
     /// The forward path and, with [`AckPath::Routed`], the
@@ -935,6 +939,7 @@ impl<'a> Engine<'a> {
             unrouted: self.unrouted,
             unpinned: self.switches.iter().map(|s| s.counters().unpinned).sum(),
             queues_within_buffer: self.queues_ok,
+            packet: None,
         }
     }
 }
@@ -1031,6 +1036,27 @@ impl Stepper {
     /// finished yet have no FCT).
     pub fn output(&self) -> RunOutput {
         self.engine.finish(&self.state)
+    }
+}
+
+/// A flow's ideal FCT, microseconds ([`IdealFct`]); both models divide by
+/// it.
+pub(crate) fn ideal_us(net: &Network, cfg: &EngineConfig, spec: &FlowSpec) -> f64 {
+    let nic = cfg.nic_bps as f64;
+    let pair = net.index(spec.src_dc).zip(net.index(spec.dst_dc));
+    let bits = spec.size as f64 * 8.0;
+    match cfg.ideal {
+        IdealFct::OneWay => {
+            let shortest = pair.and_then(|(a, b)| net.shortest_us[a][b]);
+            bits / nic * 1e6 + shortest.unwrap_or(0) as f64
+        }
+        IdealFct::Rtt => {
+            let (delay, bottleneck) = pair
+                .and_then(|(a, b)| net.best_path[a][b])
+                .unwrap_or((0, u64::MAX));
+            let rate = (bottleneck as f64).min(nic).max(1.0);
+            2.0 * delay as f64 + bits / rate * 1e6
+        }
     }
 }
 

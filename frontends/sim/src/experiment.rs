@@ -239,6 +239,20 @@ pub struct Experiment {
     pub bins: usize,
 }
 
+/// The PCG32 stream of a load's traffic: the load in parts per million
+/// (`0.3` draws from stream 300000). With the seed, the workload and the
+/// topology it fixes a run's flows; where a load sits in `--load` does not
+/// matter.
+///
+/// ```
+/// # use lcmp_sim::experiment::traffic_stream;
+/// assert_eq!(traffic_stream(0.3), 300_000);
+/// assert_ne!(traffic_stream(0.5), traffic_stream(0.8));
+/// ```
+pub fn traffic_stream(load: f64) -> u64 {
+    (load * 1e6).round().max(0.0) as u64
+}
+
 /// The paper artifact's arrival window for `load` on testbed8: 0.15 s,
 /// 0.10 s and 0.07 s for 30, 50 and 80 %, else `0.05 s / load` (about the
 /// same number of flows), microseconds.
@@ -294,6 +308,64 @@ impl Experiment {
                 }
             }
         }
+    }
+
+    /// The offered load of each load against the capacity it meets, one
+    /// line per load: for one pair, the bits per second the sources offer
+    /// and the source DCI switch's inter-DC egress capacity (all its links:
+    /// no scheme can use more), with the regime (`steady` below 1,
+    /// `overload with drain` above: queues then grow for the whole arrival
+    /// window and drain after it); for all-to-all, the mean link
+    /// utilisation the load sets by construction.
+    pub fn offered_lines(&self) -> Vec<String> {
+        let reference = self.reference_bps();
+        self.loads
+            .iter()
+            .zip(&self.windows_us)
+            .map(|(&load, &w)| {
+                let offered = load * reference;
+                match self.pairs {
+                    Pairs::One { src, .. } => {
+                        let egress: f64 = self
+                            .topology
+                            .ports(src)
+                            .iter()
+                            .filter_map(|p| self.topology.links.get(p.link))
+                            .map(|l| l.capacity_bps as f64)
+                            .sum();
+                        let ratio = offered / egress.max(1.0);
+                        format!(
+                            "load {:.0}%: offered {:.0} Gbps against {:.0} Gbps of {} egress ({:.2}: {}) for {:.3} s",
+                            load * 100.0,
+                            offered / 1e9,
+                            egress / 1e9,
+                            self.topology.dc(src).map_or(String::new(), |d| d.name.clone()),
+                            ratio,
+                            if ratio > 1.0 {
+                                "above it: overload, then a drain"
+                            } else {
+                                "below it: steady if spread"
+                            },
+                            w * 1e-6
+                        )
+                    }
+                    Pairs::AllToAll => format!(
+                        "load {:.0}%: offered {:.0} Gbps all-to-all ({}: mean link utilisation {:.2}) for {:.3} s",
+                        load * 100.0,
+                        offered / 1e9,
+                        match self.reference {
+                            LoadReference::InterDc => "relative to inter-DC capacity",
+                            LoadReference::Nic => "relative to the NICs",
+                        },
+                        match self.reference {
+                            LoadReference::InterDc => load,
+                            LoadReference::Nic => f64::NAN,
+                        },
+                        w * 1e-6
+                    ),
+                }
+            })
+            .collect()
     }
 
     /// Checks the settings.
@@ -365,7 +437,10 @@ impl Experiment {
         }
     }
 
-    /// The flows of one (load, seed).
+    /// The flows of one (load, seed): a function of the seed, the load's
+    /// value ([`traffic_stream`]), the workload and the topology, never of
+    /// the load's position in [`Experiment::loads`], so `--load 0.5` alone
+    /// draws the same flows as the 50 % row of `--load 0.3,0.5,0.8`.
     pub fn flows(&self, load_index: usize, seed: u64) -> Vec<FlowSpec> {
         let spec = TrafficSpec {
             pairs: self.pairs,
@@ -380,7 +455,7 @@ impl Experiment {
             &spec,
             &self.workload,
             &dcs,
-            &mut Pcg32::new(seed, load_index as u64),
+            &mut Pcg32::new(seed, traffic_stream(self.loads[load_index])),
         )
     }
 
@@ -416,7 +491,12 @@ impl Experiment {
                     let seed = self.seeds[s];
                     let cfg = self.run_config(*scheme, seed);
                     let started = WallClock::now();
-                    let out = engine::run(net, &cfg, flows, self.windows_us[l]);
+                    let out = match cfg.model {
+                        engine::Model::Fluid => engine::run(net, &cfg, flows, self.windows_us[l]),
+                        engine::Model::Packet => {
+                            crate::packet::run(net, &cfg, flows, self.windows_us[l])
+                        }
+                    };
                     let wall = started.elapsed().as_secs_f64();
                     let r = summarise(
                         net,

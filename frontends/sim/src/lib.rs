@@ -13,6 +13,9 @@
 //! * [`network`]: directed links and per-switch tables from a topology.
 //! * [`engine`]: the time-stepped fluid engine with FIFO queues, back-pressure
 //!   and one [`lcmp_decide::Decider`] per DCI switch.
+//! * [`packet`]: the discrete-event packet-level RoCE model (`--model
+//!   packet`): leaf-spine fabrics behind every DCI switch, PFC, ECN,
+//!   DCQCN, go-back-N and routed ACKs, a decider per DCI switch per packet.
 //! * [`stats`]: slowdowns, percentiles, size buckets, link utilisation.
 //! * [`experiment`]: schemes, presets and parallel runs over loads, schemes
 //!   and seeds.
@@ -29,10 +32,14 @@
 //!
 //! ## What this crate does not do
 //!
-//! It does not model packets, PFC pause frames (so no head-of-line blocking
-//! or deadlock), drops, intra-DC fabrics, receiver NICs, or a particular
-//! congestion-control algorithm: see `docs/simulator.md` for the model and
-//! its limits. It contains no copy of any scoring or table logic.
+//! The fluid engine does not model packets, PFC pause frames (so no
+//! head-of-line blocking or deadlock), drops, intra-DC fabrics, receiver
+//! NICs, or a particular congestion-control algorithm; the packet model
+//! does, at a hundred to a thousand times the cost, and has no PFC
+//! deadlock detection, no priority classes beyond one lossless class and
+//! acknowledgements, and no congestion control other than DCQCN: see
+//! `docs/simulator.md` for both models and their limits. The crate
+//! contains no copy of any scoring or table logic.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -42,6 +49,7 @@ pub mod engine;
 pub mod error;
 pub mod experiment;
 pub mod network;
+pub mod packet;
 #[cfg(feature = "cli")]
 pub mod plot;
 pub mod report;

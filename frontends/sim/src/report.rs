@@ -6,13 +6,53 @@ use serde::Serialize;
 
 use crate::stats::{RunResult, BUCKETS};
 
-/// Mean and sample standard deviation over seeds.
+/// Mean, sample standard deviation and a 95 % bootstrap interval of the
+/// mean over seeds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Spread {
     /// Mean over seeds.
     pub mean: f64,
     /// Sample standard deviation over seeds (0 for one seed).
     pub sd: f64,
+    /// Lower end of the 95 % percentile-bootstrap interval of the mean
+    /// ([`bootstrap_mean`]; the mean itself for one seed).
+    pub lo: f64,
+    /// Upper end of that interval.
+    pub hi: f64,
+}
+
+/// Bootstrap resamples behind every interval.
+pub const BOOTSTRAP_RESAMPLES: usize = 4000;
+
+/// The 95 % percentile-bootstrap interval of the mean of `v`: the 2.5th
+/// and 97.5th percentiles of the means of [`BOOTSTRAP_RESAMPLES`]
+/// resamples with replacement, drawn from a PCG32 seeded by `v.len()`
+/// alone (the same data give the same interval on every run). With fewer
+/// than two values the interval is the mean itself.
+///
+/// ```
+/// # use lcmp_sim::report::bootstrap_mean;
+/// let (lo, hi) = bootstrap_mean(&[1.0, 2.0, 3.0, 4.0, 5.0]);
+/// assert!(lo < 3.0 && 3.0 < hi && lo >= 1.0 && hi <= 5.0);
+/// assert_eq!(bootstrap_mean(&[7.0]), (7.0, 7.0));
+/// ```
+pub fn bootstrap_mean(v: &[f64]) -> (f64, f64) {
+    let n = v.len();
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let mean = v.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return (mean, mean);
+    }
+    let mut rng = crate::rng::Pcg32::new(0xB0_07_57_4A, n as u64);
+    let mut means: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
+        .map(|_| (0..n).map(|_| v[rng.below(n as u32) as usize]).sum::<f64>() / n as f64)
+        .collect();
+    means.sort_by(f64::total_cmp);
+    let at =
+        |q: f64| means[((q * BOOTSTRAP_RESAMPLES as f64) as usize).min(BOOTSTRAP_RESAMPLES - 1)];
+    (at(0.025), at(0.975))
 }
 
 impl Spread {
@@ -28,8 +68,131 @@ impl Spread {
         } else {
             0.0
         };
-        Spread { mean, sd }
+        let (lo, hi) = bootstrap_mean(v);
+        Spread { mean, sd, lo, hi }
     }
+}
+
+/// A scheme against a baseline at one load, paired by seed: the mean of
+/// the per-seed differences of a statistic, its 95 % paired-bootstrap
+/// interval, and in how many seeds the scheme was lower.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The scheme compared.
+    pub scheme: String,
+    /// The baseline.
+    pub baseline: String,
+    /// Offered load.
+    pub load: f64,
+    /// `p50`, `p99` or `mean`.
+    pub metric: String,
+    /// Seeds both ran.
+    pub seeds: usize,
+    /// Mean of `scheme - baseline` over those seeds.
+    pub diff: f64,
+    /// 95 % paired-bootstrap interval of that mean.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// The difference relative to the baseline's mean, percent.
+    pub change_pct: f64,
+    /// `lo` relative to the baseline's mean, percent.
+    pub lo_pct: f64,
+    /// `hi` relative to the baseline's mean, percent.
+    pub hi_pct: f64,
+    /// Seeds in which the scheme's value was below the baseline's.
+    pub lower_in: usize,
+    /// `lower` (interval below 0), `higher` (above 0), `within noise`, or
+    /// `one seed` (no interval).
+    pub verdict: String,
+}
+
+/// The baselines every other scheme is compared with, when present.
+pub const BASELINES: [&str; 2] = ["ecmp", "ucmp"];
+
+/// Every scheme against every baseline ([`BASELINES`]; the first scheme
+/// if none of them ran), per load and metric, paired by seed.
+pub fn compare(results: &[RunResult]) -> Vec<Comparison> {
+    let mut out = Vec::new();
+    let mut loads: Vec<f64> = Vec::new();
+    let mut schemes: Vec<String> = Vec::new();
+    for r in results {
+        if !loads.contains(&r.load) {
+            loads.push(r.load);
+        }
+        if !schemes.contains(&r.scheme) {
+            schemes.push(r.scheme.clone());
+        }
+    }
+    let mut baselines: Vec<String> = schemes
+        .iter()
+        .filter(|s| BASELINES.contains(&s.as_str()))
+        .cloned()
+        .collect();
+    if baselines.is_empty() {
+        baselines.extend(schemes.first().cloned());
+    }
+    type Metric = (&'static str, fn(&RunResult) -> f64);
+    let metrics: [Metric; 3] = [("p50", |r| r.p50), ("p99", |r| r.p99), ("mean", |r| r.mean)];
+    for &load in &loads {
+        for s in schemes.iter().filter(|s| !baselines.contains(s)) {
+            for b in &baselines {
+                for (name, f) in metrics {
+                    let mut d = Vec::new();
+                    let (mut base_sum, mut lower) = (0.0, 0);
+                    for r in results.iter().filter(|r| r.load == load && &r.scheme == s) {
+                        if let Some(q) = results
+                            .iter()
+                            .find(|q| q.load == load && &q.scheme == b && q.seed == r.seed)
+                        {
+                            d.push(f(r) - f(q));
+                            base_sum += f(q);
+                            lower += usize::from(f(r) < f(q));
+                        }
+                    }
+                    if d.is_empty() {
+                        continue;
+                    }
+                    let n = d.len();
+                    let diff = d.iter().sum::<f64>() / n as f64;
+                    let (lo, hi) = bootstrap_mean(&d);
+                    let base_mean = base_sum / n as f64;
+                    let pct = |x: f64| {
+                        if base_mean.abs() > 1e-12 {
+                            x / base_mean * 100.0
+                        } else {
+                            0.0
+                        }
+                    };
+                    let verdict = if n < 2 {
+                        "one seed"
+                    } else if hi < 0.0 {
+                        "lower"
+                    } else if lo > 0.0 {
+                        "higher"
+                    } else {
+                        "within noise"
+                    };
+                    out.push(Comparison {
+                        scheme: s.clone(),
+                        baseline: b.clone(),
+                        load,
+                        metric: name.into(),
+                        seeds: n,
+                        diff,
+                        lo,
+                        hi,
+                        change_pct: pct(diff),
+                        lo_pct: pct(lo),
+                        hi_pct: pct(hi),
+                        lower_in: lower,
+                        verdict: verdict.into(),
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// One (scheme, load) over its seeds.
@@ -162,17 +325,20 @@ pub fn summarise(results: &[RunResult]) -> Vec<Summary> {
 
 fn cell(s: Spread, seeds: usize) -> String {
     if seeds > 1 {
-        format!("{:.2}±{:.2}", s.mean, s.sd)
+        format!("{:.2} [{:.2},{:.2}]", s.mean, s.lo, s.hi)
     } else {
         format!("{:.2}", s.mean)
     }
 }
 
-fn change(ours: f64, theirs: f64) -> String {
-    if theirs.abs() < 1e-12 {
-        "n/a".into()
+fn comparison_cell(c: &Comparison) -> String {
+    if c.seeds < 2 {
+        format!("{:+.1}%", c.change_pct)
     } else {
-        format!("{:+.1}%", (ours - theirs) / theirs * 100.0)
+        format!(
+            "{:+.1}% [{:+.1},{:+.1}] {}/{} {}",
+            c.change_pct, c.lo_pct, c.hi_pct, c.lower_in, c.seeds, c.verdict
+        )
     }
 }
 
@@ -180,6 +346,7 @@ fn change(ours: f64, theirs: f64) -> String {
 /// others, and per-link utilisation and flow share (`*`: overloaded).
 pub fn text(title: &str, results: &[RunResult]) -> String {
     let sums = summarise(results);
+    let comparisons = compare(results);
     let mut out = String::new();
     let _ = writeln!(out, "{title}");
     let unpinned: u64 = results.iter().map(|r| r.unpinned).sum();
@@ -216,8 +383,8 @@ pub fn text(title: &str, results: &[RunResult]) -> String {
         );
         let _ = write!(
             out,
-            "{:<9} {:>12} {:>12} {:>12}",
-            "scheme", "p50", "p99", "mean"
+            "{:<11} {:>20} {:>20} {:>20}",
+            "scheme", "p50 [95 % CI]", "p99 [95 % CI]", "mean [95 % CI]"
         );
         for (_, name) in BUCKETS {
             let _ = write!(out, " {:>15}", format!("{name} p50/p99"));
@@ -226,7 +393,7 @@ pub fn text(title: &str, results: &[RunResult]) -> String {
         for r in &rows {
             let _ = write!(
                 out,
-                "{:<9} {:>12} {:>12} {:>12}",
+                "{:<11} {:>20} {:>20} {:>20}",
                 r.scheme,
                 cell(r.p50, r.seeds),
                 cell(r.p99, r.seeds),
@@ -241,17 +408,32 @@ pub fn text(title: &str, results: &[RunResult]) -> String {
             }
             let _ = writeln!(out);
         }
-        if let Some(lcmp) = rows.iter().find(|r| r.scheme == "lcmp") {
-            for other in rows.iter().filter(|r| r.scheme != "lcmp") {
-                let _ = writeln!(
-                    out,
-                    "lcmp vs {:<8} p50 {:>7}  p99 {:>7}  mean {:>7}",
-                    other.scheme,
-                    change(lcmp.p50.mean, other.p50.mean),
-                    change(lcmp.p99.mean, other.p99.mean),
-                    change(lcmp.mean.mean, other.mean.mean)
-                );
+        let here: Vec<&Comparison> = comparisons.iter().filter(|c| c.load == load).collect();
+        if !here.is_empty() {
+            let _ = writeln!(
+                out,
+                "paired by seed: change of the mean % [95 % paired-bootstrap interval, %] seeds lower/seeds, verdict"
+            );
+        }
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        for c in &here {
+            if !pairs.contains(&(c.scheme.as_str(), c.baseline.as_str())) {
+                pairs.push((c.scheme.as_str(), c.baseline.as_str()));
             }
+        }
+        for (s, b) in pairs {
+            let get = |m: &str| {
+                here.iter()
+                    .find(|c| c.scheme == s && c.baseline == b && c.metric == m)
+                    .map_or("-".to_string(), |c| comparison_cell(c))
+            };
+            let _ = writeln!(
+                out,
+                "{s} vs {b:<8} p50 {}  p99 {}  mean {}",
+                get("p50"),
+                get("p99"),
+                get("mean")
+            );
         }
         let _ = writeln!(
             out,
@@ -300,4 +482,64 @@ pub struct JsonReport<'a, C: Serialize> {
     pub results: &'a [RunResult],
     /// Per (scheme, load) over seeds.
     pub summary: Vec<Summary>,
+    /// Every scheme against the baselines, paired by seed ([`compare`]).
+    pub comparisons: Vec<Comparison>,
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    fn run(scheme: &str, seed: u64, p50: f64, p99: f64) -> RunResult {
+        RunResult {
+            scheme: scheme.into(),
+            load: 0.3,
+            seed,
+            flows: 1,
+            completed: 1,
+            p50,
+            p99,
+            mean: p50,
+            buckets: Vec::new(),
+            bins: Vec::new(),
+            links: Vec::new(),
+            bytes_offered: 0,
+            bytes_delivered: 0,
+            unrouted: 0,
+            unpinned: 0,
+            sim_time_s: 0.0,
+            wall_time_s: 0.0,
+            packet: None,
+        }
+    }
+
+    #[test]
+    fn paired_comparison_separates_a_consistent_gain_from_noise() {
+        let mut rs = Vec::new();
+        for seed in 1..=6u64 {
+            let noise = seed as f64;
+            // ecmp's values swing with the seed; lcmp's p50 is always 2
+            // below (a paired gain that unpaired intervals would blur),
+            // its p99 alternates above and below.
+            rs.push(run("ecmp", seed, 10.0 + noise, 50.0 + noise));
+            let wiggle = if seed % 2 == 0 { 1.0 } else { -1.0 };
+            rs.push(run("lcmp", seed, 8.0 + noise, 50.0 + noise + wiggle));
+        }
+        let c = compare(&rs);
+        let get = |m: &str| c.iter().find(|c| c.metric == m).expect("metric");
+        let p50 = get("p50");
+        assert_eq!(
+            (p50.verdict.as_str(), p50.lower_in, p50.seeds),
+            ("lower", 6, 6)
+        );
+        assert!((p50.diff + 2.0).abs() < 1e-9 && p50.hi < 0.0);
+        assert_eq!(get("p99").verdict, "within noise");
+        // Unpaired, the two p50 intervals overlap.
+        let e = Spread::of(&[11.0, 12.0, 13.0, 14.0, 15.0, 16.0]);
+        let l = Spread::of(&[9.0, 10.0, 11.0, 12.0, 13.0, 14.0]);
+        assert!(l.hi > e.lo);
+        // One seed: no interval, no verdict.
+        let one = compare(&rs[..2]);
+        assert!(one.iter().all(|c| c.verdict == "one seed"));
+    }
 }

@@ -1,7 +1,7 @@
 //! Statistics of one run: FCT slowdowns (overall, per size bucket, per
 //! size bin for figures) and per-link utilisation and flow share.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::{FlowSpec, RunOutput};
 use crate::network::Network;
@@ -15,7 +15,7 @@ pub const BUCKETS: [(u64, &str); 4] = [
 ];
 
 /// Slowdown percentiles of the flows in one size bucket.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bucket {
     /// Bucket name, e.g. `100KB-1MB`.
     pub name: String,
@@ -28,7 +28,7 @@ pub struct Bucket {
 }
 
 /// One point of a slowdown-versus-size curve: an equal-count bin of flows.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SizeBin {
     /// Median flow size in the bin, bytes.
     pub size: f64,
@@ -41,7 +41,7 @@ pub struct SizeBin {
 }
 
 /// One directed inter-DC link's use in a run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinkReport {
     /// Sending DC name.
     pub from: String,
@@ -62,7 +62,7 @@ pub struct LinkReport {
 }
 
 /// The result of one (scheme, load, seed) run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     /// Scheme name (`ecmp`, `lcmp`, `rm-alpha`, ...).
     pub scheme: String,
@@ -98,6 +98,9 @@ pub struct RunResult {
     pub sim_time_s: f64,
     /// Wall-clock time of the run, seconds.
     pub wall_time_s: f64,
+    /// The packet model's counters (absent for the fluid engine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet: Option<crate::packet::PacketStats>,
 }
 
 /// Nearest-rank percentile of sorted data (`q` in `0..=1`; 0 if empty).
@@ -233,5 +236,6 @@ pub fn summarise(
         unpinned: out.unpinned,
         sim_time_s: out.end_us * 1e-6,
         wall_time_s,
+        packet: out.packet.clone(),
     }
 }

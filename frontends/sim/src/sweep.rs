@@ -19,9 +19,10 @@ use clap::Args;
 use plotters::prelude::*;
 use serde::Serialize;
 
-use crate::cli::{experiment, SimArgs};
+use crate::cli::{experiment, to_args, SimArgs};
 use crate::error::SimError;
 use crate::report::{summarise, Spread, Summary};
+use crate::stats::RunResult;
 
 /// The `lcmp sim` options a `--vary` axis may name.
 pub const VARIABLE: [&str; 8] = [
@@ -37,7 +38,7 @@ pub const VARIABLE: [&str; 8] = [
 
 /// Arguments of `lcmp sim sweep` (the `lcmp sim` options before `sweep` are
 /// the base of every run).
-#[derive(Clone, Debug, Args)]
+#[derive(Clone, Debug, PartialEq, Args)]
 pub struct SweepArgs {
     /// A grid axis: an `lcmp sim` option and its values separated by `/`
     /// (`-`: the option not given), e.g. `band=-/24/16` or
@@ -61,6 +62,42 @@ pub struct SweepArgs {
     /// report prints it, e.g. `saturation=9 band=16`). Repeatable.
     #[arg(long, value_name = "CONFIG")]
     pub mark: Vec<String>,
+    /// Print the sweep's runs as independent jobs instead of running
+    /// them: one shell command line per (workload, configuration or
+    /// baselines, seed), each an `lcmp sim ... --json` writing one file
+    /// into --job-dir; feed the lines to GNU parallel or a Slurm array and
+    /// combine the files with `lcmp sim merge` (docs/simulator.md).
+    #[arg(long)]
+    pub emit_jobs: bool,
+    /// Where the jobs write their JSON.
+    #[arg(long, value_name = "DIR", default_value = "jobs")]
+    pub job_dir: PathBuf,
+    /// The command that starts `lcmp` in a job line.
+    #[arg(long, value_name = "CMD", default_value = "lcmp")]
+    pub job_command: String,
+}
+
+/// Arguments of `lcmp sim merge`.
+#[derive(Clone, Debug, PartialEq, Args)]
+pub struct MergeArgs {
+    /// JSON files written by `lcmp sim --json` (for example by the jobs of
+    /// `sweep --emit-jobs`).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Sweep jobs: write sweep.md, sweep.json and sweep.svg into this
+    /// directory, as `sweep --out` does.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Sweep jobs: ring and label this configuration in the figure.
+    #[arg(long, value_name = "CONFIG")]
+    pub mark: Vec<String>,
+    /// Other runs: print the merged JSON (results, summary, comparisons)
+    /// instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Other runs: write the SVG figures into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
 }
 
 /// One grid point: the option values it sets (`None`: not given).
@@ -327,10 +364,57 @@ pub fn run(base: &SimArgs, s: &SweepArgs, jobs: usize) -> Result<SweepReport, Si
             progress(&format!("{w}: {}", config_name(&configs[i])));
         }
     }
-    let mut scored: Vec<Scored> = configs
-        .iter()
+    let names: Vec<String> = configs.iter().map(config_name).collect();
+    let title_tail = format!(
+        "topology {}, pairs {}",
+        base.topology,
+        base.pair.as_deref().unwrap_or("default")
+    );
+    conclude(
+        Outcome {
+            names,
+            base_cells,
+            config_cells,
+            workloads,
+            baselines,
+            seeds,
+            title_tail,
+            wall_time_s: started.elapsed().as_secs_f64(),
+        },
+        s.out.as_deref(),
+        &s.mark,
+    )
+}
+
+/// What a sweep measured, before scoring.
+struct Outcome {
+    names: Vec<String>,
+    base_cells: Vec<(String, Vec<Cell>)>,
+    config_cells: Vec<Vec<Cell>>,
+    workloads: Vec<String>,
+    baselines: Vec<String>,
+    seeds: usize,
+    title_tail: String,
+    wall_time_s: f64,
+}
+
+/// Scores, ranks, prints and (with `out`) writes a sweep's report.
+fn conclude(o: Outcome, out: Option<&Path>, mark: &[String]) -> Result<SweepReport, SimError> {
+    let Outcome {
+        names,
+        base_cells,
+        config_cells,
+        workloads,
+        baselines,
+        seeds,
+        title_tail,
+        wall_time_s,
+    } = o;
+    let n_configs = names.len();
+    let mut scored: Vec<Scored> = names
+        .into_iter()
         .zip(config_cells)
-        .map(|(c, cells)| score(config_name(c), cells, &base_cells, seeds))
+        .map(|(name, cells)| score(name, cells, &base_cells, seeds))
         .collect();
     scored.sort_by(|a, b| {
         let worst = |c: &Scored| c.worst_p50_ratio.max(c.worst_p99_ratio);
@@ -355,14 +439,13 @@ pub fn run(base: &SimArgs, s: &SweepArgs, jobs: usize) -> Result<SweepReport, Si
         })
         .unwrap_or_default();
     let title = format!(
-        "{} configurations x {} scenarios ({}; loads {}; {} seeds; topology {}, pairs {}) against {}",
-        configs.len(),
+        "{} configurations x {} scenarios ({}; loads {}; {} seeds; {}) against {}",
+        n_configs,
         base_cells.first().map_or(0, |(_, v)| v.len()),
         workloads.join(", "),
         loads.join(", "),
         seeds,
-        base.topology,
-        base.pair.as_deref().unwrap_or("default"),
+        title_tail,
         baselines.join(", ")
     );
     let report = SweepReport {
@@ -370,14 +453,250 @@ pub fn run(base: &SimArgs, s: &SweepArgs, jobs: usize) -> Result<SweepReport, Si
         seeds,
         baselines: base_cells,
         configs: scored,
-        wall_time_s: started.elapsed().as_secs_f64(),
+        wall_time_s,
     };
     let md = markdown(&report);
     print!("{md}");
-    if let Some(dir) = &s.out {
-        write(dir, &report, &md, &s.mark)?;
+    if let Some(dir) = out {
+        write(dir, &report, &md, mark)?;
     }
     Ok(report)
+}
+
+/// `text` quoted for a POSIX shell when it needs it.
+fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@%".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// The label of a sweep job: `sweep|<workload index>|<workload>|base` or
+/// `sweep|<workload index>|<workload>|config|<index>|<name>`.
+fn job_label(wi: usize, w: &str, config: Option<(usize, &str)>) -> String {
+    match config {
+        None => format!("sweep|{wi}|{w}|base"),
+        Some((i, name)) => format!("sweep|{wi}|{w}|config|{i}|{name}"),
+    }
+}
+
+/// `lcmp sim [OPTIONS] sweep ... --emit-jobs`: prints one shell command
+/// line per job (baselines, then each configuration, per workload and
+/// seed). Every job runs one seed and writes `lcmp sim --json` into the
+/// job directory; `lcmp sim merge DIR/*.json` scores them as the sweep
+/// would have.
+pub fn emit_jobs(base: &SimArgs, s: &SweepArgs) -> Result<(), SimError> {
+    let configs = grid(&s.vary)?;
+    let workloads = if s.workloads.is_empty() {
+        vec![base.workload.clone()]
+    } else {
+        s.workloads.clone()
+    };
+    let baselines = if s.baselines.is_empty() {
+        vec!["ecmp".to_string(), "ucmp".to_string()]
+    } else {
+        s.baselines.clone()
+    };
+    let mut lines = Vec::new();
+    let dir = s.job_dir.display().to_string();
+    for (wi, w) in workloads.iter().enumerate() {
+        let mut b = base.clone();
+        b.action = None;
+        b.workload = w.clone();
+        b.schemes = baselines.clone();
+        // Bad input fails here, before any job line is printed.
+        let seeds = experiment(&b)?.seeds;
+        let mut jobs: Vec<(String, SimArgs)> = vec![("base".into(), b.clone())];
+        for (i, c) in configs.iter().enumerate() {
+            let mut a = apply(&b, c)?;
+            a.workload = w.clone();
+            experiment(&a)?;
+            a.label = Some(job_label(wi, w, Some((i, &config_name(c)))));
+            jobs.push((format!("c{i:04}"), a));
+        }
+        jobs[0].1.label = Some(job_label(wi, w, None));
+        for seed in &seeds {
+            for (tag, a) in &jobs {
+                let mut a = a.clone();
+                a.seed = *seed;
+                a.seeds = Some(1);
+                a.json = true;
+                a.plot = None;
+                a.jobs = Some(1);
+                let mut words = vec![shell_quote(&s.job_command), "sim".into()];
+                words.extend(to_args(&a).iter().map(|x| shell_quote(x)));
+                words.extend(["--jobs".into(), "1".into()]);
+                let file = format!("{dir}/w{wi}-{tag}-s{seed}.json");
+                lines.push(format!(
+                    "mkdir -p {} && {} > {}",
+                    shell_quote(&dir),
+                    words.join(" "),
+                    shell_quote(&file)
+                ));
+            }
+        }
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    print!("{text}");
+    eprintln!(
+        "{} jobs; run them with `parallel < JOBFILE` or a Slurm array, then `lcmp sim merge {}/*.json`",
+        lines.len(),
+        dir
+    );
+    Ok(())
+}
+
+fn read_run_file(path: &Path) -> Result<(Option<String>, Vec<RunResult>), SimError> {
+    let text = std::fs::read_to_string(path).map_err(|e| out_err(path, e))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| SimError::Config(format!("{}: not lcmp sim JSON ({e})", path.display())))?;
+    let label = v
+        .get("config")
+        .and_then(|c| c.get("label"))
+        .and_then(|l| l.as_str())
+        .map(str::to_string);
+    let results = v.get("results").cloned().ok_or_else(|| {
+        SimError::Config(format!(
+            "{}: no `results` (not lcmp sim --json output)",
+            path.display()
+        ))
+    })?;
+    let results: Vec<RunResult> = serde_json::from_value(results)
+        .map_err(|e| SimError::Config(format!("{}: bad `results` ({e})", path.display())))?;
+    Ok((label, results))
+}
+
+/// `lcmp sim merge FILES...`: sweep jobs become the sweep's report; other
+/// runs are concatenated (ordered by load, scheme, seed) into the `lcmp
+/// sim` tables, JSON or figures.
+pub fn merge(m: &MergeArgs) -> Result<(), SimError> {
+    let started = std::time::Instant::now();
+    let mut files = Vec::new();
+    for f in &m.files {
+        files.push(read_run_file(f)?);
+    }
+    let sweep = !files.is_empty()
+        && files
+            .iter()
+            .all(|(l, _)| l.as_deref().is_some_and(|l| l.starts_with("sweep|")));
+    if !sweep {
+        let mut results: Vec<RunResult> = files.into_iter().flat_map(|(_, r)| r).collect();
+        results.sort_by(|a, b| {
+            a.load
+                .total_cmp(&b.load)
+                .then(a.scheme.cmp(&b.scheme))
+                .then(a.seed.cmp(&b.seed))
+        });
+        let title = format!("lcmp sim merge: {} files", m.files.len());
+        if m.json {
+            let doc = crate::report::JsonReport {
+                config: serde_json::json!({ "merged_files": m.files.len() }),
+                results: &results,
+                summary: summarise(&results),
+                comparisons: crate::report::compare(&results),
+            };
+            let text =
+                serde_json::to_string_pretty(&doc).map_err(|e| SimError::Output(e.to_string()))?;
+            println!("{text}");
+        } else {
+            print!("{}", crate::report::text(&title, &results));
+        }
+        if let Some(dir) = &m.plot {
+            crate::plot::write_all(dir, &title, &results)?;
+        }
+        return Ok(());
+    }
+    // Sweep jobs: group by label.
+    type Key = (usize, String, Option<(usize, String)>);
+    let mut groups: Vec<(Key, Vec<RunResult>)> = Vec::new();
+    for (label, results) in files {
+        let label = label.unwrap_or_default();
+        let parts: Vec<&str> = label.splitn(6, '|').collect();
+        let bad = || SimError::Config(format!("merge: bad sweep label `{label}`"));
+        let wi: usize = parts.get(1).and_then(|x| x.parse().ok()).ok_or_else(bad)?;
+        let w = parts.get(2).ok_or_else(bad)?.to_string();
+        let config = match parts.get(3) {
+            Some(&"base") => None,
+            Some(&"config") => {
+                let i: usize = parts.get(4).and_then(|x| x.parse().ok()).ok_or_else(bad)?;
+                Some((i, parts.get(5).ok_or_else(bad)?.to_string()))
+            }
+            _ => return Err(bad()),
+        };
+        let key = (wi, w, config);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.extend(results),
+            None => groups.push((key, results)),
+        }
+    }
+    groups.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut workloads: Vec<(usize, String)> = Vec::new();
+    let mut names: Vec<(usize, String)> = Vec::new();
+    for ((wi, w, c), _) in &groups {
+        if !workloads.iter().any(|(i, _)| i == wi) {
+            workloads.push((*wi, w.clone()));
+        }
+        if let Some((i, n)) = c {
+            if !names.iter().any(|(j, _)| j == i) {
+                names.push((*i, n.clone()));
+            }
+        }
+    }
+    names.sort();
+    let mut baselines: Vec<String> = Vec::new();
+    let mut seeds = 0;
+    for ((_, _, c), rs) in &groups {
+        if c.is_none() {
+            for r in rs {
+                if !baselines.contains(&r.scheme) {
+                    baselines.push(r.scheme.clone());
+                }
+            }
+            let mut ss: Vec<u64> = rs.iter().map(|r| r.seed).collect();
+            ss.sort_unstable();
+            ss.dedup();
+            seeds = seeds.max(ss.len());
+        }
+    }
+    let mut base_cells: Vec<(String, Vec<Cell>)> =
+        baselines.iter().map(|b| (b.clone(), Vec::new())).collect();
+    let mut config_cells: Vec<Vec<Cell>> = vec![Vec::new(); names.len()];
+    for ((_, w, c), rs) in &groups {
+        let sums = summarise(rs);
+        match c {
+            None => {
+                for (name, v) in &mut base_cells {
+                    v.extend(cells(w, &sums, name));
+                }
+            }
+            Some((i, _)) => {
+                let k = names.iter().position(|(j, _)| j == i).unwrap_or(0);
+                let scheme = rs.first().map_or("lcmp", |r| r.scheme.as_str());
+                config_cells[k].extend(cells(w, &sums, scheme));
+            }
+        }
+    }
+    conclude(
+        Outcome {
+            names: names.into_iter().map(|(_, n)| n).collect(),
+            base_cells,
+            config_cells,
+            workloads: workloads.into_iter().map(|(_, w)| w).collect(),
+            baselines,
+            seeds,
+            title_tail: format!("merged from {} job files", m.files.len()),
+            wall_time_s: started.elapsed().as_secs_f64(),
+        },
+        m.out.as_deref(),
+        &m.mark,
+    )
+    .map(|_| ())
 }
 
 fn pm(s: Spread) -> String {
@@ -534,8 +853,18 @@ mod test {
         Cell {
             workload: "w".into(),
             load,
-            p50: Spread { mean: p50, sd },
-            p99: Spread { mean: p99, sd },
+            p50: Spread {
+                mean: p50,
+                sd,
+                lo: p50,
+                hi: p50,
+            },
+            p99: Spread {
+                mean: p99,
+                sd,
+                lo: p99,
+                hi: p99,
+            },
         }
     }
 

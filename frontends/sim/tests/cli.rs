@@ -274,3 +274,87 @@ fn a_sweep_ranks_configurations_and_writes_its_report() {
         );
     }
 }
+
+#[test]
+fn a_loads_traffic_does_not_depend_on_its_position_in_the_list() {
+    let alone = exp(&["--load", "0.5"]).expect("valid");
+    let listed = exp(&["--load", "0.3,0.5,0.8"]).expect("valid");
+    let a = alone.flows(0, 4);
+    assert!(a.len() > 1000);
+    assert_eq!(a, listed.flows(1, 4));
+    assert_ne!(a, listed.flows(0, 4));
+    // The window enters only through the arrival times' cut-off.
+    let other_window = exp(&["--load", "0.5", "--window", "0.05"]).expect("valid");
+    let b = other_window.flows(0, 4);
+    assert_eq!(b[..], a[..b.len()]);
+}
+
+#[test]
+fn job_command_lines_parse_back_to_the_same_arguments() {
+    let args = [
+        "--topology",
+        "bso13",
+        "--workload",
+        "fbhadoop",
+        "--load",
+        "0.3,0.55",
+        "--schemes",
+        "ecmp,lcmp-tuned",
+        "--weights",
+        "beta=2",
+        "--pair",
+        "DC1:DC13",
+        "--focus",
+        "DC1:DC13",
+        "--preset",
+        "paper",
+        "--load-ref",
+        "interdc",
+        "--window",
+        "0.125",
+        "--seed",
+        "7",
+        "--seeds",
+        "3",
+        "--hosts-per-dc",
+        "8",
+        "--dt-us",
+        "5",
+        "--sample-us",
+        "200",
+        "--model",
+        "packet",
+        "--bins",
+        "20",
+        "--saturation",
+        "9",
+        "--buffer",
+        "5GB",
+        "--ideal",
+        "rtt",
+        "--ack-path",
+        "routed",
+        "--flow-id",
+        "artifact",
+        "--idle-timeout-ms",
+        "2000",
+        "--queue-thresholds",
+        "wrap32:5GB",
+        "--sampling",
+        "decision",
+        "--profile",
+        "tuned",
+        "--band",
+        "8",
+        "--json",
+        "--no-cc",
+    ];
+    let a = Cli::try_parse_from(core::iter::once("sim").chain(args))
+        .expect("parses")
+        .sim;
+    let back = lcmp_sim::cli::to_args(&a);
+    let b = Cli::try_parse_from(core::iter::once("sim".to_string()).chain(back))
+        .expect("parses back")
+        .sim;
+    assert_eq!(a, b);
+}

@@ -1,0 +1,1064 @@
+//! The packet-level model (`lcmp sim --model packet`): a discrete-event
+//! RoCE network in integer picoseconds, driven by the real
+//! `lcmp-decide` core at every DCI switch for every packet.
+//!
+//! * **Fabric** ([`fabric`]): behind every DCI switch, a leaf-spine fabric
+//!   as in the paper's testbed (§6.1): hosts on leaves (4 per leaf), two
+//!   spines, every leaf with one uplink per spine (4 × 100 Gbps down, 2 ×
+//!   100 Gbps up: 2:1 oversubscribed), 100 Gbps and 1 µs intra-DC links,
+//!   400 Gbps spine-DCI links; the inter-DC links of the topology between
+//!   the DCI switches. Leaves and DCI switches spread flows over the
+//!   spines by a per-flow hash.
+//! * **Ports** are store-and-forward: a packet is received whole, queued
+//!   at its egress port and serialised at the port's rate, then
+//!   propagates; each port's wire is a FIFO, so the event queue (a binary
+//!   heap of deadlines) holds one event per busy port and wire, not one
+//!   per packet in flight.
+//! * **Switch buffers** ([`mmu`]): one shared buffer per switch with
+//!   per-ingress PFC accounting (reserve, dynamic threshold, headroom);
+//!   PAUSE and RESUME frames take the link's propagation delay to reach
+//!   the upstream port, which then stops sending data (the packet being
+//!   serialised finishes). One FIFO per egress port for data, so a paused
+//!   port blocks every flow behind it (head-of-line blocking), and pauses
+//!   spread upstream hop by hop.
+//! * **ECN**: every switch marks data packets at dequeue with the RED
+//!   curve of its port's rate ([`mmu::EcnCurve`], the artifact's maps).
+//! * **Senders**: each flow is a queue pair on its host's NIC, paced at
+//!   its DCQCN rate ([`dcqcn`]); the NIC serves ready queue pairs in
+//!   round-robin, acknowledgements first. Receivers acknowledge every
+//!   packet (`L2_ACK_INTERVAL 1`), echoing ECN marks as a congestion flag
+//!   (the CNP, on the reverse path), and answer a gap with a NACK: the
+//!   sender goes back to the first missing packet (go-back-N). An RTO
+//!   (not in the artifact) recovers a lost tail.
+//! * **Routing**: at a DCI switch a packet towards another DC is routed by
+//!   the switch's [`Decider`] (`on_packet` per packet, so the flow cache
+//!   pins and refreshes flows); acknowledgements are a flow of their own,
+//!   routed back by the destination's decider. Every `sample_us` each DCI
+//!   switch's decider is fed the data bytes queued at each inter-DC port
+//!   (or, with `sample_on_decision`, right before a flow's first packet at
+//!   that switch).
+//!
+//! Deterministic for a seed: one event order (time, then insertion), and
+//! every random draw (ECN marks) from a per-switch PCG32.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use lcmp_decide::{Decider, DeciderConfig, FlowKey, GroupId, Instant, PortId, Scheme};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{
+    artifact_flow_id, artifact_ip, AckPath, EngineConfig, FlowIdentity, FlowOutcome, FlowSpec,
+    LinkOutcome, RunOutput, ARTIFACT_DPORT,
+};
+use crate::network::Network;
+
+pub mod dcqcn;
+mod fabric;
+pub mod mmu;
+
+use dcqcn::{DcqcnParams, Rp};
+use fabric::{Fabric, NodeKind};
+use mmu::PfcAction;
+
+/// Ports per simulated decider (the core's maximum).
+const PORTS: usize = 64;
+/// Flow-cache slots per simulated decider.
+const FLOWS: usize = 1 << 15;
+type Switch = Decider<PORTS, FLOWS>;
+
+/// Picoseconds per microsecond.
+pub const PS_PER_US: u64 = 1_000_000;
+
+/// The packet model's settings. [`PacketConfig::DEFAULT`] is the
+/// artifact's testbed (docs/simulator.md lists each value's source).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PacketConfig {
+    /// Payload bytes per data packet (`PACKET_PAYLOAD_SIZE`).
+    pub payload_bytes: u32,
+    /// Header bytes per data packet (Ethernet 14 + FCS 4, IPv4 20, UDP 8,
+    /// RoCE BTH 12).
+    pub header_bytes: u32,
+    /// Bytes of an acknowledgement or NACK on the wire.
+    pub ack_bytes: u32,
+    /// Hosts per leaf switch.
+    pub hosts_per_leaf: u16,
+    /// Spine switches per DC.
+    pub spines: u16,
+    /// Host-leaf and leaf-spine link rate, bits per second.
+    pub intra_bps: u64,
+    /// Spine-DCI link rate, bits per second.
+    pub spine_dci_bps: u64,
+    /// Intra-DC link delay, picoseconds.
+    pub intra_delay_ps: u64,
+    /// Buffer of every leaf and spine switch, bytes (`BUFFER_SIZE`, MB).
+    pub switch_buffer_bytes: u64,
+    /// Reserve per ingress queue, bytes.
+    pub reserve_bytes: u64,
+    /// Dynamic PFC threshold shift: a queue may take `free >> shift`.
+    pub pfc_shift: u32,
+    /// RESUME hysteresis, bytes.
+    pub resume_offset_bytes: u64,
+    /// Headroom per ingress as a multiple of its link's rate × delay (the
+    /// artifact's `third.cc`: 3), plus two packets.
+    pub headroom_factor: u64,
+    /// DCQCN at the senders; off, every sender stays at line rate.
+    pub dcqcn: bool,
+    /// DCQCN's parameters.
+    pub dcqcn_params: DcqcnParams,
+    /// Least time between two NACKs of a queue pair, picoseconds.
+    pub nack_interval_ps: u64,
+    /// Go back to the first unacknowledged packet if nothing was
+    /// acknowledged for this long after the last packet left, picoseconds.
+    pub rto_ps: u64,
+    /// Acknowledgements in a priority queue at switches that PFC never
+    /// pauses (`ACK_HIGH_PRIO`; the artifact's 0 puts them behind data).
+    pub ack_high_priority: bool,
+}
+
+impl PacketConfig {
+    /// The artifact's testbed and settings.
+    pub const DEFAULT: PacketConfig = PacketConfig {
+        payload_bytes: 1000,
+        header_bytes: 58,
+        ack_bytes: 64,
+        hosts_per_leaf: 4,
+        spines: 2,
+        intra_bps: 100_000_000_000,
+        spine_dci_bps: 400_000_000_000,
+        intra_delay_ps: PS_PER_US,
+        switch_buffer_bytes: 32 << 20,
+        reserve_bytes: 4096,
+        pfc_shift: 3,
+        resume_offset_bytes: 3 * 1024,
+        headroom_factor: 3,
+        dcqcn: true,
+        dcqcn_params: DcqcnParams::ARTIFACT,
+        nack_interval_ps: 500 * PS_PER_US,
+        rto_ps: 2_000_000 * PS_PER_US,
+        ack_high_priority: false,
+    };
+}
+
+impl Default for PacketConfig {
+    fn default() -> Self {
+        PacketConfig::DEFAULT
+    }
+}
+
+/// Counters of one packet-model run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PacketStats {
+    /// Events processed.
+    pub events: u64,
+    /// Data packets put on a host's wire (retransmissions included).
+    pub data_packets: u64,
+    /// Of those, retransmissions (go-back-N).
+    pub retransmitted: u64,
+    /// Acknowledgements sent.
+    pub acks: u64,
+    /// NACKs sent.
+    pub nacks: u64,
+    /// Data packets marked with ECN.
+    pub ecn_marked: u64,
+    /// Acknowledgements that carried the congestion flag (CNPs).
+    pub cnps: u64,
+    /// DCQCN rate cuts.
+    pub rate_cuts: u64,
+    /// PAUSE frames sent, by the switch kind that sent them: leaf, spine,
+    /// DCI.
+    pub pauses: [u64; 3],
+    /// PAUSE frames that reached a host NIC.
+    pub host_pauses: u64,
+    /// Packets dropped for lack of buffer.
+    pub drops: u64,
+    /// When each switch kind (leaf, spine, DCI) sent its first PAUSE,
+    /// microseconds.
+    pub first_pause_us: [Option<f64>; 3],
+    /// Packets without a route (or past their hop limit).
+    pub unroutable: u64,
+    /// Largest data queue at any DCI inter-DC port, bytes.
+    pub max_dci_queue_bytes: u64,
+    /// Largest data queue at any leaf or spine port, bytes.
+    pub max_fabric_queue_bytes: u64,
+}
+
+/// A packet: 16 bytes, moved by value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Pkt {
+    flow: u32,
+    /// Data: packet index; ACK / NACK: the next packet expected.
+    seq: u32,
+    kind: Kind,
+    ecn: bool,
+    /// The flow's first transmission of packet 0 (records the path).
+    first: bool,
+    ttl: u8,
+    size: u16,
+    in_port: u16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Data,
+    Ack,
+    Nack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// The head of a port's wire reaches the peer.
+    Deliver(u32, u16),
+    /// A port finished serialising a packet.
+    PortFree(u32, u16),
+    /// A host's NIC may have a queue pair ready.
+    NicWake(u32),
+    /// A PAUSE (`true`) or RESUME frame reaches a port.
+    Pfc(u32, u16, bool),
+    /// A DCQCN deadline of a flow.
+    Rp(u32),
+    /// A flow's retransmission timer (flow, generation).
+    Rto(u32, u32),
+    /// The next flow starts.
+    Arrival,
+    /// The deciders' queue samples.
+    Sample,
+}
+
+struct Flow {
+    spec: usize,
+    src_host: u32,
+    dst_host: u32,
+    src_dc: u16,
+    dst_dc: u16,
+    n_pkts: u32,
+    last_payload: u32,
+    snd_nxt: u32,
+    snd_una: u32,
+    /// Highest packet ever sent + 1 (retransmissions below it).
+    high: u32,
+    in_heap: bool,
+    rcv_next: u32,
+    last_nack_ps: Option<u64>,
+    start_ps: u64,
+    done: bool,
+    rp: Rp,
+    rp_next: u64,
+    rto_gen: u32,
+    hash_data: u32,
+    hash_ack: u32,
+    key: FlowKey,
+    ack_key: FlowKey,
+    /// Under artifact flow ids: the key each DCI switch (index) knows the
+    /// data and the acknowledgements by, once resolved.
+    aliases: Vec<(u16, bool, FlowKey)>,
+    /// DCI switches (bit per index) that saw the data / ACK flow.
+    seen: [u64; 2],
+    path: Vec<u32>,
+    first_sent: bool,
+    delivered: u64,
+}
+
+struct Host {
+    /// Ready queue pairs: (ready time, round-robin order, flow).
+    ready: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    wake_at: u64,
+}
+
+/// Runs `specs` over `net` at packet level, every DCI switch a real
+/// [`Decider`] with `cfg.scheme`. `window_us` only scopes the link
+/// statistics. The result has the fluid engine's shape, with
+/// [`RunOutput::packet`] set.
+pub fn run(net: &Network, cfg: &EngineConfig, specs: &[FlowSpec], window_us: f64) -> RunOutput {
+    let mut sim = Sim::new(net, cfg, specs, window_us);
+    sim.main_loop();
+    sim.finish()
+}
+
+struct Sim<'a> {
+    net: &'a Network,
+    cfg: &'a EngineConfig,
+    pc: &'a PacketConfig,
+    specs: &'a [FlowSpec],
+    window_ps: u64,
+    fab: Fabric,
+    deciders: Vec<Box<Switch>>,
+    flows: Vec<Flow>,
+    outcomes: Vec<FlowOutcome>,
+    hosts: Vec<Host>,
+    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    seq: u64,
+    rr: u64,
+    now: u64,
+    order: Vec<usize>,
+    next_arrival: usize,
+    finished: usize,
+    links: Vec<LinkOutcome>,
+    stats: PacketStats,
+    aliases: HashMap<(u16, u16, u32), FlowKey>,
+    unrouted_flows: u64,
+    bytes_delivered: u64,
+}
+
+fn mix(mut x: u64) -> u32 {
+    // SplitMix64's finaliser: a fixed, seedable per-flow hash.
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (x ^ (x >> 31)) as u32
+}
+
+/// Serialisation time of `bytes` at `rate_bps`, picoseconds.
+fn tx_ps(bytes: u64, rate_bps: u64) -> u64 {
+    (u128::from(bytes) * 8 * 1_000_000_000_000 / u128::from(rate_bps.max(1))) as u64
+}
+
+impl<'a> Sim<'a> {
+    fn new(net: &'a Network, cfg: &'a EngineConfig, specs: &'a [FlowSpec], window_us: f64) -> Self {
+        let pc = &cfg.packet;
+        let fab = Fabric::new(net, cfg);
+        let deciders = net
+            .tables
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut dc = DeciderConfig::DEFAULT;
+                dc.scheme = cfg.scheme;
+                dc.seed = cfg
+                    .hash_seed
+                    .wrapping_mul(0x9E37_79B9)
+                    .wrapping_add((i as u32).wrapping_mul(0x85EB_CA6B));
+                let mut d = Box::new(Switch::new(dc));
+                // `Network::new` built these with `build_tables`.
+                let _ = d.install(t);
+                d
+            })
+            .collect();
+        let hosts = (0..fab.nodes.len())
+            .map(|_| Host {
+                ready: BinaryHeap::new(),
+                wake_at: u64::MAX,
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..specs.len()).collect();
+        order.sort_by(|&a, &b| {
+            specs[a]
+                .start_us
+                .total_cmp(&specs[b].start_us)
+                .then(a.cmp(&b))
+        });
+        let outcomes = specs
+            .iter()
+            .map(|s| FlowOutcome {
+                path: Vec::new(),
+                fct_us: None,
+                ideal_us: crate::engine::ideal_us(net, cfg, s),
+            })
+            .collect();
+        Sim {
+            net,
+            cfg,
+            pc,
+            specs,
+            window_ps: (window_us.max(0.0) * PS_PER_US as f64) as u64,
+            fab,
+            deciders,
+            flows: Vec::with_capacity(specs.len()),
+            outcomes,
+            hosts,
+            heap: BinaryHeap::new(),
+            seq: 0,
+            rr: 0,
+            now: 0,
+            order,
+            next_arrival: 0,
+            finished: 0,
+            links: vec![LinkOutcome::default(); net.links.len()],
+            stats: PacketStats::default(),
+            aliases: HashMap::new(),
+            unrouted_flows: 0,
+            bytes_delivered: 0,
+        }
+    }
+
+    fn at(&mut self, t: u64, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Reverse((t, self.seq, ev)));
+    }
+
+    fn main_loop(&mut self) {
+        if let Some(&first) = self.order.first() {
+            let t = (self.specs[first].start_us.max(0.0) * PS_PER_US as f64) as u64;
+            self.at(t, Ev::Arrival);
+            self.at(0, Ev::Sample);
+        }
+        let max_ps = (self.cfg.max_time_us.max(0.0) * PS_PER_US as f64) as u64;
+        while let Some(Reverse((t, _, ev))) = self.heap.pop() {
+            if t > max_ps {
+                break;
+            }
+            self.now = t;
+            self.stats.events += 1;
+            match ev {
+                Ev::Deliver(n, p) => self.deliver(n, p),
+                Ev::PortFree(n, p) => {
+                    if let Some(port) = self.fab.port_mut(n, p) {
+                        port.busy = false;
+                    }
+                    self.try_tx(n, p);
+                }
+                Ev::NicWake(h) => {
+                    if let Some(host) = self.hosts.get_mut(h as usize) {
+                        if host.wake_at <= t {
+                            host.wake_at = u64::MAX;
+                        }
+                    }
+                    self.try_tx(h, 0);
+                }
+                Ev::Pfc(n, p, pause) => {
+                    if let Some(port) = self.fab.port_mut(n, p) {
+                        port.paused = pause;
+                    }
+                    if pause && self.fab.is_host(n) {
+                        self.stats.host_pauses += 1;
+                    }
+                    if !pause {
+                        self.try_tx(n, p);
+                    }
+                }
+                Ev::Rp(f) => self.rp_timeout(f),
+                Ev::Rto(f, gen) => self.rto(f, gen),
+                Ev::Arrival => self.arrival(),
+                Ev::Sample => {
+                    if self.finished < self.specs.len() {
+                        self.sample_all();
+                        let every = u64::from(self.cfg.sample_us.max(1)) * PS_PER_US;
+                        self.at(t + every, Ev::Sample);
+                    }
+                }
+            }
+            if self.finished >= self.specs.len() {
+                break;
+            }
+        }
+    }
+
+    fn instant(&self) -> Instant {
+        Instant::from_ticks((self.now / PS_PER_US) as u32)
+    }
+
+    fn sample_all(&mut self) {
+        if self.cfg.sample_on_decision {
+            return;
+        }
+        for d in 0..self.deciders.len() {
+            self.sample_switch(d);
+        }
+    }
+
+    /// Feeds DCI switch `d`'s decider the data bytes queued at each of its
+    /// inter-DC ports.
+    fn sample_switch(&mut self, d: usize) {
+        let now = self.instant();
+        let node = self.fab.dci[d];
+        for &(core, port) in &self.fab.core_ports[d] {
+            let depth = self.fab.port(node, port).map_or(0, |p| p.data_bytes);
+            if let Some(sw) = self.deciders.get_mut(d) {
+                let _ = sw.sample(now, PortId(core), depth);
+            }
+        }
+    }
+
+    fn arrival(&mut self) {
+        while let Some(&i) = self.order.get(self.next_arrival) {
+            let start = (self.specs[i].start_us.max(0.0) * PS_PER_US as f64) as u64;
+            if start > self.now {
+                self.at(start, Ev::Arrival);
+                return;
+            }
+            self.next_arrival += 1;
+            self.admit(i);
+        }
+    }
+
+    fn admit(&mut self, i: usize) {
+        let spec = self.specs[i];
+        let f = self.flows.len() as u32;
+        let (Some(sd), Some(dd)) = (self.net.index(spec.src_dc), self.net.index(spec.dst_dc))
+        else {
+            self.unrouted_flows += 1;
+            self.finished += 1;
+            return;
+        };
+        let hosts = u32::from(self.cfg.hosts_per_dc.max(1));
+        let src_host = self.fab.host(sd, spec.src_host);
+        let dst_host = self.fab.host(dd, spec.dst_host);
+        let payload = u64::from(self.pc.payload_bytes.max(1));
+        let n_pkts = spec.size.max(1).div_ceil(payload);
+        let last_payload = spec.size.max(1) - (n_pkts - 1) * payload;
+        let key = spec.key();
+        let ack_key = spec.ack_key();
+        let salt = u64::from(self.cfg.hash_seed) << 32;
+        let flow = Flow {
+            spec: i,
+            src_host,
+            dst_host,
+            src_dc: sd as u16,
+            dst_dc: dd as u16,
+            n_pkts: n_pkts.min(u64::from(u32::MAX)) as u32,
+            last_payload: last_payload as u32,
+            snd_nxt: 0,
+            snd_una: 0,
+            high: 0,
+            in_heap: false,
+            rcv_next: 0,
+            last_nack_ps: None,
+            start_ps: self.now,
+            done: false,
+            rp: Rp::new(self.cfg.nic_bps, self.now),
+            rp_next: u64::MAX,
+            rto_gen: 0,
+            hash_data: mix(salt ^ (u64::from(f) << 1)),
+            hash_ack: mix(salt ^ ((u64::from(f) << 1) | 1)),
+            key,
+            ack_key,
+            aliases: Vec::new(),
+            seen: [0; 2],
+            path: Vec::new(),
+            first_sent: false,
+            delivered: 0,
+        };
+        let _ = hosts;
+        self.flows.push(flow);
+        if sd == dd {
+            // Intra-DC flows are outside this model (traffic is inter-DC).
+            self.flows[f as usize].done = true;
+            self.unrouted_flows += 1;
+            self.finished += 1;
+            return;
+        }
+        self.push_ready(src_host, f, self.now);
+        self.try_tx(src_host, 0);
+    }
+
+    fn push_ready(&mut self, host: u32, f: u32, t: u64) {
+        self.rr += 1;
+        let rr = self.rr;
+        if let Some(h) = self.hosts.get_mut(host as usize) {
+            h.ready.push(Reverse((t, rr, f)));
+        }
+        if let Some(fl) = self.flows.get_mut(f as usize) {
+            fl.in_heap = true;
+        }
+    }
+
+    fn wire_bytes(&self, fl: &Flow, seq: u32) -> u64 {
+        let payload = if seq + 1 >= fl.n_pkts {
+            fl.last_payload
+        } else {
+            self.pc.payload_bytes
+        };
+        u64::from(payload + self.pc.header_bytes)
+    }
+
+    /// The next data packet of host `h`'s NIC, if a queue pair is ready
+    /// now (else a wake-up at the earliest ready time).
+    fn nic_next(&mut self, h: u32) -> Option<Pkt> {
+        loop {
+            let &Reverse((ready, _, f)) = self.hosts.get(h as usize)?.ready.peek()?;
+            if ready > self.now {
+                let host = self.hosts.get_mut(h as usize)?;
+                if ready < host.wake_at {
+                    host.wake_at = ready;
+                    self.at(ready, Ev::NicWake(h));
+                }
+                return None;
+            }
+            self.hosts.get_mut(h as usize)?.ready.pop();
+            let fl = self.flows.get_mut(f as usize)?;
+            if fl.done || fl.snd_nxt >= fl.n_pkts {
+                fl.in_heap = false;
+                continue;
+            }
+            let seq = fl.snd_nxt;
+            fl.snd_nxt += 1;
+            if seq < fl.high {
+                self.stats.retransmitted += 1;
+            }
+            let fl = &mut self.flows[f as usize];
+            fl.high = fl.high.max(fl.snd_nxt);
+            let first = seq == 0 && !fl.first_sent;
+            fl.first_sent = true;
+            let size = self.wire_bytes(&self.flows[f as usize], seq);
+            let fl = &self.flows[f as usize];
+            let rate = if self.pc.dcqcn {
+                fl.rp.rc_bps
+            } else {
+                self.cfg.nic_bps
+            };
+            let more = fl.snd_nxt < fl.n_pkts;
+            if more {
+                let next = self.now + tx_ps(size, rate);
+                self.push_ready(h, f, next);
+            } else {
+                self.flows[f as usize].in_heap = false;
+                self.arm_rto(f);
+            }
+            self.stats.data_packets += 1;
+            return Some(Pkt {
+                flow: f,
+                seq,
+                kind: Kind::Data,
+                ecn: false,
+                first,
+                ttl: 64,
+                size: size as u16,
+                in_port: 0,
+            });
+        }
+    }
+
+    fn arm_rto(&mut self, f: u32) {
+        let Some(fl) = self.flows.get_mut(f as usize) else {
+            return;
+        };
+        fl.rto_gen = fl.rto_gen.wrapping_add(1);
+        let gen = fl.rto_gen;
+        let t = self.now + self.pc.rto_ps;
+        self.at(t, Ev::Rto(f, gen));
+    }
+
+    fn rto(&mut self, f: u32, gen: u32) {
+        let Some(fl) = self.flows.get_mut(f as usize) else {
+            return;
+        };
+        if fl.done || fl.rto_gen != gen {
+            return;
+        }
+        // Nothing acknowledged since the last packet left: go back.
+        fl.snd_nxt = fl.snd_una;
+        let host = fl.src_host;
+        if !fl.in_heap {
+            self.push_ready(host, f, self.now);
+        }
+        self.try_tx(host, 0);
+    }
+
+    /// Starts serialising the next packet of port `p` of node `n` if it is
+    /// idle: control first, then data unless paused.
+    fn try_tx(&mut self, n: u32, p: u16) {
+        let is_host = self.fab.is_host(n);
+        let Some(port) = self.fab.port_mut(n, p) else {
+            return;
+        };
+        if port.busy {
+            return;
+        }
+        let pkt = if let Some(pkt) = port.ctrl.pop_front() {
+            pkt
+        } else if port.paused {
+            return;
+        } else if is_host {
+            match self.nic_next(n) {
+                Some(pkt) => pkt,
+                None => return,
+            }
+        } else {
+            let Some(mut pkt) = port.data.pop_front() else {
+                return;
+            };
+            port.data_bytes -= u64::from(pkt.size);
+            let (curve, depth) = (port.ecn, port.data_bytes);
+            if pkt.kind == Kind::Data && curve.probability(depth) > 0.0 {
+                let mark = self.fab.rng(n).is_some_and(|r| curve.mark(depth, r));
+                if mark {
+                    if !pkt.ecn {
+                        self.stats.ecn_marked += 1;
+                    }
+                    pkt.ecn = true;
+                }
+            }
+            // The packet leaves the switch's buffer.
+            let action = self.fab.release(n, pkt.in_port, u64::from(pkt.size));
+            if action == PfcAction::Resume {
+                self.send_pfc(n, pkt.in_port, false);
+            }
+            pkt
+        };
+        self.transmit(n, p, pkt);
+    }
+
+    fn transmit(&mut self, n: u32, p: u16, pkt: Pkt) {
+        let now = self.now;
+        let window = self.window_ps;
+        let Some(port) = self.fab.port_mut(n, p) else {
+            return;
+        };
+        port.busy = true;
+        let tx = tx_ps(u64::from(pkt.size), port.rate_bps);
+        let arrive = now + tx + port.delay_ps;
+        port.wire.push_back((arrive, pkt));
+        let first_on_wire = port.wire.len() == 1;
+        if let Some(l) = port.net_link {
+            if let Some(s) = self.links.get_mut(l as usize) {
+                s.bytes += u64::from(pkt.size);
+                if now < window {
+                    s.served_in_window += u64::from(pkt.size);
+                }
+            }
+        }
+        if first_on_wire {
+            self.at(arrive, Ev::Deliver(n, p));
+        }
+        self.at(now + tx, Ev::PortFree(n, p));
+    }
+
+    fn deliver(&mut self, n: u32, p: u16) {
+        let now = self.now;
+        let Some(port) = self.fab.port_mut(n, p) else {
+            return;
+        };
+        let Some((_, pkt)) = port.wire.pop_front() else {
+            return;
+        };
+        let next = port.wire.front().map(|w| w.0);
+        let (peer, peer_port) = (port.peer, port.peer_port);
+        if let Some(t) = next {
+            self.at(t.max(now), Ev::Deliver(n, p));
+        }
+        self.receive(peer, peer_port, pkt);
+    }
+
+    fn receive(&mut self, n: u32, in_port: u16, mut pkt: Pkt) {
+        if self.fab.is_host(n) {
+            self.host_receive(n, pkt);
+            return;
+        }
+        pkt.ttl = pkt.ttl.saturating_sub(1);
+        let Some(out) = (if pkt.ttl == 0 {
+            None
+        } else {
+            self.route(n, &pkt)
+        }) else {
+            self.stats.unroutable += 1;
+            return;
+        };
+        pkt.in_port = in_port;
+        let ctrl = pkt.kind != Kind::Data && self.pc.ack_high_priority;
+        if ctrl {
+            if let Some(port) = self.fab.port_mut(n, out) {
+                port.ctrl.push_back(pkt);
+            }
+        } else {
+            match self.fab.admit(n, in_port, u64::from(pkt.size)) {
+                Err(()) => {
+                    self.stats.drops += 1;
+                    return;
+                }
+                Ok(PfcAction::Pause) => self.send_pfc(n, in_port, true),
+                Ok(_) => {}
+            }
+            let now = self.now;
+            let window = self.window_ps;
+            let is_dci = matches!(self.fab.nodes[n as usize].kind, NodeKind::Dci { .. });
+            let Some(port) = self.fab.port_mut(n, out) else {
+                return;
+            };
+            port.data.push_back(pkt);
+            port.data_bytes += u64::from(pkt.size);
+            let depth = port.data_bytes;
+            if let Some(l) = port.net_link {
+                self.stats.max_dci_queue_bytes = self.stats.max_dci_queue_bytes.max(depth);
+                if let Some(s) = self.links.get_mut(l as usize) {
+                    s.max_queue_bytes = s.max_queue_bytes.max(depth);
+                    if now < window {
+                        s.bytes_in_window += u64::from(pkt.size);
+                    }
+                }
+            } else if !is_dci {
+                self.stats.max_fabric_queue_bytes = self.stats.max_fabric_queue_bytes.max(depth);
+            }
+        }
+        self.try_tx(n, out);
+    }
+
+    /// Sends PAUSE or RESUME to the upstream end of ingress `port` of
+    /// switch `n`; it arrives after the link's propagation delay.
+    fn send_pfc(&mut self, n: u32, port: u16, pause: bool) {
+        let Some(p) = self.fab.port(n, port) else {
+            return;
+        };
+        let (peer, peer_port, delay) = (p.peer, p.peer_port, p.delay_ps);
+        if pause {
+            let k = match self.fab.nodes[n as usize].kind {
+                NodeKind::Leaf { .. } => 0,
+                NodeKind::Spine { .. } => 1,
+                _ => 2,
+            };
+            self.stats.pauses[k] += 1;
+            if self.stats.first_pause_us[k].is_none() {
+                self.stats.first_pause_us[k] = Some(self.now as f64 / PS_PER_US as f64);
+            }
+        }
+        let t = self.now + delay;
+        self.at(t, Ev::Pfc(peer, peer_port, pause));
+    }
+
+    /// The egress port of a packet at switch `n`.
+    fn route(&mut self, n: u32, pkt: &Pkt) -> Option<u16> {
+        let fl = self.flows.get(pkt.flow as usize)?;
+        let data = pkt.kind == Kind::Data;
+        let (dst_dc, dst_host) = if data {
+            (fl.dst_dc, fl.dst_host)
+        } else {
+            (fl.src_dc, fl.src_host)
+        };
+        let hash = if data { fl.hash_data } else { fl.hash_ack };
+        let (hdc, hleaf, hport) = self.fab.host_place(dst_host, self.pc.hosts_per_leaf)?;
+        let spines = u32::from(self.pc.spines.max(1));
+        match self.fab.nodes.get(n as usize)?.kind {
+            NodeKind::Host { .. } => None,
+            NodeKind::Leaf { dc, index } => {
+                if dc == hdc && index == hleaf {
+                    Some(hport)
+                } else {
+                    Some(self.pc.hosts_per_leaf + (hash % spines) as u16)
+                }
+            }
+            NodeKind::Spine { dc } => {
+                if dc == hdc {
+                    Some(hleaf)
+                } else {
+                    Some(self.fab.leaves_per_dc)
+                }
+            }
+            NodeKind::Dci { dc } => {
+                if dc == dst_dc {
+                    return Some((hash % spines) as u16);
+                }
+                self.decide(n, dc, pkt, dst_dc)
+            }
+        }
+    }
+
+    /// The decider of DCI switch `dc` routes a packet towards `dst_dc`.
+    fn decide(&mut self, _n: u32, dc: u16, pkt: &Pkt, dst_dc: u16) -> Option<u16> {
+        let d = usize::from(dc);
+        let data = pkt.kind == Kind::Data;
+        let group = GroupId(*self.net.dcs.get(usize::from(dst_dc))?);
+        let (key, new_key) = self.key_at(pkt.flow, d, data, group.0)?;
+        let fl = self.flows.get_mut(pkt.flow as usize)?;
+        let bit = 1u64 << (d % 64);
+        let first_here = fl.seen[usize::from(!data)] & bit == 0;
+        fl.seen[usize::from(!data)] |= bit;
+        // Sampled right before a decision: the first packet of a key this
+        // switch has not seen (under artifact flow ids, a flow whose key an
+        // earlier flow holds follows that pin undecided, and unsampled).
+        if self.cfg.sample_on_decision && first_here && new_key {
+            self.sample_switch(d);
+        }
+        let now = self.instant();
+        let core = self
+            .deciders
+            .get_mut(d)?
+            .on_packet(now, &key, group)
+            .port()?;
+        let (port, link) = self.fab.core_port(d, core)?;
+        if data && pkt.first {
+            let fl = self.flows.get_mut(pkt.flow as usize)?;
+            fl.path.push(link);
+            if let Some(s) = self.links.get_mut(link as usize) {
+                s.flows += 1;
+            }
+        }
+        Some(port)
+    }
+
+    /// The key the flow (`data`) or its acknowledgements are known by at
+    /// DCI switch `d`: the 5-tuple, or under artifact flow ids the first
+    /// 5-tuple of that switch, destination and artifact key; and whether
+    /// the key was new there when first asked (always, for 5-tuples).
+    fn key_at(&mut self, f: u32, d: usize, data: bool, group: u16) -> Option<(FlowKey, bool)> {
+        let fl = self.flows.get(f as usize)?;
+        let own = if data { fl.key } else { fl.ack_key };
+        if self.cfg.flow_id != FlowIdentity::Artifact || self.cfg.scheme == Scheme::Ecmp {
+            return Some((own, true));
+        }
+        if let Some(&(_, _, k)) = fl
+            .aliases
+            .iter()
+            .find(|a| usize::from(a.0) == d && a.1 == data)
+        {
+            return Some((k, false));
+        }
+        let spec = self.specs.get(fl.spec)?;
+        let hosts = u32::from(self.cfg.hosts_per_dc.max(1));
+        let node = |dc: u16, host: u16| {
+            let i = self.net.index(dc).unwrap_or(0) as u32;
+            i.wrapping_mul(hosts).wrapping_add(u32::from(host) % hosts)
+        };
+        let (sip, dip) = (
+            artifact_ip(node(spec.src_dc, spec.src_host)),
+            artifact_ip(node(spec.dst_dc, spec.dst_host)),
+        );
+        let id = if data {
+            artifact_flow_id(sip, dip, spec.sport, ARTIFACT_DPORT)
+        } else {
+            artifact_flow_id(dip, sip, ARTIFACT_DPORT, spec.sport)
+        };
+        let entry = self.aliases.entry((d as u16, group, id));
+        let new_key = matches!(entry, std::collections::hash_map::Entry::Vacant(_));
+        let k = *entry.or_insert(own);
+        self.flows
+            .get_mut(f as usize)?
+            .aliases
+            .push((d as u16, data, k));
+        Some((k, new_key))
+    }
+
+    fn host_receive(&mut self, h: u32, pkt: Pkt) {
+        let now = self.now;
+        let f = pkt.flow as usize;
+        let Some(fl) = self.flows.get_mut(f) else {
+            return;
+        };
+        match pkt.kind {
+            Kind::Data => {
+                let ack_kind;
+                if pkt.seq == fl.rcv_next {
+                    fl.rcv_next += 1;
+                    let payload = u64::from(pkt.size) - u64::from(self.pc.header_bytes);
+                    fl.delivered += payload;
+                    self.bytes_delivered += payload;
+                    ack_kind = Kind::Ack;
+                    if fl.rcv_next == fl.n_pkts && self.cfg.ack_path == AckPath::None && !fl.done {
+                        fl.done = true;
+                        let fct = (now - fl.start_ps) as f64 / PS_PER_US as f64;
+                        let spec = fl.spec;
+                        self.outcomes[spec].fct_us = Some(fct);
+                        self.finished += 1;
+                    }
+                } else if pkt.seq > fl.rcv_next {
+                    let due = fl
+                        .last_nack_ps
+                        .is_none_or(|t| now >= t + self.pc.nack_interval_ps);
+                    if !due {
+                        return;
+                    }
+                    fl.last_nack_ps = Some(now);
+                    ack_kind = Kind::Nack;
+                } else {
+                    ack_kind = Kind::Ack;
+                }
+                let ack = Pkt {
+                    flow: pkt.flow,
+                    seq: fl.rcv_next,
+                    kind: ack_kind,
+                    ecn: pkt.ecn,
+                    first: false,
+                    ttl: 64,
+                    size: self.pc.ack_bytes as u16,
+                    in_port: 0,
+                };
+                if ack_kind == Kind::Nack {
+                    self.stats.nacks += 1;
+                } else {
+                    self.stats.acks += 1;
+                }
+                if pkt.ecn {
+                    self.stats.cnps += 1;
+                }
+                if let Some(port) = self.fab.port_mut(h, 0) {
+                    port.ctrl.push_back(ack);
+                }
+                self.try_tx(h, 0);
+            }
+            Kind::Ack | Kind::Nack => {
+                if pkt.seq > fl.snd_una {
+                    fl.snd_una = pkt.seq;
+                }
+                if pkt.ecn && self.pc.dcqcn && !fl.done {
+                    let before = fl.rp.cuts;
+                    fl.rp.on_cnp(&self.pc.dcqcn_params, now);
+                    self.stats.rate_cuts += fl.rp.cuts - before;
+                    self.schedule_rp(pkt.flow);
+                }
+                let fl = &mut self.flows[f];
+                if pkt.kind == Kind::Nack && pkt.seq < fl.snd_nxt && !fl.done {
+                    fl.snd_nxt = pkt.seq;
+                    let host = fl.src_host;
+                    if !fl.in_heap {
+                        self.push_ready(host, pkt.flow, now);
+                    }
+                    self.try_tx(host, 0);
+                }
+                let fl = &mut self.flows[f];
+                if fl.snd_una >= fl.n_pkts && !fl.done {
+                    fl.done = true;
+                    let fct = (now - fl.start_ps) as f64 / PS_PER_US as f64;
+                    let spec = fl.spec;
+                    self.outcomes[spec].fct_us = Some(fct);
+                    self.finished += 1;
+                }
+            }
+        }
+    }
+
+    fn schedule_rp(&mut self, f: u32) {
+        let p = self.pc.dcqcn_params;
+        let Some(fl) = self.flows.get_mut(f as usize) else {
+            return;
+        };
+        let next = match (fl.rp.poll_cut(&p), fl.rp.poll_timer()) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => match a.or(b) {
+                Some(t) => t,
+                None => return,
+            },
+        };
+        if next < fl.rp_next || fl.rp_next <= self.now {
+            fl.rp_next = next;
+            self.at(next, Ev::Rp(f));
+        }
+    }
+
+    fn rp_timeout(&mut self, f: u32) {
+        let p = self.pc.dcqcn_params;
+        let now = self.now;
+        let Some(fl) = self.flows.get_mut(f as usize) else {
+            return;
+        };
+        if fl.done {
+            return;
+        }
+        if fl.rp_next <= now {
+            fl.rp_next = u64::MAX;
+        }
+        let before = fl.rp.cuts;
+        fl.rp.handle_timeout(&p, now);
+        self.stats.rate_cuts += fl.rp.cuts - before;
+        self.schedule_rp(f);
+    }
+
+    fn finish(self) -> RunOutput {
+        let mut outcomes = self.outcomes;
+        for fl in &self.flows {
+            if let Some(o) = outcomes.get_mut(fl.spec) {
+                o.path = fl.path.clone();
+            }
+        }
+        let _ = self.net;
+        RunOutput {
+            flows: outcomes,
+            links: self.links,
+            bytes_offered: self.specs.iter().map(|s| s.size).sum(),
+            bytes_delivered: self.bytes_delivered,
+            end_us: self.now as f64 / PS_PER_US as f64,
+            steps: self.stats.events,
+            unrouted: self.unrouted_flows,
+            unpinned: self.deciders.iter().map(|s| s.counters().unpinned).sum(),
+            queues_within_buffer: self.stats.drops == 0,
+            packet: Some(self.stats),
+        }
+    }
+}
