@@ -29,13 +29,14 @@ pub const MAX_JOBS: usize = 64;
 /// Most flows one run may have (expected value), to bound memory and time.
 pub const MAX_FLOWS_PER_RUN: f64 = 5_000_000.0;
 
-/// The deciders' flow-cache idle timeout in the simulator, microseconds.
-/// The engine pins each flow's path itself and the deciders only see a
-/// flow's first packet, so an entry is never refreshed; a short timeout
-/// keeps the cache from filling with finished flows (which would turn
-/// decisions into stateless ECMP), as the refreshes and GC of a real switch
-/// would.
-pub const SIM_IDLE_TIMEOUT_US: u32 = 5_000;
+/// The deciders' flow-cache idle timeout in the simulator, microseconds:
+/// the paper's 2 s (`Params::PAPER`). The engine pins each flow's path
+/// itself and the deciders see only a flow's first packet, so an entry is
+/// never refreshed; the core reuses an entry once its flow is past its safe
+/// gap (docs/design.md, "The in-order promise"), so finished flows do not
+/// fill the cache (docs/simulator.md, "Flow cache", has what changed when
+/// this was 5 ms).
+pub const SIM_IDLE_TIMEOUT_US: u32 = 2_000_000;
 
 /// A routing scheme as the simulator names it: a core [`Scheme`] plus the
 /// settings that make an ablation or a variant.
