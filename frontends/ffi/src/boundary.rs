@@ -19,8 +19,8 @@ use lcmp_decide::{DeciderConfig, DeciderWith, Tables};
 use lcmp_tables::replay::Digest;
 
 use crate::codes::*;
-use crate::digest::{lcmp_digest, DigestState, DIGEST_MAGIC};
 use crate::types::lcmp_config;
+use crate::types::{lcmp_digest, DigestState, DIGEST_MAGIC};
 use crate::{lcmp_decider, LCMP_DECIDER_ALIGN, LCMP_DECIDER_HEADER_MAX, LCMP_PORTS, MAGIC};
 
 /// The flow-cache slots of a handle: the [`SlotBlock`]s that follow the

@@ -6,30 +6,9 @@ use lcmp_decide::GroupId;
 use lcmp_tables::replay::{DecisionRecord, Digest};
 
 use crate::codes::LCMP_OK;
-use crate::types::{decision_from_c, flow_from_c, lcmp_decision, lcmp_flow};
-
-/// Words of storage in an [`lcmp_digest`].
-pub const LCMP_DIGEST_WORDS: usize = 6;
-
-/// A running decision digest: the one `lcmp replay` and the firmware print
-/// (CRC-64/XZ over 7 bytes per packet decision, `lcmp_tables::replay`).
-/// Opaque; initialise with `lcmp_digest_init`. It may live anywhere (stack,
-/// static) and be copied with `memcpy`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct lcmp_digest {
-    /// Private state.
-    pub opaque: [u64; LCMP_DIGEST_WORDS],
-}
-
-/// What an `lcmp_digest` holds.
-pub(crate) struct DigestState {
-    pub(crate) magic: u32,
-    pub(crate) digest: Digest,
-}
-
-/// Written first into an initialised digest ("LCMD").
-pub(crate) const DIGEST_MAGIC: u32 = 0x4C43_4D44;
+use crate::types::{
+    decision_from_c, flow_from_c, lcmp_decision, lcmp_digest, lcmp_flow, DigestState, DIGEST_MAGIC,
+};
 
 /// Starts an empty digest in `*out`.
 ///
