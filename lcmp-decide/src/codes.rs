@@ -292,34 +292,6 @@ impl Decision {
     }
 }
 
-#[cfg(test)]
-mod test {
-    use super::*;
-    use std::string::ToString;
-
-    #[test]
-    fn codes_and_names_round_trip() {
-        for (i, r) in Reason::ALL.into_iter().enumerate() {
-            assert_eq!(usize::from(r.code()), i);
-            assert_eq!(Reason::from_code(r.code()), Some(r));
-        }
-        assert_eq!(Reason::from_code(10), None);
-        for (i, s) in Scheme::ALL.into_iter().enumerate() {
-            assert_eq!(usize::from(s.code()), i);
-            assert_eq!(Scheme::from_code(s.code()), Some(s));
-            assert_eq!(s.name().parse(), Ok(s));
-            assert_eq!(s.to_string(), s.name());
-        }
-        assert_eq!(Scheme::from_code(3), None);
-        assert_eq!("LCMP".parse::<Scheme>(), Err(UnknownName));
-        for (i, k) in DecisionKind::ALL.into_iter().enumerate() {
-            assert_eq!(usize::from(k.code()), i);
-        }
-        let names: std::vec::Vec<&str> = DecisionKind::ALL.iter().map(|k| k.name()).collect();
-        assert_eq!(names, ["hit", "new", "failover", "unpinned", "no_route"]);
-    }
-}
-
 impl Pick {
     /// Every pick.
     pub const ALL: [Pick; 3] = [Pick::Hash, Pick::ScaledHash, Pick::CapacityWeighted];
@@ -356,5 +328,33 @@ impl HashAlgorithm {
             HashAlgorithm::Murmur3 => "murmur3",
             HashAlgorithm::Crc32 => "crc32",
         }
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use std::string::ToString;
+
+    #[test]
+    fn codes_and_names_round_trip() {
+        for (i, r) in Reason::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(r.code()), i);
+            assert_eq!(Reason::from_code(r.code()), Some(r));
+        }
+        assert_eq!(Reason::from_code(10), None);
+        for (i, s) in Scheme::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(s.code()), i);
+            assert_eq!(Scheme::from_code(s.code()), Some(s));
+            assert_eq!(s.name().parse(), Ok(s));
+            assert_eq!(s.to_string(), s.name());
+        }
+        assert_eq!(Scheme::from_code(3), None);
+        assert_eq!("LCMP".parse::<Scheme>(), Err(UnknownName));
+        for (i, k) in DecisionKind::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(k.code()), i);
+        }
+        let names: std::vec::Vec<&str> = DecisionKind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(names, ["hit", "new", "failover", "unpinned", "no_route"]);
     }
 }
