@@ -358,3 +358,20 @@ fn job_command_lines_parse_back_to_the_same_arguments() {
         .sim;
     assert_eq!(a, b);
 }
+
+#[test]
+fn the_model_is_fluid_unless_packet_is_asked_for() {
+    use lcmp_sim::engine::Model;
+    assert_eq!(exp(&[]).expect("valid").engine.model, Model::Fluid);
+    let p = exp(&["--model", "packet", "--no-cc"]).expect("valid");
+    assert_eq!(p.engine.model, Model::Packet);
+    assert!(!p.engine.packet.dcqcn);
+    assert!(
+        exp(&["--model", "packet"])
+            .expect("valid")
+            .engine
+            .packet
+            .dcqcn
+    );
+    assert!(matches!(exp(&["--model", "ns3"]), Err(SimError::Config(_))));
+}

@@ -490,7 +490,6 @@ impl<'a> Sim<'a> {
             self.finished += 1;
             return;
         };
-        let hosts = u32::from(self.cfg.hosts_per_dc.max(1));
         let src_host = self.fab.host(sd, spec.src_host);
         let dst_host = self.fab.host(dd, spec.dst_host);
         let payload = u64::from(self.pc.payload_bytes.max(1));
@@ -528,7 +527,6 @@ impl<'a> Sim<'a> {
             first_sent: false,
             delivered: 0,
         };
-        let _ = hosts;
         self.flows.push(flow);
         if sd == dd {
             // Intra-DC flows are outside this model (traffic is inter-DC).
@@ -836,13 +834,13 @@ impl<'a> Sim<'a> {
                 if dc == dst_dc {
                     return Some((hash % spines) as u16);
                 }
-                self.decide(n, dc, pkt, dst_dc)
+                self.decide(dc, pkt, dst_dc)
             }
         }
     }
 
     /// The decider of DCI switch `dc` routes a packet towards `dst_dc`.
-    fn decide(&mut self, _n: u32, dc: u16, pkt: &Pkt, dst_dc: u16) -> Option<u16> {
+    fn decide(&mut self, dc: u16, pkt: &Pkt, dst_dc: u16) -> Option<u16> {
         let d = usize::from(dc);
         let data = pkt.kind == Kind::Data;
         let group = GroupId(*self.net.dcs.get(usize::from(dst_dc))?);
@@ -1047,7 +1045,6 @@ impl<'a> Sim<'a> {
                 o.path = fl.path.clone();
             }
         }
-        let _ = self.net;
         RunOutput {
             flows: outcomes,
             links: self.links,
