@@ -175,7 +175,12 @@ impl Harness {
             * u128::from(p.delay_unit_ticks)
             * tick_ps;
         let queue_ps = t.port(port).map_or(0, |cfg| {
-            let q = self.queue.get(&port).copied().unwrap_or(0).min(cfg.buffer_bytes);
+            let q = self
+                .queue
+                .get(&port)
+                .copied()
+                .unwrap_or(0)
+                .min(cfg.buffer_bytes);
             u128::from(q) * 8 * 1_000_000_000_000 / u128::from(cfg.rate_bps.max(1))
         });
         u128::from(self.abs) * tick_ps + delay + queue_ps
@@ -183,23 +188,28 @@ impl Harness {
 
     fn install(&mut self, t: &lcmp_decide::Tables) {
         let before = self.d.tables().cloned();
-        let old: Vec<(FlowKey, Option<u32>)> = self
+        let port_of = |h: &Self, p: PortId| {
+            h.d.tables()
+                .and_then(|t| t.port(p))
+                .map(|c| (c.rate_bps, c.buffer_bytes))
+        };
+        let old: Vec<(FlowKey, Option<u32>, Option<(u64, u64)>)> = self
             .arrivals
             .iter()
-            .map(|(k, a)| (*k, self.delay_units(a.group, a.port)))
+            .map(|(k, a)| (*k, self.delay_units(a.group, a.port), port_of(self, a.port)))
             .collect();
         let unit = self.params().delay_unit_ticks;
         match self.d.install(t) {
             Ok(()) => {
-                // A withdrawn candidate or a changed delay (or unit): outside
-                // the promise.
+                // A withdrawn candidate, a changed delay (or unit), or a port
+                // whose rate or buffer the tables changed (its queued packets
+                // drain as the old port did): outside the promise.
                 let same_unit = unit == self.params().delay_unit_ticks;
-                for (k, was) in old {
-                    let now = self
-                        .arrivals
-                        .get(&k)
-                        .and_then(|a| self.delay_units(a.group, a.port));
-                    if !same_unit || now.is_none() || now != was {
+                for (k, was, port_was) in old {
+                    let a = self.arrivals.get(&k).copied();
+                    let now = a.and_then(|a| self.delay_units(a.group, a.port));
+                    let port_now = a.and_then(|a| port_of(self, a.port));
+                    if !same_unit || now.is_none() || now != was || port_now != port_was {
                         self.arrivals.remove(&k);
                     }
                 }
@@ -367,7 +377,13 @@ impl Harness {
                 // this is a new decision, checked for order below).
                 assert!(
                     decision == Decision::Hit(pin.port)
-                        || (matches!(decision, Decision::New { failover: false, .. }) && reused > 0),
+                        || (matches!(
+                            decision,
+                            Decision::New {
+                                failover: false,
+                                ..
+                            }
+                        ) && reused > 0),
                     "established flow moved: {decision:?}"
                 );
             } else {

@@ -77,7 +77,10 @@ pub fn run(input: &TofinoInput) {
     tables.params.pick = Pick::ScaledHash;
     tables.params.idle_timeout_ticks = Params::PAPER.idle_timeout_ticks;
     tables.params.ticks_per_second = Params::PAPER.ticks_per_second;
-    let config = DeciderConfig::default().with_scheme(input.scheme.build()).with_seed(input.seed).with_hash(HashAlgorithm::Crc32);
+    let config = DeciderConfig::default()
+        .with_scheme(input.scheme.build())
+        .with_seed(input.seed)
+        .with_hash(HashAlgorithm::Crc32);
     let mut options = ExportOptions::default();
     if input.front_panel {
         for (i, d) in options.dev_ports.iter_mut().enumerate() {
