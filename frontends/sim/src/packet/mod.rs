@@ -2,7 +2,7 @@
 //! RoCE network in integer picoseconds, driven by the real
 //! `lcmp-decide` core at every DCI switch for every packet.
 //!
-//! * **Fabric** ([`fabric`]): behind every DCI switch, a leaf-spine fabric
+//! * **Fabric** (`fabric.rs`): behind every DCI switch, a leaf-spine fabric
 //!   as in the paper's testbed (§6.1): hosts on leaves (4 per leaf), two
 //!   spines, every leaf with one uplink per spine (4 × 100 Gbps down, 2 ×
 //!   100 Gbps up: 2:1 oversubscribed), 100 Gbps and 1 µs intra-DC links,
