@@ -417,6 +417,9 @@ impl ParamsSpec {
             low_water: self.low_water.unwrap_or(p.low_water),
             cut: self.cut.unwrap_or(p.cut),
             ticks_per_second: self.ticks_per_second.unwrap_or(p.ticks_per_second),
+            // The paper's (1 ms units at 1 us ticks); not drawn from the
+            // input, so the committed seeds keep decoding as they did.
+            delay_unit_ticks: p.delay_unit_ticks,
             idle_timeout_ticks: match self.idle {
                 None => p.idle_timeout_ticks,
                 Some(IdleSpec::Zero) => 0,
