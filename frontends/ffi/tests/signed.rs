@@ -77,6 +77,10 @@ fn install(
     }
 }
 
+/// A refused install: the blob, the trusted keys, the installed
+/// generation, the status code.
+type Case<'a> = (&'a [u8], Vec<[u8; 32]>, u64, i32);
+
 #[test]
 fn signed_install_and_each_refusal() {
     let mut mem = vec![Line([0; 64]); lcmp_decider_size(LCMP_FLOWS).div_ceil(64)];
@@ -105,7 +109,7 @@ fn signed_install_and_each_refusal() {
     tampered[20 + 24 + 2] ^= 1;
     let mut zero_key = [0u8; 32];
     zero_key[0] = 1; // the identity point: small order
-    let cases: [(&[u8], Vec<[u8; 32]>, u64, i32); 8] = [
+    let cases: [Case; 8] = [
         (&tampered, vec![a], 7, LCMP_ERR_SIG_BAD_SIGNATURE),
         (
             &sign_blob_vec(&newer, &SEED_B).unwrap(),
