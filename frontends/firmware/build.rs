@@ -7,7 +7,14 @@
 //!   `build_tables` + `encode_blob`), the trace in the compact encoding
 //!   (`parse_csv` + `encode_trace`), and the digest and decision count that
 //!   `lcmp_tables::replay::replay` computes on the host, which the image
-//!   must reproduce.
+//!   must reproduce;
+//! * signing: every scenario's blob is signed (`lcmp_tables::blob::signed`)
+//!   with a test controller key made from a fixed seed, scenario `i` at
+//!   generation `i + 1`, and the image trusts that key's public half only
+//!   (the private seed never reaches the image). Three blobs the image
+//!   must reject are built too: a signed blob with one payload byte
+//!   changed, one signed by another key, and (at run time) the first
+//!   scenario's blob replayed after the second's.
 use core::fmt::Write as _;
 use std::env;
 use std::fs;
@@ -15,11 +22,19 @@ use std::path::{Path, PathBuf};
 
 use lcmp_decide::{DeciderConfig, Decision};
 use lcmp_tables::blob::encode_blob_vec;
+use lcmp_tables::blob::signed::{public_key, sign_blob_vec, SIGNED_HEADER_LEN};
 use lcmp_tables::replay::{encode_trace_vec, parse_csv, replay, ReplayDecider};
 use lcmp_tables::{build_tables, BuildOptions, Topology};
 
 /// The scenarios, in the order the image runs them.
 const TRACES: [&str; 2] = ["steady", "failures"];
+
+/// The test controller's secret seed. A test key: a real controller keeps
+/// its key off the build machine (`lcmp tables keygen`, docs/tables.md),
+/// and the image gets only the public key.
+const CONTROLLER_SEED: [u8; 32] = *b"lcmp-firmware test controller k1";
+/// A key the image does not trust.
+const OTHER_SEED: [u8; 32] = *b"lcmp-firmware untrusted key   k2";
 
 fn header_field<'a>(first_line: &'a str, key: &str) -> Option<&'a str> {
     first_line
@@ -39,7 +54,7 @@ struct Built {
     no_route: u64,
 }
 
-fn build(csv_path: &Path) -> Result<Built, String> {
+fn build(csv_path: &Path, generation: u64) -> Result<Built, String> {
     let text = fs::read_to_string(csv_path).map_err(|e| format!("{}: {e}", csv_path.display()))?;
     let first = text.lines().next().unwrap_or("");
     let topo_name = header_field(first, "topology").ok_or("first line lacks topology=")?;
@@ -50,7 +65,8 @@ fn build(csv_path: &Path) -> Result<Built, String> {
         .ok_or(format!("unknown switch {switch_name}"))?;
     let tables = build_tables(&topo, switch, &BuildOptions::default())
         .map_err(|e| format!("build_tables: {e}"))?;
-    let blob = encode_blob_vec(&tables, 1).map_err(|e| format!("encode_blob: {e}"))?;
+    let blob = encode_blob_vec(&tables, generation).map_err(|e| format!("encode_blob: {e}"))?;
+    let blob = sign_blob_vec(&blob, &CONTROLLER_SEED).map_err(|e| format!("sign: {e}"))?;
     let events =
         parse_csv(&text, Some(&topo)).map_err(|e| format!("{}: {e}", csv_path.display()))?;
     let trace = encode_trace_vec(&events).map_err(|e| format!("encode_trace: {e}"))?;
@@ -80,6 +96,24 @@ fn build(csv_path: &Path) -> Result<Built, String> {
     })
 }
 
+/// CRC-32/ISCSI of `a` then `b` (the table blob's header CRC).
+fn crc32c(a: &[u8], b: &[u8]) -> u32 {
+    // Bitwise CRC-32C (reflected, polynomial 0x82F63B78): a build-time
+    // helper, not worth a dependency.
+    let mut crc = !0u32;
+    for &byte in a.iter().chain(b) {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x82F6_3B78
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
 fn main() {
     let dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let out = PathBuf::from(env::var_os("OUT_DIR").unwrap_or_default());
@@ -99,16 +133,18 @@ fn main() {
         "pub(crate) const SCENARIOS: [Scenario; {}] = [",
         TRACES.len()
     );
-    for name in TRACES {
+    let mut last_inner = Vec::new();
+    for (i, name) in TRACES.into_iter().enumerate() {
         let csv = dir.join("traces").join(format!("{name}.csv"));
         println!("cargo:rerun-if-changed={}", csv.display());
-        let built = match build(&csv) {
+        let built = match build(&csv, i as u64 + 1) {
             Ok(b) => b,
             Err(e) => {
                 eprintln!("error: scenario {name}: {e}");
                 std::process::exit(1);
             }
         };
+        last_inner = built.tables[SIGNED_HEADER_LEN..built.tables.len() - 64].to_vec();
         for (suffix, bytes) in [("tables", &built.tables), ("trace", &built.trace)] {
             let path = out.join(format!("{name}.{suffix}.bin"));
             if let Err(e) = fs::write(&path, bytes) {
@@ -126,6 +162,43 @@ fn main() {
         );
     }
     rs.push_str("];\n");
+    // The blobs the image must reject, both at a generation newer than
+    // every scenario's, so only the signature can refuse them.
+    let newer = TRACES.len() as u64 + 1;
+    let mut inner = last_inner.clone();
+    inner[8..16].copy_from_slice(&newer.to_le_bytes());
+    // Re-seal the inner CRC, so the blob is a well-formed one that was
+    // changed after signing, not a corrupt one.
+    let crc = crc32c(&inner[..20], &inner[24..]);
+    inner[20..24].copy_from_slice(&crc.to_le_bytes());
+    let mut tampered = sign_blob_vec(&inner, &CONTROLLER_SEED).unwrap_or_default();
+    // One payload byte of the inner blob (a candidate delay), and its CRC
+    // fixed up: only the signature notices.
+    let at = SIGNED_HEADER_LEN + 24 + 30;
+    tampered[at] ^= 0x01;
+    let fixed = crc32c(
+        &tampered[SIGNED_HEADER_LEN..SIGNED_HEADER_LEN + 20],
+        &tampered[SIGNED_HEADER_LEN + 24..tampered.len() - 64],
+    );
+    tampered[SIGNED_HEADER_LEN + 20..SIGNED_HEADER_LEN + 24].copy_from_slice(&fixed.to_le_bytes());
+    let other = sign_blob_vec(&inner, &OTHER_SEED).unwrap_or_default();
+    for (name, bytes) in [("tampered", &tampered), ("other-key", &other)] {
+        let path = out.join(format!("{name}.signed.bin"));
+        if bytes.is_empty() || fs::write(&path, bytes).is_err() {
+            eprintln!("error: write {}", path.display());
+            std::process::exit(1);
+        }
+    }
+    let _ = writeln!(
+        rs,
+        "\n/// The test controller's public key: the one key the image trusts.\n\
+         pub(crate) const TRUSTED_KEY: [u8; 32] = {:?};\n\
+         /// A blob changed after signing (one payload byte, inner CRC fixed up).\n\
+         pub(crate) const TAMPERED: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/tampered.signed.bin\"));\n\
+         /// A blob signed by a key the image does not trust.\n\
+         pub(crate) const OTHER_KEY: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/other-key.signed.bin\"));",
+        public_key(&CONTROLLER_SEED)
+    );
     if let Err(e) = fs::write(out.join("scenarios.rs"), rs) {
         eprintln!("error: write scenarios.rs: {e}");
         std::process::exit(1);

@@ -428,7 +428,8 @@ impl ParamsSpec {
                 Pick::Hash
             })
         // The cost band is not fuzzed here: the reference model has none
-        // (it stays the paper's, 255).
+        // (it stays the paper's, 255); nor is the delay unit (the paper's
+        // 1 ms at 1 us ticks), so the committed seeds decode as they did.
     }
 }
 

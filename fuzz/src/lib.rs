@@ -16,6 +16,7 @@ pub mod events;
 pub mod input;
 pub mod json;
 pub mod model;
+pub mod signed;
 pub mod tofino;
 pub mod trace;
 
@@ -125,6 +126,14 @@ mod seeds {
                     lcmp_tables::build_tables(&t, dc.id, &Default::default()).expect("build");
                 let blob = lcmp_tables::blob::encode_blob_vec(&tables, 1).expect("encode");
                 write("tables_decode", &format!("{topo}-dc{}", dc.id), &blob);
+                // signed_verify's raw variant: installed generation 0 (8
+                // bytes), unsigned refused (1 byte), then the signed blob.
+                let mut signed = vec![0u8; 9];
+                signed.extend(
+                    lcmp_tables::blob::signed::sign_blob_vec(&blob, &crate::signed::TRUSTED_SEED)
+                        .expect("sign"),
+                );
+                write("signed_verify", &format!("{topo}-dc{}", dc.id), &signed);
             }
         }
     }

@@ -8,6 +8,9 @@
 #   rejects bad input in one line; the caller-sized flow caches of sizes.c;
 # * firmware_build: lcmp-firmware (its own workspace): fmt, clippy, the
 #   release (logging) and nopanic (silent) images;
+# * firmware_run: the logging image under QEMU installs each scenario's
+#   signed blob and refuses a tampered payload, an untrusted key and a
+#   replayed older generation;
 # * digests: for each trace in frontends/firmware/traces, the digest and
 #   counters of `lcmp replay` == the C example == the firmware under QEMU
 #   (mps2-an386) == the bare-metal C example (arm-none-eabi-gcc +
@@ -134,6 +137,13 @@ firmware_run() {
     echo "firmware exited with status $status"; exit 1
   fi
   grep -qx 'all scenarios match the host' "$work/fw.log"
+  # The image installs only signed blobs: each scenario's signed blob went
+  # in (its digest lines above), and these three were refused.
+  local rejected
+  for rejected in 'tampered payload: bad signature' 'untrusted key: unknown key' \
+    'replayed older generation: rollback'; do
+    grep -qxF "rejected $rejected" "$work/fw.log"
+  done
 }
 
 digests() {

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod explain;
+mod keys;
 mod replay;
 mod tables;
 

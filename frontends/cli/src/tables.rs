@@ -1,5 +1,7 @@
 //! `lcmp tables`: build a switch's tables, write the blob, print JSON or a
-//! summary; `lcmp tables verify FILE`: decode and check a blob.
+//! summary; `lcmp tables verify FILE`: decode and check a blob (and, with
+//! `--pubkey`, a signed blob's signature); `keygen` and `sign` for signed
+//! blobs (`crate::keys`).
 
 use core::fmt::Write as _;
 use std::path::PathBuf;
@@ -35,13 +37,44 @@ pub(crate) struct TablesArgs {
 
 #[derive(Debug, Subcommand)]
 enum TablesAction {
-    /// Decode a blob and print a summary, or its error in one line.
+    /// Decode a blob and print a summary, or its error in one line. A
+    /// signed blob needs `--pubkey`: its signature, key id and generation
+    /// are checked and reported.
     Verify {
         /// The blob file.
         file: PathBuf,
         /// Print the decoded tables as JSON instead of a summary.
         #[arg(long)]
         json: bool,
+        /// A trusted public key (PEM); twice for two (key rotation). The
+        /// blob must then be signed by one of them.
+        #[arg(long, value_name = "FILE")]
+        pubkey: Vec<PathBuf>,
+        /// The installed generation: a signed blob must be newer.
+        #[arg(long, default_value_t = 0, value_name = "GEN")]
+        installed: u64,
+    },
+    /// Make an Ed25519 key pair: a PKCS#8 PEM private key (as `openssl
+    /// genpkey -algorithm ed25519` writes) and its PEM public key. Never
+    /// overwrites a file.
+    Keygen {
+        /// The private key file to create (mode 0600).
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// The public key file to create.
+        #[arg(long, value_name = "FILE")]
+        pubkey: PathBuf,
+    },
+    /// Sign a table blob with a private key (PKCS#8 PEM).
+    Sign {
+        /// The private key.
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// The (unsigned) blob to sign.
+        file: PathBuf,
+        /// The signed blob to write.
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
     },
 }
 
@@ -198,8 +231,18 @@ impl BuildArgs {
 }
 
 pub(crate) fn run(a: TablesArgs) -> Result<(), Failure> {
-    if let Some(TablesAction::Verify { file, json }) = a.action {
-        return verify(&file, json);
+    match a.action {
+        Some(TablesAction::Verify {
+            file,
+            json,
+            pubkey,
+            installed,
+        }) => return verify(&file, json, &pubkey, installed),
+        Some(TablesAction::Keygen { key, pubkey }) => return crate::keys::keygen(&key, &pubkey),
+        Some(TablesAction::Sign { key, file, output }) => {
+            return crate::keys::sign(&key, &file, &output)
+        }
+        None => {}
     }
     let topo = a.build.topology()?;
     let switch = a.build.switch(&topo)?;
@@ -227,9 +270,19 @@ pub(crate) fn run(a: TablesArgs) -> Result<(), Failure> {
     }
 }
 
-fn verify(path: &std::path::Path, json: bool) -> Result<(), Failure> {
+fn verify(
+    path: &std::path::Path,
+    json: bool,
+    pubkeys: &[PathBuf],
+    installed: u64,
+) -> Result<(), Failure> {
     let bytes = read_file(path)?;
-    let blob = decode_blob(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let checked = crate::keys::check(path, &bytes, pubkeys, installed)?;
+    let (inner, note) = match &checked {
+        Some(c) => (&c.inner[..], format!("{}, ", c.note)),
+        None => (&bytes[..], String::new()),
+    };
+    let blob = decode_blob(inner).map_err(|e| format!("{}: {e}", path.display()))?;
     let report = TablesReport::new(&blob.tables, blob.generation, None)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     if json {
@@ -237,7 +290,7 @@ fn verify(path: &std::path::Path, json: bool) -> Result<(), Failure> {
     }
     let t = &blob.tables;
     print(&format!(
-        "ok: {}: format {}, generation {}, {} bytes, {} levels, {} ports, {} groups\n",
+        "ok: {}: {note}format {}, generation {}, {} bytes, {} levels, {} ports, {} groups\n",
         path.display(),
         blob.version,
         blob.generation,

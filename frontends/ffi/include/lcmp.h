@@ -371,6 +371,44 @@
 #define LCMP_CUT_NOT_MAX_CAPACITY 4
 
 /**
+ * Bytes of one Ed25519 public key (RFC 8032 encoding).
+ */
+#define LCMP_PUBLIC_KEY_LEN 32
+
+/**
+ * Most trusted keys at once (two during a key rotation).
+ */
+#define LCMP_MAX_TRUSTED_KEYS 2
+
+/**
+ * The signed blob's signature does not verify under the trusted key it
+ * names: it was changed after signing, or signed by another key.
+ */
+#define LCMP_ERR_SIG_BAD_SIGNATURE -40
+
+/**
+ * The signed blob names a key id that no trusted key has.
+ */
+#define LCMP_ERR_SIG_UNKNOWN_KEY -41
+
+/**
+ * The blob's generation is not newer than the installed one (rollback or
+ * replay).
+ */
+#define LCMP_ERR_SIG_ROLLBACK -42
+
+/**
+ * An unsigned table blob where a signed one is required.
+ */
+#define LCMP_ERR_SIG_UNSIGNED -43
+
+/**
+ * A trusted public key is not a valid Ed25519 key, or two trusted keys
+ * share a key id.
+ */
+#define LCMP_ERR_SIG_BAD_KEY -44
+
+/**
  * Words of storage in an [`lcmp_digest`].
  */
 #define LCMP_DIGEST_WORDS 6
@@ -906,6 +944,38 @@ int32_t lcmp_digest_update(struct lcmp_digest *digest,
  * `digest` must be null or initialised; the outputs null or writable.
  */
 int32_t lcmp_digest_value(struct lcmp_digest *digest, uint64_t *value, uint64_t *decisions);
+
+/**
+ * Verifies a signed table blob (the `LCMS` envelope of `lcmp tables
+ * sign`) and installs its tables, like `lcmp_install` (hitless).
+ *
+ * `keys` holds `n_keys` (1, or 2 during a rotation) trusted Ed25519 public
+ * keys of `LCMP_PUBLIC_KEY_LEN` bytes each, back to back.
+ * `installed_generation` is the generation of the tables installed now (0
+ * for none); the blob's must be greater. On success its generation is
+ * written to `*out_generation`: keep it (in storage that survives a
+ * reset) and pass it next time. Unsigned blobs are refused
+ * (`LCMP_ERR_SIG_UNSIGNED`; `lcmp_install` takes them).
+ *
+ * Errors: `LCMP_ERR_NULL` / `LCMP_ERR_MISALIGNED` (a pointer),
+ * `LCMP_ERR_INVALID_ARGUMENT` (`n_keys` not 1 or 2),
+ * `LCMP_ERR_SIG_BAD_KEY`, `LCMP_ERR_SIG_UNKNOWN_KEY`,
+ * `LCMP_ERR_SIG_BAD_SIGNATURE`, `LCMP_ERR_SIG_ROLLBACK`, then the blob and
+ * table codes of `lcmp_install`. On any error nothing changes: not the
+ * decider, not `*out_generation`.
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time; `blob`
+ * must be readable for `len` bytes, `keys` for `n_keys *
+ * LCMP_PUBLIC_KEY_LEN` bytes, and `out_generation` writable.
+ */
+int32_t lcmp_install_signed(struct lcmp_decider *d,
+                            const uint8_t *blob,
+                            size_t len,
+                            const uint8_t *keys,
+                            size_t n_keys,
+                            uint64_t installed_generation,
+                            uint64_t *out_generation);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -242,7 +242,7 @@ pub fn strerror(code: i32) -> &'static CStr {
         LCMP_ERR_DUPLICATE_CANDIDATE => c"tables: a port appears twice in one group",
         LCMP_ERR_ZERO_CAPACITY => c"tables: a candidate has zero capacity",
         LCMP_ERR_INVALID_TABLES => c"tables rejected",
-        _ => c"unknown error code",
+        other => crate::signed::signed_strerror(other).unwrap_or(c"unknown error code"),
     }
 }
 

@@ -24,7 +24,8 @@
 //!
 //! ## Layout
 //!
-//! `codes` (every numeric code, tied to the core's), `types` (the
+//! `codes` (every numeric code, tied to the core's), `signed` (installing
+//! signed blobs, with its own codes), `types` (the
 //! `repr(C)` structs and their conversions), `decider` and `digest` (the
 //! `extern "C"` functions), `boundary` (all `unsafe` code: raw pointers to
 //! references, and the flow-cache storage in the caller's memory).
@@ -50,11 +51,13 @@ mod boundary;
 mod codes;
 mod decider;
 mod digest;
+mod signed;
 mod types;
 
 pub use codes::*;
 pub use decider::*;
 pub use digest::*;
+pub use signed::*;
 pub use types::*;
 
 use lcmp_decide::{DeciderWith, Tables, BURST};

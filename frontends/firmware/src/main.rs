@@ -14,6 +14,13 @@
 //! `defmt` frames, decoded on the host with `defmt-print`. The
 //! `panic-never` build has no output at all: its exit status is its report.
 //!
+//! It installs only signed table blobs (`lcmp_tables::blob::signed`): one
+//! trusted controller key, and the rollback rule (a blob's generation must
+//! be newer than the installed one). After the scenarios it offers three
+//! blobs that must be refused, and checks each is, with its own error and
+//! nothing changed: a payload changed after signing, a blob signed by an
+//! untrusted key, and the first scenario's blob replayed.
+//!
 //! See docs/firmware.md for building, running, sizes and the panic proof.
 #![no_std]
 #![no_main]
@@ -26,8 +33,9 @@ use cortex_m_semihosting::debug::{self, EXIT_FAILURE, EXIT_SUCCESS};
 #[cfg(feature = "log")]
 use defmt_semihosting as _;
 use lcmp_decide::{DeciderConfig, HashAlgorithm, Overflow, Scheme, Tables};
-use lcmp_tables::blob::decode_blob_into;
+use lcmp_tables::blob::signed::{decode_verified_into, TrustedKey, TrustedKeys, Unsigned};
 use lcmp_tables::replay::{replay, ReplayDecider, TraceReader};
+use lcmp_tables::{SignatureError, TablesError};
 use static_cell::{ConstStaticCell, StaticCell};
 
 #[cfg(feature = "panic-never")]
@@ -53,7 +61,7 @@ struct Expected {
 struct Scenario {
     /// The trace's file stem under `traces/`.
     name: &'static str,
-    /// The versioned table blob (`lcmp_tables::blob`).
+    /// The signed table blob (`lcmp_tables::blob::signed`).
     tables: &'static [u8],
     /// The encoded trace (`lcmp_tables::replay::encode_trace`).
     trace: &'static [u8],
@@ -81,12 +89,16 @@ static SCRATCH: StaticCell<Tables> = StaticCell::new();
 #[entry]
 fn main() -> ! {
     let mut ok = false;
-    if let (Some(decider), Some(scratch)) = (take_decider(), take_scratch()) {
+    if let (Some(decider), Some(scratch), Some(keys)) = (take_decider(), take_scratch(), keys()) {
         ok = true;
+        // The installed generation: a real device keeps it in storage that
+        // survives a reset (docs/tables.md, "Threat model").
+        let mut installed = 0u64;
         for scenario in &SCENARIOS {
             // Evaluate every scenario, even after a failure.
-            ok &= run(decider, scratch, scenario);
+            ok &= run(decider, scratch, &keys, &mut installed, scenario);
         }
+        ok &= rejections(decider, scratch, &keys, &mut installed);
     }
     if ok {
         fmt::info!("all scenarios match the host");
@@ -112,34 +124,107 @@ fn take_scratch() -> Option<&'static mut Tables> {
     SCRATCH.try_init_with(Tables::new)
 }
 
+/// The trusted keys: the test controller's public key (build.rs).
+#[inline(never)]
+fn keys() -> Option<TrustedKeys> {
+    match TrustedKey::new(TRUSTED_KEY) {
+        Ok(k) => Some(TrustedKeys::one(k)),
+        Err(_) => {
+            fmt::error!("the trusted key is not a valid Ed25519 key");
+            None
+        }
+    }
+}
+
+/// A short name of an install error, for the log.
+fn error_name(e: &TablesError) -> &'static str {
+    match e {
+        TablesError::Signature(SignatureError::BadSignature) => "bad signature",
+        TablesError::Signature(SignatureError::UnknownKey(_)) => "unknown key",
+        TablesError::Signature(SignatureError::Rollback { .. }) => "rollback",
+        TablesError::Signature(SignatureError::Unsigned) => "unsigned",
+        TablesError::Signature(_) => "signature error",
+        TablesError::Core(_) => "tables rejected by the core",
+        _ => "malformed blob",
+    }
+}
+
 /// Resets the decider, as a firmware would on reconfiguration.
 #[inline(never)]
 fn reset(decider: &mut ReplayDecider) {
     decider.reset(CONFIG);
 }
 
-/// Decodes a table blob into `scratch` and installs it (both in place);
-/// the blob's generation, or `None` (logged) if the blob or its tables are
-/// rejected, in which case the decider is unchanged.
+/// Verifies a signed table blob, decodes it into `scratch` and installs it
+/// (both in place), then records its generation in `installed`. On any
+/// error the decider and `installed` are unchanged.
 #[inline(never)]
-fn install(decider: &mut ReplayDecider, scratch: &mut Tables, s: &Scenario) -> Option<u64> {
-    let Ok(generation) = decode_blob_into(s.tables, scratch) else {
-        fmt::error!("{=str}: table blob rejected", s.name);
-        return None;
-    };
-    if decider.install(scratch).is_err() {
-        fmt::error!("{=str}: tables rejected by the core", s.name);
-        return None;
+fn install(
+    decider: &mut ReplayDecider,
+    scratch: &mut Tables,
+    keys: &TrustedKeys,
+    installed: &mut u64,
+    blob: &[u8],
+) -> Result<u64, TablesError> {
+    let v = decode_verified_into(blob, keys, *installed, Unsigned::Reject, scratch)?;
+    decider.install(scratch)?;
+    *installed = v.generation;
+    Ok(v.generation)
+}
+
+/// Offers the blobs that must be refused, after the scenarios: each must
+/// fail with its own error and leave the decider (its counters) and the
+/// installed generation as they were.
+#[inline(never)]
+fn rejections(
+    decider: &mut ReplayDecider,
+    scratch: &mut Tables,
+    keys: &TrustedKeys,
+    installed: &mut u64,
+) -> bool {
+    let mut ok = true;
+    let cases: [(&str, &[u8], &str); 3] = [
+        ("tampered payload", TAMPERED, "bad signature"),
+        ("untrusted key", OTHER_KEY, "unknown key"),
+        ("replayed older generation", SCENARIOS[0].tables, "rollback"),
+    ];
+    for (what, blob, want) in cases {
+        let (before, generation) = (*decider.counters(), *installed);
+        let got = match install(decider, scratch, keys, installed, blob) {
+            Ok(_) => "installed",
+            Err(e) => error_name(&e),
+        };
+        let unchanged = *decider.counters() == before && *installed == generation;
+        if got == want && unchanged {
+            fmt::info!("rejected {=str}: {=str}", what, got);
+        } else {
+            fmt::error!("{=str}: {=str}, want {=str}", what, got, want);
+            ok = false;
+        }
     }
-    Some(generation)
+    ok
 }
 
 /// Runs one scenario on a freshly reset decider; `true` if it reproduces
 /// the host's digest and counts.
-fn run(decider: &mut ReplayDecider, scratch: &mut Tables, s: &Scenario) -> bool {
+fn run(
+    decider: &mut ReplayDecider,
+    scratch: &mut Tables,
+    keys: &TrustedKeys,
+    installed: &mut u64,
+    s: &Scenario,
+) -> bool {
     reset(decider);
-    let Some(generation) = install(decider, scratch, s) else {
-        return false;
+    let generation = match install(decider, scratch, keys, installed, s.tables) {
+        Ok(g) => g,
+        Err(e) => {
+            fmt::error!(
+                "{=str}: signed blob rejected: {=str}",
+                s.name,
+                error_name(&e)
+            );
+            return false;
+        }
     };
     let reader = match TraceReader::new(s.trace) {
         Ok(r) => r,

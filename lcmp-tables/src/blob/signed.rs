@@ -254,10 +254,24 @@ pub fn verify_envelope<'a>(
     let key = keys
         .find(env.key_id)
         .ok_or(SignatureError::UnknownKey(env.key_id.0))?;
-    ed25519_compact::PublicKey::new(key.key)
-        .verify(env.signed, &ed25519_compact::Signature::new(env.signature))
-        .map_err(|_| SignatureError::BadSignature)?;
+    if !signature_ok(&key.key, env.signed, &env.signature) {
+        return Err(SignatureError::BadSignature.into());
+    }
     Ok(env)
+}
+
+/// The Ed25519 check itself, out of line: its curve arithmetic (about
+/// 3 KiB of stack on thumbv7em) then never shares a frame with the
+/// decoder's (docs/firmware.md, "Stack": no frame over 4 KiB).
+#[inline(never)]
+fn signature_ok(
+    key: &[u8; PUBLIC_KEY_LEN],
+    signed: &[u8],
+    signature: &[u8; SIGNATURE_LEN],
+) -> bool {
+    ed25519_compact::PublicKey::new(*key)
+        .verify(signed, &ed25519_compact::Signature::new(*signature))
+        .is_ok()
 }
 
 /// The generation field of a table blob's header (0 if too short).

@@ -1,0 +1,230 @@
+//! Signed blobs through the `lcmp` binary: `tables keygen`, `tables sign`
+//! and `tables verify --pubkey` (the signature, key id and generation
+//! reported; each rejection one line on stderr and exit 1).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn lcmp(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lcmp"))
+        .args(args)
+        .output()
+        .expect("run lcmp")
+}
+
+/// A fresh directory for one test.
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lcmp-signed-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("mkdir");
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = lcmp(args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// A clean failure: exit 1, one line on stderr, nothing panicked.
+fn fails(args: &[&str]) -> String {
+    let out = lcmp(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("lcmp: error: "), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+/// Builds testbed8 DC1's unsigned blob at `generation` into `d`.
+fn blob(d: &Path, generation: u64) -> PathBuf {
+    let out = d.join(format!("t{generation}.bin"));
+    ok(&[
+        "tables",
+        "--topology",
+        "testbed8",
+        "--switch",
+        "DC1",
+        "--generation",
+        &generation.to_string(),
+        "-o",
+        s(&out),
+    ]);
+    out
+}
+
+/// The key id `keygen` or `sign` printed.
+fn key_id(text: &str) -> String {
+    let at = text.find("key id ").expect("key id") + 7;
+    text[at..at + 16].to_string()
+}
+
+#[test]
+fn keygen_sign_verify_and_each_rejection() {
+    let d = dir("flow");
+    let (key, public) = (d.join("k.pem"), d.join("k.pub.pem"));
+    let made = ok(&["tables", "keygen", "--key", s(&key), "--pubkey", s(&public)]);
+    let id = key_id(&made);
+    assert!(std::fs::read_to_string(&key)
+        .expect("key")
+        .starts_with("-----BEGIN PRIVATE KEY-----\n"));
+    assert!(std::fs::read_to_string(&public)
+        .expect("pub")
+        .starts_with("-----BEGIN PUBLIC KEY-----\n"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&key).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o077, 0, "private key readable by others: {mode:o}");
+    }
+    // keygen never overwrites.
+    assert!(fails(&[
+        "tables",
+        "keygen",
+        "--key",
+        s(&key),
+        "--pubkey",
+        s(&d.join("x"))
+    ])
+    .contains("k.pem"));
+
+    let plain = blob(&d, 5);
+    let signed = d.join("s5.bin");
+    let said = ok(&[
+        "tables",
+        "sign",
+        "--key",
+        s(&key),
+        s(&plain),
+        "-o",
+        s(&signed),
+    ]);
+    assert_eq!(key_id(&said), id);
+    assert!(said.contains("generation 5"), "{said}");
+    let v = ok(&["tables", "verify", s(&signed), "--pubkey", s(&public)]);
+    assert!(
+        v.contains(&format!("signature good (key id {id})")) && v.contains("generation 5"),
+        "{v}"
+    );
+
+    // Tampered payload.
+    let mut bytes = std::fs::read(&signed).expect("read");
+    bytes[20 + 24 + 5] ^= 1;
+    let tampered = d.join("tampered.bin");
+    std::fs::write(&tampered, &bytes).expect("write");
+    assert!(
+        fails(&["tables", "verify", s(&tampered), "--pubkey", s(&public)])
+            .contains("bad signature")
+    );
+    // Another key.
+    let (other, other_pub) = (d.join("o.pem"), d.join("o.pub.pem"));
+    ok(&[
+        "tables",
+        "keygen",
+        "--key",
+        s(&other),
+        "--pubkey",
+        s(&other_pub),
+    ]);
+    assert!(
+        fails(&["tables", "verify", s(&signed), "--pubkey", s(&other_pub)]).contains("not trusted")
+    );
+    // Both keys trusted (rotation): verifies.
+    ok(&[
+        "tables",
+        "verify",
+        s(&signed),
+        "--pubkey",
+        s(&other_pub),
+        "--pubkey",
+        s(&public),
+    ]);
+    // Rollback against an installed generation.
+    assert!(fails(&[
+        "tables",
+        "verify",
+        s(&signed),
+        "--pubkey",
+        s(&public),
+        "--installed",
+        "5"
+    ])
+    .contains("rollback: generation 5 is not newer than the installed 5"));
+    ok(&[
+        "tables",
+        "verify",
+        s(&signed),
+        "--pubkey",
+        s(&public),
+        "--installed",
+        "4",
+    ]);
+    // Unsigned with --pubkey, signed without.
+    assert!(
+        fails(&["tables", "verify", s(&plain), "--pubkey", s(&public)]).contains("unsigned blob")
+    );
+    assert!(fails(&["tables", "verify", s(&signed)]).contains("give --pubkey"));
+    // The unsigned blob still verifies as before without --pubkey.
+    ok(&["tables", "verify", s(&plain)]);
+    // Key files that are not keys.
+    assert!(fails(&[
+        "tables",
+        "sign",
+        "--key",
+        s(&public),
+        s(&plain),
+        "-o",
+        s(&d.join("x"))
+    ])
+    .contains("not a PKCS#8 PEM Ed25519 private key"));
+    assert!(
+        fails(&["tables", "verify", s(&signed), "--pubkey", s(&key)])
+            .contains("not a PEM Ed25519 public key")
+    );
+    // Only valid blobs are signed.
+    assert!(fails(&[
+        "tables",
+        "sign",
+        "--key",
+        s(&key),
+        s(&tampered),
+        "-o",
+        s(&d.join("y"))
+    ])
+    .contains("tampered.bin"));
+}
+
+/// Key files made by OpenSSL (`tests/keys/README.md`) sign and verify.
+#[test]
+fn openssl_keys_work() {
+    let d = dir("openssl");
+    let keys = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/keys");
+    let (key, public) = (
+        keys.join("openssl-ed25519.pem"),
+        keys.join("openssl-ed25519.pub.pem"),
+    );
+    let plain = blob(&d, 2);
+    let signed = d.join("s.bin");
+    let said = ok(&[
+        "tables",
+        "sign",
+        "--key",
+        s(&key),
+        s(&plain),
+        "-o",
+        s(&signed),
+    ]);
+    let v = ok(&["tables", "verify", s(&signed), "--pubkey", s(&public)]);
+    assert!(v.contains(&format!("key id {}", key_id(&said))), "{v}");
+}
