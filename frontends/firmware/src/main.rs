@@ -72,7 +72,11 @@ struct Scenario {
 include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
 
 /// The decider settings `lcmp replay` uses by default.
-const CONFIG: DeciderConfig = DeciderConfig::DEFAULT.with_scheme(Scheme::Lcmp).with_seed(0).with_hash(HashAlgorithm::Murmur3).with_overflow(Overflow::Refuse);
+const CONFIG: DeciderConfig = DeciderConfig::DEFAULT
+    .with_scheme(Scheme::Lcmp)
+    .with_seed(0)
+    .with_hash(HashAlgorithm::Murmur3)
+    .with_overflow(Overflow::Refuse);
 
 /// The decider (the shape the replay digest is defined for: 64 ports, 1024
 /// flow slots), handed out once as `&'static mut`; no heap, no `static
