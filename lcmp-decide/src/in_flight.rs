@@ -82,9 +82,11 @@ fn drain_ticks(bytes: u64, rate_bps: u64, ticks_per_second: u32) -> u32 {
 }
 
 impl InFlight {
-    /// A port with no tables: nothing is reused early on it.
+    /// A port with no tables (a decider without tables routes nothing,
+    /// so no entry exists to reuse). All zero bytes, so that an empty
+    /// decider is built in place by a `memset` (docs/firmware.md, "Stack").
     pub(crate) const NEW: InFlight = InFlight {
-        window: u32::MAX,
+        window: 0,
         buffer: 0,
         listed: false,
         sampled: false,
