@@ -274,6 +274,10 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     /// A decider with no tables over any [`SlotStorage`] (cleared here; a
     /// power of two of at least 16 slots, [`Error::FlowSlots`] otherwise):
     /// how a C ABI or an allocator-backed caller provides its own memory.
+    // Inlined so that a caller that writes the result into its own memory
+    // (the C ABI's `lcmp_decider_init`) builds it in place, not in a
+    // 25 KiB stack temporary (docs/firmware.md, "Stack").
+    #[inline(always)]
     pub fn with_storage(config: DeciderConfig, storage: S) -> Result<Self, Error> {
         Ok(Self::from_cache(
             config,
@@ -281,6 +285,7 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
         ))
     }
 
+    #[inline(always)]
     const fn from_cache(config: DeciderConfig, cache: FlowCacheWith<S>) -> Self {
         let () = Self::CHECK;
         DeciderWith {
