@@ -285,7 +285,6 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
         ))
     }
 
-    #[inline(always)]
     const fn from_cache(config: DeciderConfig, cache: FlowCacheWith<S>) -> Self {
         let () = Self::CHECK;
         DeciderWith {
