@@ -2,9 +2,13 @@
 //! `valgrind --tool=callgrind` (a load-independent complement to the
 //! criterion benches; see docs/performance.md).
 //!
-//! `cargo run --release -p lcmp-decide --example hot_path -- hit|new N`
+//! `cargo run --release -p lcmp-decide --example hot_path -- hit|new N [shared]`
+//! (`shared`: the decider reads tables compiled once outside it,
+//! `SharedDecider` over `&CompiledTables`, instead of owning them).
 
 use core::net::Ipv4Addr;
+use lcmp_decide::flow_cache::SlotArray;
+use lcmp_decide::tables::TablesSlot;
 use lcmp_decide::*;
 
 #[path = "../benches/common/mod.rs"]
@@ -24,14 +28,27 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "hit".into());
     let n: u32 = args.next().and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    let shared = args.next().as_deref() == Some("shared");
     let t = common::tables(6, if mode == "new" { 0 } else { 2_000_000 });
-    let mut d: Box<Decider<8, 4096>> = Box::new(Decider::new(DeciderConfig::default()));
-    if let Err(e) = d.install(&t) {
+    let installed = if shared {
+        t.compile(8).map(Box::new).and_then(|c| {
+            let mut d: Box<SharedDecider<8, 4096, &tables::CompiledTables>> =
+                Box::new(SharedDecider::new(DeciderConfig::default()));
+            d.use_tables(&c).map(|_| run(&mut d, &mode, n))
+        })
+    } else {
+        let mut d: Box<Decider<8, 4096>> = Box::new(Decider::new(DeciderConfig::default()));
+        d.install(&t).map(|()| run(&mut d, &mode, n))
+    };
+    if let Err(e) = installed {
         eprintln!("error: {e}");
         std::process::exit(1);
     }
+}
+
+fn run<T: TablesSlot>(d: &mut DeciderWith<8, SlotArray<4096>, T>, mode: &str, n: u32) {
     let mut sink = 0u64;
-    match mode.as_str() {
+    match mode {
         "new" => {
             for i in 0..n {
                 let now = Instant::from_ticks(i.wrapping_add(1));
