@@ -1027,8 +1027,8 @@ int32_t lcmp_tables_init(void *mem, size_t mem_len, struct lcmp_tables **out);
  * object. Refused with `LCMP_ERR_TABLES_IN_USE` while any decider uses the
  * object or another install into it runs; then the blob and table codes
  * of `lcmp_install`. On any error the object is unchanged (still empty, or
- * still the previous tables). Safe to call from any thread (see the
- * rules at `lcmp_use_tables`).
+ * still the previous tables). Safe to call from any thread (the
+ * rules are at `lcmp_use_tables`).
  *
  * # Safety
  * `t` must be a live tables object; `blob` readable for `len` bytes.
@@ -1063,8 +1063,19 @@ int32_t lcmp_tables_users(const struct lcmp_tables *t, uint32_t *out);
  * the new tables withdraw the port from the flow's group, port state and
  * counters are kept. `LCMP_ERR_TABLES_NOT_READY` if `t` is empty or being
  * installed (`d` keeps its tables). `lcmp_generation(d)` then reads `t`'s
- * generation. Call it between bursts, on the thread that owns `d`; other
- * threads may use `t` meanwhile.
+ * generation. Call it between bursts, on the thread that owns `d`.
+ *
+ * Thread safety: a decider handle is used by one thread at a time; a
+ * tables object by any number of threads at once (`lcmp_tables_install`,
+ * `lcmp_tables_install_signed`, `lcmp_tables_generation`,
+ * `lcmp_tables_users`, and this function and `lcmp_release_tables`, each
+ * on its own handle), synchronised by one atomic word in the object: an
+ * install runs only while no decider reads the object and no other
+ * install runs (else `LCMP_ERR_TABLES_IN_USE`), an attach only to a
+ * complete object (else `LCMP_ERR_TABLES_NOT_READY`), and an attached
+ * decider reads the tables on every packet without atomics, as they
+ * cannot change while it is attached. Free or re-initialise an object
+ * only when `lcmp_tables_users` is 0 and no call on it runs.
  *
  * # Safety
  * `d` must be a live handle used by no other call at the same time; `t` a
