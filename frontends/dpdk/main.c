@@ -16,11 +16,15 @@
  *   RX burst (32) -> parse -> route group (LPM) -> lcmp_on_packets ->
  *   MAC rewrite for the next hop -> TX burst per port
  *
- * Tables: the control lcore validates a blob once, publishes it as a new
- * generation (one atomic pointer), and frees the old generation only after
- * every worker has passed a quiescent state (rte_rcu_qsbr). Each worker
- * installs a new generation into its own decider between two bursts
- * (hitless: pinned flows keep their ports). Samples and link events go to
+ * Tables: the control lcore installs a blob once into a new lcmp_tables
+ * object (validated and compiled there, one copy for every worker) and
+ * publishes it as a new generation (one atomic pointer). Each worker
+ * attaches its decider to a new generation between two bursts
+ * (lcmp_use_tables: hitless, pinned flows keep their ports; it releases
+ * the previous generation). The control lcore frees the old generation
+ * only after every worker has passed a quiescent state (rte_rcu_qsbr: no
+ * worker still reads the old struct table_gen) and the object's user
+ * count is 0 (no decider reads its tables). Samples and link events go to
  * each worker through its own control ring, so a decider is only ever
  * touched by the lcore that owns it.
  */
@@ -127,14 +131,14 @@ static struct options opt = {
 
 /* ---- table generations ------------------------------------------------- */
 
-/* One published table generation. Today each worker installs the blob into
- * its own decider; with shared compiled tables in the core this struct
- * would hold the one compiled object the workers' deciders reference. */
+/* One published table generation: the one compiled tables object that
+ * every worker's decider reads. */
 struct table_gen {
 	uint64_t seq;        /* publication order, 1, 2, ... */
 	uint64_t generation; /* the blob's own generation (header) */
-	size_t len;
-	uint8_t *blob;
+	size_t len;          /* the blob's bytes */
+	struct lcmp_tables *tables;
+	void *mem;           /* the object's memory (rte_malloc) */
 };
 
 static struct table_gen *volatile g_gen; /* read with __atomic_load_n */
@@ -272,11 +276,15 @@ read_file(const char *path, size_t *len)
 	return buf;
 }
 
-/* A decider of the smallest shape, owned by the control lcore: every blob
- * is installed here first, so that workers only ever see valid tables. */
-static struct lcmp_decider *staging;
+static void
+free_gen(struct table_gen *g)
+{
+	rte_free(g->mem);
+	free(g);
+}
 
-/* Reads and validates a blob; NULL (and one line on stderr) if bad. */
+/* Reads a blob and installs it into a new tables object; NULL (and one
+ * line on stderr) if bad. Workers only ever see valid tables. */
 static struct table_gen *
 load_gen(const char *path, uint64_t seq)
 {
@@ -289,31 +297,37 @@ load_gen(const char *path, uint64_t seq)
 		fprintf(stderr, "lcmp-fwd: %s: %s\n", path, strerror(errno));
 		return NULL;
 	}
+	g = calloc(1, sizeof(*g));
+	if (g != NULL)
+		g->mem = rte_zmalloc("lcmp_tables", lcmp_tables_size(), lcmp_tables_align());
+	if (g == NULL || g->mem == NULL) {
+		fprintf(stderr, "lcmp-fwd: %s: out of memory\n", path);
+		free(g);
+		free(blob);
+		return NULL;
+	}
 	rc = lcmp_blob_len(blob, len, &len);
 	if (rc == LCMP_OK)
-		rc = lcmp_install(staging, blob, len);
+		rc = lcmp_tables_init(g->mem, lcmp_tables_size(), &g->tables);
+	if (rc == LCMP_OK)
+		rc = lcmp_tables_install(g->tables, blob, len);
+	free(blob);
 	if (rc != LCMP_OK) {
 		fprintf(stderr, "lcmp-fwd: %s: %s (%d)\n", path,
 			lcmp_strerror(rc), (int)rc);
-		free(blob);
-		return NULL;
-	}
-	g = calloc(1, sizeof(*g));
-	if (g == NULL) {
-		free(blob);
+		free_gen(g);
 		return NULL;
 	}
 	g->seq = seq;
-	g->blob = blob;
 	g->len = len;
-	lcmp_generation(staging, &g->generation);
+	lcmp_tables_generation(g->tables, &g->generation);
 	return g;
 }
 
 static uint64_t gen_seq;
 
-/* Publishes a new generation and frees the old one after a grace period.
- * Returns 0, or -1 if the blob was rejected (nothing changes). */
+/* Publishes a new generation and frees the old one once no worker can
+ * reach it. Returns 0, or -1 if the blob was rejected (nothing changes). */
 static int
 install_blob(const char *path)
 {
@@ -324,11 +338,17 @@ install_blob(const char *path)
 		return -1;
 	gen_seq++;
 	old = __atomic_exchange_n(&g_gen, g, __ATOMIC_RELEASE);
+	/* After the grace period no worker holds `old` itself... */
 	token = rte_rcu_qsbr_start(g_qsbr);
 	rte_rcu_qsbr_check(g_qsbr, token, true);
 	if (old != NULL) {
-		free(old->blob);
-		free(old);
+		uint32_t users = 1;
+
+		/* ...and once every worker attached to the new generation
+		 * (at its next control step), none reads its tables. */
+		while (lcmp_tables_users(old->tables, &users) == LCMP_OK && users != 0)
+			rte_delay_us_sleep(10);
+		free_gen(old);
 	}
 	printf("tables: %s generation %" PRIu64 " published (seq %" PRIu64
 	       ", %zu bytes)\n", path, g->generation, g->seq, g->len);
@@ -686,7 +706,7 @@ worker_control(struct worker *w, uint64_t *seq)
 	unsigned int i, n;
 
 	if (g != NULL && g->seq != *seq) {
-		int32_t rc = lcmp_install(w->d, g->blob, g->len);
+		int32_t rc = lcmp_use_tables(w->d, g->tables);
 
 		if (rc == LCMP_OK) {
 			uint64_t gen = 0;
@@ -790,6 +810,7 @@ worker_main(void *arg)
 	}
 	rte_rcu_qsbr_thread_offline(g_qsbr, w->id);
 	rte_rcu_qsbr_thread_unregister(g_qsbr, w->id);
+	lcmp_release_tables(w->d); /* the last generation's users drop to 0 */
 	for (p = 0; p < RTE_MAX_ETHPORTS; p++) {
 		uint16_t tries;
 
@@ -1184,7 +1205,6 @@ main(int argc, char **argv)
 	uint64_t last_stats, last_sample, last_link, last_ctl, last_rx_change;
 	uint64_t last_rx = 0, first_rx_tsc = 0, end_tsc;
 	struct lcmp_config lc;
-	void *smem;
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
@@ -1242,18 +1262,9 @@ main(int argc, char **argv)
 	lc.hash = LCMP_HASH_MURMUR3;
 	lc.overflow = LCMP_OVERFLOW_REFUSE;
 	lc.seed = opt.seed;
-	smem = rte_zmalloc("lcmp_staging", lcmp_decider_size(LCMP_MIN_FLOWS),
-			   LCMP_DECIDER_ALIGN);
-	if (smem == NULL)
-		die("cannot allocate the staging decider");
-	{
-		int32_t rc = lcmp_decider_init(smem, lcmp_decider_size(LCMP_MIN_FLOWS),
-					       LCMP_MIN_FLOWS, &lc, &staging);
-
-		if (rc != LCMP_OK)
-			die("lcmp_decider_init: %s (%d)", lcmp_strerror(rc), (int)rc);
-	}
-	dsize = lcmp_decider_size(opt.flows);
+	/* Every worker's decider reads the published generation's tables:
+	 * it needs no tables of its own. */
+	dsize = lcmp_decider_shared_size(opt.flows);
 
 	/* Workers: one decider each, on the lcore's socket. */
 	w = 0;
@@ -1276,9 +1287,9 @@ main(int argc, char **argv)
 		if (mem == NULL)
 			die("worker %u: %zu bytes for a %zu-flow decider: %s", w, dsize,
 			    opt.flows, rte_strerror(rte_errno));
-		rc = lcmp_decider_init(mem, dsize, opt.flows, &lc, &wk->d);
+		rc = lcmp_decider_init_shared(mem, dsize, opt.flows, &lc, &wk->d);
 		if (rc != LCMP_OK)
-			die("worker %u: lcmp_decider_init: %s", w, lcmp_strerror(rc));
+			die("worker %u: lcmp_decider_init_shared: %s", w, lcmp_strerror(rc));
 		wk->txq = rte_zmalloc_socket("lcmp_txq", sizeof(struct txq) * RTE_MAX_ETHPORTS,
 					     RTE_CACHE_LINE_SIZE, socket);
 		wk->backlog_bytes = rte_zmalloc_socket("lcmp_backlog",
@@ -1305,6 +1316,9 @@ main(int argc, char **argv)
 	       "main lcore %u (control)\n", opt.workers, opt.flows, dsize,
 	       opt.workers == 1 ? "direct RX" : opt.rss ? "RSS" : "software dispatcher",
 	       rte_get_main_lcore());
+	printf("lcmp-fwd: tables shared by every worker: %zu bytes a generation "
+	       "(%zu bytes a worker with tables of its own)\n", lcmp_tables_size(),
+	       lcmp_decider_size(opt.flows));
 	fflush(stdout);
 
 	signal(SIGINT, on_signal);

@@ -12,6 +12,8 @@
 # * a table update after 1 500 frames (--install-after, exact and
 #   --no-hold): nothing lost, no established flow moved, new flows on the
 #   new tables' ports; a bad blob mid-trace is refused, forwarding goes on;
+# * shared tables: a worker's decider holds no tables (one copy a
+#   generation, attached with lcmp_use_tables);
 # * bad command lines and configs: one line on stderr, exit status 1.
 set -euo pipefail
 source scripts/lib.sh
@@ -98,6 +100,16 @@ for workers in 1 2; do
   "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/w$workers.stats" \
     --replay "$work/replay1.txt" "$work/w$workers"/out-*.pcap
 done
+
+# Shared tables: each worker's decider holds no tables of its own; one
+# generation's compiled tables exist once, whatever the worker count.
+stats=$(cat "$work/w2.stats")
+re='\(([0-9]+) bytes\), .*tables shared by every worker: ([0-9]+) bytes a generation \(([0-9]+) bytes a worker with tables of its own\)'
+[[ $stats =~ $re ]] || { echo "no memory line in lcmp-fwd's output"; exit 1; }
+read -r per_worker shared own <<<"${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}"
+test $((per_worker + shared)) -eq "$own"
+test "$shared" -gt 20000
+echo "memory: ${per_worker} B a worker + ${shared} B of tables once (was ${own} B a worker)"
 
 echo "--- a table update after 1500 frames"
 for workers in 1 2; do

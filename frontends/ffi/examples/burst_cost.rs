@@ -115,7 +115,7 @@ fn main() {
     let run_c = only.as_deref() != Some("core");
     let run_core = only.as_deref() != Some("c");
     let n = slots * 61 / 100 / 32 * 32;
-    let blob = lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
+    let blob = ::lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
 
     // A random order over the flows (xorshift64*), the same for every path.
     let mut order: Vec<u32> = (0..n as u32).collect();

@@ -64,7 +64,7 @@
  * The ABI version of this library and header (bumped on any change to a
  * struct layout, a code or a signature; see CHANGELOG.md).
  */
-#define LCMP_ABI_VERSION 4
+#define LCMP_ABI_VERSION 5
 
 /**
  * Success.
@@ -154,6 +154,24 @@
  * declares (`lcmp_blob_len` finds a blob's length in a larger buffer).
  */
 #define LCMP_ERR_BLOB_LENGTH -34
+
+/**
+ * `lcmp_tables_install` into a tables object that a decider still reads
+ * (`lcmp_tables_users` > 0) or that another install is writing.
+ */
+#define LCMP_ERR_TABLES_IN_USE -35
+
+/**
+ * `lcmp_use_tables` of a tables object that holds no tables yet or that
+ * an install is writing.
+ */
+#define LCMP_ERR_TABLES_NOT_READY -36
+
+/**
+ * `lcmp_install` on a decider made by `lcmp_decider_init_shared`: it has
+ * no tables of its own (install into an `lcmp_tables` object instead).
+ */
+#define LCMP_ERR_TABLES_SHARED -37
 
 /**
  * Tables: a shift of 32 or more.
@@ -418,6 +436,13 @@
  * [`lcmp_decider_init`]).
  */
 typedef struct lcmp_decider lcmp_decider;
+
+/**
+ * An opaque tables object in caller-provided memory (see
+ * [`lcmp_tables_init`]): one compiled generation of tables, which any
+ * number of deciders read.
+ */
+typedef struct lcmp_tables lcmp_tables;
 
 /**
  * Per-decider settings that do not come with the tables. `size` and
@@ -705,12 +730,19 @@ extern "C" {
 uint32_t lcmp_abi_version(void);
 
 /**
- * Bytes of memory a decider with `flows` flow-cache slots needs:
- * a header of at most `LCMP_DECIDER_HEADER_MAX` bytes (rounded to 64),
- * then `LCMP_SLOT_BYTES * flows`. 0 if `flows` is not a power of two of
- * at least `LCMP_MIN_FLOWS` (or the size overflows).
+ * Bytes of memory a decider with `flows` flow-cache slots and tables of
+ * its own (`lcmp_decider_init`) needs: at most `LCMP_DECIDER_HEADER_MAX +
+ * LCMP_SLOT_BYTES * flows`. 0 if `flows` is not a power of two of at
+ * least `LCMP_MIN_FLOWS` (or the size overflows).
  */
 size_t lcmp_decider_size(size_t flows);
+
+/**
+ * Bytes of memory a decider with `flows` flow-cache slots and no tables
+ * of its own (`lcmp_decider_init_shared`) needs: `lcmp_decider_size(flows)`
+ * less `lcmp_tables_size()`. 0 as for `lcmp_decider_size`.
+ */
+size_t lcmp_decider_shared_size(size_t flows);
 
 /**
  * Alignment a decider's memory needs (`LCMP_DECIDER_ALIGN`, 64).
@@ -740,12 +772,31 @@ int32_t lcmp_decider_init(void *mem,
                           struct lcmp_decider **out);
 
 /**
+ * `lcmp_decider_init` for a decider with no tables of its own, in
+ * `lcmp_decider_shared_size(flows)` bytes: it reads the tables of an
+ * `lcmp_tables` object that other deciders may share (`lcmp_use_tables`);
+ * until then every packet gets no route, and `lcmp_install` on it is
+ * `LCMP_ERR_TABLES_SHARED`.
+ *
+ * # Safety
+ * As `lcmp_decider_init`.
+ */
+int32_t lcmp_decider_init_shared(void *mem,
+                                 size_t mem_len,
+                                 size_t flows,
+                                 const struct lcmp_config *config,
+                                 struct lcmp_decider **out);
+
+/**
  * Installs decoded tables from a table blob (the versioned postcard blob
  * of `lcmp tables -o`), exactly `len` bytes (a longer buffer is
  * `LCMP_ERR_BLOB_LENGTH`; `lcmp_blob_len` finds a blob's length in one).
  * Hitless: pinned flows keep their ports (a pin whose port the new tables
  * withdraw from its group is re-decided on the flow's next packet). On
- * any error nothing changes.
+ * any error nothing changes. The tables go into the decider's own tables
+ * object, which it reads from then on (also after `lcmp_use_tables` of a
+ * shared one); a decider made by `lcmp_decider_init_shared` has none:
+ * `LCMP_ERR_TABLES_SHARED`.
  *
  * # Safety
  * `d` must be a live handle used by no other call at the same time; `blob`
@@ -771,9 +822,10 @@ int32_t lcmp_install(struct lcmp_decider *d, const uint8_t *blob, size_t len);
 int32_t lcmp_blob_len(const uint8_t *buf, size_t buf_len, size_t *out_len);
 
 /**
- * The generation (blob header) of the installed tables, 0 before the
- * first successful `lcmp_install`. A control plane checks with it that a
- * decider runs the tables it published.
+ * The generation (blob header) of the tables the decider reads (its own
+ * from `lcmp_install`, or a shared object's from `lcmp_use_tables`), 0
+ * without tables. A control plane checks with it that a decider runs the
+ * tables it published.
  *
  * # Safety
  * `d` must be a live handle not written concurrently; `out` writable.
@@ -946,6 +998,104 @@ int32_t lcmp_digest_update(struct lcmp_digest *digest,
 int32_t lcmp_digest_value(struct lcmp_digest *digest, uint64_t *value, uint64_t *decisions);
 
 /**
+ * Bytes of memory a tables object needs (about 40 KB: the compiled tables
+ * and the scratch an install decodes into).
+ */
+size_t lcmp_tables_size(void);
+
+/**
+ * Alignment a tables object's memory needs (`LCMP_DECIDER_ALIGN`, 64).
+ */
+size_t lcmp_tables_align(void);
+
+/**
+ * Creates an empty tables object in `mem` (at least `lcmp_tables_size()`
+ * bytes aligned to `lcmp_tables_align()`) and stores it in `*out`.
+ * Deciders cannot use it until an install succeeds
+ * (`LCMP_ERR_TABLES_NOT_READY`). The memory's previous contents do not
+ * matter.
+ *
+ * # Safety
+ * `mem` must be valid for writes of `mem_len` bytes and not be used by
+ * anything else while the object lives (in particular not freed while
+ * `lcmp_tables_users` > 0); `out` must be null (an error) or writable.
+ */
+int32_t lcmp_tables_init(void *mem, size_t mem_len, struct lcmp_tables **out);
+
+/**
+ * Installs a table blob (as `lcmp_install` takes it) into a tables
+ * object. Refused with `LCMP_ERR_TABLES_IN_USE` while any decider uses the
+ * object or another install into it runs; then the blob and table codes
+ * of `lcmp_install`. On any error the object is unchanged (still empty, or
+ * still the previous tables). Safe to call from any thread (the
+ * rules are at `lcmp_use_tables`).
+ *
+ * # Safety
+ * `t` must be a live tables object; `blob` readable for `len` bytes.
+ */
+int32_t lcmp_tables_install(struct lcmp_tables *t, const uint8_t *blob, size_t len);
+
+/**
+ * The generation (blob header) of the tables in `t`:
+ * `LCMP_ERR_TABLES_NOT_READY` while it is empty or being installed. Safe
+ * to call from any thread.
+ *
+ * # Safety
+ * `t` must be a live tables object; `out` writable.
+ */
+int32_t lcmp_tables_generation(const struct lcmp_tables *t, uint64_t *out);
+
+/**
+ * How many deciders read `t` now (a snapshot: from another thread it may
+ * change at once). 0 means an install may proceed and, if no call on `t`
+ * runs, its memory may be freed.
+ *
+ * # Safety
+ * `t` must be a live tables object; `out` writable.
+ */
+int32_t lcmp_tables_users(const struct lcmp_tables *t, uint32_t *out);
+
+/**
+ * Makes decider `d` read the tables in `t` (shared with any other
+ * decider that uses `t`) and lets go of what it read before (its own
+ * tables or another object, whose user count drops). Hitless, as
+ * `lcmp_install` of the same blob: pinned flows keep their ports unless
+ * the new tables withdraw the port from the flow's group, port state and
+ * counters are kept. `LCMP_ERR_TABLES_NOT_READY` if `t` is empty or being
+ * installed (`d` keeps its tables). `lcmp_generation(d)` then reads `t`'s
+ * generation. Call it between bursts, on the thread that owns `d`.
+ *
+ * Thread safety: a decider handle is used by one thread at a time; a
+ * tables object by any number of threads at once (`lcmp_tables_install`,
+ * `lcmp_tables_install_signed`, `lcmp_tables_generation`,
+ * `lcmp_tables_users`, and this function and `lcmp_release_tables`, each
+ * on its own handle), synchronised by one atomic word in the object: an
+ * install runs only while no decider reads the object and no other
+ * install runs (else `LCMP_ERR_TABLES_IN_USE`), an attach only to a
+ * complete object (else `LCMP_ERR_TABLES_NOT_READY`), and an attached
+ * decider reads the tables on every packet without atomics, as they
+ * cannot change while it is attached. Free or re-initialise an object
+ * only when `lcmp_tables_users` is 0 and no call on it runs.
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time; `t` a
+ * live tables object that stays valid until `d` lets go of it
+ * (`lcmp_use_tables` of another object, or `lcmp_release_tables`).
+ */
+int32_t lcmp_use_tables(struct lcmp_decider *d, const struct lcmp_tables *t);
+
+/**
+ * Makes decider `d` read no tables (every packet gets no route, pins and
+ * port state are kept) and lets go of the tables object it read, so that
+ * its user count drops. Call it before freeing a decider's memory that
+ * uses a shared object; harmless without tables.
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time.
+ */
+int32_t lcmp_release_tables(struct lcmp_decider *d);
+
+/**
  * Verifies a signed table blob (the `LCMS` envelope of `lcmp tables
  * sign`) and installs its tables, like `lcmp_install` (hitless).
  *
@@ -976,6 +1126,25 @@ int32_t lcmp_install_signed(struct lcmp_decider *d,
                             size_t n_keys,
                             uint64_t installed_generation,
                             uint64_t *out_generation);
+
+/**
+ * `lcmp_install_signed` into a shared tables object: the checks of
+ * `lcmp_install_signed`, then those of `lcmp_tables_install`
+ * (`LCMP_ERR_TABLES_IN_USE` while any decider uses it). On any error
+ * nothing changes: not the object, not `*out_generation`.
+ *
+ * # Safety
+ * `t` must be a live tables object; `blob` readable for `len` bytes,
+ * `keys` for `n_keys * LCMP_PUBLIC_KEY_LEN` bytes, and `out_generation`
+ * writable.
+ */
+int32_t lcmp_tables_install_signed(struct lcmp_tables *t,
+                                   const uint8_t *blob,
+                                   size_t len,
+                                   const uint8_t *keys,
+                                   size_t n_keys,
+                                   uint64_t installed_generation,
+                                   uint64_t *out_generation);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -10,18 +10,25 @@
 //! `digest_mut!`), which hold the crate's only `unsafe` blocks outside this
 //! file's functions: each one forwards its caller's documented contract.
 
+use core::cell::UnsafeCell;
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
-use core::ptr;
+use core::ops::Deref;
+use core::ptr::{self, NonNull};
+use core::sync::atomic::{AtomicU32, Ordering};
 
+use ::lcmp_tables::replay::Digest;
 use lcmp_decide::flow_cache::{SlotBlock, SlotStorage, BLOCK_SLOTS, BUCKET};
+use lcmp_decide::tables::CompiledTables;
 use lcmp_decide::{DeciderConfig, DeciderWith, Tables};
-use lcmp_tables::replay::Digest;
 
 use crate::codes::*;
 use crate::types::lcmp_config;
 use crate::types::{lcmp_digest, DigestState, DIGEST_MAGIC};
-use crate::{lcmp_decider, LCMP_DECIDER_ALIGN, LCMP_DECIDER_HEADER_MAX, LCMP_PORTS, MAGIC};
+use crate::{
+    lcmp_decider, lcmp_tables, TablesBody, LCMP_DECIDER_ALIGN, LCMP_DECIDER_HEADER_MAX, LCMP_PORTS,
+    MAGIC, TABLES_MAGIC,
+};
 
 /// The flow-cache slots of a handle: the [`SlotBlock`]s that follow the
 /// handle in the caller's memory (`lcmp_decider_init` checked their size
@@ -73,26 +80,38 @@ impl SlotStorage for CallerSlots {
 pub(crate) const HEADER_BYTES: usize =
     size_of::<lcmp_decider>().next_multiple_of(LCMP_DECIDER_ALIGN);
 
-// The header promises these bounds to C code that allocates statically.
-const _: () = assert!(HEADER_BYTES <= LCMP_DECIDER_HEADER_MAX);
+/// Bytes of a tables object, rounded up to 64 (it follows the slots of a
+/// decider that owns one).
+pub(crate) const TABLES_BYTES: usize =
+    size_of::<lcmp_tables>().next_multiple_of(LCMP_DECIDER_ALIGN);
+
+// The header promises these bounds to C code that allocates statically
+// (a decider that owns its tables carries a tables object after its
+// slots).
+const _: () = assert!(HEADER_BYTES + TABLES_BYTES <= LCMP_DECIDER_HEADER_MAX);
 const _: () = assert!(align_of::<lcmp_decider>() <= LCMP_DECIDER_ALIGN);
+const _: () = assert!(align_of::<lcmp_tables>() <= LCMP_DECIDER_ALIGN);
 const _: () = assert!(align_of::<SlotBlock>() == LCMP_DECIDER_ALIGN);
 const _: () = assert!(size_of::<SlotBlock>() == 12 * BLOCK_SLOTS);
 
-/// Bytes a decider with `flows` slots needs, or `None` if `flows` is not a
-/// power of two of at least 16 or the total overflows.
-pub(crate) fn decider_bytes(flows: usize) -> Option<usize> {
+/// Bytes a decider with `flows` slots needs (with its own tables object
+/// when `owns_tables`), or `None` if `flows` is not a power of two of at
+/// least 16 or the total overflows.
+pub(crate) fn decider_bytes(flows: usize, owns_tables: bool) -> Option<usize> {
     if !flows.is_power_of_two() || flows < BLOCK_SLOTS {
         return None;
     }
     let slots = (flows / BLOCK_SLOTS).checked_mul(size_of::<SlotBlock>())?;
+    let tables = if owns_tables { TABLES_BYTES } else { 0 };
     HEADER_BYTES
-        .checked_add(slots)
+        .checked_add(slots)?
+        .checked_add(tables)
         .filter(|&n| n <= isize::MAX as usize)
 }
 
 /// Writes a fresh decider with `flows` slots into `mem` and returns the
-/// handle.
+/// handle; with `owns_tables`, an empty tables object of its own after the
+/// slots.
 ///
 /// # Safety
 /// `mem` must be null or valid for writes of `mem_len` bytes, and those
@@ -103,11 +122,12 @@ pub(crate) unsafe fn init(
     mem_len: usize,
     flows: usize,
     config: DeciderConfig,
+    owns_tables: bool,
 ) -> Result<*mut lcmp_decider, i32> {
     if mem.is_null() {
         return Err(LCMP_ERR_NULL);
     }
-    let need = decider_bytes(flows).ok_or(LCMP_ERR_FLOWS)?;
+    let need = decider_bytes(flows, owns_tables).ok_or(LCMP_ERR_FLOWS)?;
     if mem_len < need {
         return Err(LCMP_ERR_BUFFER_TOO_SMALL);
     }
@@ -115,8 +135,8 @@ pub(crate) unsafe fn init(
     if !mem.cast::<SlotBlock>().is_aligned() {
         return Err(LCMP_ERR_MISALIGNED);
     }
-    // SAFETY: `HEADER_BYTES + 192 * (flows / 16) == need <= mem_len`, so the
-    // offset stays inside the caller's allocation.
+    // SAFETY: `HEADER_BYTES + 192 * (flows / 16) <= need <= mem_len`, so
+    // the offset stays inside the caller's allocation.
     let blocks = unsafe { mem.cast::<u8>().add(HEADER_BYTES) }.cast::<SlotBlock>();
     let len = flows / BLOCK_SLOTS;
     // SAFETY: `blocks` is aligned (`mem` is 64-byte aligned and
@@ -124,13 +144,25 @@ pub(crate) unsafe fn init(
     // blocks (bounds above). All-zero bytes are empty slots, so the
     // memory holds valid `SlotBlock`s from here on.
     unsafe { ptr::write_bytes(blocks, 0, len) };
+    let own = if owns_tables {
+        // SAFETY: the slots end `HEADER_BYTES + 192 * len` bytes in, a
+        // multiple of 64, and `TABLES_BYTES` more bytes follow inside the
+        // caller's `need <= mem_len` bytes.
+        let at = unsafe { blocks.add(len) }.cast::<lcmp_tables>();
+        // SAFETY: aligned (64 >= its alignment), writable for
+        // `TABLES_BYTES`, not overlapping the handle or the slots.
+        unsafe { tables_write(at) };
+        at
+    } else {
+        ptr::null_mut()
+    };
     let slots = CallerSlots { blocks, len };
     let inner = DeciderWith::with_storage(config, slots).map_err(error_code)?;
     let value = lcmp_decider {
         magic: MAGIC,
         generation: 0,
         inner,
-        scratch: Tables::new(),
+        own,
     };
     // SAFETY: `p` is non-null, aligned (64 >= the handle's alignment) and
     // valid for writes of `size_of::<lcmp_decider>() <= HEADER_BYTES` bytes
@@ -138,6 +170,241 @@ pub(crate) unsafe fn init(
     // bytes.
     unsafe { p.write(value) };
     Ok(p)
+}
+
+/// Writes an empty tables object at `p`.
+///
+/// # Safety
+/// `p` must be non-null, aligned for `lcmp_tables` and valid for writes of
+/// `size_of::<lcmp_tables>()` bytes that nothing else accesses.
+unsafe fn tables_write(p: *mut lcmp_tables) {
+    // Field by field, so that each empty value is written in place (the
+    // compiled tables are all zero bytes: a `memset`), never through a
+    // 40 KB stack temporary of the whole object. Every `addr_of_mut!` below
+    // stays in bounds of the caller's object, and every `write` goes to an
+    // aligned field of it, neither reading nor dropping the old bytes.
+    // SAFETY: in bounds (caller).
+    let state = unsafe { ptr::addr_of_mut!((*p).state) };
+    // SAFETY: aligned, writable (caller).
+    unsafe { state.write(AtomicU32::new(0)) };
+    // SAFETY: in bounds (caller).
+    let body = UnsafeCell::raw_get(unsafe { ptr::addr_of!((*p).body) });
+    // SAFETY: in bounds of the body.
+    let generation = unsafe { ptr::addr_of_mut!((*body).generation) };
+    // SAFETY: aligned, writable.
+    unsafe { generation.write(0) };
+    // SAFETY: in bounds of the body.
+    let scratch = unsafe { ptr::addr_of_mut!((*body).scratch) };
+    // SAFETY: aligned, writable.
+    unsafe { scratch.write(Tables::new()) };
+    // SAFETY: in bounds of the body.
+    let compiled = unsafe { ptr::addr_of_mut!((*body).compiled) };
+    // SAFETY: aligned, writable.
+    unsafe { compiled.write(CompiledTables::new()) };
+    // The magic last: only a complete object is ever recognised.
+    // SAFETY: in bounds (caller).
+    let magic = unsafe { ptr::addr_of_mut!((*p).magic) };
+    // SAFETY: aligned, writable.
+    unsafe { magic.write(TABLES_MAGIC) };
+}
+
+/// Writes an empty tables object into the caller's memory and returns it.
+///
+/// # Safety
+/// `mem` must be null or valid for writes of `mem_len` bytes that nothing
+/// else accesses while the object is in use.
+pub(crate) unsafe fn tables_init(
+    mem: *mut c_void,
+    mem_len: usize,
+) -> Result<*mut lcmp_tables, i32> {
+    if mem.is_null() {
+        return Err(LCMP_ERR_NULL);
+    }
+    if mem_len < TABLES_BYTES {
+        return Err(LCMP_ERR_BUFFER_TOO_SMALL);
+    }
+    let p = mem.cast::<lcmp_tables>();
+    if !mem.cast::<SlotBlock>().is_aligned() {
+        return Err(LCMP_ERR_MISALIGNED);
+    }
+    // SAFETY: non-null, 64-byte aligned, `TABLES_BYTES` writable bytes
+    // (checked; caller).
+    unsafe { tables_write(p) };
+    Ok(p)
+}
+
+/// A checked tables object, read-only (every mutation goes through its
+/// atomic state word and `UnsafeCell`, so a shared reference is what every
+/// thread holds).
+///
+/// # Safety
+/// `t` must be null or point to at least `size_of::<lcmp_tables>()`
+/// readable bytes that stay valid for `'a`.
+pub(crate) unsafe fn tables_ref<'a>(t: *const lcmp_tables) -> Result<&'a lcmp_tables, i32> {
+    if t.is_null() {
+        return Err(LCMP_ERR_NULL);
+    }
+    if !t.is_aligned() {
+        return Err(LCMP_ERR_MISALIGNED);
+    }
+    // SAFETY: non-null and aligned (checked), in bounds (caller); no
+    // reference is created.
+    let field = unsafe { ptr::addr_of!((*t).magic) };
+    // SAFETY: aligned for `u32`, readable (caller); any bit pattern is a
+    // valid `u32`, and the magic is written last by `tables_write` and
+    // never changed, so reading it races with nothing.
+    let magic = unsafe { field.read() };
+    if magic != TABLES_MAGIC {
+        return Err(LCMP_ERR_NOT_INITIALIZED);
+    }
+    // SAFETY: initialised by `tables_write` (best effort, as for deciders).
+    Ok(unsafe { &*t })
+}
+
+/// `lcmp_tables::state`: an install holds the object (no user may attach).
+pub(crate) const WRITING: u32 = 1 << 31;
+/// `lcmp_tables::state`: the object holds compiled tables.
+pub(crate) const READY: u32 = 1 << 30;
+/// `lcmp_tables::state`: the count of deciders that read the tables.
+pub(crate) const USERS: u32 = READY - 1;
+
+impl lcmp_tables {
+    /// The deciders that read the tables now.
+    pub(crate) fn users(&self) -> u32 {
+        self.state.load(Ordering::Acquire) & USERS
+    }
+
+    /// A counted reference for one more decider:
+    /// `LCMP_ERR_TABLES_NOT_READY` while the object is empty or an install
+    /// is writing it.
+    pub(crate) fn acquire(&self) -> Result<TablesRef, i32> {
+        self.state
+            // Acquire: the install's writes (published by its Release
+            // store of READY) happen before this reader's reads.
+            .fetch_update(Ordering::Acquire, Ordering::Relaxed, |s| {
+                let ready = s & (WRITING | READY) == READY;
+                // 2^30 - 1 deciders cannot exist in one address space; the
+                // check keeps the count from reaching the flags anyway.
+                (ready && s & USERS < USERS).then_some(s + 1)
+            })
+            .map_err(|_| LCMP_ERR_TABLES_NOT_READY)?;
+        Ok(TablesRef(NonNull::from(self)))
+    }
+
+    /// Runs an install on the body: refused with `LCMP_ERR_TABLES_IN_USE`
+    /// while a decider reads the tables or another install runs. On
+    /// success the object is ready; on error it is as it was (`f` must
+    /// leave `compiled` and `generation` unchanged when it fails, as
+    /// `Tables::compile_into` does).
+    pub(crate) fn write<R>(
+        &self,
+        f: impl FnOnce(&mut TablesBody) -> Result<R, i32>,
+    ) -> Result<R, i32> {
+        // Acquire: every reader's reads (released by its `fetch_sub`)
+        // happen before the writes below.
+        let before = self
+            .state
+            .fetch_update(Ordering::Acquire, Ordering::Relaxed, |s| {
+                (s & (WRITING | USERS) == 0).then_some(WRITING)
+            })
+            .map_err(|_| LCMP_ERR_TABLES_IN_USE)?;
+        // SAFETY: the state went from no user and no writer to WRITING, so
+        // no `TablesRef` exists (each holds a user) and none can be made
+        // (`acquire` refuses WRITING) until the store below: this is the
+        // only reference to the body.
+        let body = unsafe { &mut *self.body.get() };
+        let result = f(body);
+        let after = if result.is_ok() {
+            READY
+        } else {
+            before & READY
+        };
+        // Release: publishes the body to the next `acquire`.
+        self.state.store(after, Ordering::Release);
+        result
+    }
+
+    /// [`lcmp_tables::write`] for the tables object a handle owns, which
+    /// that handle may be reading: the caller holds the handle exclusively
+    /// (`&mut lcmp_decider`) and no other decider can reach the object (its
+    /// pointer never leaves the handle), so no reference into the body is
+    /// live while `f` runs even if a user count is held.
+    ///
+    /// # Safety
+    /// `self` must be the `own` object of a handle borrowed mutably by the
+    /// caller, and no `&CompiledTables` from that handle's tables may be
+    /// live.
+    pub(crate) unsafe fn write_own<R>(
+        &self,
+        f: impl FnOnce(&mut TablesBody) -> Result<R, i32>,
+    ) -> Result<R, i32> {
+        let before = self.state.load(Ordering::Relaxed);
+        // SAFETY: see above: exclusive by the caller's contract.
+        let body = unsafe { &mut *self.body.get() };
+        let result = f(body);
+        if result.is_ok() {
+            self.state
+                .store((before & USERS) | READY, Ordering::Release);
+        }
+        result
+    }
+}
+
+/// A decider's counted reference to a tables object: it derefs to the
+/// compiled tables, which no install can change while it lives, and
+/// releases its count when dropped (`lcmp_use_tables` of another object,
+/// `lcmp_release_tables`).
+pub(crate) struct TablesRef(NonNull<lcmp_tables>);
+
+impl TablesRef {
+    fn object(&self) -> &lcmp_tables {
+        // SAFETY: made by `acquire` from a live object, which the caller
+        // keeps valid while any decider reads it (the `# Safety` of
+        // `lcmp_use_tables`: not freed while `lcmp_tables_users` > 0).
+        unsafe { self.0.as_ref() }
+    }
+
+    /// The generation of the tables.
+    pub(crate) fn generation(&self) -> u64 {
+        // SAFETY: a user count is held, so no install writes the body.
+        unsafe { (*self.object().body.get()).generation }
+    }
+}
+
+impl Deref for TablesRef {
+    type Target = CompiledTables;
+
+    #[inline]
+    fn deref(&self) -> &CompiledTables {
+        // SAFETY: a user count is held, so no install writes the body while
+        // this borrow (of `self`) lives; the owner's own install
+        // (`write_own`) runs only under `&mut` of the handle, when no such
+        // borrow exists.
+        unsafe { &(*self.object().body.get()).compiled }
+    }
+}
+
+impl Drop for TablesRef {
+    fn drop(&mut self) {
+        // Release: this decider's reads happen before the next install.
+        self.object().state.fetch_sub(1, Ordering::Release);
+    }
+}
+
+impl core::fmt::Debug for TablesRef {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("TablesRef").field(&self.0).finish()
+    }
+}
+
+impl lcmp_decider {
+    /// The handle's own tables object, if it has one.
+    pub(crate) fn own(&self) -> Option<&lcmp_tables> {
+        // SAFETY: `own` is null or was written by `init` to point to the
+        // object after the slots, in the caller's memory, valid while the
+        // handle is.
+        unsafe { self.own.as_ref() }
+    }
 }
 
 /// Checks a handle: non-null, aligned, initialised by `lcmp_decider_init`.
@@ -430,6 +697,13 @@ macro_rules! bytes {
 macro_rules! output {
     ($p:expr, $v:expr) => {
         try_boundary!($crate::boundary::output($p, $v))
+    };
+}
+
+/// A caller's tables object, or `return` its error code.
+macro_rules! tables_ref {
+    ($t:expr) => {
+        try_boundary!($crate::boundary::tables_ref($t))
     };
 }
 

@@ -6,9 +6,9 @@
 
 use core::ffi::CStr;
 
+use ::lcmp_tables::{FormatError, TablesError};
 use lcmp_decide::codes::DecisionKind;
 use lcmp_decide::{CutReason, Error, Reason, Scheme};
-use lcmp_tables::{FormatError, TablesError};
 
 /// Success.
 pub const LCMP_OK: i32 = 0;
@@ -51,6 +51,15 @@ pub const LCMP_ERR_BLOB_CRC: i32 = -33;
 /// The buffer given to `lcmp_install` is longer than the blob its header
 /// declares (`lcmp_blob_len` finds a blob's length in a larger buffer).
 pub const LCMP_ERR_BLOB_LENGTH: i32 = -34;
+/// `lcmp_tables_install` into a tables object that a decider still reads
+/// (`lcmp_tables_users` > 0) or that another install is writing.
+pub const LCMP_ERR_TABLES_IN_USE: i32 = -35;
+/// `lcmp_use_tables` of a tables object that holds no tables yet or that
+/// an install is writing.
+pub const LCMP_ERR_TABLES_NOT_READY: i32 = -36;
+/// `lcmp_install` on a decider made by `lcmp_decider_init_shared`: it has
+/// no tables of its own (install into an `lcmp_tables` object instead).
+pub const LCMP_ERR_TABLES_SHARED: i32 = -37;
 /// Tables: a shift of 32 or more.
 pub const LCMP_ERR_SHIFT_TOO_LARGE: i32 = -10;
 /// Tables: weights whose weighted sum of scores could overflow.
@@ -227,6 +236,9 @@ pub fn strerror(code: i32) -> &'static CStr {
         LCMP_ERR_BLOB_LENGTH => c"buffer longer than the table blob's declared length",
         LCMP_ERR_ABI => c"lcmp_config.size or abi_version differs from this library's",
         LCMP_ERR_NO_SUCH_PORT => c"the installed tables have no such port",
+        LCMP_ERR_TABLES_IN_USE => c"tables object still used by a decider or being installed",
+        LCMP_ERR_TABLES_NOT_READY => c"tables object empty or being installed",
+        LCMP_ERR_TABLES_SHARED => c"decider has no tables of its own: install into its lcmp_tables",
         LCMP_ERR_SHIFT_TOO_LARGE => c"tables: a shift is 32 or more",
         LCMP_ERR_WEIGHT_OVERFLOW => c"tables: weights could overflow the weighted sum",
         LCMP_ERR_INVALID_SETTING => c"tables: water mark, cut or tick rate out of range",

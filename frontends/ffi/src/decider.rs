@@ -7,6 +7,7 @@ use lcmp_decide::{Decision, FlowKey, GroupId, Instant, PortId, Tables, BURST};
 
 use crate::boundary::{self, decider_bytes};
 use crate::codes::*;
+use crate::shared::install_own;
 use crate::types::*;
 use crate::{lcmp_decider, Inner, LCMP_ABI_VERSION, LCMP_DECIDER_ALIGN};
 
@@ -17,11 +18,6 @@ fn status(r: Result<(), i32>) -> i32 {
     }
 }
 
-/// Installs already-decoded tables into a decider.
-pub(crate) fn install_tables(d: &mut Inner, tables: &Tables) -> Result<(), i32> {
-    d.install(tables).map_err(error_code)
-}
-
 /// Returns [`LCMP_ABI_VERSION`] as compiled into the library, to compare with
 /// the header's at start-up.
 #[no_mangle]
@@ -29,13 +25,21 @@ pub extern "C" fn lcmp_abi_version() -> u32 {
     LCMP_ABI_VERSION
 }
 
-/// Bytes of memory a decider with `flows` flow-cache slots needs:
-/// a header of at most `LCMP_DECIDER_HEADER_MAX` bytes (rounded to 64),
-/// then `LCMP_SLOT_BYTES * flows`. 0 if `flows` is not a power of two of
-/// at least `LCMP_MIN_FLOWS` (or the size overflows).
+/// Bytes of memory a decider with `flows` flow-cache slots and tables of
+/// its own (`lcmp_decider_init`) needs: at most `LCMP_DECIDER_HEADER_MAX +
+/// LCMP_SLOT_BYTES * flows`. 0 if `flows` is not a power of two of at
+/// least `LCMP_MIN_FLOWS` (or the size overflows).
 #[no_mangle]
 pub extern "C" fn lcmp_decider_size(flows: usize) -> usize {
-    decider_bytes(flows).unwrap_or(0)
+    decider_bytes(flows, true).unwrap_or(0)
+}
+
+/// Bytes of memory a decider with `flows` flow-cache slots and no tables
+/// of its own (`lcmp_decider_init_shared`) needs: `lcmp_decider_size(flows)`
+/// less `lcmp_tables_size()`. 0 as for `lcmp_decider_size`.
+#[no_mangle]
+pub extern "C" fn lcmp_decider_shared_size(flows: usize) -> usize {
+    decider_bytes(flows, false).unwrap_or(0)
 }
 
 /// Alignment a decider's memory needs (`LCMP_DECIDER_ALIGN`, 64).
@@ -66,6 +70,42 @@ pub unsafe extern "C" fn lcmp_decider_init(
     config: *const lcmp_config,
     out: *mut *mut lcmp_decider,
 ) -> i32 {
+    // SAFETY: the same contract.
+    unsafe { decider_init(mem, mem_len, flows, config, out, true) }
+}
+
+/// `lcmp_decider_init` for a decider with no tables of its own, in
+/// `lcmp_decider_shared_size(flows)` bytes: it reads the tables of an
+/// `lcmp_tables` object that other deciders may share (`lcmp_use_tables`);
+/// until then every packet gets no route, and `lcmp_install` on it is
+/// `LCMP_ERR_TABLES_SHARED`.
+///
+/// # Safety
+/// As `lcmp_decider_init`.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_decider_init_shared(
+    mem: *mut c_void,
+    mem_len: usize,
+    flows: usize,
+    config: *const lcmp_config,
+    out: *mut *mut lcmp_decider,
+) -> i32 {
+    // SAFETY: the same contract.
+    unsafe { decider_init(mem, mem_len, flows, config, out, false) }
+}
+
+/// Both initialisers.
+///
+/// # Safety
+/// As `lcmp_decider_init`.
+unsafe fn decider_init(
+    mem: *mut c_void,
+    mem_len: usize,
+    flows: usize,
+    config: *const lcmp_config,
+    out: *mut *mut lcmp_decider,
+    owns_tables: bool,
+) -> i32 {
     let config = if config.is_null() {
         lcmp_config::default()
     } else {
@@ -78,7 +118,7 @@ pub unsafe extern "C" fn lcmp_decider_init(
     if out.is_null() {
         return LCMP_ERR_NULL;
     }
-    let handle = try_boundary!(boundary::init(mem, mem_len, flows, config));
+    let handle = try_boundary!(boundary::init(mem, mem_len, flows, config, owns_tables));
     output!(out, handle);
     LCMP_OK
 }
@@ -88,7 +128,10 @@ pub unsafe extern "C" fn lcmp_decider_init(
 /// `LCMP_ERR_BLOB_LENGTH`; `lcmp_blob_len` finds a blob's length in one).
 /// Hitless: pinned flows keep their ports (a pin whose port the new tables
 /// withdraw from its group is re-decided on the flow's next packet). On
-/// any error nothing changes.
+/// any error nothing changes. The tables go into the decider's own tables
+/// object, which it reads from then on (also after `lcmp_use_tables` of a
+/// shared one); a decider made by `lcmp_decider_init_shared` has none:
+/// `LCMP_ERR_TABLES_SHARED`.
 ///
 /// # Safety
 /// `d` must be a live handle used by no other call at the same time; `blob`
@@ -97,16 +140,12 @@ pub unsafe extern "C" fn lcmp_decider_init(
 pub unsafe extern "C" fn lcmp_install(d: *mut lcmp_decider, blob: *const u8, len: usize) -> i32 {
     let d = handle_mut!(d);
     let blob = bytes!(blob, len);
-    // Decode into the handle's scratch, then validate and install in
-    // place: the decider is unchanged on error (the scratch is not).
-    let installed = lcmp_tables::blob::decode_blob_into(blob, &mut d.scratch)
-        .map_err(blob_error_code)
-        .and_then(|generation| install_tables(&mut d.inner, &d.scratch).map(|()| generation));
-    match installed {
-        Ok(generation) => {
-            d.generation = generation;
-            LCMP_OK
-        }
+    // Decoded into the tables object's scratch, then validated and
+    // compiled in place: the decider is unchanged on error.
+    let decode =
+        |s: &mut Tables| ::lcmp_tables::blob::decode_blob_into(blob, s).map_err(blob_error_code);
+    match install_own(d, decode) {
+        Ok(_) => LCMP_OK,
         Err(code) => code,
     }
 }
@@ -142,7 +181,7 @@ pub unsafe extern "C" fn lcmp_blob_len(buf: *const u8, buf_len: usize, out_len: 
 /// The blob length of [`lcmp_blob_len`], from the header layout of
 /// `lcmp_tables::blob` (magic, version at 4, payload length at 16).
 fn blob_len(bytes: &[u8]) -> Result<usize, i32> {
-    use lcmp_tables::blob::{
+    use ::lcmp_tables::blob::{
         BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_OLDEST_VERSION, BLOB_VERSION, MAX_BLOB_PAYLOAD,
     };
     let header = bytes
@@ -174,9 +213,10 @@ fn blob_len(bytes: &[u8]) -> Result<usize, i32> {
     Ok(total)
 }
 
-/// The generation (blob header) of the installed tables, 0 before the
-/// first successful `lcmp_install`. A control plane checks with it that a
-/// decider runs the tables it published.
+/// The generation (blob header) of the tables the decider reads (its own
+/// from `lcmp_install`, or a shared object's from `lcmp_use_tables`), 0
+/// without tables. A control plane checks with it that a decider runs the
+/// tables it published.
 ///
 /// # Safety
 /// `d` must be a live handle not written concurrently; `out` writable.

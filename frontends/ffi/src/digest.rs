@@ -2,8 +2,8 @@
 //! packet decisions that `lcmp replay` and the firmware print
 //! (`lcmp_tables::replay`), so a C datapath can prove it decides alike.
 
+use ::lcmp_tables::replay::{DecisionRecord, Digest};
 use lcmp_decide::GroupId;
-use lcmp_tables::replay::{DecisionRecord, Digest};
 
 use crate::codes::LCMP_OK;
 use crate::types::{

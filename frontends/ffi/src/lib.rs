@@ -21,11 +21,20 @@
 //! * Time is the core's wrapping 32-bit tick counter (1 tick = 1 µs with the
 //!   default tables), passed in by the caller: the library reads no clock.
 //! * A handle is not thread-safe: use one decider per core, or lock.
+//! * Tables can be shared: an `lcmp_tables` object (caller memory of
+//!   [`lcmp_tables_size`]`()` bytes, [`lcmp_tables_init`]) holds one
+//!   compiled generation that any number of deciders read
+//!   ([`lcmp_use_tables`]); a decider made by [`lcmp_decider_init_shared`]
+//!   has no tables of its own and needs 20.6 KB less. An atomic user count
+//!   in the object makes the hand-over safe: an install into an object a
+//!   decider still uses, or an attach to one that is empty or being
+//!   written, is refused with its own code (see `shared`).
 //!
 //! ## Layout
 //!
 //! `codes` (every numeric code, tied to the core's), `signed` (installing
-//! signed blobs, with its own codes), `types` (the
+//! signed blobs, with its own codes), `shared` (the shared tables object),
+//! `types` (the
 //! `repr(C)` structs and their conversions), `decider` and `digest` (the
 //! `extern "C"` functions), `boundary` (all `unsafe` code: raw pointers to
 //! references, and the flow-cache storage in the caller's memory).
@@ -51,15 +60,21 @@ mod boundary;
 mod codes;
 mod decider;
 mod digest;
+mod shared;
 mod signed;
 mod types;
 
 pub use codes::*;
 pub use decider::*;
 pub use digest::*;
+pub use shared::*;
 pub use signed::*;
 pub use types::*;
 
+use core::cell::UnsafeCell;
+use core::sync::atomic::AtomicU32;
+
+use lcmp_decide::tables::CompiledTables;
 use lcmp_decide::{DeciderWith, Tables, BURST};
 
 /// Ports of one decider (port ids `0..LCMP_PORTS`).
@@ -89,15 +104,16 @@ pub const LCMP_BURST: usize = 32;
 
 /// The ABI version of this library and header (bumped on any change to a
 /// struct layout, a code or a signature; see CHANGELOG.md).
-pub const LCMP_ABI_VERSION: u32 = 4;
+pub const LCMP_ABI_VERSION: u32 = 5;
 
 /// The decider type behind a handle: its slots live after the handle in
-/// the caller's memory.
-pub(crate) type Inner = DeciderWith<LCMP_PORTS, boundary::CallerSlots>;
+/// the caller's memory, and it reads its tables through a counted
+/// reference to an `lcmp_tables` object (its own, or a shared one).
+pub(crate) type Inner = DeciderWith<LCMP_PORTS, boundary::CallerSlots, Option<boundary::TablesRef>>;
 
 // The digest is defined for this port count (lcmp_tables::replay).
-const _: () = assert!(LCMP_PORTS == lcmp_tables::replay::REPLAY_PORTS);
-const _: () = assert!(LCMP_FLOWS == lcmp_tables::replay::REPLAY_FLOWS);
+const _: () = assert!(LCMP_PORTS == ::lcmp_tables::replay::REPLAY_PORTS);
+const _: () = assert!(LCMP_FLOWS == ::lcmp_tables::replay::REPLAY_FLOWS);
 const _: () = assert!(LCMP_MIN_FLOWS == lcmp_decide::flow_cache::BLOCK_SLOTS);
 const _: () = assert!(LCMP_BURST == BURST);
 const _: () = assert!(LCMP_SLOT_BYTES == lcmp_decide::FlowCache::<16>::SLOT_BYTES);
@@ -106,17 +122,45 @@ const _: () = assert!(LCMP_MAX_CANDIDATES == lcmp_decide::tables::MAX_CANDIDATES
 /// Written first into a handle by `lcmp_decider_init` ("LCMP").
 pub(crate) const MAGIC: u32 = 0x4C43_4D50;
 
+/// Written first into a tables object by `lcmp_tables_init` ("LCTB").
+pub(crate) const TABLES_MAGIC: u32 = 0x4C43_5442;
+
 /// An opaque decider in caller-provided memory (see
 /// [`lcmp_decider_init`]).
 pub struct lcmp_decider {
     magic: u32,
-    /// The installed blob's generation (0 before the first install).
+    /// The generation of the tables the decider reads (0 without tables).
     generation: u64,
     inner: Inner,
-    /// Where `lcmp_install` decodes a blob before it installs the tables,
-    /// so that neither the decoded nor the compiled tables are ever built
-    /// on the stack (every frame of the library stays under 4 KiB).
+    /// The decider's own tables object, after its slots in the caller's
+    /// memory (`lcmp_decider_init`), or null (`lcmp_decider_init_shared`).
+    own: *mut lcmp_tables,
+}
+
+/// An opaque tables object in caller-provided memory (see
+/// [`lcmp_tables_init`]): one compiled generation of tables, which any
+/// number of deciders read.
+pub struct lcmp_tables {
+    magic: u32,
+    /// [`boundary::WRITING`] and [`boundary::READY`] flags and the count
+    /// of deciders that read the tables, in one word so that attach and
+    /// install decide atomically.
+    state: AtomicU32,
+    /// Written only by an install that holds the `WRITING` flag with no
+    /// user, read only by holders of a user count.
+    body: UnsafeCell<TablesBody>,
+}
+
+/// The contents of a tables object.
+pub(crate) struct TablesBody {
+    /// The installed blob's generation (0 while empty).
+    generation: u64,
+    /// Where an install decodes a blob before it compiles the tables, so
+    /// that neither the decoded nor the compiled tables are ever built on
+    /// the stack (every frame of the library stays under 4 KiB).
     scratch: Tables,
+    /// What the deciders read.
+    compiled: CompiledTables,
 }
 
 /// Spins forever: no panic is reachable from the API, and a bare-metal C

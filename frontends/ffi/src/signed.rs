@@ -5,16 +5,17 @@
 
 use core::ffi::CStr;
 
-use lcmp_tables::blob::signed::{
+use ::lcmp_tables::blob::signed::{
     decode_verified_into, TrustedKey, TrustedKeys, Unsigned, PUBLIC_KEY_LEN,
 };
-use lcmp_tables::{SignatureError, TablesError};
+use ::lcmp_tables::{SignatureError, TablesError};
 
 use crate::codes::{
     blob_error_code, LCMP_ERR_INVALID_ARGUMENT, LCMP_ERR_MISALIGNED, LCMP_ERR_NULL, LCMP_OK,
 };
-use crate::decider::install_tables;
-use crate::lcmp_decider;
+use crate::shared::{compile_body, install_own};
+use crate::{boundary, lcmp_decider, lcmp_tables};
+use lcmp_decide::Tables;
 
 /// Bytes of one Ed25519 public key (RFC 8032 encoding).
 pub const LCMP_PUBLIC_KEY_LEN: usize = 32;
@@ -111,37 +112,89 @@ pub unsafe extern "C" fn lcmp_install_signed(
     out_generation: *mut u64,
 ) -> i32 {
     let d = handle_mut!(d);
-    let blob = bytes!(blob, len);
-    if !(1..=LCMP_MAX_TRUSTED_KEYS).contains(&n_keys) {
-        return LCMP_ERR_INVALID_ARGUMENT;
+    let (blob, keys) = try_boundary!(signed_inputs(blob, len, keys, n_keys, out_generation));
+    // Verified and decoded into the tables object's scratch, then
+    // installed in place: the decider is unchanged on error.
+    let decode = |s: &mut Tables| verified(blob, &keys, installed_generation, s);
+    match install_own(d, decode) {
+        Ok(generation) => {
+            output!(out_generation, generation);
+            LCMP_OK
+        }
+        Err(code) => code,
     }
-    let keys = bytes!(keys, n_keys * PUBLIC_KEY_LEN);
-    // Checked before anything changes, so the write below cannot fail.
+}
+
+/// `lcmp_install_signed` into a shared tables object: the checks of
+/// `lcmp_install_signed`, then those of `lcmp_tables_install`
+/// (`LCMP_ERR_TABLES_IN_USE` while any decider uses it). On any error
+/// nothing changes: not the object, not `*out_generation`.
+///
+/// # Safety
+/// `t` must be a live tables object; `blob` readable for `len` bytes,
+/// `keys` for `n_keys * LCMP_PUBLIC_KEY_LEN` bytes, and `out_generation`
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_tables_install_signed(
+    t: *mut lcmp_tables,
+    blob: *const u8,
+    len: usize,
+    keys: *const u8,
+    n_keys: usize,
+    installed_generation: u64,
+    out_generation: *mut u64,
+) -> i32 {
+    let t = tables_ref!(t);
+    let (blob, keys) = try_boundary!(signed_inputs(blob, len, keys, n_keys, out_generation));
+    let decode = |s: &mut Tables| verified(blob, &keys, installed_generation, s);
+    match t.write(|body| compile_body(body, decode)) {
+        Ok(generation) => {
+            output!(out_generation, generation);
+            LCMP_OK
+        }
+        Err(code) => code,
+    }
+}
+
+/// Verifies `blob` and decodes it into `scratch`; its generation.
+fn verified(
+    blob: &[u8],
+    keys: &TrustedKeys,
+    installed_generation: u64,
+    scratch: &mut Tables,
+) -> Result<u64, i32> {
+    decode_verified_into(blob, keys, installed_generation, Unsigned::Reject, scratch)
+        .map(|v| v.generation)
+        .map_err(signed_error_code)
+}
+
+/// The checked arguments of both signed installs, in their documented
+/// order: the blob, the key count, the keys, the output pointer (checked
+/// before anything changes, so that the final write cannot fail), the keys'
+/// validity.
+///
+/// # Safety
+/// `blob` must be null or readable for `len` bytes, `keys` for `n_keys *
+/// LCMP_PUBLIC_KEY_LEN` bytes.
+unsafe fn signed_inputs<'a>(
+    blob: *const u8,
+    len: usize,
+    keys: *const u8,
+    n_keys: usize,
+    out_generation: *mut u64,
+) -> Result<(&'a [u8], TrustedKeys), i32> {
+    // SAFETY: forwarded contract.
+    let blob = unsafe { boundary::bytes(blob, len) }?;
+    if !(1..=LCMP_MAX_TRUSTED_KEYS).contains(&n_keys) {
+        return Err(LCMP_ERR_INVALID_ARGUMENT);
+    }
+    // SAFETY: forwarded contract.
+    let keys = unsafe { boundary::bytes(keys, n_keys * PUBLIC_KEY_LEN) }?;
     if out_generation.is_null() {
-        return LCMP_ERR_NULL;
+        return Err(LCMP_ERR_NULL);
     }
     if !out_generation.is_aligned() {
-        return LCMP_ERR_MISALIGNED;
+        return Err(LCMP_ERR_MISALIGNED);
     }
-    let keys = match trusted(keys) {
-        Ok(k) => k,
-        Err(code) => return code,
-    };
-    // Verify and decode into the handle's scratch, then install in place:
-    // the decider is unchanged on error (the scratch is not).
-    let v = match decode_verified_into(
-        blob,
-        &keys,
-        installed_generation,
-        Unsigned::Reject,
-        &mut d.scratch,
-    ) {
-        Ok(v) => v,
-        Err(e) => return signed_error_code(e),
-    };
-    if let Err(code) = install_tables(&mut d.inner, &d.scratch) {
-        return code;
-    }
-    output!(out_generation, v.generation);
-    LCMP_OK
+    Ok((blob, trusted(keys)?))
 }

@@ -12,8 +12,17 @@ use lcmp_decide::{
     Candidate, Decision, Error, FlowKey, Group, GroupId, PortConfig, PortId, Reason, Tables,
 };
 
-use crate::decider::install_tables;
 use crate::*;
+use lcmp_decide::tables::CompiledTables;
+
+/// Installs `t` into `d` through the C ABI (a blob of generation 1).
+fn install_tables(d: *mut lcmp_decider, t: &Tables) -> Result<(), i32> {
+    let blob = ::lcmp_tables::blob::encode_blob_vec(t, 1).unwrap();
+    match unsafe { lcmp_install(d, blob.as_ptr(), blob.len()) } {
+        LCMP_OK => Ok(()),
+        code => Err(code),
+    }
+}
 
 /// A 64-byte-aligned line of caller memory.
 #[derive(Clone, Copy)]
@@ -187,7 +196,7 @@ fn packets_samples_failover_explain_counters() {
         assert_eq!(out.port, LCMP_NO_PORT);
         assert_eq!(out.reason, LCMP_REASON_UNKNOWN_GROUP);
 
-        install_tables(inner(d), &tables()).unwrap();
+        install_tables(d, &tables()).unwrap();
         assert_eq!(lcmp_sample(d, 10, 2, 1_000_000), LCMP_OK);
         assert_eq!(lcmp_sample(d, 10, 64, 0), LCMP_ERR_PORT_OUT_OF_RANGE);
 
@@ -267,7 +276,7 @@ fn caller_sized_caches_of_1k_64k_and_1m_slots() {
     for flows in [1024usize, 1 << 16, 1 << 20] {
         let mut mem = storage(flows);
         let d = init_with(&mut mem, flows, ptr::null());
-        install_tables(inner(d), &tables()).unwrap();
+        install_tables(d, &tables()).unwrap();
         // Fill 60 % of the slots, then every flow hits its port.
         let n = (flows * 6 / 10) as u32;
         let mut ports = Vec::with_capacity(n as usize);
@@ -299,8 +308,8 @@ fn a_burst_decides_as_packets_one_by_one() {
         let cfg = config(overflow);
         let (mut m1, mut m2) = (storage(16), storage(16));
         let (a, b) = (init_with(&mut m1, 16, &cfg), init_with(&mut m2, 16, &cfg));
-        install_tables(inner(a), &tables()).unwrap();
-        install_tables(inner(b), &tables()).unwrap();
+        install_tables(a, &tables()).unwrap();
+        install_tables(b, &tables()).unwrap();
         // 100 packets over 40 flows (repeats in a burst, more flows than
         // 16 slots), a port down half way.
         let packets: Vec<lcmp_packet> = (0..100u32)
@@ -422,7 +431,7 @@ fn decisions_round_trip_through_c() {
 
 /// A blob around any payload, with a correct header and CRC.
 fn wrap(payload: &[u8]) -> Vec<u8> {
-    use lcmp_tables::blob::{BLOB_MAGIC, BLOB_VERSION};
+    use ::lcmp_tables::blob::{BLOB_MAGIC, BLOB_VERSION};
     let mut b = Vec::new();
     b.extend_from_slice(&BLOB_MAGIC);
     b.extend_from_slice(&BLOB_VERSION.to_le_bytes());
@@ -458,7 +467,7 @@ fn observe(d: *mut lcmp_decider) -> (lcmp_counters, Vec<lcmp_explanation>, Strin
 fn a_rejected_blob_changes_nothing() {
     let mut mem = storage(LCMP_FLOWS);
     let d = init(&mut mem);
-    let good = lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
+    let good = ::lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
     let mut other = tables();
     other.groups[0].candidates.truncate(2);
     other.groups[0].id = GroupId(9);
@@ -516,6 +525,7 @@ fn every_code_has_a_message_and_every_reason_a_name() {
         .into_iter()
         .chain(LCMP_ERR_INVALID_TABLES..=LCMP_ERR_SHIFT_TOO_LARGE)
         .chain(LCMP_ERR_BLOB_LENGTH..=LCMP_ERR_BLOB_TRUNCATED)
+        .chain(LCMP_ERR_TABLES_SHARED..=LCMP_ERR_TABLES_IN_USE)
     {
         assert_ne!(strerror(code), c"unknown error code", "code {code}");
         assert!(!lcmp_strerror(code).is_null());
@@ -622,7 +632,7 @@ fn config_size_and_abi_version_are_checked() {
 
 #[test]
 fn blob_len_finds_a_blob_in_a_larger_buffer() {
-    let good = lcmp_tables::blob::encode_blob_vec(&tables(), 7).unwrap();
+    let good = ::lcmp_tables::blob::encode_blob_vec(&tables(), 7).unwrap();
     let mut padded = good.clone();
     padded.extend_from_slice(&[0xA5; 100]);
     let mut n = 0usize;
@@ -694,7 +704,7 @@ fn samples_and_links_on_ports_without_tables_are_errors() {
         // Before any install, no port exists.
         assert_eq!(lcmp_sample(d, 1, 0, 10), LCMP_ERR_NO_SUCH_PORT);
         assert_eq!(lcmp_set_port(d, 0, false), LCMP_ERR_NO_SUCH_PORT);
-        let blob = lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
+        let blob = ::lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
         assert_eq!(lcmp_install(d, blob.as_ptr(), blob.len()), LCMP_OK);
         // The tables list ports 0..=2.
         assert_eq!(lcmp_sample(d, 2, 2, 10), LCMP_OK);
@@ -725,4 +735,278 @@ fn decision_to_c_is_the_accessors_conversion() {
     for d in all {
         assert_eq!(decision_to_c(d), decision_to_c_by_accessors(d), "{d:?}");
     }
+}
+
+/// Memory for a tables object.
+fn tables_storage() -> Vec<Line> {
+    vec![Line([0x5A; 64]); lcmp_tables_size().div_ceil(64)]
+}
+
+/// Memory for a decider without tables of its own.
+fn shared_storage(flows: usize) -> Vec<Line> {
+    vec![Line([0xA5; 64]); lcmp_decider_shared_size(flows).div_ceil(64)]
+}
+
+fn init_shared(mem: &mut [Line]) -> *mut lcmp_decider {
+    let mut d = ptr::null_mut();
+    let rc = unsafe {
+        lcmp_decider_init_shared(
+            mem.as_mut_ptr().cast(),
+            mem.len() * 64,
+            LCMP_FLOWS,
+            ptr::null(),
+            &mut d,
+        )
+    };
+    assert_eq!(rc, LCMP_OK, "{:?}", strerror(rc));
+    d
+}
+
+fn init_tables(mem: &mut [Line]) -> *mut lcmp_tables {
+    let mut t = ptr::null_mut();
+    let rc = unsafe { lcmp_tables_init(mem.as_mut_ptr().cast(), mem.len() * 64, &mut t) };
+    assert_eq!(rc, LCMP_OK, "{:?}", strerror(rc));
+    t
+}
+
+fn users(t: *const lcmp_tables) -> u32 {
+    let mut n = 99;
+    assert_eq!(unsafe { lcmp_tables_users(t, &mut n) }, LCMP_OK);
+    n
+}
+
+#[test]
+fn shared_sizes() {
+    for flows in [16usize, 1024, 1 << 20] {
+        assert_eq!(
+            lcmp_decider_size(flows) - lcmp_decider_shared_size(flows),
+            lcmp_tables_size(),
+            "an owning decider carries one tables object"
+        );
+    }
+    assert_eq!(lcmp_decider_shared_size(1000), 0);
+    assert_eq!(lcmp_tables_align(), LCMP_DECIDER_ALIGN);
+    // The shared handle holds no compiled tables (20 648 B).
+    assert!(
+        lcmp_decider_shared_size(16) < 8192,
+        "{}",
+        lcmp_decider_shared_size(16)
+    );
+    assert!(lcmp_tables_size() > size_of::<CompiledTables>());
+}
+
+/// Two shared deciders over one tables object decide exactly as two
+/// owning deciders with the same blob, and the object's user count, state
+/// and generation follow every attach, release and install.
+#[test]
+fn shared_tables_decide_as_owned_and_hand_over_safely() {
+    let blob1 = ::lcmp_tables::blob::encode_blob_vec(&tables(), 3).unwrap();
+    let mut t2 = tables();
+    t2.groups[0].candidates.truncate(2); // withdraws port 2
+    let blob2 = ::lcmp_tables::blob::encode_blob_vec(&t2, 4).unwrap();
+    let (mut m1, mut m2) = (tables_storage(), tables_storage());
+    let (gen1, gen2) = (init_tables(&mut m1), init_tables(&mut m2));
+    let mut mem: Vec<Vec<Line>> = (0..4)
+        .map(|i| {
+            if i < 2 {
+                storage(LCMP_FLOWS)
+            } else {
+                shared_storage(LCMP_FLOWS)
+            }
+        })
+        .collect();
+    let (owned_a, owned_b) = {
+        let (a, b) = mem.split_at_mut(1);
+        (init(&mut a[0]), init(&mut b[0]))
+    };
+    let (shared_a, shared_b) = {
+        let (a, b) = mem.split_at_mut(3);
+        (init_shared(&mut a[2]), init_shared(&mut b[0]))
+    };
+    unsafe {
+        let mut g = 0u64;
+        // Empty: nobody may attach, and it has no generation.
+        assert_eq!(lcmp_use_tables(shared_a, gen1), LCMP_ERR_TABLES_NOT_READY);
+        assert_eq!(
+            lcmp_tables_generation(gen1, &mut g),
+            LCMP_ERR_TABLES_NOT_READY
+        );
+        assert_eq!(
+            lcmp_install(shared_a, blob1.as_ptr(), blob1.len()),
+            LCMP_ERR_TABLES_SHARED
+        );
+        // A bad blob leaves it empty.
+        assert_eq!(
+            lcmp_tables_install(gen1, blob1.as_ptr(), 5),
+            LCMP_ERR_BLOB_TRUNCATED
+        );
+        assert_eq!(lcmp_use_tables(shared_a, gen1), LCMP_ERR_TABLES_NOT_READY);
+        assert_eq!(
+            lcmp_tables_install(gen1, blob1.as_ptr(), blob1.len()),
+            LCMP_OK
+        );
+        assert_eq!(lcmp_tables_generation(gen1, &mut g), LCMP_OK);
+        assert_eq!(g, 3);
+        for d in [owned_a, owned_b] {
+            assert_eq!(lcmp_install(d, blob1.as_ptr(), blob1.len()), LCMP_OK);
+        }
+        for d in [shared_a, shared_b] {
+            assert_eq!(lcmp_use_tables(d, gen1), LCMP_OK);
+            assert_eq!(lcmp_generation(d, &mut g), LCMP_OK);
+            assert_eq!(g, 3);
+        }
+        assert_eq!(users(gen1), 2);
+        // In use: no install into it, and nothing changes.
+        assert_eq!(
+            lcmp_tables_install(gen1, blob2.as_ptr(), blob2.len()),
+            LCMP_ERR_TABLES_IN_USE
+        );
+        assert_eq!(lcmp_tables_generation(gen1, &mut g), LCMP_OK);
+        assert_eq!(g, 3);
+        let route = |d, i: u32| {
+            let mut out = lcmp_decision::default();
+            assert_eq!(lcmp_on_packet(d, 10 + i, &flow(i), 8, &mut out), LCMP_OK);
+            (out.kind, out.port, out.reason)
+        };
+        for i in 0..200 {
+            // Even flows to the A deciders, odd ones to B, with a sample
+            // and a link event on A only.
+            let (o, s) = if i % 2 == 0 {
+                (owned_a, shared_a)
+            } else {
+                (owned_b, shared_b)
+            };
+            if i == 100 {
+                assert_eq!(lcmp_sample(owned_a, 110, 0, 4_000_000_000), LCMP_OK);
+                assert_eq!(lcmp_sample(shared_a, 110, 0, 4_000_000_000), LCMP_OK);
+                assert_eq!(lcmp_set_port(owned_a, 1, false), LCMP_OK);
+                assert_eq!(lcmp_set_port(shared_a, 1, false), LCMP_OK);
+            }
+            assert_eq!(route(o, i), route(s, i), "flow {i}");
+        }
+        // Generation 2 into the second object; each decider moves to it.
+        assert_eq!(
+            lcmp_tables_install(gen2, blob2.as_ptr(), blob2.len()),
+            LCMP_OK
+        );
+        for (o, s) in [(owned_a, shared_a), (owned_b, shared_b)] {
+            assert_eq!(lcmp_install(o, blob2.as_ptr(), blob2.len()), LCMP_OK);
+            assert_eq!(lcmp_use_tables(s, gen2), LCMP_OK);
+        }
+        assert_eq!((users(gen1), users(gen2)), (0, 2));
+        for i in 0..200 {
+            let (o, s) = if i % 2 == 0 {
+                (owned_a, shared_a)
+            } else {
+                (owned_b, shared_b)
+            };
+            let (kind, port, reason) = route(s, i);
+            assert_eq!(route(o, i), (kind, port, reason), "flow {i}");
+            assert_ne!(port, 2, "port 2 was withdrawn");
+        }
+        for (o, s) in [(owned_a, shared_a), (owned_b, shared_b)] {
+            assert_eq!(observe(o).0, observe(s).0, "counters");
+        }
+        // Generation 1 is free now: it takes a new install.
+        assert_eq!(
+            lcmp_tables_install(gen1, blob2.as_ptr(), blob2.len()),
+            LCMP_OK
+        );
+        // Releasing: no route, and the count drops.
+        assert_eq!(lcmp_release_tables(shared_a), LCMP_OK);
+        assert_eq!(users(gen2), 1);
+        assert_eq!(lcmp_generation(shared_a, &mut g), LCMP_OK);
+        assert_eq!(g, 0);
+        assert_eq!(route(shared_a, 0).0, LCMP_DECISION_NO_ROUTE);
+        // An owning decider may read a shared object and go back to its own.
+        assert_eq!(lcmp_use_tables(owned_a, gen2), LCMP_OK);
+        assert_eq!(users(gen2), 2);
+        assert_eq!(lcmp_install(owned_a, blob1.as_ptr(), blob1.len()), LCMP_OK);
+        assert_eq!(users(gen2), 1);
+        assert_eq!(lcmp_generation(owned_a, &mut g), LCMP_OK);
+        assert_eq!(g, 3);
+        // Bad handles and objects.
+        assert_eq!(lcmp_use_tables(shared_a, ptr::null()), LCMP_ERR_NULL);
+        let garbage = tables_storage();
+        assert_eq!(
+            lcmp_use_tables(shared_a, garbage.as_ptr().cast()),
+            LCMP_ERR_NOT_INITIALIZED
+        );
+        assert_eq!(lcmp_tables_users(ptr::null(), &mut 0), LCMP_ERR_NULL);
+        let mut t = ptr::null_mut();
+        let mut small = tables_storage();
+        assert_eq!(
+            lcmp_tables_init(small.as_mut_ptr().cast(), lcmp_tables_size() - 1, &mut t),
+            LCMP_ERR_BUFFER_TOO_SMALL
+        );
+        assert_eq!(
+            lcmp_tables_init(
+                small.as_mut_ptr().cast::<u8>().add(8).cast(),
+                lcmp_tables_size(),
+                &mut t
+            ),
+            LCMP_ERR_MISALIGNED
+        );
+    }
+}
+
+/// Attach and release from several threads while another thread keeps
+/// trying to install: an install succeeds only when it sees no user, and
+/// every attach that succeeds sees a complete generation.
+#[test]
+fn concurrent_attach_and_install_never_overlap() {
+    let blobs: Vec<Vec<u8>> = (1..=2)
+        .map(|g| ::lcmp_tables::blob::encode_blob_vec(&tables(), g).unwrap())
+        .collect();
+    let mut mem = tables_storage();
+    let t = init_tables(&mut mem);
+    assert_eq!(
+        unsafe { lcmp_tables_install(t, blobs[0].as_ptr(), blobs[0].len()) },
+        LCMP_OK
+    );
+    let t_addr = t as usize;
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(move || {
+                let mut mem = shared_storage(16);
+                let mut d = ptr::null_mut();
+                let t = t_addr as *const lcmp_tables;
+                unsafe {
+                    assert_eq!(
+                        lcmp_decider_init_shared(
+                            mem.as_mut_ptr().cast(),
+                            mem.len() * 64,
+                            16,
+                            ptr::null(),
+                            &mut d
+                        ),
+                        LCMP_OK
+                    );
+                    for _ in 0..2000 {
+                        match lcmp_use_tables(d, t) {
+                            LCMP_OK => {
+                                let mut g = 0;
+                                assert_eq!(lcmp_generation(d, &mut g), LCMP_OK);
+                                assert!(g == 1 || g == 2, "generation {g}");
+                                let mut out = lcmp_decision::default();
+                                assert_eq!(lcmp_on_packet(d, 1, &flow(1), 8, &mut out), LCMP_OK);
+                                assert_ne!(out.kind, LCMP_DECISION_NO_ROUTE);
+                                assert_eq!(lcmp_release_tables(d), LCMP_OK);
+                            }
+                            code => assert_eq!(code, LCMP_ERR_TABLES_NOT_READY),
+                        }
+                    }
+                }
+            });
+        }
+        scope.spawn(move || {
+            let t = t_addr as *mut lcmp_tables;
+            for i in 0..2000 {
+                let b = &blobs[i % 2];
+                let rc = unsafe { lcmp_tables_install(t, b.as_ptr(), b.len()) };
+                assert!(rc == LCMP_OK || rc == LCMP_ERR_TABLES_IN_USE, "{rc}");
+            }
+        });
+    });
+    assert_eq!(users(t), 0);
 }

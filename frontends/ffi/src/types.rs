@@ -11,7 +11,7 @@ use lcmp_decide::{
     GroupId, HashAlgorithm, Overflow, PortId, Reason, Scheme,
 };
 
-use lcmp_tables::replay::Digest;
+use ::lcmp_tables::replay::Digest;
 
 use crate::codes::*;
 use crate::{LCMP_MAX_CANDIDATES, LCMP_NO_PORT, LCMP_PORTS};

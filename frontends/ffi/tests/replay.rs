@@ -9,11 +9,11 @@
 
 use core::ptr;
 
+use ::lcmp_tables::blob::encode_blob_vec;
+use ::lcmp_tables::replay::{parse_csv, replay, ReplayDecider, TraceEvent};
+use ::lcmp_tables::{build_tables, BuildOptions, Topology};
 use lcmp_decide::{Addresses, DeciderConfig};
 use lcmp_ffi::*;
-use lcmp_tables::blob::encode_blob_vec;
-use lcmp_tables::replay::{parse_csv, replay, ReplayDecider, TraceEvent};
-use lcmp_tables::{build_tables, BuildOptions, Topology};
 
 /// A 64-byte-aligned line of caller memory.
 #[derive(Clone, Copy)]

@@ -10,10 +10,10 @@
 use core::ffi::CStr;
 use core::ptr;
 
+use ::lcmp_tables::blob::encode_blob_vec;
+use ::lcmp_tables::blob::signed::{public_key, sign_blob_vec};
+use ::lcmp_tables::{build_tables, BuildOptions, Topology};
 use lcmp_ffi::*;
-use lcmp_tables::blob::encode_blob_vec;
-use lcmp_tables::blob::signed::{public_key, sign_blob_vec};
-use lcmp_tables::{build_tables, BuildOptions, Topology};
 
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
