@@ -8,6 +8,10 @@ ensure_target wasm32-unknown-unknown
 cargo test -p lcmp-decide
 cargo test -p lcmp-decide --features serde
 cargo build -p lcmp-decide --target thumbv7em-none-eabihf
+# Every combination of the optional features (defmt, serde): none above,
+# each alone, both.
+cargo build -p lcmp-decide --target thumbv7em-none-eabihf --features defmt
+cargo build -p lcmp-decide --target thumbv7em-none-eabihf --features serde
 cargo build -p lcmp-decide --target thumbv7em-none-eabihf --features defmt,serde
 cargo build -p lcmp-decide --target wasm32-unknown-unknown
 # The benchmarks compile and run once each (figures: docs/performance.md).

@@ -65,7 +65,7 @@ ffi() {
   cargo test -p lcmp-ffi --locked
   cargo build -p lcmp-ffi --release --locked
   cargo build -p lcmp-ffi --release --locked --target thumbv7em-none-eabihf
-  test -s "$ffi_thumb"
+  expect "the thumbv7em staticlib $ffi_thumb exists and is not empty" test -s "$ffi_thumb"
 }
 
 c_examples() {
@@ -136,13 +136,13 @@ firmware_run() {
   if [ "$status" -ne 0 ]; then
     echo "firmware exited with status $status"; exit 1
   fi
-  grep -qx 'all scenarios match the host' "$work/fw.log"
+  expect_line "$work/fw.log" -x 'all scenarios match the host'
   # The image installs only signed blobs: each scenario's signed blob went
   # in (its digest lines above), and these three were refused.
   local rejected
   for rejected in 'tampered payload: bad signature' 'untrusted key: unknown key' \
     'replayed older generation: rollback'; do
-    grep -qxF "rejected $rejected" "$work/fw.log"
+    expect_line "$work/fw.log" -xF "rejected $rejected"
   done
 }
 
@@ -158,7 +158,7 @@ digests() {
     "$lcmp" replay --topology "$topology" --switch "$switch" --quiet "$csv" >"$work/$name.cli"
     "$work/replay_c" "$work/$name.bin" "$csv" >"$work/$name.c"
     sed -n "s/^$name: //p" "$work/fw.log" | sed 's/^generation=[0-9]* //' >"$work/$name.fw"
-    test "$(wc -l <"$work/$name.cli")" -eq 2
+    expect "lcmp replay --quiet prints 2 lines for $csv" test "$(wc -l <"$work/$name.cli")" -eq 2
     mkdir -p "$work/bm-$name"
     bash "$bm/gen-trace.sh" "$work/$name.bin" "$csv" >"$work/bm-$name/trace.h"
     bm_image "$work/bm-$name/image.elf" "$work/bm-$name"
@@ -197,7 +197,7 @@ panic_audit() {
     if [ "$linked" -eq 1 ]; then
       echo "panic-never linked although the audit lists panic paths"; exit 1
     fi
-    grep -q 'panic-never' "$work/panic-never.log"
+    expect_line "$work/panic-never.log" -F 'panic-never'
     echo "panic-never: does not link, as expected: $(wc -l <"$work/panics.txt") known panic path(s)"
     silent=$work/nopanic.elf label=nopanic
   else
@@ -238,16 +238,25 @@ stack_frames() {
   # what they reach: the by-value conveniences for std users, such as
   # Tables::compile, stay in the archive but out of any C image).
   local exports elf over_limit=0
+  # The script itself first: each frame form it must count (subw, sub.w,
+  # sub and a register move), in an object assembled from a fixture.
+  arm-none-eabi-as -mcpu=cortex-m4 -mthumb "$fw/stack-frames-selftest.s" -o "$work/sf-selftest.o"
+  bash "$fw/stack-frames.sh" "$work/sf-selftest.o" >"$work/sf-selftest.txt"
+  printf '6940 f\ndynamic g\n' >"$work/sf-selftest.want"
+  if ! diff -u "$work/sf-selftest.want" "$work/sf-selftest.txt"; then
+    echo "stack-frames.sh miscounts $fw/stack-frames-selftest.s (want above, got below)" >&2
+    exit 1
+  fi
   exports=$("$llvm_bin/llvm-nm" -g --defined-only "$ffi_thumb" 2>/dev/null |
     awk '$2 == "T" && $3 ~ /^lcmp_/ { print "-Wl,--undefined=" $3 }' | sort -u)
-  test -n "$exports"
-  test -n "$trace_dir"
+  expect "llvm-nm lists exported lcmp_* functions in $ffi_thumb" test -n "$exports"
+  expect "a trace.h from the digests job (trace_dir)" test -n "$trace_dir"
   # shellcheck disable=SC2086 # one linker flag a word
   bm_image "$work/bm-all.elf" "$trace_dir" $exports
   for elf in "$image" "$work/bm-all.elf"; do
     bash "$fw/stack-frames.sh" "$elf" >"$work/frames.txt"
     # An empty list means the disassembly changed form, not that all is well.
-    test -s "$work/frames.txt"
+    expect "stack-frames.sh lists frames of $(basename "$elf") (an empty list means the disassembly changed form)" test -s "$work/frames.txt"
     echo "largest stack frames of $(basename "$elf") (bytes):"
     head -n 6 "$work/frames.txt"
     if awk '$1 == "dynamic" || $1 > 4096 { bad = 1 } END { exit !bad }' "$work/frames.txt"; then
