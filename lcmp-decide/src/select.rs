@@ -194,6 +194,7 @@ fn rank<const PORTS: usize>(
     };
     let w = &tables.params().weights;
     for (i, c) in group.candidates.iter().enumerate() {
+        crate::work::candidate_read();
         let Some(state) = inputs.state(c.port).filter(|s| s.is_up()) else {
             continue;
         };
@@ -205,7 +206,10 @@ fn rank<const PORTS: usize>(
         }
     }
     if let Some(live) = r.keys.get_mut(..r.n) {
-        live.sort_unstable();
+        live.sort_unstable_by(|a, b| {
+            crate::work::candidate_comparison();
+            a.cmp(b)
+        });
     }
     r
 }
@@ -258,6 +262,7 @@ fn choose_lcmp(
 /// share, `w` its path capacity in whole Mbit/s (at least 1), in rank order.
 fn weighted(r: &Ranking, kept: usize, group: &CompiledGroup, hash: u32) -> Option<usize> {
     let weight = |rank: usize| -> u64 {
+        crate::work::candidate_read();
         r.index(rank)
             .and_then(|i| group.candidates.get(i))
             .map_or(1, |c| (c.capacity_bps / 1_000_000).max(1))
@@ -283,6 +288,10 @@ fn hash_among(
     mode: Pick,
     eligible: impl Fn(&CompiledCandidate) -> bool,
 ) -> Option<usize> {
+    let eligible = |c: &CompiledCandidate| {
+        crate::work::candidate_read();
+        eligible(c)
+    };
     let n = group.candidates.iter().filter(|c| eligible(c)).count();
     let pick = bucket(hash, n, mode);
     group
@@ -309,7 +318,10 @@ fn ucmp_capacity<const PORTS: usize>(inputs: &Inputs<'_, PORTS>, group: &Compile
     group
         .candidates
         .iter()
-        .filter(|c| inputs.up(c.port))
+        .filter(|c| {
+            crate::work::candidate_read();
+            inputs.up(c.port)
+        })
         .map(|c| c.capacity_bps)
         .max()
         .unwrap_or(0)
