@@ -17,6 +17,9 @@
 #   liblcmp_ffi.a) under QEMU;
 # * panic_audit: the audit (panic-paths.txt), the panic-never link check,
 #   and the silent image's run (the panic-never build when it links);
+# * c_api_panics: the bare-metal C image calls every function lcmp.h
+#   exports; without lcmp_install_signed it links no panic machinery at
+#   all, and with it only ed25519-compact's bounds checks;
 # * sizes: the size report (figures in docs/firmware.md) and the 16 KiB
 #   flash budget of the core;
 # * stack_frames: no stack frame over 4096 B in the firmware image or in a
@@ -213,6 +216,58 @@ panic_audit() {
   echo "$label image (no logging) exits 0: digests match"
 }
 
+# The C API's panic proof: the bare-metal C example's API tour calls every
+# function lcmp.h exports (the part fails on one it does not call, so a new
+# export is caught), and with --gc-sections an image keeps exactly what
+# its code reaches. Without lcmp_install_signed the image must hold no
+# panic machinery at all (no panic handler, no core::panicking symbol: the
+# C-side counterpart of the panic-never link); lcmp_install_signed adds
+# only the ed25519-compact bounds checks of docs/firmware.md ("Panic
+# paths").
+c_api_panics() {
+  echo "--- the C API: every exported function called, no panic path"
+  local h=frontends/ffi/include/lcmp.h name missing panics others
+  sed -n 's/^[a-z][^(]*[ *]\(lcmp_[a-z0-9_]*\)(.*/\1/p' "$h" | sort -u >"$work/exports.h"
+  "$llvm_bin/llvm-nm" -g --defined-only "$ffi_thumb" 2>/dev/null |
+    awk '$2 == "T" && $3 ~ /^lcmp_/ { print $3 }' | sort -u >"$work/exports.a"
+  expect "$h declares lcmp_* functions" test -s "$work/exports.h"
+  if ! diff -u "$work/exports.h" "$work/exports.a"; then
+    echo "the functions of $h (-) are not the lcmp_* exports of liblcmp_ffi.a (+)"; exit 1
+  fi
+  expect "a trace.h from the digests job (trace_dir)" test -n "$trace_dir"
+  name=$(basename "$trace_dir")
+  name=${name#bm-}
+  # in_image ELF: the lcmp_* functions ELF defines.
+  in_image() { "$llvm_bin/llvm-nm" --defined-only "$1" | awk '$3 ~ /^lcmp_/ { print $3 }' | sort -u; }
+  missing=$(in_image "$trace_dir/image.elf" | comm -23 "$work/exports.h" -)
+  if [ -n "$missing" ]; then
+    echo "exported by $h but called nowhere in $bm/main.c (call each in api_tour):"
+    echo "$missing"
+    exit 1
+  fi
+  echo "the bare-metal C image calls all $(wc -l <"$work/exports.h") exported functions"
+  bm_image "$work/c-api-nosig.elf" "$trace_dir" -DLCMP_TOUR_NO_SIGNED
+  missing=$(in_image "$work/c-api-nosig.elf" | comm -23 "$work/exports.h" -)
+  expect "the image without the signed install lacks exactly lcmp_install_signed (lacks: $missing)" \
+    test "$missing" = lcmp_install_signed
+  if "$llvm_bin/llvm-nm" -C "$work/c-api-nosig.elf" | grep -E 'rust_begin_unwind|core::panicking::'; then
+    echo "panic machinery (above) is linked into a C image of the API without lcmp_install_signed:"
+    bash "$fw/panic-audit.sh" "$work/c-api-nosig.elf"
+    exit 1
+  fi
+  timeout 120 "${qemu[@]}" -kernel "$work/c-api-nosig.elf" 2>"$work/c-api-nosig.out" >/dev/null
+  diff -u "$work/$name.cli" "$work/c-api-nosig.out"
+  echo "every exported function but lcmp_install_signed: no panic path linked (image runs, digests match)"
+  panics=$(bash "$fw/panic-audit.sh" "$trace_dir/image.elf" | sed 's/ | .*//; s/::h[0-9a-f]\{16\}.*//' | sort -u)
+  others=$(grep -v '^ed25519_compact::' <<<"$panics" || true)
+  if [ -n "$others" ]; then
+    echo "panic paths outside ed25519-compact in the C image of the whole API:"
+    echo "$others"
+    exit 1
+  fi
+  echo "lcmp_install_signed: $(grep -c . <<<"$panics") panic site(s), all in ed25519-compact (docs/firmware.md)"
+}
+
 sizes() {
   echo "--- sizes"
   "$llvm_bin/llvm-size" -A "$image" | awk '$1 ~ /^\.(vector_table|text|rodata|data|bss)$/'
@@ -276,5 +331,6 @@ firmware_build
 firmware_run
 digests
 panic_audit
+c_api_panics
 sizes
 stack_frames
