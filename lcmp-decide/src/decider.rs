@@ -9,9 +9,13 @@ use crate::hash::{FlowKey, HashAlgorithm};
 use crate::in_flight::InFlight;
 use crate::monitor::{PortState, Signals};
 use crate::select::{decide, evaluate, pick_list, Explanation, Inputs, Reason, Scheme};
-use crate::tables::{CompiledTables, GroupId, Params, PortId, Tables, MAX_CANDIDATES, MAX_PORTS};
+use crate::tables::{
+    CompiledTables, GroupId, OwnedTables, Params, PortId, Tables, TablesSlot, MAX_CANDIDATES,
+    MAX_PORTS,
+};
 use crate::time::Instant;
 use crate::Error;
+use core::ops::Deref;
 
 /// Per-switch settings that do not come with the tables.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -184,10 +188,13 @@ fn bump(counter: &mut u64) {
 /// [`DeciderWith::on_packets`] (DPDK's `rte_eth_rx_burst` default).
 pub const BURST: usize = 32;
 
-/// The LCMP decision core for one DCI switch: `PORTS` ports and a flow cache
-/// over slot storage `S`. Use [`Decider<PORTS, FLOWS>`](Decider), which owns
-/// `FLOWS` slots (a power of two; no heap, usable in a `static`), or
-/// [`DeciderRef`], whose slots the caller provides at run time.
+/// The LCMP decision core for one DCI switch: `PORTS` ports, a flow cache
+/// over slot storage `S` and the tables in slot `T`. Use
+/// [`Decider<PORTS, FLOWS>`](Decider), which owns `FLOWS` slots (a power of
+/// two; no heap, usable in a `static`) and its tables, or [`DeciderRef`],
+/// whose slots the caller provides at run time; [`SharedDecider`] (any `S`
+/// with `T = Option<P>`) reads compiled tables that several deciders share
+/// ([`DeciderWith::use_tables`]).
 ///
 /// ```
 /// use lcmp_decide::*;
@@ -219,13 +226,13 @@ pub const BURST: usize = 32;
 /// let d: lcmp_decide::Decider<65, 1024> = lcmp_decide::Decider::new(Default::default());
 /// ```
 #[derive(Clone, Debug)]
-pub struct DeciderWith<const PORTS: usize, S> {
+pub struct DeciderWith<const PORTS: usize, S, T = OwnedTables> {
     config: DeciderConfig,
-    /// The installed tables (meaningful only while `installed`): always
+    /// The tables this decider runs on: its own ([`OwnedTables`], always
     /// present, so that a decider without tables is all zero bytes and is
-    /// built in place (`.bss`, `memset`), never copied through the stack.
-    tables: CompiledTables,
-    installed: bool,
+    /// built in place: `.bss`, `memset`, never copied through the stack) or
+    /// a reference to shared ones (`Option<P>`).
+    tables: T,
     tables_valid: bool,
     ports: [PortState; PORTS],
     in_flight: [InFlight; PORTS],
@@ -248,15 +255,48 @@ pub type Decider<const PORTS: usize, const FLOWS: usize> = DeciderWith<PORTS, Sl
 /// ```
 pub type DeciderRef<'a, const PORTS: usize> = DeciderWith<PORTS, &'a mut [SlotBlock]>;
 
-impl<const PORTS: usize, const FLOWS: usize> DeciderWith<PORTS, SlotArray<FLOWS>> {
+/// A decider that owns `FLOWS` flow-cache slots and reads compiled tables
+/// through `P` (`&CompiledTables`, `Arc<CompiledTables>`, `Rc`, `Box`, or
+/// any `Deref<Target = CompiledTables>`), shared with other deciders: one
+/// 20.6 KB copy of the tables for every core instead of one per decider.
+/// Only the tables are shared; ports, in-flight bounds, the flow cache and
+/// counters stay per decider. See [`DeciderWith::use_tables`].
+///
+/// ```
+/// use lcmp_decide::*;
+/// # use core::net::Ipv4Addr;
+/// let mut tables = Tables::paper_defaults();
+/// tables.ports.push(PortConfig { id: PortId(0), rate_bps: 100_000_000_000,
+///     buffer_bytes: 1 << 30 }).unwrap();
+/// let mut group = Group { id: GroupId(8), candidates: heapless::Vec::new() };
+/// group.candidates.push(Candidate { port: PortId(0), delay_units: 5,
+///     capacity_bps: 100_000_000_000 }).unwrap();
+/// tables.groups.push(group).unwrap();
+/// let compiled = tables.compile(4).unwrap(); // once, for every core
+///
+/// let mut a: SharedDecider<4, 1024, &tables::CompiledTables> = SharedDecider::new(DeciderConfig::DEFAULT);
+/// let mut b: SharedDecider<4, 1024, &tables::CompiledTables> = SharedDecider::new(DeciderConfig::DEFAULT);
+/// assert_eq!(a.use_tables(&compiled), Ok(None));
+/// assert_eq!(b.use_tables(&compiled), Ok(None));
+/// let flow = FlowKey::v4(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 7, 0, 1), 1, 2, 17);
+/// let now = Instant::from_ticks(1);
+/// assert_eq!(a.on_packet(now, &flow, GroupId(8)).port(), Some(PortId(0)));
+/// assert_eq!(b.on_packet(now, &flow, GroupId(8)).port(), Some(PortId(0)));
+/// ```
+pub type SharedDecider<const PORTS: usize, const FLOWS: usize, P> =
+    DeciderWith<PORTS, SlotArray<FLOWS>, Option<P>>;
+
+impl<const PORTS: usize, const FLOWS: usize, T: TablesSlot>
+    DeciderWith<PORTS, SlotArray<FLOWS>, T>
+{
     /// A decider with no tables: every packet gets `NoRoute` until
-    /// [`DeciderWith::install`].
+    /// [`DeciderWith::install`] (or [`DeciderWith::use_tables`]).
     pub const fn new(config: DeciderConfig) -> Self {
         Self::from_cache(config, FlowCache::new())
     }
 }
 
-impl<'a, const PORTS: usize> DeciderWith<PORTS, &'a mut [SlotBlock]> {
+impl<'a, const PORTS: usize, T: TablesSlot> DeciderWith<PORTS, &'a mut [SlotBlock], T> {
     /// A decider with no tables over caller-provided flow-cache storage
     /// (cleared here). The count of blocks must be a power of two
     /// ([`Error::FlowSlots`] otherwise).
@@ -265,7 +305,7 @@ impl<'a, const PORTS: usize> DeciderWith<PORTS, &'a mut [SlotBlock]> {
     }
 }
 
-impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
+impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T> {
     const CHECK: () = assert!(
         PORTS > 0 && PORTS <= MAX_PORTS,
         "Decider PORTS must be between 1 and MAX_PORTS"
@@ -289,8 +329,7 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
         let () = Self::CHECK;
         DeciderWith {
             config,
-            tables: CompiledTables::new(),
-            installed: false,
+            tables: T::EMPTY,
             tables_valid: false,
             ports: [PortState::NEW; PORTS],
             in_flight: [InFlight::NEW; PORTS],
@@ -314,33 +353,26 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
         }
     }
 
-    /// Validates and installs new tables. Hitless: pinned flows keep their
-    /// ports, port state is kept, new decisions use the new tables. On error
-    /// nothing changes.
-    ///
-    /// The tables are validated first ([`Tables::validate`]), then compiled
-    /// in place over the previous ones (`&mut self`: no packet sees a half
-    /// state), so no copy of the tables is built on the stack: an install
-    /// needs well under 1 KiB of it (docs/firmware.md, "Stack").
-    pub fn install(&mut self, tables: &Tables) -> Result<(), Error> {
-        tables.validate(PORTS)?;
-        tables.compile_validated(&mut self.tables);
-        self.installed = true;
-        let compiled = &self.tables;
-        trace!("lcmp: installed {} groups", compiled.groups().len());
-        // New weights or levels apply to the stored congestion at once.
-        for (i, state) in self.ports.iter_mut().enumerate() {
-            let ctx = u8::try_from(i)
-                .ok()
-                .and_then(|p| compiled.port_context(PortId(p)));
-            state.refresh_c_cong(ctx);
-        }
-        for (i, bound) in self.in_flight.iter_mut().enumerate() {
-            // PORTS <= MAX_PORTS = 64: every index is a port id.
-            bound.on_install(compiled, u8::try_from(i).unwrap_or(u8::MAX));
+    /// What every change of tables does to the per-decider state, whether
+    /// they were compiled in place ([`DeciderWith::install`]) or attached
+    /// ([`DeciderWith::use_tables`]): new weights or levels apply to the
+    /// stored congestion at once, the in-flight bounds take the new buffers
+    /// and reorder windows, and the tables count as current.
+    fn on_tables_changed(&mut self) {
+        if let Some(compiled) = self.tables.current() {
+            trace!("lcmp: installed {} groups", compiled.groups().len());
+            for (i, state) in self.ports.iter_mut().enumerate() {
+                let ctx = u8::try_from(i)
+                    .ok()
+                    .and_then(|p| compiled.port_context(PortId(p)));
+                state.refresh_c_cong(ctx);
+            }
+            for (i, bound) in self.in_flight.iter_mut().enumerate() {
+                // PORTS <= MAX_PORTS = 64: every index is a port id.
+                bound.on_install(compiled, u8::try_from(i).unwrap_or(u8::MAX));
+            }
         }
         self.tables_valid = true;
-        Ok(())
     }
 
     /// Marks the installed path tables as outdated (`false`) or current
@@ -351,18 +383,19 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     }
 
     /// The installed tables, if any.
+    #[inline]
     pub fn tables(&self) -> Option<&CompiledTables> {
-        self.installed.then_some(&self.tables)
+        self.tables.current()
     }
 
     /// Returns the decider to its state after construction with `config`,
-    /// in place: no tables, every port up and unsampled, an empty flow
-    /// cache, zero counters. Nothing large is built on the stack (a
-    /// firmware resets a `static` decider with it).
+    /// in place: no tables (shared ones are let go, as by
+    /// [`DeciderWith::release_tables`]), every port up and unsampled, an
+    /// empty flow cache, zero counters. Nothing large is built on the stack
+    /// (a firmware resets a `static` decider with it).
     pub fn reset(&mut self, config: DeciderConfig) {
         self.config = config;
         self.tables.clear();
-        self.installed = false;
         self.tables_valid = false;
         self.ports.fill(PortState::NEW);
         self.in_flight.fill(InFlight::NEW);
@@ -399,10 +432,7 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     /// `Q`, `T` and `D` are computed here and stored.
     pub fn sample(&mut self, now: Instant, port: PortId, queue_bytes: u64) -> Result<(), Error> {
         let i = Self::port_index(port)?;
-        let config = self
-            .installed
-            .then_some(&self.tables)
-            .and_then(|t| t.port_context(port));
+        let config = self.tables.current().and_then(|t| t.port_context(port));
         let rate = config.map(|c| (c.port.rate_bps, c.params.ticks_per_second));
         if let Some(state) = self.ports.get_mut(i) {
             state.on_sample(now, queue_bytes, config);
@@ -692,6 +722,76 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S> {
     }
 }
 
+impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S, OwnedTables> {
+    /// Validates and installs new tables. Hitless: pinned flows keep their
+    /// ports, port state is kept, new decisions use the new tables. On error
+    /// nothing changes.
+    ///
+    /// The tables are validated first ([`Tables::validate`]), then compiled
+    /// in place over the previous ones (`&mut self`: no packet sees a half
+    /// state), so no copy of the tables is built on the stack: an install
+    /// needs well under 1 KiB of it (docs/firmware.md, "Stack").
+    pub fn install(&mut self, tables: &Tables) -> Result<(), Error> {
+        self.tables.install(tables, PORTS)?;
+        self.on_tables_changed();
+        Ok(())
+    }
+}
+
+impl<const PORTS: usize, S: SlotStorage, P> DeciderWith<PORTS, S, Option<P>>
+where
+    P: Deref<Target = CompiledTables>,
+{
+    /// Makes the decider read `tables`, compiled once and shared with other
+    /// deciders, and hands back the generation it read before (`None` for
+    /// the first), so that the caller can release it: dropping an `Arc`, or
+    /// knowing that this decider no longer borrows it. Hitless, exactly as
+    /// [`DeciderWith::install`] of the same tables would be: pinned flows
+    /// keep their ports (a pin whose port the new tables withdraw from its
+    /// group is re-decided at the flow's next packet), port state is kept,
+    /// and the per-decider state that depends on the tables (`C_cong`,
+    /// in-flight bounds, [`DeciderWith::set_tables_current`]) is refreshed.
+    ///
+    /// Errors (nothing changes, and `tables` is dropped):
+    /// [`Error::PortOutOfRange`] when the tables list a port at or above
+    /// `PORTS` (they were compiled for a larger decider);
+    /// [`Error::InvalidLevels`] for a `CompiledTables` that was never
+    /// compiled ([`CompiledTables::new`]'s empty placeholder).
+    ///
+    /// ```
+    /// # use lcmp_decide::*;
+    /// # use std::sync::Arc;
+    /// let gen1 = Arc::new(Tables::paper_defaults().compile(8).unwrap());
+    /// let mut d: SharedDecider<8, 64, Arc<tables::CompiledTables>> =
+    ///     SharedDecider::new(DeciderConfig::DEFAULT);
+    /// assert_eq!(d.use_tables(Arc::clone(&gen1)), Ok(None));
+    /// let gen2 = Arc::new(Tables::paper_defaults().compile(8).unwrap());
+    /// let old = d.use_tables(gen2).unwrap();
+    /// assert!(old.is_some_and(|old| Arc::ptr_eq(&old, &gen1)));
+    /// // Tables compiled for 16 ports do not fit a 4-port decider.
+    /// let mut small: SharedDecider<4, 64, Arc<tables::CompiledTables>> =
+    ///     SharedDecider::new(DeciderConfig::DEFAULT);
+    /// let mut t = Tables::paper_defaults();
+    /// t.ports.push(PortConfig { id: PortId(9), rate_bps: 1, buffer_bytes: 1 }).unwrap();
+    /// let wide = Arc::new(t.compile(16).unwrap());
+    /// assert_eq!(small.use_tables(wide), Err(Error::PortOutOfRange(9)));
+    /// ```
+    pub fn use_tables(&mut self, tables: P) -> Result<Option<P>, Error> {
+        tables.check_fits(PORTS)?;
+        let previous = self.tables.replace(tables);
+        self.on_tables_changed();
+        Ok(previous)
+    }
+
+    /// Stops reading the shared tables and hands them back (`None` if there
+    /// were none): from here on every packet gets no route, as before the
+    /// first [`DeciderWith::use_tables`]; pins, port state and counters are
+    /// kept for the next generation.
+    pub fn release_tables(&mut self) -> Option<P> {
+        self.tables.take()
+    }
+}
+
 #[cfg(test)]
 mod test {
     use super::*;
@@ -713,6 +813,110 @@ mod test {
         assert_eq!(size_of::<CompiledTables>(), 20_648);
         // Without its slots (docs/performance.md, docs/firmware.md).
         #[cfg(target_pointer_width = "64")]
-        assert_eq!(size_of::<DeciderRef<'static, 64>>(), 24_904);
+        assert_eq!(size_of::<DeciderRef<'static, 64>>(), 24_912);
+        // A decider over shared tables carries a pointer, not the tables.
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!(
+            size_of::<SharedDecider<64, 1024, &'static CompiledTables>>(),
+            formula(64, 1024) - 20_608
+        );
+    }
+
+    fn compiled(ports: &[u8]) -> CompiledTables {
+        let mut t = Tables::paper_defaults();
+        for &p in ports {
+            let _ = t.ports.push(crate::PortConfig {
+                id: PortId(p),
+                rate_bps: 1_000_000_000,
+                buffer_bytes: 1 << 20,
+            });
+        }
+        t.compile(64).expect("valid")
+    }
+
+    #[test]
+    fn use_tables_refuses_what_does_not_fit() {
+        let mut d: SharedDecider<4, 16, &CompiledTables> =
+            SharedDecider::new(DeciderConfig::DEFAULT);
+        let placeholder = CompiledTables::new();
+        assert_eq!(d.use_tables(&placeholder), Err(Error::InvalidLevels));
+        let wide = compiled(&[0, 3, 4, 9]);
+        assert_eq!(d.use_tables(&wide), Err(Error::PortOutOfRange(4)));
+        assert!(d.tables().is_none(), "nothing changed");
+        let fits = compiled(&[0, 3]);
+        assert_eq!(d.use_tables(&fits), Ok(None));
+        assert_eq!(d.use_tables(&wide), Err(Error::PortOutOfRange(4)));
+        assert!(d.tables().is_some_and(|t| core::ptr::eq(t, &fits)));
+    }
+
+    #[test]
+    fn release_and_reset_let_shared_tables_go() {
+        use std::rc::Rc;
+        let gen = Rc::new(compiled(&[0, 1]));
+        let mut d: SharedDecider<4, 16, Rc<CompiledTables>> =
+            SharedDecider::new(DeciderConfig::DEFAULT);
+        assert_eq!(d.use_tables(Rc::clone(&gen)), Ok(None));
+        assert!(d.tables().is_some());
+        assert_eq!(Rc::strong_count(&gen), 2);
+        let back = d.release_tables();
+        assert!(back.is_some_and(|b| Rc::ptr_eq(&b, &gen)));
+        assert!(d.tables().is_none());
+        assert_eq!(Rc::strong_count(&gen), 1);
+        let flow = FlowKey::v4(
+            core::net::Ipv4Addr::new(10, 0, 0, 1),
+            core::net::Ipv4Addr::new(10, 0, 0, 2),
+            1,
+            2,
+            17,
+        );
+        assert_eq!(
+            d.on_packet(Instant::from_ticks(1), &flow, GroupId(1)),
+            Decision::NoRoute(Reason::UnknownGroup)
+        );
+        assert_eq!(d.use_tables(Rc::clone(&gen)), Ok(None));
+        d.reset(DeciderConfig::DEFAULT);
+        assert!(d.tables().is_none());
+        assert_eq!(Rc::strong_count(&gen), 1, "reset drops the reference");
+    }
+
+    #[test]
+    fn use_tables_refreshes_like_install() {
+        let mut t = Tables::paper_defaults();
+        let _ = t.ports.push(crate::PortConfig {
+            id: PortId(1),
+            rate_bps: 1_000_000_000,
+            buffer_bytes: 1 << 20,
+        });
+        let mut owned: Decider<4, 16> = Decider::new(DeciderConfig::DEFAULT);
+        let mut shared: SharedDecider<4, 16, &CompiledTables> =
+            SharedDecider::new(DeciderConfig::DEFAULT);
+        let first = t.compile(4).expect("valid");
+        owned.install(&t).expect("valid");
+        shared.use_tables(&first).expect("fits");
+        for d in [0u64, 1 << 19, 1 << 20] {
+            owned
+                .sample(Instant::from_ticks(5), PortId(1), d)
+                .expect("port");
+            shared
+                .sample(Instant::from_ticks(5), PortId(1), d)
+                .expect("port");
+        }
+        owned.set_tables_current(false);
+        shared.set_tables_current(false);
+        // New weights: the stored congestion is re-scored at the switch.
+        t.params.weights.w_ql = 7;
+        let second = t.compile(4).expect("valid");
+        owned.install(&t).expect("valid");
+        shared.use_tables(&second).expect("fits");
+        assert_eq!(owned.signals(PortId(1)), shared.signals(PortId(1)));
+        assert_eq!(
+            std::format!("{:?}", owned.port_state(PortId(1))),
+            std::format!("{:?}", shared.port_state(PortId(1)))
+        );
+        assert_eq!(
+            std::format!("{:?}", owned.in_flight),
+            std::format!("{:?}", shared.in_flight)
+        );
+        assert!(shared.tables_valid, "attaching makes the tables current");
     }
 }

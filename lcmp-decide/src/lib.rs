@@ -61,7 +61,8 @@ mod work;
 
 pub use cost::Weights;
 pub use decider::{
-    Counters, Decider, DeciderConfig, DeciderRef, DeciderWith, Decision, Overflow, BURST,
+    Counters, Decider, DeciderConfig, DeciderRef, DeciderWith, Decision, Overflow, SharedDecider,
+    BURST,
 };
 pub use error::{Error, Setting};
 pub use flow_cache::{Entry, FlowCache, FlowCacheRef, FlowCacheWith, SlotBlock};

@@ -13,6 +13,8 @@
 //! (behind [`crate::Decider::explain`]) calls the same `decide` for the pick
 //! and the same ranking for the kept/cut annotation, so the two cannot drift.
 
+use core::num::NonZeroUsize;
+
 use heapless::Vec;
 
 use crate::cost::fused_cost;
@@ -238,6 +240,13 @@ fn bucket(hash: u32, n: usize, pick: Pick) -> usize {
     }
 }
 
+/// How many ranks LCMP hashes over (§3.4): the kept prefix, or `None` when
+/// nothing is kept and the minimum-cost candidate is taken alone. One rule
+/// for the pick ([`choose_lcmp`]) and the list ([`pick_list`]).
+fn lcmp_kept(r: &Ranking, params: &Params) -> Option<NonZeroUsize> {
+    NonZeroUsize::new(kept_prefix(r, params).1)
+}
+
 /// The LCMP pick (§3.4) from a ranking: a group index and the reason.
 fn choose_lcmp(
     r: &Ranking,
@@ -246,15 +255,15 @@ fn choose_lcmp(
     hash: u32,
 ) -> (Option<usize>, Reason) {
     let params = tables.params();
-    let (_, kept) = kept_prefix(r, params);
-    if kept == 0 {
+    let Some(kept) = lcmp_kept(r, params) else {
         return (r.index(0), Reason::MinCostFallback);
-    }
+    };
     match params.pick {
-        Pick::Hash | Pick::ScaledHash => {
-            (r.index(bucket(hash, kept, params.pick)), Reason::HashInKept)
-        }
-        Pick::CapacityWeighted => (weighted(r, kept, group, hash), Reason::WeightedInKept),
+        Pick::Hash | Pick::ScaledHash => (
+            r.index(bucket(hash, kept.get(), params.pick)),
+            Reason::HashInKept,
+        ),
+        Pick::CapacityWeighted => (weighted(r, kept.get(), group, hash), Reason::WeightedInKept),
     }
 }
 
@@ -303,16 +312,6 @@ fn hash_among(
         .map(|(i, _)| i)
 }
 
-/// ECMP: the hash pick over the live candidates in installation order.
-fn choose_ecmp<const PORTS: usize>(
-    inputs: &Inputs<'_, PORTS>,
-    group: &CompiledGroup,
-    hash: u32,
-    mode: Pick,
-) -> Option<usize> {
-    hash_among(group, hash, mode, |c| inputs.up(c.port))
-}
-
 /// UCMP as in the artifact: the maximum capacity among live candidates.
 fn ucmp_capacity<const PORTS: usize>(inputs: &Inputs<'_, PORTS>, group: &CompiledGroup) -> u64 {
     group
@@ -327,17 +326,16 @@ fn ucmp_capacity<const PORTS: usize>(inputs: &Inputs<'_, PORTS>, group: &Compile
         .unwrap_or(0)
 }
 
-/// UCMP: ECMP over the live candidates of maximum capacity.
-fn choose_ucmp<const PORTS: usize>(
-    inputs: &Inputs<'_, PORTS>,
+/// The candidates an unranked step hashes over, in installation order: the
+/// live ones for ECMP and for LCMP on outdated tables, the live ones of
+/// maximum capacity for UCMP. One rule for the pick ([`decide`]) and the
+/// list ([`pick_list`]).
+fn unranked_eligible<'a, const PORTS: usize>(
+    inputs: &'a Inputs<'_, PORTS>,
     group: &CompiledGroup,
-    hash: u32,
-    mode: Pick,
-) -> Option<usize> {
-    let max = ucmp_capacity(inputs, group);
-    hash_among(group, hash, mode, |c| {
-        inputs.up(c.port) && c.capacity_bps == max
-    })
+) -> impl Fn(&CompiledCandidate) -> bool + 'a {
+    let max = matches!(inputs.scheme, Scheme::Ucmp).then(|| ucmp_capacity(inputs, group));
+    move |c| inputs.up(c.port) && max.is_none_or(|m| c.capacity_bps == m)
 }
 
 /// The new-flow decision for a flow with ECMP hash `hash` in `group_id`:
@@ -359,9 +357,15 @@ pub(crate) fn decide<const PORTS: usize>(
         Scheme::Lcmp if inputs.tables_valid => {
             choose_lcmp(&rank(inputs, tables, group), tables, group, hash)
         }
-        Scheme::Lcmp => (choose_ecmp(inputs, group, hash, mode), Reason::EcmpFallback),
-        Scheme::Ecmp => (choose_ecmp(inputs, group, hash, mode), Reason::Ecmp),
-        Scheme::Ucmp => (choose_ucmp(inputs, group, hash, mode), Reason::Ucmp),
+        scheme => {
+            let reason = match scheme {
+                Scheme::Lcmp => Reason::EcmpFallback,
+                Scheme::Ecmp => Reason::Ecmp,
+                Scheme::Ucmp => Reason::Ucmp,
+            };
+            let eligible = unranked_eligible(inputs, group);
+            (hash_among(group, hash, mode, eligible), reason)
+        }
     };
     match index.and_then(|i| group.candidates.get(i)) {
         Some(c) => (Some(c.port), reason),
@@ -395,25 +399,16 @@ pub(crate) fn pick_list<const PORTS: usize>(
     match inputs.scheme {
         Scheme::Lcmp if inputs.tables_valid => {
             let r = rank(inputs, tables, group);
-            let (_, kept) = kept_prefix(&r, tables.params());
-            if kept == 0 {
-                push(r.index(0));
-            }
-            (0..kept).for_each(|rank| push(r.index(rank)));
+            let n = lcmp_kept(&r, tables.params()).map_or(1, NonZeroUsize::get);
+            (0..n).for_each(|rank| push(r.index(rank)));
         }
-        Scheme::Lcmp | Scheme::Ecmp => group
-            .candidates
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| inputs.up(c.port))
-            .for_each(|(i, _)| push(Some(i))),
-        Scheme::Ucmp => {
-            let max = ucmp_capacity(inputs, group);
+        _ => {
+            let eligible = unranked_eligible(inputs, group);
             group
                 .candidates
                 .iter()
                 .enumerate()
-                .filter(|(_, c)| inputs.up(c.port) && c.capacity_bps == max)
+                .filter(|(_, c)| eligible(c))
                 .for_each(|(i, _)| push(Some(i)));
         }
     }
@@ -464,12 +459,13 @@ pub(crate) fn evaluate<const PORTS: usize>(
     }
     let ranking = rank(inputs, tables, group);
     let (keep, kept) = kept_prefix(&ranking, tables.params());
-    let max_capacity = ucmp_capacity(inputs, group);
+    let eligible = unranked_eligible(inputs, group);
     for rank in 0..ranking.n {
         let Some(i) = ranking.index(rank) else {
             continue;
         };
-        let capacity = group.candidates.get(i).map_or(0, |c| c.capacity_bps);
+        // Ranked candidates are live: only UCMP's capacity rule cuts here.
+        let unranked_kept = group.candidates.get(i).is_some_and(&eligible);
         let Some(c) = out.candidates.get_mut(i) else {
             continue;
         };
@@ -480,9 +476,8 @@ pub(crate) fn evaluate<const PORTS: usize>(
                 r if r >= keep => (false, Some(CutReason::UpperHalf)),
                 _ => (false, Some(CutReason::OverCut)),
             },
-            Scheme::Lcmp | Scheme::Ecmp => (true, None),
-            Scheme::Ucmp if capacity == max_capacity => (true, None),
-            Scheme::Ucmp => (false, Some(CutReason::NotMaxCapacity)),
+            _ if unranked_kept => (true, None),
+            _ => (false, Some(CutReason::NotMaxCapacity)),
         };
         c.kept = is_kept;
         c.cut_reason = cut;

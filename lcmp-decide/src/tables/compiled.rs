@@ -8,6 +8,7 @@ use super::description::{Params, PortConfig, QueueThresholds, Tables};
 use super::ids::*;
 use crate::cost::{delay_score, link_cap_score, path_cost};
 use crate::estimator::queue::QueueScale;
+use crate::Error;
 
 impl Tables {
     /// The infallible half of [`Tables::compile_into`], for tables that
@@ -123,7 +124,10 @@ impl CompiledGroup {
 }
 
 /// Validated tables with precomputed path scores: what a decider runs on.
-/// Built only by [`Tables::compile`] and [`Tables::compile_into`].
+/// Built only by [`Tables::compile`] and [`Tables::compile_into`] (the
+/// latter into a [`CompiledTables::new`] placeholder in the caller's
+/// memory). Immutable once compiled, so several deciders may read one
+/// (`DeciderWith::use_tables`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct CompiledTables {
@@ -137,10 +141,28 @@ pub struct CompiledTables {
     queue_thresholds: Vec<QueueThresholds, MAX_QUEUE_TABLES>,
 }
 
+impl Default for CompiledTables {
+    /// [`CompiledTables::new`]: the empty placeholder.
+    fn default() -> Self {
+        CompiledTables::new()
+    }
+}
+
 impl CompiledTables {
-    /// No levels, ports or groups: only ever filled by
-    /// [`Tables::compile_validated`] before anyone reads it.
-    pub(crate) const fn new() -> Self {
+    /// An empty placeholder (no levels, ports or groups) for
+    /// [`Tables::compile_into`] to fill, so that shared tables can be
+    /// compiled in place, in a `static` or in memory a C caller provides,
+    /// never through a 20.6 KB stack temporary. A decider refuses it until
+    /// it is compiled (`use_tables`: [`Error::InvalidLevels`]).
+    ///
+    /// ```
+    /// # use lcmp_decide::{tables::CompiledTables, Tables};
+    /// const EMPTY: CompiledTables = CompiledTables::new(); // `static`-ready
+    /// let mut compiled = CompiledTables::new();
+    /// Tables::paper_defaults().compile_into(8, &mut compiled).unwrap();
+    /// assert_eq!(compiled.levels(), &Tables::paper_defaults().levels[..]);
+    /// ```
+    pub const fn new() -> Self {
         CompiledTables {
             params: Params::UNSET,
             levels: Vec::new(),
@@ -186,6 +208,27 @@ impl CompiledTables {
             port: p,
             queue: self.queue_scale(p),
         })
+    }
+
+    /// Whether a decider with `ports` ports can run these tables: every
+    /// listed port is below `ports` ([`Error::PortOutOfRange`] with the first
+    /// that is not), and the tables were compiled at all
+    /// ([`Error::InvalidLevels`] for the [`CompiledTables::new`]
+    /// placeholder: compiled tables always have levels).
+    ///
+    /// ```
+    /// # use lcmp_decide::{Error, Tables};
+    /// let compiled = Tables::paper_defaults().compile(8).unwrap();
+    /// assert_eq!(compiled.check_fits(8), Ok(()));
+    /// ```
+    pub fn check_fits(&self, ports: usize) -> Result<(), Error> {
+        if self.levels.is_empty() {
+            return Err(Error::InvalidLevels);
+        }
+        match self.ports.iter().find(|p| usize::from(p.id.0) >= ports) {
+            Some(p) => Err(Error::PortOutOfRange(p.id.0)),
+            None => Ok(()),
+        }
     }
 
     /// Scalar settings.

@@ -8,12 +8,14 @@
 
 //!
 //! Split by concern: [`ids`](self) (identifiers and limits), the
-//! description and its validation, and the compiled form; every item is
+//! description and its validation, the compiled form, and the slot a
+//! decider keeps it in (owned, or shared by several deciders); every item is
 //! re-exported here, so paths stay `lcmp_decide::tables::*`.
 
 mod compiled;
 mod description;
 mod ids;
+mod slot;
 
 pub use compiled::{CompiledCandidate, CompiledGroup, CompiledTables, PortContext};
 pub use description::*;
@@ -21,6 +23,7 @@ pub use ids::{
     GroupId, PortId, DIRECT_GROUP_IDS, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS, MAX_PORTS,
     MAX_QUEUE_TABLES,
 };
+pub use slot::{OwnedTables, TablesSlot};
 
 #[cfg(test)]
 mod test {
