@@ -595,6 +595,52 @@ mod test {
         }
     }
 
+    /// Equal costs rank by port, not by installation order: a group that
+    /// lists port 3 before port 1, with the same delay and capacity, ranks
+    /// port 1 first (the ranking key packs the port above the index).
+    #[test]
+    fn equal_costs_rank_by_port_not_by_installation_order() {
+        let mut t = Tables::paper_defaults();
+        for p in [1u8, 3] {
+            t.ports
+                .push(PortConfig {
+                    id: PortId(p),
+                    rate_bps: 100 * GBPS,
+                    buffer_bytes: 5_000_000_000,
+                })
+                .expect("room");
+        }
+        let mut g = Group {
+            id: GroupId(1),
+            candidates: Vec::new(),
+        };
+        for p in [3u8, 1] {
+            g.candidates
+                .push(Candidate {
+                    port: PortId(p),
+                    delay_units: 10,
+                    capacity_bps: 100 * GBPS,
+                })
+                .expect("room");
+        }
+        t.groups.push(g).expect("room");
+        let t = t.compile(8).expect("valid tables");
+        let s = ports(&[]);
+        let i = inputs(&t, &s, Scheme::Lcmp);
+        assert_eq!(
+            pick_list(&i, GroupId(1)).as_slice(),
+            &[PortId(1), PortId(3)]
+        );
+        assert_eq!(
+            decide(&i, GroupId(1), 0),
+            (Some(PortId(1)), Reason::HashInKept)
+        );
+        assert_eq!(
+            decide(&i, GroupId(1), 1),
+            (Some(PortId(3)), Reason::HashInKept)
+        );
+    }
+
     /// A port that is down is never ranked or chosen; every port down is no
     /// route.
     #[test]
