@@ -31,7 +31,9 @@ cargo mutants --in-place --no-shuffle -p lcmp-decide "${args[@]}" --baseline ski
   --timeout 120 --output "$out" || rc=$?
 m=$out/mutants.out
 for kind in caught missed unviable timeout; do
-  printf '%s %s\n' "$kind" "$(grep -c . "$m/$kind.txt" 2>/dev/null || echo 0)"
+  count=0
+  if [ -f "$m/$kind.txt" ]; then count=$(wc -l <"$m/$kind.txt"); fi
+  echo "$kind $count"
 done
 if [ "$rc" -ne 0 ]; then
   echo "cargo mutants: exit status $rc; mutants the tests missed or that timed out:" >&2
