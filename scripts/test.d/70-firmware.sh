@@ -248,8 +248,8 @@ c_api_panics() {
   echo "the bare-metal C image calls all $(wc -l <"$work/exports.h") exported functions"
   bm_image "$work/c-api-nosig.elf" "$trace_dir" -DLCMP_TOUR_NO_SIGNED
   missing=$(in_image "$work/c-api-nosig.elf" | comm -23 "$work/exports.h" -)
-  expect "the image without the signed install lacks exactly lcmp_install_signed (lacks: $missing)" \
-    test "$missing" = lcmp_install_signed
+  local want=lcmp_install_signed
+  expect "the image without the signed install lacks exactly $want (lacks: $missing)" test "$missing" = "$want"
   if "$llvm_bin/llvm-nm" -C "$work/c-api-nosig.elf" | grep -E 'rust_begin_unwind|core::panicking::'; then
     echo "panic machinery (above) is linked into a C image of the API without lcmp_install_signed:"
     bash "$fw/panic-audit.sh" "$work/c-api-nosig.elf"
