@@ -55,3 +55,30 @@ ensure_apt() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
   fi
 }
+
+# A check in a part says what failed: under `set -e` a bare `grep -q` or
+# `test` that fails ends the part with no word of what was checked.
+#
+# expect DESCRIPTION COMMAND...: runs COMMAND; if it fails, prints
+# "<part>: failed: DESCRIPTION" on stderr and exits 1.
+expect() {
+  local what=$1
+  shift
+  if ! "$@"; then
+    echo "$(basename "$0"): failed: $what" >&2
+    exit 1
+  fi
+}
+
+# expect_line FILE GREP-ARGS...: FILE has a line that `grep GREP-ARGS`
+# matches; if not, says which pattern FILE lacks, shows its last lines and
+# exits 1.
+expect_line() {
+  local file=$1
+  shift
+  if ! grep -q "$@" "$file"; then
+    echo "$(basename "$0"): failed: $file has no line matching grep $*; its last lines:" >&2
+    tail -n 20 "$file" >&2
+    exit 1
+  fi
+}

@@ -187,13 +187,15 @@ impl Harness {
     }
 
     fn install(&mut self, t: &lcmp_decide::Tables) {
+        // A port's rate and buffer (bit/s, bytes), as the tables had them.
+        type PortShape = (u64, u64);
         let before = self.d.tables().cloned();
         let port_of = |h: &Self, p: PortId| {
             h.d.tables()
                 .and_then(|t| t.port(p))
                 .map(|c| (c.rate_bps, c.buffer_bytes))
         };
-        let old: Vec<(FlowKey, Option<u32>, Option<(u64, u64)>)> = self
+        let old: Vec<(FlowKey, Option<u32>, Option<PortShape>)> = self
             .arrivals
             .iter()
             .map(|(k, a)| (*k, self.delay_units(a.group, a.port), port_of(self, a.port)))

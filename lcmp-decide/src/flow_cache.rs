@@ -420,6 +420,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
             let Some((keys, seen)) = self.slots.bucket(b) else {
                 continue;
             };
+            crate::work::bucket_scan();
             if let Some(j) = keys.iter().position(|&k| key_tag(k) == tag) {
                 let slot = b.wrapping_mul(BUCKET) | j;
                 let live = keys
@@ -457,6 +458,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
     #[inline]
     fn first_vacant(&self, b: usize, now: Instant, idle_timeout: u32) -> Option<usize> {
         let (keys, seen) = self.slots.bucket(b)?;
+        crate::work::bucket_scan();
         // A lane mask, branch-free (the compiler vectorises it).
         let mut free = 0u32;
         for (j, (&k, &s)) in keys.iter().zip(seen).enumerate() {
@@ -613,6 +615,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
                     continue;
                 }
                 let target = self.slots.bucket(other).and_then(|(keys, ticks)| {
+                    crate::work::bucket_scan();
                     keys.iter()
                         .zip(ticks)
                         .position(|(&k, &s)| is_vacant(k, s, now, idle_timeout))
@@ -657,6 +660,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
             let Some((keys, seen)) = self.slots.bucket(b) else {
                 continue;
             };
+            crate::work::bucket_scan();
             for (lane, (&k, &s)) in keys.iter().zip(seen).enumerate() {
                 let last_seen = Instant::from_ticks(s);
                 let age = now.ticks_since(last_seen);
@@ -681,6 +685,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
         let mask = self.capacity().wrapping_sub(1);
         let mut evicted = 0usize;
         for _ in 0..budget.min(self.capacity()) {
+            crate::work::gc_visit();
             let i = self.gc_cursor & mask;
             self.gc_cursor = i.wrapping_add(1) & mask;
             let idle = self
@@ -893,15 +898,18 @@ mod test {
         (full, refused)
     }
 
+    /// The refusals docs/design.md quotes ("The in-order promise"), exactly: the
+    /// fill is deterministic, so the tolerance is zero and a change to the
+    /// bucket choice or the displacement changes the doc with the test.
     #[test]
     fn displacement_fills_past_90_percent() {
-        for (fill_percent, max_refused) in [(80, 0), (90, 0), (95, 10), (98, 50), (100, 120)] {
+        for (fill_percent, refusals) in [(80, 0), (90, 0), (95, 5), (98, 31), (100, 69)] {
             both!(4096, |c| {
                 let (full, refused) = fill(c, 4096 * fill_percent / 100);
                 std::eprintln!("{fill_percent} %: {full} without room, {refused} refused");
-                assert!(
-                    refused <= max_refused,
-                    "{fill_percent} %: {refused} refused"
+                assert_eq!(
+                    refused, refusals,
+                    "{fill_percent} %: {refused} refused, docs/design.md says {refusals}"
                 );
                 assert!(refused <= full);
             });

@@ -53,6 +53,11 @@ pub mod profile;
 pub mod select;
 pub mod tables;
 mod time;
+#[cfg(feature = "_work-counters")]
+#[doc(hidden)]
+pub mod work;
+#[cfg(not(feature = "_work-counters"))]
+mod work;
 
 pub use cost::Weights;
 pub use decider::{

@@ -196,6 +196,7 @@ fn rank<const PORTS: usize>(
     };
     let w = &tables.params().weights;
     for (i, c) in group.candidates.iter().enumerate() {
+        crate::work::candidate_read();
         let Some(state) = inputs.state(c.port).filter(|s| s.is_up()) else {
             continue;
         };
@@ -207,7 +208,10 @@ fn rank<const PORTS: usize>(
         }
     }
     if let Some(live) = r.keys.get_mut(..r.n) {
-        live.sort_unstable();
+        live.sort_unstable_by(|a, b| {
+            crate::work::candidate_comparison();
+            a.cmp(b)
+        });
     }
     r
 }
@@ -267,6 +271,7 @@ fn choose_lcmp(
 /// share, `w` its path capacity in whole Mbit/s (at least 1), in rank order.
 fn weighted(r: &Ranking, kept: usize, group: &CompiledGroup, hash: u32) -> Option<usize> {
     let weight = |rank: usize| -> u64 {
+        crate::work::candidate_read();
         r.index(rank)
             .and_then(|i| group.candidates.get(i))
             .map_or(1, |c| (c.capacity_bps / 1_000_000).max(1))
@@ -292,6 +297,10 @@ fn hash_among(
     mode: Pick,
     eligible: impl Fn(&CompiledCandidate) -> bool,
 ) -> Option<usize> {
+    let eligible = |c: &CompiledCandidate| {
+        crate::work::candidate_read();
+        eligible(c)
+    };
     let n = group.candidates.iter().filter(|c| eligible(c)).count();
     let pick = bucket(hash, n, mode);
     group
@@ -308,7 +317,10 @@ fn ucmp_capacity<const PORTS: usize>(inputs: &Inputs<'_, PORTS>, group: &Compile
     group
         .candidates
         .iter()
-        .filter(|c| inputs.up(c.port))
+        .filter(|c| {
+            crate::work::candidate_read();
+            inputs.up(c.port)
+        })
         .map(|c| c.capacity_bps)
         .max()
         .unwrap_or(0)
@@ -476,6 +488,310 @@ pub(crate) fn evaluate<const PORTS: usize>(
 #[cfg(test)]
 mod test {
     use super::*;
+
+    use crate::tables::{Candidate, Group, PortConfig, Tables};
+
+    const GBPS: u64 = 1_000_000_000;
+    /// (one-way delay units, capacity in Gbps) of ports 0..6.
+    const CANDS: [(u32, u64); 6] = [
+        (25, 200),
+        (250, 200),
+        (10, 100),
+        (100, 100),
+        (5, 25),
+        (50, 25),
+    ];
+
+    /// Compiled tables with group 1 over the first `n` of `CANDS`.
+    fn compiled(n: usize, params: Params) -> CompiledTables {
+        let mut t = Tables::paper_defaults();
+        t.params = params;
+        let mut g = Group {
+            id: GroupId(1),
+            candidates: Vec::new(),
+        };
+        for (p, &(delay, gbps)) in CANDS.iter().enumerate() {
+            t.ports
+                .push(PortConfig {
+                    id: PortId(p as u8),
+                    rate_bps: gbps * GBPS,
+                    buffer_bytes: 5_000_000_000,
+                })
+                .expect("room");
+            if p < n {
+                g.candidates
+                    .push(Candidate {
+                        port: PortId(p as u8),
+                        delay_units: delay,
+                        capacity_bps: gbps * GBPS,
+                    })
+                    .expect("room");
+            }
+        }
+        t.groups.push(g).expect("room");
+        t.compile(8).expect("valid tables")
+    }
+
+    fn ports(down: &[u8]) -> [PortState; 8] {
+        let mut s = [PortState::NEW; 8];
+        for &p in down {
+            s[usize::from(p)].set_up(false);
+        }
+        s
+    }
+
+    fn inputs<'a>(t: &'a CompiledTables, s: &'a [PortState; 8], scheme: Scheme) -> Inputs<'a, 8> {
+        Inputs {
+            tables: Some(t),
+            tables_valid: true,
+            ports: s,
+            scheme,
+        }
+    }
+
+    /// The reference ranking: live candidates by (idle fused cost, port).
+    fn by_cost(t: &CompiledTables, s: &[PortState; 8]) -> std::vec::Vec<(u8, PortId)> {
+        let g = t.group(GroupId(1)).expect("group");
+        let w = &t.params().weights;
+        let mut v: std::vec::Vec<(u8, PortId)> = g
+            .candidates
+            .iter()
+            .filter(|c| s[usize::from(c.port.0)].is_up())
+            .map(|c| (fused_cost(c.c_path, 0, w), c.port))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// LCMP keeps the cheaper half (all when that is under two) and
+    /// hashes within it, in rank order; the explanation agrees.
+    #[test]
+    fn lcmp_keeps_the_cheaper_half_and_hashes_in_rank_order() {
+        for (n, keep) in [(1, 1), (2, 2), (3, 3), (4, 2), (5, 2), (6, 3)] {
+            let t = compiled(n, Params::PAPER);
+            let s = ports(&[]);
+            assert!(s.iter().all(PortState::is_up));
+            let i = inputs(&t, &s, Scheme::Lcmp);
+            let want = by_cost(&t, &s);
+            assert_eq!(want.len(), n);
+            let kept: std::vec::Vec<PortId> = want.iter().take(keep).map(|&(_, p)| p).collect();
+            for hash in 0..12u32 {
+                assert_eq!(
+                    decide(&i, GroupId(1), hash),
+                    (Some(kept[hash as usize % keep]), Reason::HashInKept),
+                    "{n} candidates, hash {hash}"
+                );
+            }
+            assert_eq!(pick_list(&i, GroupId(1)).as_slice(), kept.as_slice(), "{n}");
+            let e = evaluate(&i, GroupId(1), 7);
+            assert_eq!(e.chosen, Some(kept[7 % keep]));
+            for c in &e.candidates {
+                let r = want.iter().position(|&(_, p)| p == c.port).expect("ranked");
+                assert_eq!(c.rank, Some(r as u8), "{n}: {c:?}");
+                assert_eq!(c.cost, want[r].0);
+                assert_eq!(c.kept, r < keep, "{n}: {c:?}");
+                assert_eq!(c.cut_reason, (r >= keep).then_some(CutReason::UpperHalf));
+            }
+        }
+    }
+
+    /// Equal costs rank by port, not by installation order: a group that
+    /// lists port 3 before port 1, with the same delay and capacity, ranks
+    /// port 1 first (the ranking key packs the port above the index).
+    #[test]
+    fn equal_costs_rank_by_port_not_by_installation_order() {
+        let mut t = Tables::paper_defaults();
+        for p in [1u8, 3] {
+            t.ports
+                .push(PortConfig {
+                    id: PortId(p),
+                    rate_bps: 100 * GBPS,
+                    buffer_bytes: 5_000_000_000,
+                })
+                .expect("room");
+        }
+        let mut g = Group {
+            id: GroupId(1),
+            candidates: Vec::new(),
+        };
+        for p in [3u8, 1] {
+            g.candidates
+                .push(Candidate {
+                    port: PortId(p),
+                    delay_units: 10,
+                    capacity_bps: 100 * GBPS,
+                })
+                .expect("room");
+        }
+        t.groups.push(g).expect("room");
+        let t = t.compile(8).expect("valid tables");
+        let s = ports(&[]);
+        let i = inputs(&t, &s, Scheme::Lcmp);
+        assert_eq!(
+            pick_list(&i, GroupId(1)).as_slice(),
+            &[PortId(1), PortId(3)]
+        );
+        assert_eq!(
+            decide(&i, GroupId(1), 0),
+            (Some(PortId(1)), Reason::HashInKept)
+        );
+        assert_eq!(
+            decide(&i, GroupId(1), 1),
+            (Some(PortId(3)), Reason::HashInKept)
+        );
+    }
+
+    /// A port that is down is never ranked or chosen; every port down is no
+    /// route.
+    #[test]
+    fn down_ports_are_never_chosen() {
+        let t = compiled(6, Params::PAPER);
+        let cheapest = by_cost(&t, &ports(&[]))[0].1;
+        let s = ports(&[cheapest.0]);
+        let want = by_cost(&t, &s);
+        assert_eq!(want.len(), 5);
+        for scheme in [Scheme::Lcmp, Scheme::Ecmp, Scheme::Ucmp] {
+            let i = inputs(&t, &s, scheme);
+            for hash in 0..20u32 {
+                let (port, _) = decide(&i, GroupId(1), hash);
+                assert!(
+                    port.is_some() && port != Some(cheapest),
+                    "{scheme:?} {hash}"
+                );
+            }
+        }
+        let i = inputs(&t, &s, Scheme::Lcmp);
+        // Five live: the cheaper two are kept.
+        let kept = [want[0].1, want[1].1];
+        assert_eq!(pick_list(&i, GroupId(1)).as_slice(), &kept);
+        let e = evaluate(&i, GroupId(1), 3);
+        let down = e
+            .candidates
+            .iter()
+            .find(|c| c.port == cheapest)
+            .expect("listed");
+        assert!(!down.up && down.rank.is_none() && !down.kept);
+        assert_eq!(down.cut_reason, Some(CutReason::Down));
+        let s = ports(&[0, 1, 2, 3, 4, 5]);
+        for scheme in [Scheme::Lcmp, Scheme::Ecmp, Scheme::Ucmp] {
+            let i = inputs(&t, &s, scheme);
+            assert_eq!(decide(&i, GroupId(1), 1), (None, Reason::NoLiveCandidate));
+            assert!(pick_list(&i, GroupId(1)).is_empty());
+        }
+        let i = inputs(&t, &s, Scheme::Lcmp);
+        assert_eq!(decide(&i, GroupId(9), 1), (None, Reason::UnknownGroup));
+    }
+
+    /// Costs at or over the cut leave nothing kept: the cheapest candidate
+    /// alone (min-cost fallback). The band cuts what is more than `band`
+    /// above the cheapest.
+    #[test]
+    fn the_cut_and_the_band() {
+        let t = compiled(6, Params::PAPER.with_cut(0));
+        let s = ports(&[]);
+        let i = inputs(&t, &s, Scheme::Lcmp);
+        let cheapest = by_cost(&t, &s)[0].1;
+        for hash in 0..6 {
+            assert_eq!(
+                decide(&i, GroupId(1), hash),
+                (Some(cheapest), Reason::MinCostFallback)
+            );
+        }
+        assert_eq!(pick_list(&i, GroupId(1)).as_slice(), &[cheapest]);
+        let e = evaluate(&i, GroupId(1), 0);
+        assert!(e.candidates.iter().all(|c| !c.kept));
+        assert!(e
+            .candidates
+            .iter()
+            .any(|c| c.cut_reason == Some(CutReason::OverCut)));
+        // Band 0: only candidates at the cheapest cost stay.
+        let t = compiled(6, Params::PAPER.with_band(0));
+        let i = inputs(&t, &s, Scheme::Lcmp);
+        let want = by_cost(&t, &s);
+        let ties = want
+            .iter()
+            .take(3)
+            .filter(|&&(c, _)| c == want[0].0)
+            .count();
+        for hash in 0..6u32 {
+            let (port, reason) = decide(&i, GroupId(1), hash);
+            assert_eq!(reason, Reason::HashInKept);
+            assert_eq!(port, Some(want[hash as usize % ties].1));
+        }
+        // The cut exactly at the second-cheapest cost keeps the cheapest only.
+        let second = want[1].0;
+        let t = compiled(6, Params::PAPER.with_cut(second));
+        let i = inputs(&t, &s, Scheme::Lcmp);
+        if want[0].0 < second {
+            assert_eq!(pick_list(&i, GroupId(1)).as_slice(), &[want[0].1]);
+        }
+    }
+
+    /// ECMP hashes over the live candidates in installation order, UCMP
+    /// over those of maximum capacity; outdated tables make LCMP fall back
+    /// to ECMP.
+    #[test]
+    fn ecmp_ucmp_and_the_outdated_fallback() {
+        let t = compiled(6, Params::PAPER);
+        let s = ports(&[2]);
+        let live = [0u8, 1, 3, 4, 5];
+        let e = inputs(&t, &s, Scheme::Ecmp);
+        let u = inputs(&t, &s, Scheme::Ucmp);
+        let mut outdated = inputs(&t, &s, Scheme::Lcmp);
+        outdated.tables_valid = false;
+        for hash in 0..20u32 {
+            let port = PortId(live[hash as usize % live.len()]);
+            assert_eq!(decide(&e, GroupId(1), hash), (Some(port), Reason::Ecmp));
+            assert_eq!(
+                decide(&outdated, GroupId(1), hash),
+                (Some(port), Reason::EcmpFallback)
+            );
+            // Ports 0 and 1 have the maximum capacity (200 Gbps).
+            let port = PortId([0u8, 1][hash as usize % 2]);
+            assert_eq!(decide(&u, GroupId(1), hash), (Some(port), Reason::Ucmp));
+        }
+        let ports_of = |i: &Inputs<'_, 8>| -> std::vec::Vec<u8> {
+            pick_list(i, GroupId(1)).iter().map(|p| p.0).collect()
+        };
+        assert_eq!(ports_of(&e), live);
+        assert_eq!(ports_of(&outdated), live);
+        assert_eq!(ports_of(&u), [0, 1]);
+        let x = evaluate(&u, GroupId(1), 0);
+        for c in &x.candidates {
+            let max = c.port.0 < 2;
+            assert_eq!(c.kept, max && c.up, "{c:?}");
+        }
+    }
+
+    /// Capacity-weighted: `hash % total` falls into the kept candidates'
+    /// capacity shares (whole Mbit/s), in rank order.
+    #[test]
+    fn capacity_weighted_shares() {
+        let t = compiled(6, Params::PAPER.with_pick(Pick::CapacityWeighted));
+        let s = ports(&[]);
+        let i = inputs(&t, &s, Scheme::Lcmp);
+        let g = t.group(GroupId(1)).expect("group");
+        let kept: std::vec::Vec<(PortId, u32)> = by_cost(&t, &s)
+            .iter()
+            .take(3)
+            .map(|&(_, p)| {
+                let c = g.candidates.iter().find(|c| c.port == p).expect("cand");
+                (p, (c.capacity_bps / 1_000_000) as u32)
+            })
+            .collect();
+        let total: u32 = kept.iter().map(|k| k.1).sum();
+        let mut start = 0;
+        for &(port, w) in &kept {
+            for hash in [start, start + w / 2, start + w - 1, start + total] {
+                assert_eq!(
+                    decide(&i, GroupId(1), hash),
+                    (Some(port), Reason::WeightedInKept),
+                    "hash {hash}"
+                );
+            }
+            start += w;
+        }
+    }
 
     /// Golden vectors of the two hash picks (`docs/tofino.md` lists the
     /// scaled one): `hash % n` against `((hash >> 16) * n) >> 16`.

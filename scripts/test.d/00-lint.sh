@@ -7,3 +7,12 @@ ensure_component clippy
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+# Checks in the test parts say what failed (scripts/lib.sh: `expect`,
+# `expect_line`): a bare `grep -q` or `test` line ends a part under
+# `set -e` with no word of what was checked.
+bare=$(grep -nE '^[[:space:]]*(grep -[a-zA-Z]*q[a-zA-Z]* |test )' scripts/test.d/*.sh || true)
+if [ -n "$bare" ]; then
+  echo "bare checks in scripts/test.d (use expect or expect_line from scripts/lib.sh):" >&2
+  echo "$bare" >&2
+  exit 1
+fi

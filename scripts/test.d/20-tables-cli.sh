@@ -9,6 +9,21 @@ set -euo pipefail
 source scripts/lib.sh
 ensure_target thumbv7em-none-eabihf
 cargo test -p lcmp-tables
+# The golden-blob test blesses only on LCMP_BLESS=1, and a bless run fails
+# (after writing the current version's files, byte-identical here, so the
+# work tree stays clean); another value neither writes nor fails.
+golden=lcmp-tables/tests/golden
+bless() { LCMP_BLESS=$1 cargo test -q -p lcmp-tables --test blob golden_blobs_of_every_version_decode; }
+if bless 1 >/dev/null 2>&1; then
+  echo "20-tables-cli: LCMP_BLESS=1 cargo test -p lcmp-tables --test blob passed (a bless run must fail)" >&2
+  exit 1
+fi
+expect "LCMP_BLESS=1 rewrote $golden byte for byte (the encoder and the goldens agree)" \
+  git diff --quiet -- "$golden"
+touch -d '2000-01-01' "$golden"/blob-v3-*.bin
+expect "LCMP_BLESS=yes passes without blessing" bless yes >/dev/null
+rewritten=$(find "$golden" -name 'blob-v3-*.bin' -newermt '2000-01-02')
+expect "LCMP_BLESS=yes writes no golden file (it wrote: $rewritten)" test -z "$rewritten"
 cargo test -p lcmp-cli
 cargo build -p lcmp-tables --target thumbv7em-none-eabihf
 cargo build -p lcmp-tables --target thumbv7em-none-eabihf --features alloc

@@ -17,8 +17,8 @@ start=$(date +%s%N)
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 cat "$out"
 echo "smoke run (${runner[*]}): ${ms} ms"
-grep -q "lcmp vs ecmp" "$out"
-grep -q "load 80%" "$out"
+expect_line "$out" -F "lcmp vs ecmp"
+expect_line "$out" -F "load 80%"
 if [ "$ms" -gt 60000 ]; then
   echo "lcmp sim took ${ms} ms, over the 60 s budget" >&2
   exit 1
@@ -28,7 +28,7 @@ start=$(date +%s%N)
 "${runner[@]}" --preset artifact --load 0.3 --schemes ecmp,ucmp,lcmp --json >"$out"
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "artifact preset run: ${ms} ms"
-grep -q '"flow_id": "artifact"' "$out"
+expect_line "$out" -F '"flow_id": "artifact"'
 if [ "$ms" -gt 60000 ]; then
   echo "lcmp sim --preset artifact took ${ms} ms, over the 60 s budget" >&2
   exit 1
@@ -39,8 +39,8 @@ start=$(date +%s%N)
 "${runner[@]}" --model packet --preset artifact --load 0.3 --window 0.002 --seeds 1 --json >"$out"
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "packet model smoke run: ${ms} ms"
-grep -q '"model": "packet"' "$out"
-grep -q '"events"' "$out"
+expect_line "$out" -F '"model": "packet"'
+expect_line "$out" -F '"events"'
 if [ "$ms" -gt 60000 ]; then
   echo "lcmp sim --model packet (2 ms window) took ${ms} ms, over the 60 s budget" >&2
   exit 1

@@ -48,7 +48,7 @@ if cargo run -q -p lcmp-tofino --example tofino_export -- \
     p4 --topology testbed8 --switch DC1 --hash murmur3 -o "$work/murmur3" 2>"$work/err"; then
   echo "murmur3 export was not refused"; exit 1
 fi
-grep -q "needs the CRC-32 ECMP hash" "$work/err"
+expect_line "$work/err" -F "needs the CRC-32 ECMP hash"
 
 for dir in "$golden" "$golden/bso13-dc3" "$work/bso13-dc3" "$work/testbed8-dc8-ecmp"; do
   echo "--- $dir"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Fuzzing (docs/fuzzing.md). The fuzz crate's own tests on stable
-# (reference-model golden vectors, seed corpora replayed), then every
+# Fuzzing (docs/fuzzing.md). The fuzz crate (its own workspace, outside
+# `cargo fmt --all` and the workspace's clippy) formatted and clippy-clean
+# on stable, its own tests on stable (reference-model golden vectors, seed
+# corpora replayed), then every
 # cargo-fuzz target built on nightly and run from its committed seed corpus
 # for LCMP_FUZZ_SECONDS seconds (default 60), LCMP_FUZZ_JOBS targets at a
 # time (default 2, one per core). A crash, a panic, an invariant or model
@@ -9,6 +11,8 @@
 #   LCMP_FUZZ_TARGETS="differential" ...                      # a subset
 set -euo pipefail
 source scripts/lib.sh
+ensure_component rustfmt
+ensure_component clippy
 CARGO_FUZZ_VERSION=0.13.2
 ensure_cargo_tool cargo-fuzz cargo-fuzz "$CARGO_FUZZ_VERSION"
 if ! rustup toolchain list | grep -q '^nightly'; then
@@ -18,12 +22,19 @@ seconds=${LCMP_FUZZ_SECONDS:-60}
 jobs=${LCMP_FUZZ_JOBS:-2}
 
 cd fuzz
+cargo fmt --check
+cargo clippy --all-targets -- -D warnings
 cargo test --lib
 # No sanitizer: the workspace forbids unsafe code, so ASan would only slow
 # the search; -a keeps debug assertions and overflow checks on.
 flags=(-s none -a)
 cargo +nightly fuzz build "${flags[@]}"
 targets=${LCMP_FUZZ_TARGETS:-$(cargo +nightly fuzz list)}
+# No target would fuzz nothing and pass: an empty list is a broken crate.
+if [ -z "${targets//[[:space:]]/}" ]; then
+  echo "60-fuzz: no fuzz target to run (cargo fuzz list printed nothing)" >&2
+  exit 1
+fi
 logs=$(mktemp -d)
 
 # run TARGET: fuzz it from its seeds; new inputs go to a scratch directory

@@ -17,6 +17,9 @@
 #   liblcmp_ffi.a) under QEMU;
 # * panic_audit: the audit (panic-paths.txt), the panic-never link check,
 #   and the silent image's run (the panic-never build when it links);
+# * c_api_panics: the bare-metal C image calls every function lcmp.h
+#   exports; without lcmp_install_signed it links no panic machinery at
+#   all, and with it only ed25519-compact's bounds checks;
 # * sizes: the size report (figures in docs/firmware.md) and the 16 KiB
 #   flash budget of the core;
 # * stack_frames: no stack frame over 4096 B in the firmware image or in a
@@ -65,7 +68,7 @@ ffi() {
   cargo test -p lcmp-ffi --locked
   cargo build -p lcmp-ffi --release --locked
   cargo build -p lcmp-ffi --release --locked --target thumbv7em-none-eabihf
-  test -s "$ffi_thumb"
+  expect "the thumbv7em staticlib $ffi_thumb exists and is not empty" test -s "$ffi_thumb"
 }
 
 c_examples() {
@@ -136,13 +139,13 @@ firmware_run() {
   if [ "$status" -ne 0 ]; then
     echo "firmware exited with status $status"; exit 1
   fi
-  grep -qx 'all scenarios match the host' "$work/fw.log"
+  expect_line "$work/fw.log" -x 'all scenarios match the host'
   # The image installs only signed blobs: each scenario's signed blob went
   # in (its digest lines above), and these three were refused.
   local rejected
   for rejected in 'tampered payload: bad signature' 'untrusted key: unknown key' \
     'replayed older generation: rollback'; do
-    grep -qxF "rejected $rejected" "$work/fw.log"
+    expect_line "$work/fw.log" -xF "rejected $rejected"
   done
 }
 
@@ -158,7 +161,7 @@ digests() {
     "$lcmp" replay --topology "$topology" --switch "$switch" --quiet "$csv" >"$work/$name.cli"
     "$work/replay_c" "$work/$name.bin" "$csv" >"$work/$name.c"
     sed -n "s/^$name: //p" "$work/fw.log" | sed 's/^generation=[0-9]* //' >"$work/$name.fw"
-    test "$(wc -l <"$work/$name.cli")" -eq 2
+    expect "lcmp replay --quiet prints 2 lines for $csv" test "$(wc -l <"$work/$name.cli")" -eq 2
     mkdir -p "$work/bm-$name"
     bash "$bm/gen-trace.sh" "$work/$name.bin" "$csv" >"$work/bm-$name/trace.h"
     bm_image "$work/bm-$name/image.elf" "$work/bm-$name"
@@ -197,7 +200,7 @@ panic_audit() {
     if [ "$linked" -eq 1 ]; then
       echo "panic-never linked although the audit lists panic paths"; exit 1
     fi
-    grep -q 'panic-never' "$work/panic-never.log"
+    expect_line "$work/panic-never.log" -F 'panic-never'
     echo "panic-never: does not link, as expected: $(wc -l <"$work/panics.txt") known panic path(s)"
     silent=$work/nopanic.elf label=nopanic
   else
@@ -211,6 +214,58 @@ panic_audit() {
   # all digests matching.
   timeout 120 "${qemu[@]}" -kernel "$silent" >/dev/null
   echo "$label image (no logging) exits 0: digests match"
+}
+
+# The C API's panic proof: the bare-metal C example's API tour calls every
+# function lcmp.h exports (the part fails on one it does not call, so a new
+# export is caught), and with --gc-sections an image keeps exactly what
+# its code reaches. Without lcmp_install_signed the image must hold no
+# panic machinery at all (no panic handler, no core::panicking symbol: the
+# C-side counterpart of the panic-never link); lcmp_install_signed adds
+# only the ed25519-compact bounds checks of docs/firmware.md ("Panic
+# paths").
+c_api_panics() {
+  echo "--- the C API: every exported function called, no panic path"
+  local h=frontends/ffi/include/lcmp.h name missing panics others
+  sed -n 's/^[a-z][^(]*[ *]\(lcmp_[a-z0-9_]*\)(.*/\1/p' "$h" | sort -u >"$work/exports.h"
+  "$llvm_bin/llvm-nm" -g --defined-only "$ffi_thumb" 2>/dev/null |
+    awk '$2 == "T" && $3 ~ /^lcmp_/ { print $3 }' | sort -u >"$work/exports.a"
+  expect "$h declares lcmp_* functions" test -s "$work/exports.h"
+  if ! diff -u "$work/exports.h" "$work/exports.a"; then
+    echo "the functions of $h (-) are not the lcmp_* exports of liblcmp_ffi.a (+)"; exit 1
+  fi
+  expect "a trace.h from the digests job (trace_dir)" test -n "$trace_dir"
+  name=$(basename "$trace_dir")
+  name=${name#bm-}
+  # in_image ELF: the lcmp_* functions ELF defines.
+  in_image() { "$llvm_bin/llvm-nm" --defined-only "$1" | awk '$3 ~ /^lcmp_/ { print $3 }' | sort -u; }
+  missing=$(in_image "$trace_dir/image.elf" | comm -23 "$work/exports.h" -)
+  if [ -n "$missing" ]; then
+    echo "exported by $h but called nowhere in $bm/main.c (call each in api_tour):"
+    echo "$missing"
+    exit 1
+  fi
+  echo "the bare-metal C image calls all $(wc -l <"$work/exports.h") exported functions"
+  bm_image "$work/c-api-nosig.elf" "$trace_dir" -DLCMP_TOUR_NO_SIGNED
+  missing=$(in_image "$work/c-api-nosig.elf" | comm -23 "$work/exports.h" -)
+  local want=lcmp_install_signed
+  expect "the image without the signed install lacks exactly $want (lacks: $missing)" test "$missing" = "$want"
+  if "$llvm_bin/llvm-nm" -C "$work/c-api-nosig.elf" | grep -E 'rust_begin_unwind|core::panicking::'; then
+    echo "panic machinery (above) is linked into a C image of the API without lcmp_install_signed:"
+    bash "$fw/panic-audit.sh" "$work/c-api-nosig.elf"
+    exit 1
+  fi
+  timeout 120 "${qemu[@]}" -kernel "$work/c-api-nosig.elf" 2>"$work/c-api-nosig.out" >/dev/null
+  diff -u "$work/$name.cli" "$work/c-api-nosig.out"
+  echo "every exported function but lcmp_install_signed: no panic path linked (image runs, digests match)"
+  panics=$(bash "$fw/panic-audit.sh" "$trace_dir/image.elf" | sed 's/ | .*//; s/::h[0-9a-f]\{16\}.*//' | sort -u)
+  others=$(grep -v '^ed25519_compact::' <<<"$panics" || true)
+  if [ -n "$others" ]; then
+    echo "panic paths outside ed25519-compact in the C image of the whole API:"
+    echo "$others"
+    exit 1
+  fi
+  echo "lcmp_install_signed: $(grep -c . <<<"$panics") panic site(s), all in ed25519-compact (docs/firmware.md)"
 }
 
 sizes() {
@@ -238,16 +293,25 @@ stack_frames() {
   # what they reach: the by-value conveniences for std users, such as
   # Tables::compile, stay in the archive but out of any C image).
   local exports elf over_limit=0
+  # The script itself first: each frame form it must count (subw, sub.w,
+  # sub and a register move), in an object assembled from a fixture.
+  arm-none-eabi-as -mcpu=cortex-m4 -mthumb "$fw/stack-frames-selftest.s" -o "$work/sf-selftest.o"
+  bash "$fw/stack-frames.sh" "$work/sf-selftest.o" >"$work/sf-selftest.txt"
+  printf '6940 f\ndynamic g\n' >"$work/sf-selftest.want"
+  if ! diff -u "$work/sf-selftest.want" "$work/sf-selftest.txt"; then
+    echo "stack-frames.sh miscounts $fw/stack-frames-selftest.s (want above, got below)" >&2
+    exit 1
+  fi
   exports=$("$llvm_bin/llvm-nm" -g --defined-only "$ffi_thumb" 2>/dev/null |
     awk '$2 == "T" && $3 ~ /^lcmp_/ { print "-Wl,--undefined=" $3 }' | sort -u)
-  test -n "$exports"
-  test -n "$trace_dir"
+  expect "llvm-nm lists exported lcmp_* functions in $ffi_thumb" test -n "$exports"
+  expect "a trace.h from the digests job (trace_dir)" test -n "$trace_dir"
   # shellcheck disable=SC2086 # one linker flag a word
   bm_image "$work/bm-all.elf" "$trace_dir" $exports
   for elf in "$image" "$work/bm-all.elf"; do
     bash "$fw/stack-frames.sh" "$elf" >"$work/frames.txt"
     # An empty list means the disassembly changed form, not that all is well.
-    test -s "$work/frames.txt"
+    expect "stack-frames.sh lists frames of $(basename "$elf") (an empty list means the disassembly changed form)" test -s "$work/frames.txt"
     echo "largest stack frames of $(basename "$elf") (bytes):"
     head -n 6 "$work/frames.txt"
     if awk '$1 == "dynamic" || $1 > 4096 { bad = 1 } END { exit !bad }' "$work/frames.txt"; then
@@ -267,5 +331,6 @@ firmware_build
 firmware_run
 digests
 panic_audit
+c_api_panics
 sizes
 stack_frames

@@ -23,7 +23,7 @@ fi
 # The build (make) and the pcap generator and checker (Python 3, standard
 # library only).
 ensure_apt make python3
-pkg-config --exists libdpdk
+expect "pkg-config finds libdpdk" pkg-config --exists libdpdk
 echo "DPDK $(pkg-config --modversion libdpdk)"
 
 root=$PWD
@@ -114,7 +114,7 @@ echo "memory: ${per_worker} B a worker + ${shared} B of tables once (was ${own} 
 echo "--- a table update after 1500 frames"
 for workers in 1 2; do
   run "update$workers" "$workers" --install-after "1500:$work/t2.bin"
-  grep -q "generation 2 published" "$work/update$workers.stats"
+  expect_line "$work/update$workers.stats" -F "generation 2 published"
   "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/update$workers.stats" \
     --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 \
     "$work/update$workers"/out-*.pcap
@@ -126,7 +126,7 @@ run nohold 2 --install-after "1500:$work/t2.bin" --no-hold
   "$work/nohold"/out-*.pcap
 # A bad blob mid-trace is refused with one line; the first tables stay.
 run badblob 2 --install-after "1500:$work/bad.bin"
-grep -qE "^lcmp-fwd: $work/bad.bin: table blob truncated \(-30\)$" "$work/badblob.err"
+expect_line "$work/badblob.err" -E "^lcmp-fwd: $work/bad.bin: table blob truncated \(-30\)$"
 "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/badblob.stats" \
   --replay "$work/replay1.txt" "$work/badblob"/out-*.pcap
 
@@ -134,9 +134,10 @@ grep -qE "^lcmp-fwd: $work/bad.bin: table blob truncated \(-30\)$" "$work/badblo
 # file is consumed, every worker ends on generation 2, nothing is lost.
 printf '# a comment\ninstall %s\nstats\n' "$work/t2.bin" >"$work/ctl"
 run control 2 --control "$work/ctl"
-test ! -e "$work/ctl"
-grep -q "generation 2 published" "$work/control.stats"
-test "$(grep -c '^exit: worker .* generation=2$' "$work/control.stats")" -eq 2
+expect "lcmp-fwd consumed the control file $work/ctl" test ! -e "$work/ctl"
+expect_line "$work/control.stats" -F "generation 2 published"
+gen2=$(grep -c '^exit: worker .* generation=2$' "$work/control.stats" || true)
+expect "both workers end on generation 2 ($work/control.stats: $gen2)" test "$gen2" -eq 2
 "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/control.stats" \
   --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 --loose \
   "$work/control"/out-*.pcap

@@ -54,6 +54,9 @@ impl LevelCode {
 pub(crate) fn highest_level(n: usize, reached: impl Fn(usize) -> bool) -> LevelCode {
     (0..n)
         .rev()
-        .find(|&i| reached(i))
+        .find(|&i| {
+            crate::work::level_comparison();
+            reached(i)
+        })
         .map_or(LevelCode::NONE, LevelCode::level)
 }

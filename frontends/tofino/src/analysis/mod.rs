@@ -928,6 +928,102 @@ Pipeline(P(), I(), D(), P(), E(), D()) pipe;
         }
     }
 
+    /// A plan keeps its own promises: every unit sits inside its gress's
+    /// stages, which are the deepest unit's stage + 1 (0 when empty), and
+    /// every dependency's later unit sits its kind's latency or more after
+    /// the earlier one.
+    fn plan_is_consistent(plan: &StagePlan) -> Result<(), String> {
+        for g in &plan.gresses {
+            let deepest = g.units.iter().map(|u| u.stage + 1).max().unwrap_or(0);
+            if g.stages != deepest {
+                return Err(format!(
+                    "{}: {} stages, deepest unit needs {deepest}",
+                    g.control, g.stages
+                ));
+            }
+            for d in &g.deps {
+                let (Some(from), Some(to)) = (g.units.get(d.from), g.units.get(d.to)) else {
+                    return Err(format!("{}: dep {d:?} names a missing unit", g.control));
+                };
+                if d.from >= d.to || to.stage < from.stage + d.kind.latency() {
+                    return Err(format!(
+                        "{}: {} (stage {}) -> {} (stage {}) breaks a {} dependency",
+                        g.control,
+                        from.name,
+                        from.stage,
+                        to.name,
+                        to.stage,
+                        d.kind.name()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    quickcheck::quickcheck! {
+        /// The companion of `mangled_programs_never_panic`, which checks
+        /// no result: a mangled program that still parses gives a plan that
+        /// keeps its promises.
+        fn mangled_programs_that_parse_give_consistent_plans(
+            cut: u16,
+            len: u8,
+            at: u16,
+            byte: u8
+        ) -> quickcheck::TestResult {
+            let mut v = SMALL.as_bytes().to_vec();
+            let c = usize::from(cut) % v.len();
+            let end = (c + usize::from(len % 8)).min(v.len());
+            v.drain(c..end);
+            if !v.is_empty() {
+                let a = usize::from(at) % v.len();
+                v[a] = byte % 128;
+            }
+            match analyze(&String::from_utf8_lossy(&v), Target::Tofino1) {
+                Err(_) => quickcheck::TestResult::discard(),
+                Ok(plan) => match plan_is_consistent(&plan) {
+                    Ok(()) => quickcheck::TestResult::passed(),
+                    Err(e) => quickcheck::TestResult::error(e),
+                },
+            }
+        }
+
+        /// Spaces added where the program already has one change no
+        /// token and no line, so the plan is SMALL's, exactly.
+        fn spaces_leave_the_plan_unchanged(at: Vec<u16>) -> bool {
+            let want = analyze(SMALL, Target::Tofino1).expect("parses");
+            let spaces: Vec<usize> = SMALL.match_indices(' ').map(|(i, _)| i).collect();
+            let mut v = SMALL.to_string();
+            let mut picks: Vec<usize> = at
+                .iter()
+                .filter_map(|a| spaces.get(usize::from(*a) % spaces.len()).copied())
+                .collect();
+            // From the back, so earlier positions stay valid.
+            picks.sort_unstable_by(|a, b| b.cmp(a));
+            for i in picks {
+                v.insert(i, ' ');
+            }
+            analyze(&v, Target::Tofino1).ok() == Some(want)
+        }
+    }
+
+    #[test]
+    fn the_small_plan_is_consistent() {
+        let plan = analyze(SMALL, Target::Tofino1).expect("parses");
+        assert_eq!(plan_is_consistent(&plan), Ok(()));
+        // The check can fail: tb moved into ta's stage breaks the match
+        // dependency on meta.a.
+        let mut bad = plan.clone();
+        let g = bad
+            .gresses
+            .iter_mut()
+            .find(|g| g.control == "I")
+            .expect("ingress");
+        let tb = g.units.iter_mut().find(|u| u.name == "tb").expect("tb");
+        tb.stage = 0;
+        assert!(plan_is_consistent(&bad).is_err());
+    }
+
     #[test]
     fn exclusive_branches_do_not_depend() {
         let a = Unit {
