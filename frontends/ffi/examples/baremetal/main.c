@@ -113,6 +113,48 @@ static size_t flows_for(size_t bytes) {
  * of 70-firmware.sh covers the whole API (and the part fails when an
  * exported function is called nowhere here). Each result is checked;
  * silence is success. */
+/* The shared-tables half of the API (one tables object, a decider that
+ * reads it): every function of it called once, results checked. */
+static uint8_t shared_tables_mem[48 * 1024] __attribute__((aligned(64)));
+static uint8_t shared_decider_mem[16 * 1024] __attribute__((aligned(64)));
+
+static void shared_tour(const lcmp_packet *packet, uint32_t now) {
+    if (lcmp_tables_size() > sizeof shared_tables_mem || lcmp_tables_align() > 64)
+        fail("tables_size", LCMP_ERR_INVALID_ARGUMENT);
+    lcmp_tables *t = 0;
+    int32_t rc = lcmp_tables_init(shared_tables_mem, sizeof shared_tables_mem, &t);
+    if (rc != LCMP_OK) fail("tables_init", rc);
+    rc = lcmp_tables_install(t, trace_blob, trace_blob_len);
+    if (rc != LCMP_OK) fail("tables_install", rc);
+    uint64_t generation = 0;
+    rc = lcmp_tables_generation(t, &generation);
+    if (rc != LCMP_OK) fail("tables_generation", rc);
+    size_t need = lcmp_decider_shared_size(16);
+    if (need == 0 || need > sizeof shared_decider_mem) fail("decider_shared_size", LCMP_ERR_INVALID_ARGUMENT);
+    lcmp_decider *d = 0;
+    rc = lcmp_decider_init_shared(shared_decider_mem, sizeof shared_decider_mem, 16, 0, &d);
+    if (rc != LCMP_OK) fail("decider_init_shared", rc);
+    rc = lcmp_use_tables(d, t);
+    if (rc != LCMP_OK) fail("use_tables", rc);
+    uint32_t users = 0;
+    rc = lcmp_tables_users(t, &users);
+    if (rc != LCMP_OK || users != 1) fail("tables_users", rc);
+    /* Tables a decider reads are not rewritten under it. */
+    rc = lcmp_tables_install(t, trace_blob, trace_blob_len);
+    if (rc != LCMP_ERR_TABLES_IN_USE) fail("tables_install: in use", rc);
+    lcmp_decision out;
+    rc = lcmp_on_packet(d, now, &packet->flow, packet->group, &out);
+    if (rc != LCMP_OK) fail("on_packet: shared", rc);
+    rc = lcmp_release_tables(d);
+    if (rc != LCMP_OK) fail("release_tables", rc);
+#ifndef LCMP_TOUR_NO_SIGNED
+    static const uint8_t key[LCMP_PUBLIC_KEY_LEN] = {1};
+    uint64_t signed_generation = generation;
+    rc = lcmp_tables_install_signed(t, trace_blob, trace_blob_len, key, 1, generation, &signed_generation);
+    if (rc == LCMP_OK) fail("tables_install_signed: an unsigned blob", rc);
+#endif
+}
+
 static void api_tour(lcmp_decider *d, uint32_t now) {
     if (lcmp_abi_version() != LCMP_ABI_VERSION) fail("abi_version", LCMP_ERR_ABI);
     if (lcmp_decider_align() != LCMP_DECIDER_ALIGN) fail("decider_align", LCMP_ERR_INVALID_ARGUMENT);
@@ -151,6 +193,7 @@ static void api_tour(lcmp_decider *d, uint32_t now) {
     if (rc != 2) fail("on_packets", rc < 0 ? rc : LCMP_ERR_INVALID_ARGUMENT);
     /* The same flow twice in one burst: the second follows the first. */
     if (out[0].port != out[1].port) fail("on_packets: ports", LCMP_ERR_INVALID_ARGUMENT);
+    shared_tour(&burst[0], now);
     rc = lcmp_gc(d, now, 64);
     if (rc < 0) fail("gc", rc);
     rc = lcmp_set_scheme(d, LCMP_SCHEME_ECMP);
