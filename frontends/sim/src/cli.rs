@@ -1,7 +1,7 @@
 //! The `lcmp sim` command: [`SimArgs`] (a clap `Args` struct the `lcmp`
 //! tool flattens into its `sim` subcommand) and [`run`].
 
-use std::io::IsTerminal as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -642,6 +642,20 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
     Ok(exp)
 }
 
+/// Writes `text` to stdout. A closed pipe (`lcmp sim ... | head`) is not
+/// an error: the reader took what it wanted, so the command goes on
+/// quietly (figures of `--plot` are still written) and exits with 0.
+/// Any other write error is [`SimError::Output`].
+pub fn print(text: &str) -> Result<(), SimError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(SimError::Output(format!("stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Runs `lcmp sim`: prints the tables (or JSON) to stdout and writes the
 /// figures.
 pub fn run(args: &SimArgs) -> Result<(), SimError> {
@@ -767,15 +781,15 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
         };
         let text =
             serde_json::to_string_pretty(&doc).map_err(|e| SimError::Output(e.to_string()))?;
-        println!("{text}");
+        print(&format!("{text}\n"))?;
     } else {
-        print!("{}", report::text(&text_title, &results));
-        println!(
-            "\n{} runs in {:.1} s on {} thread(s)",
+        print(&format!(
+            "{}\n{} runs in {:.1} s on {} thread(s)\n",
+            report::text(&text_title, &results),
             results.len(),
             wall,
             jobs
-        );
+        ))?;
     }
     if let Some(dir) = &args.plot {
         let files = crate::plot::write_all(dir, &title, &results)?;
