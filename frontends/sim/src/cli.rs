@@ -29,12 +29,13 @@ pub enum Preset {
     /// ucmp, lcmp, rm-alpha, rm-beta; 5 seeds (each unless given
     /// explicitly). Not the artifact's regime: see `artifact`.
     Paper,
-    /// The public artifact's published regime as far as a flow-level model
-    /// carries it (docs/simulator.md): testbed8, DC1 -> DC8, 0.2 s arrival
-    /// windows, delay saturation shift 9, `S_cong = 2`, the artifact's
-    /// wrapped queue thresholds, its DCI buffer, the round-trip ideal FCT,
-    /// routed acknowledgements and its flow-table keys; schemes ecmp, ucmp,
-    /// lcmp; 5 seeds (each unless given explicitly).
+    /// The public artifact's published regime (docs/simulator.md):
+    /// testbed8, DC1 -> DC8, 0.2 s arrival windows, delay saturation shift
+    /// 9, `S_cong = 2`, the artifact's wrapped queue thresholds, its DCI
+    /// buffer, the round-trip ideal FCT, routed acknowledgements, its
+    /// flow-table keys and its sampling before each decision; schemes
+    /// ecmp, ucmp, lcmp; 5 seeds (each unless given explicitly). The fabric,
+    /// PFC and DCQCN of its runs need `--model packet`.
     Artifact,
 }
 
@@ -167,8 +168,8 @@ pub struct SimArgs {
     /// [default: five-tuple; artifact with --preset artifact].
     #[arg(long, value_name = "five-tuple|artifact")]
     pub flow_id: Option<String>,
-    /// Flow-cache idle timeout of the deciders, milliseconds [default: 5;
-    /// 2000, the paper's, with --preset artifact].
+    /// Flow-cache idle timeout of the deciders, milliseconds [default:
+    /// 2000, the paper's].
     #[arg(long, value_name = "MS")]
     pub idle_timeout_ms: Option<String>,
     /// Explicit queue thresholds for every DCI port: N non-decreasing byte
@@ -551,7 +552,6 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
     }
     let idle_ms = match &args.idle_timeout_ms {
         Some(ms) => integer("--idle-timeout-ms", ms, 1u32, u32::MAX / 1000)?,
-        None if artifact => 2000,
         None => SIM_IDLE_TIMEOUT_US / 1000,
     };
     tables.params.idle_timeout_ticks = idle_ms.saturating_mul(1000);
