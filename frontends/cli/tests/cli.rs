@@ -528,11 +528,12 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
     let p4 = dir.join("p4").display().to_string();
     let scenario = here("tests/scenarios/idle.json");
     let trace = here("../../lcmp-tables/tests/data/testbed8-dc1.csv");
-    let table = ["tables", "--topology", "testbed8", "--switch", "DC1"];
+    let dc1 = ["--topology", "testbed8", "--switch", "DC1"];
+    let table = [&["tables"][..], &dc1].concat();
     let mut to_blob = table.to_vec();
     to_blob.extend(["-o", &blob]);
     assert_eq!(lcmp(&to_blob).status.code(), Some(0));
-    // A small run: one load, one scheme, 5 ms of arrivals.
+    // A small run: one load, two schemes, 5 ms of arrivals.
     let sim = [
         "sim",
         "--load",
@@ -545,26 +546,10 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
     let json = lcmp(&[&sim[..], &["--json"]].concat());
     assert_eq!(json.status.code(), Some(0));
     std::fs::write(&run_json, &json.stdout).expect("write run json");
-    let replay = [
-        "replay",
-        "--topology",
-        "testbed8",
-        "--switch",
-        "DC1",
-        &trace,
-    ];
+    let replay = [&["replay"][..], &dc1, &[trace.as_str()]].concat();
     let sweep = [&sim[..], &["sweep", "--vary", "band=8/16"]].concat();
     let jobs = [&sweep[..], &["--emit-jobs"]].concat();
-    let tofino = [
-        "tofino",
-        "p4",
-        "--topology",
-        "testbed8",
-        "--switch",
-        "DC1",
-        "-o",
-        &p4,
-    ];
+    let tofino = [&["tofino", "p4"][..], &dc1, &["-o", &p4]].concat();
     let commands: [&[&str]; 11] = [
         &table,
         &["tables", "verify", &blob],
