@@ -6,6 +6,9 @@
 set -euo pipefail
 source scripts/lib.sh
 cargo test --release -p lcmp-sim
+# The packet model's cost benchmark, in its 2 ms form (the full run is
+# `cargo bench -p lcmp-sim --bench packet_run`, docs/simulator.md "Cost").
+cargo test --release -p lcmp-sim --bench packet_run
 # The smoke run is `lcmp sim`; if the tool does not build, the part fails
 # (no fallback to another binary).
 cargo build --release -p lcmp-cli

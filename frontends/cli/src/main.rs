@@ -70,13 +70,9 @@ fn read_text(path: &std::path::Path) -> Result<String, Failure> {
 }
 
 /// Writes `text` to stdout. A closed pipe (`lcmp ... | head`) is not an
-/// error.
+/// error (the simulator's writer, which every `lcmp sim` output takes).
 fn print(text: &str) -> Result<(), Failure> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
-        _ => Ok(()),
-    }
+    lcmp_sim::cli::print(text).map_err(|e| e.to_string())
 }
 
 /// A usage error's message on one line (clap's text without its usage

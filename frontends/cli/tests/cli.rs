@@ -506,3 +506,79 @@ fn errors_are_one_line() {
         assert!(help.contains(&format!("- {}: ", s.name())), "{help}");
     }
 }
+
+/// Runs `lcmp args` with a stdout whose reader is already gone (`lcmp ...
+/// | head` after `head` exits): every write gets EPIPE, deterministically.
+fn into_closed_pipe(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    Command::new(env!("CARGO_BIN_EXE_lcmp"))
+        .args(args)
+        .stdout(writer)
+        .output()
+        .expect("run lcmp")
+}
+
+#[test]
+fn a_closed_stdout_ends_every_printing_command_quietly() {
+    let dir = tmp("closed-pipe");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let blob = dir.join("dc1.bin").display().to_string();
+    let run_json = dir.join("run.json").display().to_string();
+    let p4 = dir.join("p4").display().to_string();
+    let scenario = here("tests/scenarios/idle.json");
+    let trace = here("../../lcmp-tables/tests/data/testbed8-dc1.csv");
+    let dc1 = ["--topology", "testbed8", "--switch", "DC1"];
+    let table = [&["tables"][..], &dc1].concat();
+    let mut to_blob = table.to_vec();
+    to_blob.extend(["-o", &blob]);
+    assert_eq!(lcmp(&to_blob).status.code(), Some(0));
+    // A small run: one load, two schemes, 5 ms of arrivals.
+    let sim = [
+        "sim",
+        "--load",
+        "0.3",
+        "--window",
+        "0.005",
+        "--schemes",
+        "ecmp,lcmp",
+    ];
+    let json = lcmp(&[&sim[..], &["--json"]].concat());
+    assert_eq!(json.status.code(), Some(0));
+    std::fs::write(&run_json, &json.stdout).expect("write run json");
+    let replay = [&["replay"][..], &dc1, &[trace.as_str()]].concat();
+    let sweep = [&sim[..], &["sweep", "--vary", "band=8/16"]].concat();
+    let jobs = [&sweep[..], &["--emit-jobs"]].concat();
+    let tofino = [&["tofino", "p4"][..], &dc1, &["-o", &p4]].concat();
+    let commands: [&[&str]; 11] = [
+        &table,
+        &["tables", "verify", &blob],
+        &["explain", &scenario],
+        &replay,
+        &sim,
+        &[&sim[..], &["--json"]].concat(),
+        &[
+            "sim",
+            "--model",
+            "packet",
+            "--load",
+            "0.3",
+            "--window",
+            "0.0005",
+            "--schemes",
+            "ecmp",
+        ],
+        &sweep,
+        &jobs,
+        &["sim", "merge", &run_json],
+        &tofino,
+    ];
+    for args in commands {
+        let out = into_closed_pipe(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.contains("error"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,7 +1,7 @@
 //! The `lcmp sim` command: [`SimArgs`] (a clap `Args` struct the `lcmp`
 //! tool flattens into its `sim` subcommand) and [`run`].
 
-use std::io::IsTerminal as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -29,12 +29,13 @@ pub enum Preset {
     /// ucmp, lcmp, rm-alpha, rm-beta; 5 seeds (each unless given
     /// explicitly). Not the artifact's regime: see `artifact`.
     Paper,
-    /// The public artifact's published regime as far as a flow-level model
-    /// carries it (docs/simulator.md): testbed8, DC1 -> DC8, 0.2 s arrival
-    /// windows, delay saturation shift 9, `S_cong = 2`, the artifact's
-    /// wrapped queue thresholds, its DCI buffer, the round-trip ideal FCT,
-    /// routed acknowledgements and its flow-table keys; schemes ecmp, ucmp,
-    /// lcmp; 5 seeds (each unless given explicitly).
+    /// The public artifact's published regime (docs/simulator.md):
+    /// testbed8, DC1 -> DC8, 0.2 s arrival windows, delay saturation shift
+    /// 9, `S_cong = 2`, the artifact's wrapped queue thresholds, its DCI
+    /// buffer, the round-trip ideal FCT, routed acknowledgements, its
+    /// flow-table keys and its sampling before each decision; schemes
+    /// ecmp, ucmp, lcmp; 5 seeds (each unless given explicitly). The fabric,
+    /// PFC and DCQCN of its runs need `--model packet`.
     Artifact,
 }
 
@@ -167,8 +168,8 @@ pub struct SimArgs {
     /// [default: five-tuple; artifact with --preset artifact].
     #[arg(long, value_name = "five-tuple|artifact")]
     pub flow_id: Option<String>,
-    /// Flow-cache idle timeout of the deciders, milliseconds [default: 5;
-    /// 2000, the paper's, with --preset artifact].
+    /// Flow-cache idle timeout of the deciders, milliseconds [default:
+    /// 2000, the paper's].
     #[arg(long, value_name = "MS")]
     pub idle_timeout_ms: Option<String>,
     /// Explicit queue thresholds for every DCI port: N non-decreasing byte
@@ -551,7 +552,6 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
     }
     let idle_ms = match &args.idle_timeout_ms {
         Some(ms) => integer("--idle-timeout-ms", ms, 1u32, u32::MAX / 1000)?,
-        None if artifact => 2000,
         None => SIM_IDLE_TIMEOUT_US / 1000,
     };
     tables.params.idle_timeout_ticks = idle_ms.saturating_mul(1000);
@@ -640,6 +640,20 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
     };
     exp.validate()?;
     Ok(exp)
+}
+
+/// Writes `text` to stdout. A closed pipe (`lcmp sim ... | head`) is not
+/// an error: the reader took what it wanted, so the command goes on
+/// quietly (figures of `--plot` are still written) and exits with 0.
+/// Any other write error is [`SimError::Output`].
+pub fn print(text: &str) -> Result<(), SimError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(SimError::Output(format!("stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Runs `lcmp sim`: prints the tables (or JSON) to stdout and writes the
@@ -767,15 +781,15 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
         };
         let text =
             serde_json::to_string_pretty(&doc).map_err(|e| SimError::Output(e.to_string()))?;
-        println!("{text}");
+        print(&format!("{text}\n"))?;
     } else {
-        print!("{}", report::text(&text_title, &results));
-        println!(
-            "\n{} runs in {:.1} s on {} thread(s)",
+        print(&format!(
+            "{}\n{} runs in {:.1} s on {} thread(s)\n",
+            report::text(&text_title, &results),
             results.len(),
             wall,
             jobs
-        );
+        ))?;
     }
     if let Some(dir) = &args.plot {
         let files = crate::plot::write_all(dir, &title, &results)?;

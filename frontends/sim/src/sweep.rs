@@ -13,13 +13,14 @@
 //! configuration's worst p50 ratio against its worst p99 ratio).
 
 use core::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use plotters::prelude::*;
 use serde::Serialize;
 
-use crate::cli::{experiment, to_args, SimArgs};
+use crate::cli::{experiment, print, to_args, SimArgs};
 use crate::error::SimError;
 use crate::report::{summarise, Spread, Summary};
 use crate::stats::RunResult;
@@ -343,7 +344,9 @@ pub fn run(base: &SimArgs, s: &SweepArgs, jobs: usize) -> Result<SweepReport, Si
     let mut done = 0;
     let mut progress = |what: &str| {
         done += 1;
-        eprintln!(
+        // Progress is a courtesy: a closed stderr must not stop the sweep.
+        let _ = writeln!(
+            std::io::stderr(),
             "sweep: {done}/{total} {what} ({:.0} s)",
             started.elapsed().as_secs_f64()
         );
@@ -456,7 +459,7 @@ fn conclude(o: Outcome, out: Option<&Path>, mark: &[String]) -> Result<SweepRepo
         wall_time_s,
     };
     let md = markdown(&report);
-    print!("{md}");
+    print(&md)?;
     if let Some(dir) = out {
         write(dir, &report, &md, mark)?;
     }
@@ -543,7 +546,7 @@ pub fn emit_jobs(base: &SimArgs, s: &SweepArgs) -> Result<(), SimError> {
     }
     let mut text = lines.join("\n");
     text.push('\n');
-    print!("{text}");
+    print(&text)?;
     eprintln!(
         "{} jobs; run them with `parallel < JOBFILE` or a Slurm array, then `lcmp sim merge {}/*.json`",
         lines.len(),
@@ -603,9 +606,9 @@ pub fn merge(m: &MergeArgs) -> Result<(), SimError> {
             };
             let text =
                 serde_json::to_string_pretty(&doc).map_err(|e| SimError::Output(e.to_string()))?;
-            println!("{text}");
+            print(&format!("{text}\n"))?;
         } else {
-            print!("{}", crate::report::text(&title, &results));
+            print(&crate::report::text(&title, &results))?;
         }
         if let Some(dir) = &m.plot {
             crate::plot::write_all(dir, &title, &results)?;

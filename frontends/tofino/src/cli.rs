@@ -597,14 +597,18 @@ pub fn compile(args: &CompileArgs) -> Result<String, Error> {
 /// Runs a `lcmp tofino` command, printing the written paths.
 pub fn run(args: TofinoArgs) -> Result<(), Error> {
     let (dir, files) = match &args.command {
-        TofinoCommand::Compile(c) => {
-            print!("{}", compile(c)?);
-            return Ok(());
-        }
+        TofinoCommand::Compile(c) => return print(&compile(c)?),
         TofinoCommand::Agent(a) => {
             let stdin = std::io::stdin();
-            agent_loop(a, stdin.lock(), std::io::stdout().lock())?;
-            return Ok(());
+            return match agent_loop(a, stdin.lock(), std::io::stdout().lock()) {
+                // The reader of the plans went away: stop quietly.
+                Err(Error::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::BrokenPipe =>
+                {
+                    Ok(())
+                }
+                r => r.map(|_| ()),
+            };
         }
         TofinoCommand::P4(c) => (c.out.clone(), program_files(&agent(c)?.program())),
         TofinoCommand::Entries(e) => {
@@ -618,10 +622,25 @@ pub fn run(args: TofinoArgs) -> Result<(), Error> {
             (u.common.out.clone(), update_files(&program, &old, &new))
         }
     };
+    let mut listing = String::new();
     for p in write_files(&dir, &files)? {
-        println!("{}", p.display());
+        listing.push_str(&format!("{}\n", p.display()));
     }
-    Ok(())
+    print(&listing)
+}
+
+/// Writes `text` to stdout; a closed pipe (`lcmp tofino ... | head`) is
+/// not an error (the reader took what it wanted).
+fn print(text: &str) -> Result<(), Error> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(source) if source.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Io {
+            path: PathBuf::from("<stdout>"),
+            source,
+        }),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
