@@ -107,8 +107,8 @@ stats=$(cat "$work/w2.stats")
 re='\(([0-9]+) bytes\), .*tables shared by every worker: ([0-9]+) bytes a generation \(([0-9]+) bytes a worker with tables of its own\)'
 [[ $stats =~ $re ]] || { echo "no memory line in lcmp-fwd's output"; exit 1; }
 read -r per_worker shared own <<<"${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}"
-test $((per_worker + shared)) -eq "$own"
-test "$shared" -gt 20000
+expect "worker memory + shared tables ($per_worker + $shared B) = an owning worker's ($own B)" test $((per_worker + shared)) -eq "$own"
+expect "the shared tables are more than 20 000 B ($shared B)" test "$shared" -gt 20000
 echo "memory: ${per_worker} B a worker + ${shared} B of tables once (was ${own} B a worker)"
 
 echo "--- a table update after 1500 frames"
