@@ -761,6 +761,18 @@ mod test {
             let max = c.port.0 < 2;
             assert_eq!(c.kept, max && c.up, "{c:?}");
         }
+        // Outdated tables: explain keeps every live candidate (the ECMP
+        // fallback hashes over all of them), none cut by the half or the
+        // cut, which the valid tables' ranking would do with 5 live.
+        let x = evaluate(&outdated, GroupId(1), 0);
+        assert_eq!(x.reason, Reason::EcmpFallback);
+        for c in &x.candidates {
+            assert_eq!(c.kept, c.up, "{c:?}");
+            let cut = (!c.up).then_some(CutReason::Down);
+            assert_eq!(c.cut_reason, cut, "{c:?}");
+        }
+        let valid = evaluate(&inputs(&t, &s, Scheme::Lcmp), GroupId(1), 0);
+        assert!(valid.candidates.iter().filter(|c| c.kept).count() < live.len());
     }
 
     /// Capacity-weighted: `hash % total` falls into the kept candidates'
