@@ -5,26 +5,15 @@
 
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::net::Ipv4Addr;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use lcmp_decide::cost::{congestion_cost, delay_score, fused_cost, link_cap_score, path_cost};
 use lcmp_decide::*;
 
 mod common;
-use common::{tables, CANDS, GBPS};
+use common::{flow, tables, CANDS, GBPS};
 
 const FLOWS: usize = 1 << 16;
-
-fn flow(i: u32) -> FlowKey {
-    FlowKey::v4(
-        Ipv4Addr::from_bits(0x0A01_0000 ^ i),
-        Ipv4Addr::new(10, 8, 0, 1),
-        (i >> 8) as u16,
-        4791,
-        17,
-    )
-}
 
 fn decider(n: usize, idle: u32) -> Box<Decider<8, FLOWS>> {
     let mut d = Box::new(Decider::new(DeciderConfig::default()));

@@ -4,6 +4,8 @@
 //! `examples/hot_path.rs` (by path), so that their figures are comparable.
 #![allow(dead_code, unreachable_pub)]
 
+use core::net::Ipv4Addr;
+
 use lcmp_decide::*;
 
 pub const GBPS: u64 = 1_000_000_000;
@@ -44,4 +46,16 @@ pub fn tables(n: usize, idle_timeout_ticks: u32) -> Tables {
     }
     let _ = t.groups.push(g);
     t
+}
+
+/// Flow `i` of the single-packet benches and `hot_path`: distinct source
+/// addresses towards DC 8, RoCE v2 (UDP 4791).
+pub fn flow(i: u32) -> FlowKey {
+    FlowKey::v4(
+        Ipv4Addr::from_bits(0x0A01_0000 ^ i),
+        Ipv4Addr::new(10, 8, 0, 1),
+        (i >> 8) as u16,
+        4791,
+        17,
+    )
 }

@@ -4,20 +4,11 @@
 //! owning loop compiled to 29 more instructions a hit: code layout, not
 //! the library; docs/performance.md, "Shared tables").
 
-use core::net::Ipv4Addr;
 use lcmp_decide::flow_cache::SlotStorage;
 use lcmp_decide::tables::TablesSlot;
 use lcmp_decide::*;
 
-fn flow(i: u32) -> FlowKey {
-    FlowKey::v4(
-        Ipv4Addr::from_bits(0x0A01_0000 ^ i),
-        Ipv4Addr::new(10, 8, 0, 1),
-        (i >> 8) as u16,
-        4791,
-        17,
-    )
-}
+use super::common::flow;
 
 /// The arguments: `hit|new N`.
 pub(crate) fn args() -> (String, u32) {
