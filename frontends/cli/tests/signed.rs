@@ -64,6 +64,11 @@ fn blob(d: &Path, generation: u64) -> PathBuf {
     out
 }
 
+/// The arguments of `lcmp tables sign --key KEY INPUT -o OUT`.
+fn sign<'a>(key: &'a Path, input: &'a Path, out: &'a Path) -> [&'a str; 7] {
+    ["tables", "sign", "--key", s(key), s(input), "-o", s(out)]
+}
+
 /// The key id `keygen` or `sign` printed.
 fn key_id(text: &str) -> String {
     let at = text.find("key id ").expect("key id") + 7;
@@ -101,15 +106,7 @@ fn keygen_sign_verify_and_each_rejection() {
 
     let plain = blob(&d, 5);
     let signed = d.join("s5.bin");
-    let said = ok(&[
-        "tables",
-        "sign",
-        "--key",
-        s(&key),
-        s(&plain),
-        "-o",
-        s(&signed),
-    ]);
+    let said = ok(&sign(&key, &plain, &signed));
     assert_eq!(key_id(&said), id);
     assert!(said.contains("generation 5"), "{said}");
     let v = ok(&["tables", "verify", s(&signed), "--pubkey", s(&public)]);
@@ -178,31 +175,14 @@ fn keygen_sign_verify_and_each_rejection() {
     // The unsigned blob still verifies as before without --pubkey.
     ok(&["tables", "verify", s(&plain)]);
     // Key files that are not keys.
-    assert!(fails(&[
-        "tables",
-        "sign",
-        "--key",
-        s(&public),
-        s(&plain),
-        "-o",
-        s(&d.join("x"))
-    ])
-    .contains("not a PKCS#8 PEM Ed25519 private key"));
+    assert!(fails(&sign(&public, &plain, &d.join("x")))
+        .contains("not a PKCS#8 PEM Ed25519 private key"));
     assert!(
         fails(&["tables", "verify", s(&signed), "--pubkey", s(&key)])
             .contains("not a PEM Ed25519 public key")
     );
     // Only valid blobs are signed.
-    assert!(fails(&[
-        "tables",
-        "sign",
-        "--key",
-        s(&key),
-        s(&tampered),
-        "-o",
-        s(&d.join("y"))
-    ])
-    .contains("tampered.bin"));
+    assert!(fails(&sign(&key, &tampered, &d.join("y"))).contains("tampered.bin"));
 }
 
 /// Key files made by OpenSSL (`tests/keys/README.md`) sign and verify.
@@ -216,15 +196,7 @@ fn openssl_keys_work() {
     );
     let plain = blob(&d, 2);
     let signed = d.join("s.bin");
-    let said = ok(&[
-        "tables",
-        "sign",
-        "--key",
-        s(&key),
-        s(&plain),
-        "-o",
-        s(&signed),
-    ]);
+    let said = ok(&sign(&key, &plain, &signed));
     let v = ok(&["tables", "verify", s(&signed), "--pubkey", s(&public)]);
     assert!(v.contains(&format!("key id {}", key_id(&said))), "{v}");
 }
