@@ -116,13 +116,8 @@ pub unsafe extern "C" fn lcmp_install_signed(
     // Verified and decoded into the tables object's scratch, then
     // installed in place: the decider is unchanged on error.
     let decode = |s: &mut Tables| verified(blob, &keys, installed_generation, s);
-    match install_own(d, decode) {
-        Ok(generation) => {
-            output!(out_generation, generation);
-            LCMP_OK
-        }
-        Err(code) => code,
-    }
+    // SAFETY: `out_generation` is writable by this function's contract.
+    unsafe { reported(install_own(d, decode), out_generation) }
 }
 
 /// `lcmp_install_signed` into a shared tables object: the checks of
@@ -147,13 +142,22 @@ pub unsafe extern "C" fn lcmp_tables_install_signed(
     let t = tables_ref!(t);
     let (blob, keys) = try_boundary!(signed_inputs(blob, len, keys, n_keys, out_generation));
     let decode = |s: &mut Tables| verified(blob, &keys, installed_generation, s);
-    match t.write(|body| compile_body(body, decode)) {
-        Ok(generation) => {
-            output!(out_generation, generation);
-            LCMP_OK
-        }
-        Err(code) => code,
-    }
+    // SAFETY: `out_generation` is writable by this function's contract.
+    unsafe { reported(t.write(|body| compile_body(body, decode)), out_generation) }
+}
+
+/// A signed install's C result: `LCMP_OK` with the installed generation
+/// written to `*out_generation`, or the install's code (nothing written).
+///
+/// # Safety
+/// `out_generation` must be null (an error) or writable.
+unsafe fn reported(installed: Result<u64, i32>, out_generation: *mut u64) -> i32 {
+    let generation = match installed {
+        Ok(generation) => generation,
+        Err(code) => return code,
+    };
+    output!(out_generation, generation);
+    LCMP_OK
 }
 
 /// Verifies `blob` and decodes it into `scratch`; its generation.
