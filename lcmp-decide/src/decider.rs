@@ -879,6 +879,40 @@ mod test {
         assert_eq!(Rc::strong_count(&gen), 1, "reset drops the reference");
     }
 
+    /// A sample moves the port's signals and counts; `reset` forgets owned
+    /// tables as it lets shared ones go.
+    #[test]
+    fn samples_move_signals_and_reset_forgets_owned_tables() {
+        let mut t = Tables::paper_defaults();
+        let _ = t.ports.push(crate::PortConfig {
+            id: PortId(1),
+            rate_bps: 1_000_000_000,
+            buffer_bytes: 1 << 20,
+        });
+        let mut d: Decider<4, 16> = Decider::new(DeciderConfig::DEFAULT);
+        d.install(&t).expect("valid");
+        let idle = d.signals(PortId(1));
+        let bound = std::format!("{:?}", d.in_flight);
+        d.sample(Instant::from_ticks(5), PortId(1), 1 << 20)
+            .expect("port");
+        assert_eq!(d.counters().samples, 1);
+        assert_ne!(d.signals(PortId(1)), idle, "a full queue is a signal");
+        assert_ne!(
+            std::format!("{:?}", d.in_flight),
+            bound,
+            "and an in-flight bound"
+        );
+        assert_eq!(
+            d.sample(Instant::from_ticks(6), PortId(4), 0),
+            Err(Error::PortOutOfRange(4))
+        );
+        d.reset(DeciderConfig::DEFAULT);
+        assert!(d.tables().is_none(), "reset forgets owned tables");
+        assert_eq!(d.counters().samples, 0);
+        d.install(&t).expect("valid");
+        assert_eq!(d.signals(PortId(1)), idle);
+    }
+
     #[test]
     fn use_tables_refreshes_like_install() {
         let mut t = Tables::paper_defaults();

@@ -995,6 +995,44 @@ mod test {
         });
     }
 
+    /// `reclaim` reuses the longest-idle entry that may move, and no other.
+    #[test]
+    fn reclaim_takes_the_longest_idle_movable_entry() {
+        both!(32, |c| {
+            // Buckets 0 and 1 fill with flows seen at ticks 0, 10, ... 150.
+            let mut slots = Vec::new();
+            for i in 0..16u64 {
+                let seen = Instant::from_ticks(10 * i as u32);
+                let p = c.insert(fp(i, 0, 1), PortId(i as u8), seen, IDLE);
+                slots.push(p.map_or(usize::MAX, |p| p.slot));
+            }
+            let now = Instant::from_ticks(1_000);
+            let new = fp(40, 0, 1);
+            // Only odd ports above 1 may move: flow 3 is the oldest of them.
+            let odd = |port: PortId, _: Instant| port.0 % 2 == 1 && port.0 > 1;
+            assert_eq!(c.reclaim(new, PortId(40), now, odd), Ok(slots[3]));
+            assert_eq!(c.find(new, now, IDLE).map(|p| p.port), Some(PortId(40)));
+            assert!(c.find(fp(3, 0, 1), now, IDLE).is_none());
+            assert_eq!(c.len(), 16);
+            // The reclaimed entry is now the newest: flow 5 goes next.
+            let next = fp(41, 0, 1);
+            assert_eq!(c.reclaim(next, PortId(41), now, odd), Ok(slots[5]));
+            // The closure sees each entry's last-seen time.
+            let old = |_: PortId, seen: Instant| seen.ticks() < 20;
+            assert_eq!(c.reclaim(fp(42, 0, 1), PortId(42), now, old), Ok(slots[0]));
+            assert_eq!(
+                c.reclaim(fp(43, 0, 1), PortId(43), now, |_, _| false),
+                Err(CacheFull)
+            );
+            for i in [1u64, 2, 4, 6, 15] {
+                assert_eq!(
+                    c.find(fp(i, 0, 1), now, IDLE).map(|p| p.port),
+                    Some(PortId(i as u8))
+                );
+            }
+        });
+    }
+
     #[test]
     fn idle_entries_expire_and_gc_collects_them() {
         both!(16, |c| {
