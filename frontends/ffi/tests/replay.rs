@@ -15,10 +15,8 @@ use ::lcmp_tables::{build_tables, BuildOptions, Topology};
 use lcmp_decide::{Addresses, DeciderConfig};
 use lcmp_ffi::*;
 
-/// A 64-byte-aligned line of caller memory.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct Line([u8; 64]);
+mod common;
+use common::{testbed8_blob, CallerDecider};
 
 fn scenario(csv: &str) -> (Topology, u16) {
     let first = csv.lines().next().unwrap();
@@ -65,20 +63,10 @@ fn check_trace(csv: &str) {
     reference.install(&tables).unwrap();
     let want = replay(&mut reference, events.iter().copied().map(Ok), |_| {}).unwrap();
 
-    let mut mem = vec![Line([0; 64]); lcmp_decider_size(LCMP_FLOWS).div_ceil(64)];
-    let mut d = ptr::null_mut();
+    let caller = CallerDecider::new();
+    let d = caller.handle;
     let mut digest = lcmp_digest::default();
     unsafe {
-        assert_eq!(
-            lcmp_decider_init(
-                mem.as_mut_ptr().cast(),
-                mem.len() * 64,
-                LCMP_FLOWS,
-                ptr::null(),
-                &mut d
-            ),
-            LCMP_OK
-        );
         assert_eq!(lcmp_install(d, blob.as_ptr(), blob.len()), LCMP_OK);
         assert_eq!(lcmp_digest_init(&mut digest), LCMP_OK);
         for (index, e) in events.iter().enumerate() {
@@ -142,22 +130,10 @@ fn failures_trace_digest_matches_replay() {
 
 #[test]
 fn blob_faults_have_their_own_codes() {
-    let topo = Topology::embedded("testbed8").unwrap();
-    let tables = build_tables(&topo, 1, &BuildOptions::default()).unwrap();
-    let blob = encode_blob_vec(&tables, 3).unwrap();
-    let mut mem = vec![Line([0; 64]); lcmp_decider_size(LCMP_FLOWS).div_ceil(64)];
-    let mut d = ptr::null_mut();
+    let blob = testbed8_blob(1, 3);
+    let caller = CallerDecider::new();
+    let d = caller.handle;
     unsafe {
-        assert_eq!(
-            lcmp_decider_init(
-                mem.as_mut_ptr().cast(),
-                mem.len() * 64,
-                LCMP_FLOWS,
-                ptr::null(),
-                &mut d
-            ),
-            LCMP_OK
-        );
         let install = |bytes: &[u8]| lcmp_install(d, bytes.as_ptr(), bytes.len());
         assert_eq!(install(&blob[..10]), LCMP_ERR_BLOB_TRUNCATED);
         assert_eq!(install(&blob[..blob.len() - 1]), LCMP_ERR_BLOB_TRUNCATED);

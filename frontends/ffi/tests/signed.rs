@@ -10,26 +10,14 @@
 use core::ffi::CStr;
 use core::ptr;
 
-use ::lcmp_tables::blob::encode_blob_vec;
 use ::lcmp_tables::blob::signed::{public_key, sign_blob_vec};
-use ::lcmp_tables::{build_tables, BuildOptions, Topology};
 use lcmp_ffi::*;
 
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct Line([u8; 64]);
+mod common;
+use common::{testbed8_blob, CallerDecider};
 
 const SEED_A: [u8; 32] = [0x31; 32];
 const SEED_B: [u8; 32] = [0x32; 32];
-
-fn blob(switch: u16, generation: u64) -> Vec<u8> {
-    let topo = Topology::embedded("testbed8").unwrap();
-    encode_blob_vec(
-        &build_tables(&topo, switch, &BuildOptions::default()).unwrap(),
-        generation,
-    )
-    .unwrap()
-}
 
 fn flow() -> lcmp_flow {
     let mut f = lcmp_flow {
@@ -83,28 +71,16 @@ type Case<'a> = (&'a [u8], Vec<[u8; 32]>, u64, i32);
 
 #[test]
 fn signed_install_and_each_refusal() {
-    let mut mem = vec![Line([0; 64]); lcmp_decider_size(LCMP_FLOWS).div_ceil(64)];
-    let mut d = ptr::null_mut();
-    unsafe {
-        assert_eq!(
-            lcmp_decider_init(
-                mem.as_mut_ptr().cast(),
-                mem.len() * 64,
-                LCMP_FLOWS,
-                ptr::null(),
-                &mut d
-            ),
-            LCMP_OK
-        );
-    }
+    let caller = CallerDecider::new();
+    let d = caller.handle;
     let (a, b) = (public_key(&SEED_A), public_key(&SEED_B));
     let mut generation = 0;
-    let good = sign_blob_vec(&blob(1, 7), &SEED_A).unwrap();
+    let good = sign_blob_vec(&testbed8_blob(1, 7), &SEED_A).unwrap();
     assert_eq!(install(d, &good, &[a], 0, &mut generation), LCMP_OK);
     assert_eq!(generation, 7);
     let installed = observe(d);
 
-    let newer = blob(2, 8);
+    let newer = testbed8_blob(2, 8);
     let mut tampered = sign_blob_vec(&newer, &SEED_A).unwrap();
     tampered[20 + 24 + 2] ^= 1;
     let mut zero_key = [0u8; 32];
@@ -119,7 +95,7 @@ fn signed_install_and_each_refusal() {
         ),
         (&good, vec![a], 7, LCMP_ERR_SIG_ROLLBACK),
         (
-            &sign_blob_vec(&blob(2, 6), &SEED_A).unwrap(),
+            &sign_blob_vec(&testbed8_blob(2, 6), &SEED_A).unwrap(),
             vec![a],
             7,
             LCMP_ERR_SIG_ROLLBACK,
