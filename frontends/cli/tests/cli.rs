@@ -2,50 +2,20 @@
 //! on testbed8, table blobs, replay, and error handling (one line on
 //! stderr, exit 1, never a panic).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use lcmp_decide::Scheme;
 use serde_json::Value;
 
-fn lcmp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lcmp"))
-        .args(args)
-        .output()
-        .expect("run lcmp")
-}
+mod common;
+use common::{fails, lcmp, ok_json, tmp};
 
 fn here(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(rel)
         .display()
         .to_string()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("lcmp-cli-{}-{name}", std::process::id()))
-}
-
-fn ok_json(args: &[&str]) -> Value {
-    let out = lcmp(args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("json")
-}
-
-/// Asserts a clean failure: exit 1, one line on stderr, nothing panicked.
-fn fails(args: &[&str]) -> String {
-    let out = lcmp(args);
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("lcmp: error: "), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    err
 }
 
 fn explain(file: &str, extra: &[&str]) -> Value {

@@ -5,45 +5,10 @@
 //! their bad values (one line on stderr, exit 1; clap's own usage errors
 //! exit 2).
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-fn lcmp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lcmp"))
-        .args(args)
-        .output()
-        .expect("run lcmp")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("lcmp-profile-{}-{name}", std::process::id()))
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = lcmp(args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = lcmp(args);
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with("lcmp: error: ") && !err.contains("panicked"),
-        "{err}"
-    );
-    err
-}
+mod common;
+use common::{fails, lcmp, ok, tmp};
 
 const DC1: [&str; 5] = ["tables", "--topology", "testbed8", "--switch", "DC1"];
 

@@ -3,48 +3,12 @@
 //! reported; each rejection one line on stderr and exit 1).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn lcmp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lcmp"))
-        .args(args)
-        .output()
-        .expect("run lcmp")
-}
-
-/// A fresh directory for one test.
-fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("lcmp-signed-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("mkdir");
-    d
-}
+mod common;
+use common::{fails, fresh_dir as dir, ok};
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = lcmp(args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
-/// A clean failure: exit 1, one line on stderr, nothing panicked.
-fn fails(args: &[&str]) -> String {
-    let out = lcmp(args);
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("lcmp: error: "), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    err
 }
 
 /// Builds testbed8 DC1's unsigned blob at `generation` into `d`.

@@ -9,19 +9,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn lcmp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lcmp"))
-        .args(args)
-        .output()
-        .expect("run lcmp")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("lcmp-tofino-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&p).expect("tmp dir");
-    p
-}
+mod common;
+use common::{fresh_dir, lcmp, one_line_error};
 
 /// A stand-in compiler: writes `OUT/pipe/lcmp.bfa` with ingress stages 0
 /// to `last` and egress stage 0, then exits with `status`.
@@ -56,17 +45,9 @@ fn compile(out: &Path, compiler: &Path, target: &str) -> Output {
     ])
 }
 
-fn one_line_error(out: &Output) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("lcmp: error: "), "{err}");
-    err
-}
-
 #[test]
 fn compile_prints_the_hash_stages_and_stamp() {
-    let dir = tmp("compile");
+    let dir = fresh_dir("compile");
     let compiler = fake_compiler(&dir, 8, 0);
     let out = compile(&dir.join("out"), &compiler, "tofino2");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -95,7 +76,7 @@ fn compile_prints_the_hash_stages_and_stamp() {
 
 #[test]
 fn a_missing_or_failing_compiler_is_a_one_line_error() {
-    let dir = tmp("fail");
+    let dir = fresh_dir("fail");
     let err = one_line_error(&compile(
         &dir.join("out"),
         &dir.join("no-such-bf-p4c"),
