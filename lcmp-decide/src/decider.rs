@@ -913,6 +913,59 @@ mod test {
         assert_eq!(d.signals(PortId(1)), idle);
     }
 
+    /// A new flow that finds the cache full is refused while every entry's
+    /// last packet may still be queued, and takes an entry once one's safe
+    /// gap (buffer drain; a one-candidate group has no reorder window) has
+    /// passed. tests/stickiness.rs checks the same against testbed8.
+    #[test]
+    fn a_full_cache_reuses_an_entry_only_past_its_safe_gap() {
+        let mut t = Tables::paper_defaults();
+        let _ = t.ports.push(crate::PortConfig {
+            id: PortId(0),
+            rate_bps: 1_000_000_000,
+            buffer_bytes: 1 << 20,
+        });
+        let mut g = crate::Group {
+            id: GroupId(1),
+            candidates: heapless::Vec::new(),
+        };
+        let _ = g.candidates.push(crate::Candidate {
+            port: PortId(0),
+            delay_units: 5,
+            capacity_bps: 1_000_000_000,
+        });
+        let _ = t.groups.push(g);
+        let mut d: Decider<1, 16> = Decider::new(DeciderConfig::DEFAULT);
+        d.install(&t).expect("valid");
+        let flow = |i: u16| {
+            let a = core::net::Ipv4Addr::new(10, 0, 0, 1);
+            FlowKey::v4(a, a, i, 4791, 17)
+        };
+        let mut next = 0;
+        while d.flow_cache().len() < 16 {
+            let _ = d.on_packet(Instant::from_ticks(1), &flow(next), GroupId(1));
+            next += 1;
+        }
+        let x = flow(next);
+        assert_eq!(
+            d.on_packet(Instant::from_ticks(2), &x, GroupId(1)),
+            Decision::NoRoute(Reason::CacheFull)
+        );
+        assert_eq!(d.counters().reclaimed, 0);
+        // 1 MiB at 1 Gb/s drains in 8 389 ticks of a microsecond.
+        let later = Instant::from_ticks(1 + 8_389 + 1);
+        assert!(matches!(
+            d.on_packet(later, &x, GroupId(1)),
+            Decision::New {
+                failover: false,
+                ..
+            }
+        ));
+        assert_eq!(d.counters().reclaimed, 1);
+        assert_eq!(d.flow_cache().len(), 16);
+        assert_eq!(d.on_packet(later, &x, GroupId(1)), Decision::Hit(PortId(0)));
+    }
+
     #[test]
     fn use_tables_refreshes_like_install() {
         let mut t = Tables::paper_defaults();

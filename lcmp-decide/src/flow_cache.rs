@@ -75,6 +75,13 @@ const fn tag_of(fingerprint: u64) -> u64 {
     }
 }
 
+/// The slot of `lane` in `bucket` (`lane < BUCKET`, a power of two, so
+/// the two fields are disjoint bits).
+#[inline]
+const fn slot_index(bucket: usize, lane: usize) -> usize {
+    bucket.wrapping_mul(BUCKET) | lane
+}
+
 const fn key_of(tag: u64, port: PortId) -> u64 {
     (tag << 8) | port.0 as u64
 }
@@ -422,7 +429,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
             };
             crate::work::bucket_scan();
             if let Some(j) = keys.iter().position(|&k| key_tag(k) == tag) {
-                let slot = b.wrapping_mul(BUCKET) | j;
+                let slot = slot_index(b, j);
                 let live = keys
                     .get(j)
                     .zip(seen.get(j))
@@ -466,7 +473,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
             let idle = now.ticks().wrapping_sub(s) > idle_timeout;
             free |= u32::from(empty | idle) << j;
         }
-        (free != 0).then(|| b.wrapping_mul(BUCKET) | free.trailing_zeros() as usize)
+        (free != 0).then(|| slot_index(b, free.trailing_zeros() as usize))
     }
 
     /// The port of the live (not idle) entry for `fingerprint`, if any.
@@ -601,7 +608,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
     fn make_room(&mut self, tag: u64, now: Instant, idle_timeout: u32) -> Result<usize, CacheFull> {
         for from_bucket in self.buckets(tag) {
             for lane in 0..BUCKET {
-                let from = from_bucket.wrapping_mul(BUCKET) | lane;
+                let from = slot_index(from_bucket, lane);
                 let Some((key, seen)) = self
                     .slots
                     .bucket(from_bucket)
@@ -624,8 +631,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
                     continue;
                 };
                 let mut filled_empty = false;
-                if let Some((to_key, to_seen)) = self.slot_mut(other.wrapping_mul(BUCKET) | to_lane)
-                {
+                if let Some((to_key, to_seen)) = self.slot_mut(slot_index(other, to_lane)) {
                     filled_empty = *to_key == EMPTY_KEY;
                     *to_key = key;
                     *to_seen = seen;
@@ -644,7 +650,8 @@ impl<S: SlotStorage> FlowCacheWith<S> {
     /// Reuses the entry of an active flow that `may_move(port, last_seen)`
     /// says can move without reordering (its idle time exceeds its safe
     /// gap, [`crate::in_flight`]) for `fingerprint`, pinned to `port`: the
-    /// longest-idle such entry of the flow's two buckets (at most
+    /// longest-idle such entry of the flow's two buckets (the first in
+    /// scan order, primary bucket first, on a tie; at most
     /// `2 * BUCKET` slots read). For a new flow whose buckets are full and
     /// where no entry could be displaced; [`CacheFull`] when none qualifies.
     pub(crate) fn reclaim(
@@ -666,7 +673,7 @@ impl<S: SlotStorage> FlowCacheWith<S> {
                 let age = now.ticks_since(last_seen);
                 let older = best.is_none_or(|(_, a)| age > a);
                 if k != EMPTY_KEY && older && may_move(key_port(k), last_seen) {
-                    best = Some((b.wrapping_mul(BUCKET) | lane, age));
+                    best = Some((slot_index(b, lane), age));
                 }
             }
         }
@@ -1006,17 +1013,20 @@ mod test {
                 let p = c.insert(fp(i, 0, 1), PortId(i as u8), seen, IDLE);
                 slots.push(p.map_or(usize::MAX, |p| p.slot));
             }
+            // Flow 3 sends again at 500: the oldest entry is not the
+            // first in scan order.
+            c.repin(slots[3], PortId(3), Instant::from_ticks(500));
             let now = Instant::from_ticks(1_000);
             let new = fp(40, 0, 1);
-            // Only odd ports above 1 may move: flow 3 is the oldest of them.
+            // Only odd ports above 1 may move: flow 5 is the oldest of them.
             let odd = |port: PortId, _: Instant| port.0 % 2 == 1 && port.0 > 1;
-            assert_eq!(c.reclaim(new, PortId(40), now, odd), Ok(slots[3]));
+            assert_eq!(c.reclaim(new, PortId(40), now, odd), Ok(slots[5]));
             assert_eq!(c.find(new, now, IDLE).map(|p| p.port), Some(PortId(40)));
-            assert!(c.find(fp(3, 0, 1), now, IDLE).is_none());
+            assert!(c.find(fp(5, 0, 1), now, IDLE).is_none());
             assert_eq!(c.len(), 16);
-            // The reclaimed entry is now the newest: flow 5 goes next.
+            // The reclaimed entry is now the newest: flow 7 goes next.
             let next = fp(41, 0, 1);
-            assert_eq!(c.reclaim(next, PortId(41), now, odd), Ok(slots[5]));
+            assert_eq!(c.reclaim(next, PortId(41), now, odd), Ok(slots[7]));
             // The closure sees each entry's last-seen time.
             let old = |_: PortId, seen: Instant| seen.ticks() < 20;
             assert_eq!(c.reclaim(fp(42, 0, 1), PortId(42), now, old), Ok(slots[0]));
@@ -1024,7 +1034,14 @@ mod test {
                 c.reclaim(fp(43, 0, 1), PortId(43), now, |_, _| false),
                 Err(CacheFull)
             );
-            for i in [1u64, 2, 4, 6, 15] {
+            // Equally idle (flows 40 and 41, both seen now): the first in
+            // scan order, the flow's primary bucket first.
+            let fresh = |port: PortId, _: Instant| port.0 == 40 || port.0 == 41;
+            assert_eq!(
+                c.reclaim(fp(44, 0, 1), PortId(44), now, fresh),
+                Ok(slots[5])
+            );
+            for i in [1u64, 2, 3, 4, 6, 15] {
                 assert_eq!(
                     c.find(fp(i, 0, 1), now, IDLE).map(|p| p.port),
                     Some(PortId(i as u8))

@@ -7,7 +7,6 @@
 //! installs exactly these values, with the delay saturation of
 //! [`Params::delay_shift`]. The paper's profile is the default everywhere.
 
-use crate::cost::Weights;
 use crate::tables::Params;
 
 /// A named set of parameters.
@@ -74,8 +73,8 @@ impl Profile {
     pub const fn params(self) -> Params {
         match self {
             Profile::Paper => Params::PAPER,
+            // The paper's weights and everything else but these two.
             Profile::Tuned => Params {
-                weights: Weights::PAPER,
                 delay_shift: 10,
                 band: 8,
                 ..Params::PAPER
@@ -87,6 +86,7 @@ impl Profile {
 #[cfg(test)]
 mod test {
     use super::*;
+    use crate::cost::Weights;
 
     #[test]
     fn profiles_are_valid_and_named_uniquely() {
