@@ -227,9 +227,10 @@ pub struct CommonArgs {
     #[arg(long, default_value_t = Scheme::Lcmp, value_parser = SchemeParser)]
     pub scheme: Scheme,
     /// Flow-pin register cells, both ways together (clamped to 512 to 131072
-    /// and rounded up to a power of two).
-    #[arg(long, default_value_t = crate::model::DEFAULT_PIN_SLOTS)]
-    pub pin_slots: u32,
+    /// and rounded up to a power of two). Default: the target's
+    /// (`Target::default_pin_slots`: 131072 on Tofino 1, 65536 on Tofino 2).
+    #[arg(long)]
+    pub pin_slots: Option<u32>,
     /// The ASIC (sets the queue counters' cell size).
     #[arg(long, value_enum, default_value_t = TargetArg::Tofino1)]
     pub target: TargetArg,
@@ -410,7 +411,7 @@ fn config(c: &CommonArgs) -> DeciderConfig {
 fn agent(c: &CommonArgs) -> Result<Agent, Error> {
     let topo = load_topology(&c.topology)?;
     let mut options = ExportOptions {
-        pin_slots: c.pin_slots,
+        pin_slots: pin_slots(c),
         target: target(c),
         routes: c.routes.clone(),
         next_hops: c.next_hops.clone(),
@@ -422,6 +423,11 @@ fn agent(c: &CommonArgs) -> Result<Agent, Error> {
         }
     }
     agent_for_profile(&topo, &c.switch, c.profile, config(c), options)
+}
+
+/// The pin cells of `c`: given, or the target's default.
+fn pin_slots(c: &CommonArgs) -> u32 {
+    c.pin_slots.unwrap_or_else(|| target(c).default_pin_slots())
 }
 
 fn target(c: &CommonArgs) -> Target {
@@ -449,7 +455,7 @@ pub fn core_command(c: &CommonArgs) -> String {
         format!("--seed {}", c.seed),
         format!("--scheme {}", c.scheme.name()),
         format!("--profile {}", c.profile.name()),
-        format!("--pin-slots {}", c.pin_slots),
+        format!("--pin-slots {}", pin_slots(c)),
         format!(
             "--target {}",
             match c.target {

@@ -31,8 +31,9 @@ pub struct Summary {
     pub ingress_stages: u32,
     /// Egress stages.
     pub egress_stages: u32,
-    /// The resource totals the compiler reports, `(name, value)`, from
-    /// `resources.json` (empty when the compiler does not write it).
+    /// The resources the compiler allocated, `(what, used)`, summed over the
+    /// pipe's stages from `pipe/logs/resources.json` and `pipe/logs/phv.json`
+    /// (written with `-g`; empty when the compiler does not write them).
     pub resources: Vec<(String, String)>,
 }
 
@@ -79,6 +80,8 @@ pub fn compiler_args(target: Target, input: &Path, out: &Path, nocpp: bool) -> V
         arch.into(),
         "-o".into(),
         out.display().to_string(),
+        // Debug info: the resource and PHV logs the summary reads.
+        "-g".into(),
         "--bf-rt-schema".into(),
         out.join("bf-rt.json").display().to_string(),
         "--p4runtime-files".into(),
@@ -157,36 +160,65 @@ pub fn summary(out: &Path) -> Result<Summary, Error> {
             s.egress_stages = s.egress_stages.max(g);
         }
     }
-    let res = pipe.join("logs").join("resources.json");
-    if let Ok(text) = std::fs::read_to_string(&res) {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-            collect_totals(&v, "", &mut s.resources);
-        }
+    let read = |f: &str| {
+        std::fs::read_to_string(pipe.join("logs").join(f))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    };
+    if let Some(v) = read("resources.json") {
+        s.resources = mau_totals(&v);
+    }
+    if let Some(v) = read("phv.json") {
+        s.resources.extend(phv_totals(&v));
     }
     Ok(s)
 }
 
-/// Numeric leaves of a `resources.json` whose key says what they count.
-fn collect_totals(v: &serde_json::Value, at: &str, out: &mut Vec<(String, String)>) {
-    match v {
-        serde_json::Value::Object(m) => {
-            for (k, x) in m {
-                let key = if at.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{at}.{k}")
-                };
-                collect_totals(x, &key, out);
-            }
-        }
-        serde_json::Value::Number(n) if out.len() < 64 => {
-            let interesting = ["total", "used", "stages", "available"];
-            if interesting.iter().any(|w| at.contains(w)) {
-                out.push((at.to_string(), n.to_string()));
-            }
-        }
-        _ => {}
+/// The MAU resources of a `resources.json` (bf-p4c's schema: per stage,
+/// `rams.srams`, `map_rams.maprams`, `tcams.tcams`, `meter_alus.meters`,
+/// `hash_distribution_units.units`, `gateways.gateways`, each a list of
+/// the units in use), summed over the stages.
+pub fn mau_totals(resources: &serde_json::Value) -> Vec<(String, String)> {
+    const UNITS: [(&str, &str, &str); 6] = [
+        ("SRAM blocks", "rams", "srams"),
+        ("map RAMs", "map_rams", "maprams"),
+        ("TCAM blocks", "tcams", "tcams"),
+        ("stateful ALUs", "meter_alus", "meters"),
+        (
+            "hash distribution units",
+            "hash_distribution_units",
+            "units",
+        ),
+        ("gateways", "gateways", "gateways"),
+    ];
+    let Some(stages) = resources["resources"]["mau"]["mau_stages"].as_array() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (what, group, list) in UNITS {
+        let used: usize = stages
+            .iter()
+            .map(|st| st[group][list].as_array().map_or(0, Vec::len))
+            .sum();
+        out.push((what.to_string(), used.to_string()));
     }
+    out
+}
+
+/// The PHV containers a `phv.json` allocates (`containers`: one per
+/// container in use) against those the target has (`resources`).
+pub fn phv_totals(phv: &serde_json::Value) -> Vec<(String, String)> {
+    let used = phv["containers"].as_array().map_or(0, Vec::len);
+    let bits: u64 = phv["containers"].as_array().map_or(0, |c| {
+        c.iter().filter_map(|x| x["bit_width"].as_u64()).sum()
+    });
+    let available: u64 = phv["resources"].as_array().map_or(0, |r| {
+        r.iter().filter_map(|x| x["num_containers"].as_u64()).sum()
+    });
+    vec![(
+        "PHV containers".to_string(),
+        format!("{used} of {available} ({bits} bits)"),
+    )]
 }
 
 /// Compiles `p4` (a file) for `target` into `out`, with `bf_p4c`; with
@@ -281,6 +313,43 @@ mod test {
     use super::*;
 
     #[test]
+    fn resource_logs_are_summed_over_the_stages() {
+        let res = serde_json::json!({"resources": {"mau": {"mau_stages": [
+            {"rams": {"srams": [{}, {}, {}]}, "meter_alus": {"meters": [{}]},
+             "tcams": {"tcams": [{}]}},
+            {"rams": {"srams": [{}]}, "map_rams": {"maprams": [{}, {}]},
+             "hash_distribution_units": {"units": [{}, {}]}, "gateways": {"gateways": [{}]}}
+        ]}}});
+        let got: Vec<String> = mau_totals(&res)
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "SRAM blocks 4",
+                "map RAMs 2",
+                "TCAM blocks 1",
+                "stateful ALUs 1",
+                "hash distribution units 2",
+                "gateways 1"
+            ]
+        );
+        assert!(mau_totals(&serde_json::json!({})).is_empty());
+        let phv = serde_json::json!({
+            "containers": [{"bit_width": 32}, {"bit_width": 8}],
+            "resources": [{"num_containers": 32}, {"num_containers": 48}]
+        });
+        assert_eq!(
+            phv_totals(&phv),
+            [(
+                "PHV containers".to_string(),
+                "2 of 80 (40 bits)".to_string()
+            )]
+        );
+    }
+
+    #[test]
     fn command_lines_are_the_documented_ones() {
         let a = compiler_args(
             Target::Tofino2,
@@ -290,7 +359,7 @@ mod test {
         );
         assert_eq!(
             a.join(" "),
-            "--nocpp -D__TARGET_TOFINO__=2 --target tofino2 --arch t2na -o o \
+            "--nocpp -D__TARGET_TOFINO__=2 --target tofino2 --arch t2na -o o -g \
              --bf-rt-schema o/bf-rt.json --p4runtime-files o/p4info.txtpb x/lcmp.p4pp"
         );
         let p = preprocess_args(

@@ -53,6 +53,19 @@ impl Target {
     /// Both generations.
     pub const ALL: [Target; 2] = [Target::Tofino1, Target::Tofino2];
 
+    /// The flow-pin cells `lcmp tofino` sizes the program with unless told:
+    /// [`DEFAULT_PIN_SLOTS`] (2 x 65 536) on Tofino 1; half on Tofino 2,
+    /// where bf-p4c (p4lang/p4c 34b86e9) cannot place a 65 536-cell pin
+    /// register beside the one-entry table that executes it ("could not
+    /// fit in stage 3 with 1 entries along with 65536 entries of Register
+    /// LcmpIngress.lcmp_pin0", docs/tofino.md).
+    pub const fn default_pin_slots(self) -> u32 {
+        match self {
+            Target::Tofino1 => DEFAULT_PIN_SLOTS,
+            Target::Tofino2 => DEFAULT_PIN_SLOTS / 2,
+        }
+    }
+
     /// Bytes in one traffic-manager cell (`usage_cells` unit).
     pub const fn cell_bytes(self) -> u64 {
         match self {

@@ -175,8 +175,6 @@ impl Table {
 pub struct Register {
     /// Name inside its control.
     pub name: &'static str,
-    /// The low 24 bits of its P4Runtime id (`@id`, as for [`Action::id`]).
-    pub id: u32,
     /// Its control.
     pub control: Control,
     /// Cell width in bits (a pair register has two cells of this width).
@@ -195,6 +193,35 @@ impl Register {
     pub fn full_name(&self) -> String {
         format!("{}.{}", self.control.name(), self.name)
     }
+
+    /// The low 24 bits of its P4Runtime id: bf-p4c ignores `@id` on a
+    /// `Register` (warning "Unknown annotation: id") and numbers it by name
+    /// ([`compiler_name_id`]).
+    pub fn id(&self) -> u32 {
+        compiler_name_id(&self.full_name())
+    }
+}
+
+/// The low 24 bits of the id p4c gives an object it numbers by name (TNA
+/// registers and digests): Bob Jenkins' one-at-a-time hash of its
+/// pipeline-qualified name (`pipe.LcmpIngress.lcmp_pin0`), as p4c's
+/// P4Runtime symbol table computes it (`control-plane/p4RuntimeSymbolTable`).
+/// Written here because no crate of the workspace has this hash, and ours
+/// must equal p4c's bit for bit (checked against the committed compiler
+/// output, `tests/stamps.rs`). p4c moves an id on a collision; the
+/// schema's test checks there is none among our names.
+pub fn compiler_name_id(full_name: &str) -> u32 {
+    let name = format!("{}.{full_name}", crate::render::p4runtime::PIPE);
+    let mut h: u32 = 0;
+    for b in name.bytes() {
+        h = h.wrapping_add(u32::from(b));
+        h = h.wrapping_add(h << 10);
+        h ^= h >> 6;
+    }
+    h = h.wrapping_add(h << 3);
+    h ^= h >> 11;
+    h = h.wrapping_add(h << 15);
+    h & 0x00FF_FFFF
 }
 
 /// One field of a digest.
@@ -213,8 +240,6 @@ pub struct DigestField {
 pub struct Digest {
     /// Name of the `Digest` extern in its control.
     pub name: &'static str,
-    /// The low 24 bits of its P4Runtime id (`@id`, as for [`Action::id`]).
-    pub id: u32,
     /// Its control.
     pub control: Control,
     /// The P4 struct packed.
@@ -227,6 +252,12 @@ impl Digest {
     /// `Control.digest`.
     pub fn full_name(&self) -> String {
         format!("{}.{}", self.control.name(), self.name)
+    }
+
+    /// The low 24 bits of its P4Runtime id, numbered by name as a
+    /// [`Register::id`] is.
+    pub fn id(&self) -> u32 {
+        compiler_name_id(&self.full_name())
     }
 
     /// Total width in bits.
@@ -650,9 +681,8 @@ impl Schema {
             ),
         ];
         let way = sizes.pin_way_slots();
-        let r = |name, id, bits, pair, size| Register {
+        let r = |name, bits, pair, size| Register {
             name,
-            id,
             control: Ingress,
             bits,
             pair,
@@ -660,19 +690,18 @@ impl Schema {
             initial_lo: 0,
         };
         let registers = vec![
-            r(REG_PIN0, 0x01, 32, true, way),
-            r(REG_PIN1, 0x02, 32, true, way),
-            r(REG_PORT0, 0x03, 16, false, way),
-            r(REG_PORT1, 0x04, 16, false, way),
-            r(REG_FAIL, 0x05, 32, true, FAIL_CELLS),
+            r(REG_PIN0, 32, true, way),
+            r(REG_PIN1, 32, true, way),
+            r(REG_PORT0, 16, false, way),
+            r(REG_PORT1, 16, false, way),
+            r(REG_FAIL, 32, true, FAIL_CELLS),
             Register {
                 initial_lo: CLOCK_START_WRAPS << 24,
-                ..r(REG_CLOCK, 0x06, 32, true, 1)
+                ..r(REG_CLOCK, 32, true, 1)
             },
         ];
         let digests = vec![Digest {
             name: DIGEST_PIN_FAIL,
-            id: 0x01,
             control: Control::IngressDeparser,
             type_name: "lcmp_pin_fail_t",
             fields: PIN_FAIL_FIELDS,
@@ -770,19 +799,24 @@ mod test {
             schema
                 .registers
                 .iter()
-                .map(|r| (REGISTER_ID_PREFIX | r.id, r.name)),
+                .map(|r| (REGISTER_ID_PREFIX | r.id(), r.name)),
         );
         ids.extend(
             schema
                 .digests
                 .iter()
-                .map(|d| (DIGEST_ID_PREFIX | d.id, d.name)),
+                .map(|d| (DIGEST_ID_PREFIX | d.id(), d.name)),
         );
         let n = ids.len();
         ids.sort_unstable();
         ids.dedup_by_key(|x| x.0);
         assert_eq!(ids.len(), n, "duplicate id");
         assert!(ids.iter().all(|(id, _)| id & 0x00FF_FFFF != 0));
+        // Registers and digests by name, as bf-p4c 34b86e9 numbered them in
+        // the committed P4Info (tests/golden/compiled/tofino/p4info.txtpb).
+        assert_eq!(compiler_name_id("LcmpIngress.lcmp_pin0"), 1_726_405);
+        assert_eq!(compiler_name_id("LcmpIngress.lcmp_clock"), 205_994);
+        assert_eq!(compiler_name_id("LcmpIngressDeparser.pin_fail"), 16_061_641);
         // The ids do not follow positions: reordering the schema keeps them.
         assert_eq!(schema.table(names::SELECT).map(|t| t.id), Some(0x03));
         assert_eq!(

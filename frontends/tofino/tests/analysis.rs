@@ -167,7 +167,7 @@ fn the_ingress_chain_has_the_expected_dependencies() {
         DepKind::Match,
         "meta.bucket"
     ));
-    assert!(edge("lcmp_pin0", "lcmp_pin1", DepKind::Control, "meta.st0"));
+    assert!(edge("lcmp_pin0", "lcmp_pin1", DepKind::Control, "st0"));
     // Pins only for a selection hit: a control dependency on meta.kept.
     assert!(edge(
         "lcmp_select",
@@ -386,7 +386,7 @@ fn register_paths_undefined_names_and_widths_are_violations() {
     for target in Target::ALL {
         assert!(plan(&text, target).violations.is_empty(), "{target:?}");
     }
-    let once = "meta.st0 = pin0_lookup.execute(meta.sig[15:0]);";
+    let once = "st0 = pin0_lookup.execute(meta.sig[15:0]);";
     assert!(text.contains(once));
     let cases = [
         (

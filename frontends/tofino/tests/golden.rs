@@ -26,7 +26,7 @@ fn common(out: PathBuf) -> CommonArgs {
         seed: 0,
         hash: HashArg::Crc32,
         scheme: lcmp_decide::Scheme::Lcmp,
-        pin_slots: lcmp_tofino::model::DEFAULT_PIN_SLOTS,
+        pin_slots: None,
         target: TargetArg::Tofino1,
         dev_ports: vec![],
         profile: lcmp_decide::Profile::Paper,

@@ -467,8 +467,9 @@ fn next_hops_ttl_default_routes_and_fragments() {
     // IPv4 options, and rewrites MACs and TTL.
     let text = lcmp_tofino::render::p4::render(&program);
     assert!(text.contains("(0, 6): parse_l4;") && text.contains("(0, 17): parse_l4;"));
-    assert!(text
-        .contains("pkt.extract(hdr.ipv4_options, (bit<32>)(((bit<16>)hdr.ipv4.ihl - 5) * 32));"));
+    // (ihl - 5 in ihl's own 4 bits: a 16-bit form made bf-p4c warn that its
+    // folded constant does not fit.)
+    assert!(text.contains("pkt.extract(hdr.ipv4_options, (bit<32>)(hdr.ipv4.ihl - 5) * 32);"));
     assert!(text.contains("hdr.ipv4.ttl = hdr.ipv4.ttl - 1;"));
     assert!(text.contains("if (meta.routed == 1 && hdr.ipv4.ttl > 1) {"));
 }

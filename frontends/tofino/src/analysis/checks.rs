@@ -15,7 +15,8 @@ use super::parse::{ControlDecl, Expr, Program, Stmt, Type};
 use super::resources::type_width;
 use super::{exclusive, Unit, UnitKind};
 
-/// The names in scope of one body: control parameters plus locals.
+/// The names in scope of one body: control parameters and variables plus
+/// the body's locals.
 struct Scope<'a> {
     prog: &'a Program,
     control: &'a ControlDecl,
@@ -40,6 +41,9 @@ impl Scope<'_> {
         };
         let ty = if let Some(t) = self.locals.get(root.as_str()) {
             (*t).clone()
+        } else if let Some(t) = self.control.locals.get(root) {
+            // A control-local variable, visible in every body of the control.
+            t.clone()
         } else if let Some(p) = self.control.params.iter().find(|p| &p.name == root) {
             p.ty.clone()
         } else if let Some(members) = self.prog.enums.get(root) {

@@ -365,6 +365,8 @@ pub struct ControlDecl {
     pub tables: BTreeMap<String, TableDecl>,
     /// Extern instances by name.
     pub instances: BTreeMap<String, Instance>,
+    /// Control-local variables by name, with their types.
+    pub locals: BTreeMap<String, Type>,
     /// The `apply` block.
     pub apply: Vec<Stmt>,
 }
@@ -645,6 +647,13 @@ impl Parser {
                 c.apply = self.block()?;
             } else {
                 let ty = self.ty()?;
+                if !self.is("(") {
+                    // A control-local variable: `pin_status_t st0;`.
+                    let name = self.ident()?;
+                    self.expect(";")?;
+                    c.locals.insert(name, ty);
+                    continue;
+                }
                 let args = self.args()?;
                 let name = self.ident()?;
                 let mut inst = Instance {

@@ -127,10 +127,8 @@ fn register_decl(r: &Register) -> String {
         names::REG_CLOCK => "bit<1>",
         _ => REGISTER_INDEX_TYPE,
     };
-    format!(
-        "@id(0x{:06X}) Register<{cell}, {index}>({}{initial}) {};",
-        r.id, r.size, r.name
-    )
+    // No `@id`: bf-p4c numbers registers by name (`Register::id`).
+    format!("Register<{cell}, {index}>({}{initial}) {};", r.size, r.name)
 }
 
 /// A digest's struct, its `Digest` extern and its `pack` call.
@@ -143,7 +141,8 @@ fn digest_decls(d: &Digest) -> [String; 3] {
     let exprs: Vec<&str> = d.fields.iter().map(|f| f.expr).collect();
     [
         st,
-        format!("@id(0x{:06X}) Digest<{}>() {};", d.id, d.type_name, d.name),
+        // No `@id`: numbered by name, as registers are (`Digest::id`).
+        format!("Digest<{}>() {};", d.type_name, d.name),
         format!("{}.pack({{ {} }});", d.name, exprs.join(", ")),
     ]
 }

@@ -2,10 +2,12 @@
 //! per phase of a [`Plan`] (P4Runtime may apply the updates of one request
 //! in any order, so ordered phases are separate requests).
 //!
-//! Ids and names are the compiler's: every table, action, register and
-//! digest of `lcmp.p4` carries `@id(low 24 bits)` from the schema, which
-//! bf-p4c honours (it adds the P4Runtime type prefix: `0x01` actions,
-//! `0x02` tables, `0x16` registers, `0x17` digests), and bf-p4c names
+//! Ids and names are the compiler's: every table and action of `lcmp.p4`
+//! carries `@id(low 24 bits)` from the schema, which bf-p4c honours (it
+//! adds the P4Runtime type prefix: `0x01` actions, `0x02` tables);
+//! registers and digests it numbers by name whatever their annotations
+//! (`0x16` registers, `0x17` digests, low bits
+//! [`crate::schema::compiler_name_id`]), and bf-p4c names
 //! tables, registers and digests by pipeline (`pipe.LcmpIngress.lcmp_select`)
 //! and actions by control (`LcmpIngress.set_port`). The committed compiler
 //! output of the golden programs (`tests/golden/compiled/`) is checked
@@ -53,7 +55,7 @@ pub fn action_id(schema: &Schema, control: Control, name: &str) -> u32 {
 pub fn register_id(schema: &Schema, name: &str) -> u32 {
     schema
         .register(name)
-        .map_or(0, |r| REGISTER_ID_PREFIX | r.id)
+        .map_or(0, |r| REGISTER_ID_PREFIX | r.id())
 }
 
 /// The P4Info, text format.
@@ -148,7 +150,7 @@ pub fn p4info(schema: &Schema) -> String {
         let _ = writeln!(
             o,
             "digests {{\n  preamble {{\n    id: {}\n    name: \"{PIPE}.{}\"\n    alias: \"{}\"\n  }}\n  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {}\n      }}\n    }}\n  }}\n}}",
-            DIGEST_ID_PREFIX | d.id,
+            DIGEST_ID_PREFIX | d.id(),
             d.full_name(),
             d.name,
             d.bits()

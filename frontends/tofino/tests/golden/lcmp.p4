@@ -9,7 +9,7 @@
  *
  * Tofino 1 (stage analysis, crate::analysis; budget 12 stages per gress):
  *   LcmpIngress: 9 stages
- *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash, lcmp_clock
+ *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash, lcmp_clock, 1 statement
  *     stage 1: lcmp_route, lcmp_bucket, 1 statement
  *     stage 2: lcmp_select
  *     stage 3: lcmp_pin0, 1 statement
@@ -37,7 +37,7 @@
  *
  * Tofino 2 (stage analysis, crate::analysis; budget 20 stages per gress):
  *   LcmpIngress: 9 stages
- *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash, lcmp_clock
+ *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash, lcmp_clock, 1 statement
  *     stage 1: lcmp_route, lcmp_bucket, 1 statement
  *     stage 2: lcmp_select
  *     stage 3: lcmp_pin0, 1 statement
@@ -157,10 +157,7 @@ struct lcmp_meta_t {
     bit<8>   bucket;     // ((hash >> 16) * k) >> 16, NO_BUCKET before the bucket table
     bit<1>   kept;       // the selection hit: out_port is a pick-list port
     PortId_t out_port;   // the route's port, the selection's, then the pinned one
-    pin_status_t st0;    // way 0
-    pin_status_t st1;    // way 1 (when way 0 is busy)
     bit<1>   way1;       // way 1 was looked up (way 0 busy)
-    bit<8>   found1;     // way 0 was taken and way 1 holds the flow's live pin
     bit<1>   pin_hit;    // the flow follows a live pin
     bit<8>   report;     // the pin-failure filter lets this digest through
     bit<1>   dead;       // out_port is down
@@ -188,7 +185,6 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         meta.bucket = NO_BUCKET;
         meta.kept = 0;
         meta.way1 = 0;
-        meta.found1 = 0;
         meta.pin_hit = 0;
         meta.report = 0;
         meta.dead = 0;
@@ -238,7 +234,7 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         }
     }
     state parse_ipv4_options {
-        pkt.extract(hdr.ipv4_options, (bit<32>)(((bit<16>)hdr.ipv4.ihl - 5) * 32));
+        pkt.extract(hdr.ipv4_options, (bit<32>)(hdr.ipv4.ihl - 5) * 32);
         transition parse_ipv4_l4;
     }
     // Only a first fragment carries the L4 ports; later fragments hash
@@ -264,6 +260,13 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                     in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
                     inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                     inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+    // The pin status of each way. Control locals, not lcmp_meta_t fields:
+    // bf-p4c encodes an enum a RegisterAction returns as the stateful
+    // ALU's predicate, and a metadata field of a plain enum type has no
+    // width (an internal compiler error, "width_bits() on type with
+    // unknown size").
+    pin_status_t st0;   // way 0
+    pin_status_t st1;   // way 1 (BUSY unless way 1 was looked up)
     // The core's HashAlgorithm::Crc32: CRC-32/ISO-HDLC over FlowKey::ecmp_bytes
     // (little-endian words, hence the byte-swapped field list); the final
     // XOR is 0xFFFFFFFF ^ seed.
@@ -286,7 +289,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     // not wrap. The clock register counts the wraps of the 32-bit stamp in
     // its top 8 bits, from 1, so meta.now starts 78 hours after every cell's
     // initial "last seen".
-    @id(0x000006) Register<lcmp_pin_t, bit<1>>(1, {32w16777216, 32w0x00000000}) lcmp_clock;
+    Register<lcmp_pin_t, bit<1>>(1, {32w16777216, 32w0x00000000}) lcmp_clock;
     RegisterAction<lcmp_pin_t, bit<1>, bit<32>>(lcmp_clock) clock_tick = {
         void apply(inout lcmp_pin_t v, out bit<32> wraps) {
             if (v.hi - meta.raw > CLOCK_WRAP) {
@@ -304,7 +307,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     // way 0 indexed by sig[15:0], way 1 by sig[31:16]. A cell is taken
     // only once it has expired, so live flows never evict each other. Cells
     // start at {0, 0}, idle since the clock's start.
-    @id(0x000001) Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x00000000}) lcmp_pin0;
+    Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x00000000}) lcmp_pin0;
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin0) pin0_lookup = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
             if (meta.now - v.hi > PIN_IDLE) {
@@ -319,7 +322,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             }
         }
     };
-    @id(0x000002) Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x00000000}) lcmp_pin1;
+    Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x00000000}) lcmp_pin1;
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin1) pin1_lookup = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
             if (meta.now - v.hi > PIN_IDLE) {
@@ -335,17 +338,21 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         }
     };
     // Way 0 was free and is now the flow's: only look for an older pin.
-    RegisterAction<lcmp_pin_t, pin_index_t, bit<8>>(lcmp_pin1) pin1_find = {
-        void apply(inout lcmp_pin_t v, out bit<8> found) {
+    // It outputs the same enum as pin1_lookup (never TAKEN): the two
+    // actions share the register's ALU, whose output is the predicate for
+    // both or for neither (bf-p4c: "cannot output ... because the predicate
+    // is output in another control flow").
+    RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin1) pin1_find = {
+        void apply(inout lcmp_pin_t v, out pin_status_t st) {
             if (v.lo == meta.sig && meta.now - v.hi <= PIN_IDLE) {
                 v.hi = meta.now;
-                found = 1;
+                st = pin_status_t.HIT;
             } else {
-                found = 0;
+                st = pin_status_t.BUSY;
             }
         }
     };
-    @id(0x000003) Register<bit<16>, pin_index_t>(65536) lcmp_port0;
+    Register<bit<16>, pin_index_t>(65536) lcmp_port0;
     RegisterAction<bit<16>, pin_index_t, bit<16>>(lcmp_port0) port0_read = {
         void apply(inout bit<16> v, out bit<16> port) {
             port = v;
@@ -356,7 +363,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             v = (bit<16>)meta.out_port;
         }
     };
-    @id(0x000004) Register<bit<16>, pin_index_t>(65536) lcmp_port1;
+    Register<bit<16>, pin_index_t>(65536) lcmp_port1;
     RegisterAction<bit<16>, pin_index_t, bit<16>>(lcmp_port1) port1_read = {
         void apply(inout bit<16> v, out bit<16> port) {
             port = v;
@@ -369,7 +376,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     };
     // The pin-failure digest's filter: one report per flow (by signature)
     // and idle timeout, whatever its packet rate.
-    @id(0x000005) Register<lcmp_pin_t, fail_index_t>(4096, {32w0, 32w0x00000000}) lcmp_fail;
+    Register<lcmp_pin_t, fail_index_t>(4096, {32w0, 32w0x00000000}) lcmp_fail;
     RegisterAction<lcmp_pin_t, fail_index_t, bit<8>>(lcmp_fail) fail_report = {
         void apply(inout lcmp_pin_t v, out bit<8> report) {
             if (v.lo != meta.sig || meta.now - v.hi > PIN_IDLE) {
@@ -554,39 +561,40 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         }
         // Pins only for a packet the selection routed (a table miss drops it
         // and leaves every pin cell alone).
+        st1 = pin_status_t.BUSY;
         if (meta.kept == 1) {
-            meta.st0 = pin0_lookup.execute(meta.sig[15:0]);
-            if (meta.st0 == pin_status_t.HIT) {
+            st0 = pin0_lookup.execute(meta.sig[15:0]);
+            if (st0 == pin_status_t.HIT) {
                 meta.pin_hit = 1;
-            } else if (meta.st0 == pin_status_t.TAKEN) {
-                meta.found1 = pin1_find.execute(meta.sig[31:16]);
+            } else if (st0 == pin_status_t.TAKEN) {
+                st1 = pin1_find.execute(meta.sig[31:16]);
             } else {
                 meta.way1 = 1;
-                meta.st1 = pin1_lookup.execute(meta.sig[31:16]);
+                st1 = pin1_lookup.execute(meta.sig[31:16]);
             }
             // Way 1's port: follow a pin (re-pin on the resubmitted pass),
             // record a new one, or report that both ways are busy.
-            if (meta.found1 == 1 || (meta.way1 == 1 && meta.st1 == pin_status_t.HIT)) {
+            if (st1 == pin_status_t.HIT) {
                 meta.pin_hit = 1;
                 if (ig_intr_md.resubmit_flag == 0) {
                     meta.out_port = (PortId_t)port1_read.execute(meta.sig[31:16]);
                 } else {
                     port1_write.execute(meta.sig[31:16]);
                 }
-            } else if (meta.way1 == 1 && meta.st1 == pin_status_t.TAKEN) {
+            } else if (st1 == pin_status_t.TAKEN) {
                 port1_write.execute(meta.sig[31:16]);
             } else if (meta.way1 == 1 && ig_intr_md.resubmit_flag == 0) {
                 meta.report = fail_report.execute(meta.sig[23:12]);
             }
             // Way 0's port; a newly taken way-0 cell copies the flow's way-1
             // pin if it had one (out_port was read from it just above).
-            if (meta.st0 == pin_status_t.HIT) {
+            if (st0 == pin_status_t.HIT) {
                 if (ig_intr_md.resubmit_flag == 0) {
                     meta.out_port = (PortId_t)port0_read.execute(meta.sig[15:0]);
                 } else {
                     port0_write.execute(meta.sig[15:0]);
                 }
-            } else if (meta.st0 == pin_status_t.TAKEN) {
+            } else if (st0 == pin_status_t.TAKEN) {
                 port0_write.execute(meta.sig[15:0]);
             }
             if (meta.report == 1) {
@@ -626,7 +634,7 @@ control LcmpIngressDeparser(packet_out pkt, inout headers_t hdr, in lcmp_meta_t 
                             in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
     Resubmit() resubmit;
     Checksum() ipv4_csum;
-    @id(0x000001) Digest<lcmp_pin_fail_t>() pin_fail;
+    Digest<lcmp_pin_fail_t>() pin_fail;
     apply {
         if (ig_dprsr_md.resubmit_type == LCMP_RESUBMIT) {
             resubmit.emit(meta.resubmit);
