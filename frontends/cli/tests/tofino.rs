@@ -74,6 +74,55 @@ fn compile_prints_the_hash_stages_and_stamp() {
     assert_eq!(log, "compiled\n");
 }
 
+/// With `--bfas`, the assembler runs on the compiler's assembly; its
+/// failure is the compile's, on one line.
+#[test]
+fn the_assembler_runs_after_the_compiler() {
+    let dir = fresh_dir("bfas");
+    let compiler = fake_compiler(&dir, 4, 0);
+    let assembler = |status: i32| {
+        let path = dir.join(format!("fake-bfas-{status}"));
+        let script = format!("#!/bin/sh\necho \"bfas $*\"\nexit {status}\n");
+        std::fs::write(&path, script).expect("write script");
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        path.display().to_string()
+    };
+    let run = |bfas: &str| {
+        let out = dir.join("out");
+        lcmp(&[
+            "tofino",
+            "compile",
+            "--topology",
+            "testbed8",
+            "--switch",
+            "DC1",
+            "--target",
+            "tofino1",
+            "--bf-p4c",
+            &compiler.display().to_string(),
+            "--bfas",
+            bfas,
+            "-o",
+            &out.display().to_string(),
+        ])
+    };
+    let out = run(&assembler(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("tofino: assembled by bfas, 0 errors"),
+        "{text}"
+    );
+    let log = std::fs::read_to_string(dir.join("out/tofino/assemble.log")).expect("log");
+    assert!(
+        log.starts_with("bfas -o ") && log.trim_end().ends_with("pipe/lcmp.bfa"),
+        "{log}"
+    );
+    let err = one_line_error(&run(&assembler(2)));
+    assert!(err.contains("assemble failed (status 2): see "), "{err}");
+}
+
 #[test]
 fn a_missing_or_failing_compiler_is_a_one_line_error() {
     let dir = fresh_dir("fail");

@@ -153,6 +153,11 @@ pub struct CompileArgs {
     /// preprocessed first and compiled with `--nocpp`.
     #[arg(long = "p4include", value_name = "DIR")]
     pub p4include: Vec<PathBuf>,
+    /// The assembler (`bfas`) to run on the compiler's `pipe/*.bfa`, as an
+    /// SDE's `bf-p4c` driver does (open-source `p4c-barefoot` stops at the
+    /// assembly); its errors fail the compile.
+    #[arg(long, value_name = "PATH")]
+    pub bfas: Option<PathBuf>,
     /// Compile this P4 file instead of generating `lcmp.p4`.
     #[arg(long, value_name = "FILE")]
     pub p4: Option<PathBuf>,
@@ -568,6 +573,9 @@ pub fn compile(args: &CompileArgs) -> Result<String, Error> {
     };
     let out = c.out.join(name);
     let s = crate::compile::compile(&args.bf_p4c, &args.p4include, &p4, t, &out)?;
+    if let Some(bfas) = &args.bfas {
+        crate::compile::assemble(bfas, &out)?;
+    }
     let mut o = String::new();
     use core::fmt::Write as _;
     let _ = writeln!(
@@ -583,6 +591,13 @@ pub fn compile(args: &CompileArgs) -> Result<String, Error> {
         s.egress_stages,
         out.display()
     );
+    if args.bfas.is_some() {
+        let _ = writeln!(
+            o,
+            "{name}: assembled by bfas, 0 errors ({})",
+            out.join("asm").display()
+        );
+    }
     for (k, v) in &s.resources {
         let _ = writeln!(o, "  {k}: {v}");
     }
