@@ -272,6 +272,24 @@ fn pin_failure_rate_at_the_default_size() {
     assert!(f50 > f25 && f50 < 0.05, "{f50}");
 }
 
+/// Tofino 2's default, 2 x 32 768 cells (`Target::default_pin_slots`: what
+/// bf-p4c 34b86e9 can place): the same loads, and the price of half the
+/// cells, as docs/tofino.md quotes them.
+#[test]
+fn pin_failure_rate_at_the_tofino2_default_size() {
+    let t2 = lcmp_tofino::model::Target::Tofino2.default_pin_slots();
+    assert_eq!(t2, lcmp_tofino::model::DEFAULT_PIN_SLOTS / 2);
+    let (f25, f50) = (pin_failures(t2, 25_000), pin_failures(t2, 50_000));
+    eprintln!(
+        "Tofino 2 unpinned: {:.2} % of 25k flows, {:.2} % of 50k flows",
+        100.0 * f25,
+        100.0 * f50
+    );
+    let full = lcmp_tofino::model::DEFAULT_PIN_SLOTS;
+    assert!(f25 > pin_failures(full, 25_000) && f25 < 0.05, "{f25}");
+    assert!(f50 > f25 && f50 < 0.16, "{f50}");
+}
+
 /// The idle check across the stamp's wrap. The stateful ALU compares
 /// `now - seen > PIN_IDLE` in 34-bit arithmetic (bf-p4c `CheckStatefulAlu`:
 /// memory and PHV zero-extended), not mod 2^32, so the previous program's
