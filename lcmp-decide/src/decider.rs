@@ -516,7 +516,9 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     #[must_use]
     #[inline]
     pub fn on_packet(&mut self, now: Instant, key: &FlowKey, group: GroupId) -> Decision {
-        self.route(now, group, key.fingerprint(), || *key)
+        self.route(now, group, key.fingerprint(), |algorithm, seed| {
+            key.ecmp_hash(algorithm, seed)
+        })
     }
 
     /// Routes a burst of packets, in order: `out[i]` is exactly what
@@ -617,7 +619,9 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
             // Keeps the reads: their only purpose is to start the misses.
             core::hint::black_box(lines);
             for ((p, fp), o) in burst.iter().zip(fingerprints).zip(decisions) {
-                let decision = self.route(now, read(p).1, fp, || read(p).0);
+                let decision = self.route(now, read(p).1, fp, |algorithm, seed| {
+                    read(p).0.ecmp_hash(algorithm, seed)
+                });
                 write(o, decision);
             }
         }
@@ -625,16 +629,17 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     }
 
     /// [`DeciderWith::on_packet`] with the flow's fingerprint computed;
-    /// `key` is called only when the flow needs deciding (the ECMP hash
-    /// reads the key, a hit only the fingerprint), so a burst in the
-    /// caller's layout converts a hit's key once, for its fingerprint.
+    /// `ecmp_hash` (the flow's [`FlowKey::ecmp_hash`]) is called only when
+    /// the flow needs deciding (a hit reads only the fingerprint), so a
+    /// burst in the caller's layout converts a hit's key once, for its
+    /// fingerprint, and a single packet's key is never copied.
     #[inline]
     fn route(
         &mut self,
         now: Instant,
         group: GroupId,
         fingerprint: u64,
-        key: impl FnOnce() -> FlowKey,
+        ecmp_hash: impl FnOnce(HashAlgorithm, u32) -> u32,
     ) -> Decision {
         bump(&mut self.counters.packets);
         let idle = self.idle_timeout();
@@ -649,7 +654,7 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
                 return Decision::Hit(pin.port);
             }
         }
-        let hash = key().ecmp_hash(self.config.hash, self.config.seed);
+        let hash = ecmp_hash(self.config.hash, self.config.seed);
         let (chosen, reason) = decide(&self.inputs(self.config.scheme), group, hash);
         let Some(port) = chosen else {
             // Every candidate down: the pin stays, so that a flow whose
