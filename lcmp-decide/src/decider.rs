@@ -581,9 +581,10 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     }
 
     /// [`DeciderWith::on_packets_by`] with the read-ahead of each flow's
-    /// bucket key line supplied by the caller: `read_ahead` gets the line
-    /// (64 bytes, 64-byte aligned, in the flow cache's storage) before any
-    /// packet of the group of [`BURST`] is decided, and returns a value the
+    /// primary bucket supplied by the caller: `read_ahead` gets its key
+    /// line (64 bytes, 64-byte aligned, in the flow cache's storage) and
+    /// its tick line (32 bytes, which a hit writes) before any packet of
+    /// the group of [`BURST`] is decided, and returns a value the
     /// burst keeps alive with `core::hint::black_box` (the default,
     /// [`touch_line`], reads the line's first key; a prefetch returns 0).
     ///
@@ -603,7 +604,7 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
         read: impl Fn(&P) -> (FlowKey, GroupId),
         out: &mut [O],
         mut write: impl FnMut(&mut O, Decision),
-        read_ahead: impl Fn(&[u64; BUCKET]) -> u64,
+        read_ahead: impl Fn(&[u64; BUCKET], &[u32; BUCKET]) -> u64,
     ) -> usize {
         let n = packets.len().min(out.len());
         let (Some(packets), Some(out)) = (packets.get(..n), out.get_mut(..n)) else {
@@ -614,7 +615,7 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
             let mut lines = 0u64;
             for (p, fp) in burst.iter().zip(fingerprints.iter_mut()) {
                 *fp = read(p).0.fingerprint();
-                lines ^= self.cache.key_line(*fp).map_or(0, &read_ahead);
+                lines ^= self.cache.lines(*fp).map_or(0, |(k, s)| read_ahead(k, s));
             }
             // Keeps the reads: their only purpose is to start the misses.
             core::hint::black_box(lines);

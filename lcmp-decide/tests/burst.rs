@@ -53,13 +53,15 @@ fn agree<A: SlotStorage, B: SlotStorage>(
                 |&n| (flow(n), group_of(n)),
                 &mut out,
                 |o, d| *o = Some(d),
-                |_| {
+                |_, _| {
                     lines.set(lines.get() + 1);
                     0
                 },
             );
             assert_eq!((n, lines.get()), (flows.len(), flows.len()));
-            out.into_iter().map(|d| d.expect("every decision written")).collect()
+            out.into_iter()
+                .map(|d| d.expect("every decision written"))
+                .collect()
         } else {
             let mut out = vec![Decision::NoRoute(Reason::UnknownGroup); packets.len()];
             assert_eq!(
@@ -74,7 +76,7 @@ fn agree<A: SlotStorage, B: SlotStorage>(
             .collect();
         assert_eq!(out, one_by_one);
         assert_eq!(burst.counters(), single.counters());
-    PACKETS.fetch_add(packets.len() as u64, Ordering::Relaxed);
+        PACKETS.fetch_add(packets.len() as u64, Ordering::Relaxed);
         let overflowed = out.iter().any(|d| {
             matches!(
                 d,

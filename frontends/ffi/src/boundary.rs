@@ -75,24 +75,35 @@ impl SlotStorage for CallerSlots {
     }
 }
 
-/// The burst's read-ahead of a flow's bucket key line
-/// (`DeciderWith::on_packets_with`'s hook): a software prefetch into every
-/// cache level, as DPDK's `rte_prefetch0` (`prefetcht0` on x86-64, `prfm
-/// pldl1keep` on AArch64), elsewhere the core's plain load
-/// (`touch_line`). A prefetch retires without waiting for its line, so a
-/// burst's 32 misses all overlap; the core cannot issue it, being
-/// `forbid(unsafe_code)`. Returns 0 (nothing for the burst to keep alive)
-/// where it prefetches.
+/// The burst's read-ahead of a flow's primary bucket, its key line and
+/// its tick line (`DeciderWith::on_packets_with`'s hook): software
+/// prefetches into every cache level, as DPDK's `rte_prefetch0`
+/// (`prefetcht0` on x86-64, `prfm pldl1keep` on AArch64), elsewhere the
+/// core's plain load (`touch_line`). A prefetch retires without waiting
+/// for its line, so a burst's misses all overlap; the core cannot issue
+/// one, being `forbid(unsafe_code)`. Returns 0 (nothing for the burst to
+/// keep alive) where it prefetches.
 #[inline(always)]
-pub(crate) fn prefetch_line(keys: &[u64; BUCKET]) -> u64 {
+pub(crate) fn prefetch_lines(keys: &[u64; BUCKET], seen: &[u32; BUCKET]) -> u64 {
+    prefetch(keys.as_ptr().cast());
+    prefetch(seen.as_ptr().cast());
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    return lcmp_decide::flow_cache::touch_line(keys, seen);
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    0
+}
+
+/// One software prefetch of the line holding `line` (nothing where the
+/// architecture has none this crate knows).
+#[inline(always)]
+fn prefetch(line: *const i8) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         // SAFETY: a prefetch is a hint that never faults and changes no
         // memory; SSE, which it needs, is part of x86-64's baseline, and
         // the address is a live reference's.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(keys.as_ptr().cast()) };
-        0
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(line) };
     }
     #[cfg(target_arch = "aarch64")]
     {
@@ -102,14 +113,13 @@ pub(crate) fn prefetch_line(keys: &[u64; BUCKET]) -> u64 {
         unsafe {
             core::arch::asm!(
                 "prfm pldl1keep, [{line}]",
-                line = in(reg) keys.as_ptr(),
+                line = in(reg) line,
                 options(nostack, preserves_flags, readonly)
             )
         };
-        0
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    lcmp_decide::flow_cache::touch_line(keys)
+    let _ = line;
 }
 
 /// Bytes of a decider's memory before its slots: the handle, rounded up to

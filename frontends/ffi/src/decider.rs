@@ -334,14 +334,14 @@ pub unsafe extern "C" fn lcmp_on_packets(
     let out = slice_mut!(out, n);
     // The core's burst reads each C packet where it lies (converting a
     // hit's key once, for its fingerprint) and writes each C decision
-    // directly; the key lines are prefetched, not loaded.
+    // directly; each flow's key and tick lines are prefetched, not loaded.
     handle.inner.on_packets_with(
         Instant::from_ticks(now),
         packets,
         packet_key,
         out,
         |o, d| *o = decision_to_c(d),
-        boundary::prefetch_line,
+        boundary::prefetch_lines,
     );
     count
 }
