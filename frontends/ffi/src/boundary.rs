@@ -87,10 +87,11 @@ impl SlotStorage for CallerSlots {
 pub(crate) fn prefetch_lines(keys: &[u64; BUCKET], seen: &[u32; BUCKET]) -> u64 {
     prefetch(keys.as_ptr().cast());
     prefetch(seen.as_ptr().cast());
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    return lcmp_decide::flow_cache::touch_line(keys, seen);
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    0
+    if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
+        0
+    } else {
+        lcmp_decide::flow_cache::touch_line(keys, seen)
+    }
 }
 
 /// One software prefetch of the line holding `line` (nothing where the
