@@ -586,7 +586,7 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     /// its tick line (32 bytes, which a hit writes) before any packet of
     /// the group of [`BURST`] is decided, and returns a value the
     /// burst keeps alive with `core::hint::black_box` (the default,
-    /// [`touch_line`], reads the line's first key; a prefetch returns 0).
+    /// [`touch_line`], reads the key line's first key; a prefetch returns 0).
     ///
     /// It is a hook because the core is `forbid(unsafe_code)` and a
     /// prefetch instruction is not safe Rust (`_mm_prefetch` and `asm!`
@@ -595,7 +595,7 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     /// prefetch retires at once. A caller with an `unsafe` boundary (the C
     /// ABI, `lcmp-ffi`) passes a function that issues one, as DPDK's
     /// `rte_hash_lookup_bulk` does with `rte_prefetch0`. The hook cannot
-    /// change a decision: it sees the line only, read-only.
+    /// change a decision: it sees the two lines only, read-only.
     #[inline]
     pub fn on_packets_with<P, O>(
         &mut self,
