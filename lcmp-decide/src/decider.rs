@@ -2,7 +2,7 @@
 //! one sans-IO interface (§3.1 runtime workflow, Fig. 2).
 
 use crate::flow_cache::{
-    FlowCache, FlowCacheRef, FlowCacheWith, SlotArray, SlotBlock, SlotStorage,
+    touch_line, FlowCache, FlowCacheRef, FlowCacheWith, SlotArray, SlotBlock, SlotStorage, BUCKET,
 };
 use crate::fmt::trace;
 use crate::hash::{FlowKey, HashAlgorithm};
@@ -516,7 +516,9 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     #[must_use]
     #[inline]
     pub fn on_packet(&mut self, now: Instant, key: &FlowKey, group: GroupId) -> Decision {
-        self.route(now, key, group, key.fingerprint())
+        self.route(now, group, key.fingerprint(), |algorithm, seed| {
+            key.ecmp_hash(algorithm, seed)
+        })
     }
 
     /// Routes a burst of packets, in order: `out[i]` is exactly what
@@ -528,12 +530,81 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     /// computes every flow's fingerprint and reads the cache line its
     /// lookup needs first (independent loads, so their misses overlap, as
     /// DPDK's `rte_hash_lookup_bulk` does), then decides the packets one by
-    /// one.
+    /// one. [`DeciderWith::on_packets_by`] is the same over packets and
+    /// decisions in the caller's own layout.
     pub fn on_packets(
         &mut self,
         now: Instant,
         packets: &[(FlowKey, GroupId)],
         out: &mut [Decision],
+    ) -> usize {
+        self.on_packets_by(now, packets, |&p| p, out, |o, d| *o = d)
+    }
+
+    /// [`DeciderWith::on_packets`] over packets and decisions in the
+    /// caller's layout (a C struct, a parsed header), so that no burst of
+    /// `(FlowKey, GroupId)` and no array of [`Decision`]s is built only to
+    /// be converted: `read` gives a packet's flow and group (it is called
+    /// once a packet for the fingerprint, again for the group, and a third
+    /// time only when the flow is not a usable pin, for the ECMP hash: a
+    /// hit needs no key), and `write` stores a decision into its output
+    /// slot. The same decisions, counters and flow-cache state as
+    /// `on_packets` over the converted packets, given a `read` that
+    /// returns the same value each call.
+    ///
+    /// ```
+    /// # use lcmp_decide::*;
+    /// # use core::net::Ipv4Addr;
+    /// let mut d: Decider<4, 1024> = Decider::new(DeciderConfig::DEFAULT);
+    /// // A caller's own packet and decision layouts (here: no tables yet).
+    /// let packets = [(Ipv4Addr::new(10, 0, 0, 1), 1000u16)];
+    /// let mut ports = [0u8; 1];
+    /// let n = d.on_packets_by(
+    ///     Instant::from_ticks(1),
+    ///     &packets,
+    ///     |&(src, sport)| (FlowKey::v4(src, Ipv4Addr::new(10, 7, 0, 1), sport, 4791, 17), GroupId(8)),
+    ///     &mut ports,
+    ///     |o, decision| *o = decision.port().map_or(255, |p| p.0),
+    /// );
+    /// assert_eq!((n, ports), (1, [255]));
+    /// ```
+    #[inline]
+    pub fn on_packets_by<P, O>(
+        &mut self,
+        now: Instant,
+        packets: &[P],
+        read: impl Fn(&P) -> (FlowKey, GroupId),
+        out: &mut [O],
+        write: impl FnMut(&mut O, Decision),
+    ) -> usize {
+        self.on_packets_with(now, packets, read, out, write, touch_line)
+    }
+
+    /// [`DeciderWith::on_packets_by`] with the read-ahead of each flow's
+    /// primary bucket supplied by the caller: `read_ahead` gets its key
+    /// line (64 bytes, 64-byte aligned, in the flow cache's storage) and
+    /// its tick line (32 bytes, which a hit writes) before any packet of
+    /// the group of [`BURST`] is decided, and returns a value the
+    /// burst keeps alive with `core::hint::black_box` (the default,
+    /// [`touch_line`], reads the key line's first key; a prefetch returns 0).
+    ///
+    /// It is a hook because the core is `forbid(unsafe_code)` and a
+    /// prefetch instruction is not safe Rust (`_mm_prefetch` and `asm!`
+    /// need `unsafe`); a plain load starts the same miss but stalls the
+    /// core once a reorder buffer's worth of them is outstanding, where a
+    /// prefetch retires at once. A caller with an `unsafe` boundary (the C
+    /// ABI, `lcmp-ffi`) passes a function that issues one, as DPDK's
+    /// `rte_hash_lookup_bulk` does with `rte_prefetch0`. The hook cannot
+    /// change a decision: it sees the two lines only, read-only.
+    #[inline]
+    pub fn on_packets_with<P, O>(
+        &mut self,
+        now: Instant,
+        packets: &[P],
+        read: impl Fn(&P) -> (FlowKey, GroupId),
+        out: &mut [O],
+        mut write: impl FnMut(&mut O, Decision),
+        read_ahead: impl Fn(&[u64; BUCKET], &[u32; BUCKET]) -> u64,
     ) -> usize {
         let n = packets.len().min(out.len());
         let (Some(packets), Some(out)) = (packets.get(..n), out.get_mut(..n)) else {
@@ -542,22 +613,35 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
         for (burst, decisions) in packets.chunks(BURST).zip(out.chunks_mut(BURST)) {
             let mut fingerprints = [0u64; BURST];
             let mut lines = 0u64;
-            for ((key, _), fp) in burst.iter().zip(fingerprints.iter_mut()) {
-                *fp = key.fingerprint();
-                lines ^= self.cache.touch(*fp);
+            for (p, fp) in burst.iter().zip(fingerprints.iter_mut()) {
+                *fp = read(p).0.fingerprint();
+                lines ^= self.cache.lines(*fp).map_or(0, |(k, s)| read_ahead(k, s));
             }
             // Keeps the reads: their only purpose is to start the misses.
             core::hint::black_box(lines);
-            for (((key, group), fp), d) in burst.iter().zip(fingerprints).zip(decisions) {
-                *d = self.route(now, key, *group, fp);
+            for ((p, fp), o) in burst.iter().zip(fingerprints).zip(decisions) {
+                let decision = self.route(now, read(p).1, fp, |algorithm, seed| {
+                    read(p).0.ecmp_hash(algorithm, seed)
+                });
+                write(o, decision);
             }
         }
         n
     }
 
-    /// [`DeciderWith::on_packet`] with the flow's fingerprint computed.
+    /// [`DeciderWith::on_packet`] with the flow's fingerprint computed;
+    /// `ecmp_hash` (the flow's [`FlowKey::ecmp_hash`]) is called only when
+    /// the flow needs deciding (a hit reads only the fingerprint), so a
+    /// burst in the caller's layout converts a hit's key once, for its
+    /// fingerprint, and a single packet's key is never copied.
     #[inline]
-    fn route(&mut self, now: Instant, key: &FlowKey, group: GroupId, fingerprint: u64) -> Decision {
+    fn route(
+        &mut self,
+        now: Instant,
+        group: GroupId,
+        fingerprint: u64,
+        ecmp_hash: impl FnOnce(HashAlgorithm, u32) -> u32,
+    ) -> Decision {
         bump(&mut self.counters.packets);
         let idle = self.idle_timeout();
         let probe = self.cache.probe(fingerprint, now, idle);
@@ -571,7 +655,7 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
                 return Decision::Hit(pin.port);
             }
         }
-        let hash = key.ecmp_hash(self.config.hash, self.config.seed);
+        let hash = ecmp_hash(self.config.hash, self.config.seed);
         let (chosen, reason) = decide(&self.inputs(self.config.scheme), group, hash);
         let Some(port) = chosen else {
             // Every candidate down: the pin stays, so that a flow whose

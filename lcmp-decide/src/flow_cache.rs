@@ -240,6 +240,26 @@ impl SlotStorage for &mut [SlotBlock] {
     }
 }
 
+/// The burst path's default read-ahead of a bucket (the hook of
+/// [`crate::DeciderWith::on_packets_with`], given the bucket's key line and
+/// tick line): a plain load of its first key, returned so that the caller
+/// can keep it alive with `core::hint::black_box`. The tick line is not
+/// read: with plain loads that measured no better. The core is
+/// `forbid(unsafe_code)`, and a prefetch instruction (`core::arch`'s
+/// `_mm_prefetch`, `prfm`) needs `unsafe`; a plain load starts the same
+/// miss, but waits for it once the reorder buffer fills, where a prefetch
+/// does not.
+///
+/// ```
+/// # use lcmp_decide::flow_cache::touch_line;
+/// assert_eq!(touch_line(&[7, 0, 0, 0, 0, 0, 0, 0], &[0; 8]), 7);
+/// ```
+#[inline]
+pub fn touch_line(keys: &[u64; BUCKET], _seen: &[u32; BUCKET]) -> u64 {
+    let [first, ..] = *keys;
+    first
+}
+
 /// The result of a lookup: a live entry's slot and port. Slot indices never
 /// leave the crate (a stale one could overwrite another flow's pin); users
 /// hold an [`Entry`], which borrows the cache.
@@ -410,8 +430,19 @@ impl<S: SlotStorage> FlowCacheWith<S> {
     /// the adjacent line, which the hardware fetches along.)
     #[inline]
     pub fn touch(&self, fingerprint: u64) -> u64 {
+        self.lines(fingerprint).map_or(0, |(k, s)| touch_line(k, s))
+    }
+
+    /// The key line and the tick line of `fingerprint`'s primary bucket:
+    /// what a hit reads (the key) and writes (the tick), for a caller that
+    /// starts their loads some other way than [`FlowCacheWith::touch`] (a
+    /// prefetch instruction, see [`crate::DeciderWith::on_packets_with`]).
+    /// `None` only if the storage has no such bucket (never for a cache
+    /// built by this module).
+    #[inline]
+    pub fn lines(&self, fingerprint: u64) -> Option<(&[u64; BUCKET], &[u32; BUCKET])> {
         let [a, _] = self.buckets(tag_of(fingerprint));
-        self.slots.bucket(a).map_or(0, |(k, _)| k[0])
+        self.slots.bucket(a)
     }
 
     /// One pass over a flow's buckets: its live entry, if any, and where an

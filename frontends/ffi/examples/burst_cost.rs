@@ -13,6 +13,8 @@
 //! prints the median ns per packet of each, in the thread's CPU time
 //! (`CLOCK_THREAD_CPUTIME_ID`: time the thread was descheduled on a
 //! loaded machine does not count; its cache and TLB losses still do).
+//! With `BURST_COST_WRITE_BLOB=PATH` it only writes its tables' blob to
+//! PATH (testbed8 DC1's group 8: `lcmp-bench`'s BLOB) and exits.
 #![allow(
     missing_docs,
     clippy::undocumented_unsafe_blocks,
@@ -116,6 +118,10 @@ fn main() {
     let run_core = only.as_deref() != Some("c");
     let n = slots * 61 / 100 / 32 * 32;
     let blob = ::lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
+    // The same tables as the BLOB argument of frontends/dpdk's lcmp-bench.
+    if let Ok(path) = std::env::var("BURST_COST_WRITE_BLOB") {
+        return std::fs::write(path, &blob).expect("BURST_COST_WRITE_BLOB");
+    }
 
     // A random order over the flows (xorshift64*), the same for every path.
     let mut order: Vec<u32> = (0..n as u32).collect();

@@ -75,6 +75,54 @@ impl SlotStorage for CallerSlots {
     }
 }
 
+/// The burst's read-ahead of a flow's primary bucket, its key line and
+/// its tick line (`DeciderWith::on_packets_with`'s hook): software
+/// prefetches into every cache level, as DPDK's `rte_prefetch0`
+/// (`prefetcht0` on x86-64, `prfm pldl1keep` on AArch64), elsewhere the
+/// core's plain load (`touch_line`). A prefetch retires without waiting
+/// for its line, so a burst's misses all overlap; the core cannot issue
+/// one, being `forbid(unsafe_code)`. Returns 0 (nothing for the burst to
+/// keep alive) where it prefetches.
+#[inline(always)]
+pub(crate) fn prefetch_lines(keys: &[u64; BUCKET], seen: &[u32; BUCKET]) -> u64 {
+    prefetch(keys.as_ptr().cast());
+    prefetch(seen.as_ptr().cast());
+    if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
+        0
+    } else {
+        lcmp_decide::flow_cache::touch_line(keys, seen)
+    }
+}
+
+/// One software prefetch of the line holding `line` (nothing where the
+/// architecture has none this crate knows).
+#[inline(always)]
+fn prefetch(line: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is a hint that never faults and changes no
+        // memory; SSE, which it needs, is part of x86-64's baseline, and
+        // the address is a live reference's.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(line) };
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: `prfm` is a hint that never faults, writes no register
+        // or memory and leaves the flags alone; the address is a live
+        // reference's.
+        unsafe {
+            core::arch::asm!(
+                "prfm pldl1keep, [{line}]",
+                line = in(reg) line,
+                options(nostack, preserves_flags, readonly)
+            )
+        };
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let _ = line;
+}
+
 /// Bytes of a decider's memory before its slots: the handle, rounded up to
 /// the slots' 64-byte alignment.
 pub(crate) const HEADER_BYTES: usize =

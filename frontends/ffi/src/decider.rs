@@ -3,7 +3,7 @@
 
 use core::ffi::{c_char, c_void};
 
-use lcmp_decide::{Decision, FlowKey, GroupId, Instant, PortId, Tables, BURST};
+use lcmp_decide::{GroupId, Instant, PortId, Tables};
 
 use crate::boundary::{self, decider_bytes};
 use crate::codes::*;
@@ -227,9 +227,6 @@ pub unsafe extern "C" fn lcmp_generation(d: *const lcmp_decider, out: *mut u64) 
     LCMP_OK
 }
 
-/// An unused burst decision (overwritten before it is read).
-const NO_DECISION: Decision = Decision::Hit(PortId(0));
-
 /// `LCMP_FAMILY_V4` or `LCMP_FAMILY_V6`.
 #[inline]
 fn valid_family(p: &lcmp_packet) -> bool {
@@ -335,29 +332,17 @@ pub unsafe extern "C" fn lcmp_on_packets(
         return LCMP_ERR_INVALID_ARGUMENT;
     };
     let out = slice_mut!(out, n);
-    let now = Instant::from_ticks(now);
-    let inner = &mut handle.inner;
-    // The core's burst call on up to `BURST` packets, each converted once
-    // into a stack array that is filled, not initialised first (about
-    // 2.6 KiB on x86-64).
-    let mut keys: heapless::Vec<(FlowKey, GroupId), BURST> = heapless::Vec::new();
-    let mut decisions = [NO_DECISION; BURST];
-    for (burst, decided) in packets.chunks(BURST).zip(out.chunks_mut(BURST)) {
-        keys.clear();
-        for p in burst {
-            // `chunks(BURST)`: never more than the capacity.
-            if keys.push(packet_key(p)).is_err() {
-                return LCMP_ERR_INVALID_ARGUMENT;
-            }
-        }
-        let Some(decisions) = decisions.get_mut(..burst.len()) else {
-            return LCMP_ERR_INVALID_ARGUMENT;
-        };
-        inner.on_packets(now, &keys, decisions);
-        for (o, dec) in decided.iter_mut().zip(decisions.iter()) {
-            *o = decision_to_c(*dec);
-        }
-    }
+    // The core's burst reads each C packet where it lies (converting a
+    // hit's key once, for its fingerprint) and writes each C decision
+    // directly; each flow's key and tick lines are prefetched, not loaded.
+    handle.inner.on_packets_with(
+        Instant::from_ticks(now),
+        packets,
+        packet_key,
+        out,
+        |o, d| *o = decision_to_c(d),
+        boundary::prefetch_lines,
+    );
     count
 }
 
