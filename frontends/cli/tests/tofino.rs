@@ -22,14 +22,21 @@ fn fake_compiler(dir: &Path, last: u32, status: i32) -> PathBuf {
          for s in $(seq 0 {last}); do echo \"stage $s ingress:\" >> \"$out/pipe/lcmp.bfa\"; done\n\
          echo 'stage 0 egress:' >> \"$out/pipe/lcmp.bfa\"\necho compiled\nexit {status}\n"
     );
-    std::fs::write(&path, script).expect("write script");
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    executable(&path, &script);
     path
 }
 
-fn compile(out: &Path, compiler: &Path, target: &str) -> Output {
-    lcmp(&[
+/// Writes `script` to `path`, executable.
+fn executable(path: &Path, script: &str) {
+    std::fs::write(path, script).expect("write script");
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// `lcmp tofino compile` of testbed8 DC1 with `compiler`, and `extra`.
+fn compile_with(out: &Path, compiler: &Path, target: &str, extra: &[&str]) -> Output {
+    let (compiler, out) = (compiler.display().to_string(), out.display().to_string());
+    let mut args = vec![
         "tofino",
         "compile",
         "--topology",
@@ -39,10 +46,16 @@ fn compile(out: &Path, compiler: &Path, target: &str) -> Output {
         "--target",
         target,
         "--bf-p4c",
-        &compiler.display().to_string(),
+        &compiler,
         "-o",
-        &out.display().to_string(),
-    ])
+        &out,
+    ];
+    args.extend_from_slice(extra);
+    lcmp(&args)
+}
+
+fn compile(out: &Path, compiler: &Path, target: &str) -> Output {
+    compile_with(out, compiler, target, &[])
 }
 
 #[test]
@@ -82,31 +95,13 @@ fn the_assembler_runs_after_the_compiler() {
     let compiler = fake_compiler(&dir, 4, 0);
     let assembler = |status: i32| {
         let path = dir.join(format!("fake-bfas-{status}"));
-        let script = format!("#!/bin/sh\necho \"bfas $*\"\nexit {status}\n");
-        std::fs::write(&path, script).expect("write script");
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        executable(
+            &path,
+            &format!("#!/bin/sh\necho \"bfas $*\"\nexit {status}\n"),
+        );
         path.display().to_string()
     };
-    let run = |bfas: &str| {
-        let out = dir.join("out");
-        lcmp(&[
-            "tofino",
-            "compile",
-            "--topology",
-            "testbed8",
-            "--switch",
-            "DC1",
-            "--target",
-            "tofino1",
-            "--bf-p4c",
-            &compiler.display().to_string(),
-            "--bfas",
-            bfas,
-            "-o",
-            &out.display().to_string(),
-        ])
-    };
+    let run = |bfas: &str| compile_with(&dir.join("out"), &compiler, "tofino1", &["--bfas", bfas]);
     let out = run(&assembler(0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
