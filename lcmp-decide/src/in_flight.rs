@@ -259,6 +259,21 @@ mod test {
         assert!(p.may_move(t(1_500 + 270_001), sent, true));
     }
 
+    /// A sample taken at the send's own tick does not bound the packet: it
+    /// may have been queued just after the sample was read.
+    #[test]
+    fn a_sample_at_the_send_tick_is_not_after_it() {
+        let mut p = port();
+        p.on_sample(t(0), 0, RATE, EPOCH);
+        p.on_sample(t(1_000), 0, RATE, EPOCH);
+        let sent = t(1_000);
+        // Gap 1 000, peak 0, window 20 000 would be 21 000 ticks; it is the
+        // buffer bound (400 000 + 20 000).
+        assert!(!p.may_move(t(1_000 + 21_001), sent, true));
+        assert!(!p.may_move(t(1_000 + 420_000), sent, true));
+        assert!(p.may_move(t(1_000 + 420_001), sent, true));
+    }
+
     #[test]
     fn the_bound_never_exceeds_the_buffer() {
         let mut p = port();

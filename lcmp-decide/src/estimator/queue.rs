@@ -102,6 +102,15 @@ mod test {
     use crate::tables::DEFAULT_LEVELS;
     use quickcheck::quickcheck;
 
+    /// A level above `n` is the whole buffer, not more.
+    #[test]
+    fn thresholds_past_n_are_clamped_to_the_buffer() {
+        assert_eq!(queue_threshold(1_000, 12, 10), 1_000);
+        assert_eq!(queue_threshold(u64::MAX, usize::MAX, 10), u64::MAX);
+        assert_eq!(queue_threshold(1_000, 10, 10), 1_000);
+        assert_eq!(queue_threshold(1_000, 3, 0), 0);
+    }
+
     #[test]
     fn golden_5gb_buffer() {
         // testbed8 DCI port: 5 GB, N = 10, thresholds every 500 MB.

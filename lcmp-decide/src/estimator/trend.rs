@@ -97,6 +97,20 @@ mod test {
     use crate::tables::DEFAULT_LEVELS;
     use quickcheck::quickcheck;
 
+    /// Shifts of 64 and more are clamped to 63 (never a shift overflow).
+    #[test]
+    fn ewma_step_clamps_the_shift() {
+        for k in [64u8, 100, 255] {
+            assert_eq!(
+                ewma_step(i64::MIN, -1, k),
+                ewma_step(i64::MIN, -1, 63),
+                "{k}"
+            );
+            assert_eq!(ewma_step(5, i64::MAX, k), ewma_step(5, i64::MAX, 63), "{k}");
+        }
+        assert_eq!(ewma_step(5, i64::MAX, 63), 5);
+    }
+
     #[test]
     fn ewma_golden() {
         // K = 3 by hand: a step of +8000 bytes per sample.
