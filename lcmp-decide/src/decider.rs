@@ -997,6 +997,209 @@ mod test {
         assert_eq!(d.signals(PortId(1)), idle);
     }
 
+    /// Two 1 Gb/s ports (1 MiB buffers) and group 1 over both, port 0 the
+    /// shorter path; `params` for the rest.
+    fn two_port_tables(params: Params) -> Tables {
+        let mut t = Tables::paper_defaults();
+        t.params = params;
+        let mut g = crate::Group {
+            id: GroupId(1),
+            candidates: heapless::Vec::new(),
+        };
+        for (port, delay) in [(0u8, 5u32), (1, 9)] {
+            let _ = t.ports.push(crate::PortConfig {
+                id: PortId(port),
+                rate_bps: 1_000_000_000,
+                buffer_bytes: 1 << 20,
+            });
+            let _ = g.candidates.push(crate::Candidate {
+                port: PortId(port),
+                delay_units: delay,
+                capacity_bps: 1_000_000_000,
+            });
+        }
+        let _ = t.groups.push(g);
+        t
+    }
+
+    fn v4_flow(i: u16) -> FlowKey {
+        let a = core::net::Ipv4Addr::new(10, 0, 0, 1);
+        FlowKey::v4(a, core::net::Ipv4Addr::new(10, 9, 0, 1), i, 4791, 17)
+    }
+
+    fn ticks(t: u32) -> Instant {
+        Instant::from_ticks(t)
+    }
+
+    /// A new flow, its hits, a down pin port (failover), a withdrawn pin
+    /// port (withdrawal), every candidate down (the pin stays) and the
+    /// counters of each, on the decider's own tests.
+    #[test]
+    fn pins_fail_over_drain_and_survive_an_outage() {
+        let t = two_port_tables(Params::PAPER);
+        let mut d: Decider<4, 64> = Decider::new(DeciderConfig::DEFAULT);
+        d.install(&t).expect("valid");
+        let f = v4_flow(1);
+        let first = d.on_packet(ticks(1), &f, GroupId(1));
+        let Some(p) = first.port() else {
+            panic!("{first:?} routes");
+        };
+        assert_eq!(d.on_packet(ticks(2), &f, GroupId(1)), Decision::Hit(p));
+        assert_eq!(Decision::NoRoute(Reason::UnknownGroup).port(), None);
+        let other = PortId(1 - p.0);
+        // The pin's port goes down: re-decided on the other one.
+        d.set_port_up(p, false).expect("port");
+        assert!(d.port_state(p).is_some_and(|s| !s.is_up()));
+        assert!(matches!(
+            d.on_packet(ticks(3), &f, GroupId(1)),
+            Decision::New { port, failover: true, .. } if port == other
+        ));
+        assert_eq!(
+            d.set_port_up(PortId(4), true),
+            Err(Error::PortOutOfRange(4))
+        );
+        // Every candidate down: no route, and the pin stays for the port's
+        // return.
+        d.set_port_up(other, false).expect("port");
+        assert_eq!(
+            d.on_packet(ticks(4), &f, GroupId(1)),
+            Decision::NoRoute(Reason::NoLiveCandidate)
+        );
+        d.set_port_up(other, true).expect("port");
+        d.set_port_up(p, true).expect("port");
+        assert_eq!(d.on_packet(ticks(5), &f, GroupId(1)), Decision::Hit(other));
+        // Tables that no longer list the pin's port as a candidate: a
+        // withdrawal, counted as one.
+        let mut narrower = t.clone();
+        if let Some(g) = narrower.groups.get_mut(0) {
+            g.candidates.retain(|c| c.port != other);
+        }
+        d.install(&narrower).expect("valid");
+        assert!(matches!(
+            d.on_packet(ticks(6), &f, GroupId(1)),
+            Decision::New { port, failover: true, .. } if port == p
+        ));
+        let c = d.counters();
+        assert_eq!(
+            (
+                c.packets,
+                c.hits,
+                c.new_flows,
+                c.failovers,
+                c.withdrawals,
+                c.no_route
+            ),
+            (6, 2, 1, 1, 1, 1)
+        );
+    }
+
+    /// The fallbacks are counted by reason: outdated tables (ECMP), nothing
+    /// under the cut (the cheapest alone); a scheme switch takes effect for
+    /// the next new flow.
+    #[test]
+    fn fallbacks_and_schemes_are_counted_and_switched() {
+        let mut d: Decider<4, 64> = Decider::new(DeciderConfig::DEFAULT);
+        d.install(&two_port_tables(Params::PAPER)).expect("valid");
+        d.set_tables_current(false);
+        assert!(matches!(
+            d.on_packet(ticks(1), &v4_flow(1), GroupId(1)),
+            Decision::New {
+                reason: Reason::EcmpFallback,
+                ..
+            }
+        ));
+        d.set_tables_current(true);
+        assert!(matches!(
+            d.on_packet(ticks(1), &v4_flow(2), GroupId(1)),
+            Decision::New {
+                reason: Reason::HashInKept,
+                ..
+            }
+        ));
+        d.set_scheme(Scheme::Ecmp);
+        assert!(matches!(
+            d.on_packet(ticks(1), &v4_flow(3), GroupId(1)),
+            Decision::New {
+                reason: Reason::Ecmp,
+                ..
+            }
+        ));
+        d.install(&two_port_tables(Params::PAPER.with_cut(0)))
+            .expect("valid");
+        d.set_scheme(Scheme::Lcmp);
+        assert!(matches!(
+            d.on_packet(ticks(1), &v4_flow(4), GroupId(1)),
+            Decision::New {
+                port: PortId(0),
+                reason: Reason::MinCostFallback,
+                ..
+            }
+        ));
+        let c = d.counters();
+        assert_eq!(
+            (c.ecmp_fallbacks, c.min_cost_fallbacks, c.new_flows),
+            (1, 1, 4)
+        );
+    }
+
+    /// The burst entries return how many packets they decided (the
+    /// shorter of the two slices), `gc` how many idle entries it cleared,
+    /// and a sample's epoch is half the idle timeout.
+    #[test]
+    fn bursts_gc_and_sample_epochs_report_what_they_did() {
+        let mut d: Decider<4, 64> = Decider::new(DeciderConfig::DEFAULT);
+        d.install(&two_port_tables(Params::PAPER)).expect("valid");
+        let packets: std::vec::Vec<(FlowKey, GroupId)> =
+            (0..5).map(|i| (v4_flow(i), GroupId(1))).collect();
+        let mut out = [Decision::NoRoute(Reason::UnknownGroup); 7];
+        assert_eq!(d.on_packets(ticks(1), &packets, &mut out), 5);
+        assert_eq!(d.on_packets(ticks(1), &packets, &mut out[..3]), 3);
+        let mut few = [0u8; 2];
+        let n = d.on_packets_by(
+            ticks(1),
+            &packets,
+            |p| (p.0, p.1),
+            &mut few,
+            |o, dec| {
+                *o = dec.port().map_or(0, |p| p.0 + 1);
+            },
+        );
+        assert_eq!(n, 2);
+        assert!(few.iter().all(|&p| p > 0), "{few:?}");
+        let reads = core::cell::Cell::new(0);
+        let n = d.on_packets_with(
+            ticks(1),
+            &packets,
+            |p| (p.0, p.1),
+            &mut out,
+            |o, dec| *o = dec,
+            |_, _| {
+                reads.set(reads.get() + 1);
+                0
+            },
+        );
+        assert_eq!((n, reads.get()), (5, 5));
+        let idle = Params::PAPER.idle_timeout_ticks;
+        assert_eq!(d.gc(ticks(idle + 2), 64), 5);
+        assert_eq!(d.gc(ticks(idle + 2), 64), 0);
+        // Samples 0.6 and 1.5 idle timeouts apart: the first does not start
+        // an epoch of half the timeout, the second does.
+        let mut want = InFlight::NEW;
+        if let Some(c) = d.tables() {
+            want.on_install(c, 1);
+        }
+        let rate = Some((1_000_000_000, Params::PAPER.ticks_per_second));
+        for (at, q) in [
+            (10, 0u64),
+            (10 + idle * 3 / 10, 4096),
+            (10 + idle * 3 / 4, 0),
+        ] {
+            d.sample(ticks(at), PortId(1), q).expect("port");
+            want.on_sample(ticks(at), q, rate, idle / 2);
+        }
+        assert_eq!(d.in_flight.get(1), Some(&want));
+    }
+
     /// A new flow that finds the cache full is refused while every entry's
     /// last packet may still be queued, and takes an entry once one's safe
     /// gap (buffer drain; a one-candidate group has no reorder window) has
