@@ -892,7 +892,13 @@ mod test {
             }
             // Other buckets are unaffected.
             assert!(c.insert(fp(0, 2, 0), PortId(1), now, IDLE).is_ok());
-            // Once idle, a slot is reused by an insert.
+            // Idle exactly the timeout is still active; one tick more and
+            // the slot is reused by an insert.
+            let at_timeout = Instant::from_ticks(IDLE);
+            assert_eq!(
+                c.insert(fp(16, 0, 1), PortId(1), at_timeout, IDLE),
+                Err(CacheFull)
+            );
             let later = Instant::from_ticks(IDLE + 1);
             assert!(c.insert(fp(16, 0, 1), PortId(1), later, IDLE).is_ok());
             assert_eq!(c.len(), 17);
@@ -1112,6 +1118,10 @@ mod test {
             let slot = c
                 .insert(77, PortId(1), now, IDLE)
                 .map_or(usize::MAX, |p| p.slot);
+            assert!(!c.is_empty());
+            // The read-ahead lines are the flow's bucket: its key is there.
+            let (keys, _) = c.lines(77).expect("a bucket");
+            assert!(keys.contains(&key_of(tag_of(77), PortId(1))));
             c.repin(slot, PortId(4), now);
             assert_eq!(c.find(77, now, IDLE).map(|p| p.port), Some(PortId(4)));
             c.remove(slot);
