@@ -1039,6 +1039,43 @@ mod test {
         });
     }
 
+    /// The entry API and `lookup`: a refresh keeps a flow live past its old
+    /// timeout, a repin changes its port, a remove forgets it; a vacant
+    /// bucket takes an insert.
+    #[test]
+    fn entries_refresh_repin_and_remove() {
+        both!(16, |c| {
+            let t = Instant::from_ticks;
+            assert!(matches!(c.entry(9, t(0), IDLE), Entry::Vacant(_)));
+            if let Entry::Vacant(v) = c.entry(9, t(0), IDLE) {
+                assert!(v.insert(PortId(3)).is_ok());
+            }
+            assert_eq!(c.lookup(9, t(1), IDLE), Some(PortId(3)));
+            // Refreshed at IDLE - 1: live at 2 * IDLE - 1, which is past
+            // the timeout of its first packet.
+            if let Entry::Occupied(mut o) = c.entry(9, t(IDLE - 1), IDLE) {
+                assert_eq!(o.port(), PortId(3));
+                o.refresh();
+            }
+            assert_eq!(c.lookup(9, t(2 * IDLE - 1), IDLE), Some(PortId(3)));
+            let direct = c.probe(9, t(2 * IDLE - 1), IDLE).found.map(|p| p.slot);
+            if let Some(slot) = direct {
+                c.refresh(slot, t(3 * IDLE));
+            }
+            assert_eq!(c.lookup(9, t(4 * IDLE), IDLE), Some(PortId(3)));
+            if let Entry::Occupied(mut o) = c.entry(9, t(4 * IDLE), IDLE) {
+                o.repin(PortId(5));
+                assert_eq!(o.port(), PortId(5));
+            }
+            assert_eq!(c.lookup(9, t(4 * IDLE), IDLE), Some(PortId(5)));
+            if let Entry::Occupied(o) = c.entry(9, t(4 * IDLE), IDLE) {
+                o.remove();
+            }
+            assert_eq!(c.lookup(9, t(4 * IDLE), IDLE), None);
+            assert!(c.is_empty());
+        });
+    }
+
     /// `reclaim` reuses the longest-idle entry that may move, and no other.
     #[test]
     fn reclaim_takes_the_longest_idle_movable_entry() {
