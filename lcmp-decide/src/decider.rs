@@ -1046,9 +1046,18 @@ mod test {
         };
         assert_eq!(d.on_packet(ticks(2), &f, GroupId(1)), Decision::Hit(p));
         assert_eq!(Decision::NoRoute(Reason::UnknownGroup).port(), None);
+        let e = d.explain(ticks(2), &f, GroupId(1));
+        assert_eq!(
+            (e.pinned, e.chosen, e.reason),
+            (Some(p), Some(p), Reason::Pinned)
+        );
         let other = PortId(1 - p.0);
-        // The pin's port goes down: re-decided on the other one.
+        // The pin's port goes down: re-decided on the other one (explain
+        // shows the pin beside the re-decision).
         d.set_port_up(p, false).expect("port");
+        let e = d.explain(ticks(2), &f, GroupId(1));
+        assert_eq!((e.pinned, e.chosen), (Some(p), Some(other)));
+        assert_ne!(e.reason, Reason::Pinned);
         assert!(d.port_state(p).is_some_and(|s| !s.is_up()));
         assert!(matches!(
             d.on_packet(ticks(3), &f, GroupId(1)),
