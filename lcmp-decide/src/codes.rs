@@ -334,7 +334,7 @@ impl HashAlgorithm {
 #[cfg(test)]
 mod test {
     use super::*;
-    use std::string::ToString;
+    use std::string::{String, ToString};
 
     #[test]
     fn codes_and_names_round_trip() {
@@ -356,5 +356,79 @@ mod test {
         }
         let names: std::vec::Vec<&str> = DecisionKind::ALL.iter().map(|k| k.name()).collect();
         assert_eq!(names, ["hit", "new", "failover", "unpinned", "no_route"]);
+    }
+
+    /// The snake-case spelling of a variant's `Debug` name, the rule the
+    /// `name` methods document (serde's `rename_all = "snake_case"`).
+    fn snake_case(debug: &str) -> String {
+        let mut out = String::new();
+        for (i, c) in debug.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
+    }
+
+    #[test]
+    fn names_are_the_snake_case_of_the_variants() {
+        for r in Reason::ALL {
+            assert_eq!(r.name(), snake_case(&std::format!("{r:?}")));
+        }
+        for p in Pick::ALL {
+            assert_eq!(p.name(), snake_case(&std::format!("{p:?}")));
+        }
+        for h in HashAlgorithm::ALL {
+            assert_eq!(h.name(), snake_case(&std::format!("{h:?}")));
+        }
+        for k in DecisionKind::ALL {
+            assert_eq!(k.name(), snake_case(&std::format!("{k:?}")));
+        }
+        for s in Scheme::ALL {
+            assert_eq!(s.name(), snake_case(&std::format!("{s:?}")));
+        }
+    }
+
+    #[test]
+    fn descriptions_are_distinct_sentences() {
+        let reasons: std::collections::BTreeSet<&str> =
+            Reason::ALL.iter().map(|r| r.describe()).collect();
+        assert_eq!(reasons.len(), Reason::ALL.len(), "one description a reason");
+        assert!(reasons.iter().all(|d| d.len() > 10));
+        let schemes: std::collections::BTreeSet<&str> =
+            Scheme::ALL.iter().map(|s| s.describe()).collect();
+        assert_eq!(schemes.len(), Scheme::ALL.len(), "one description a scheme");
+        for s in Scheme::ALL {
+            // Each says which scheme it is.
+            assert!(
+                s.describe().contains(&s.name().to_ascii_uppercase()),
+                "{s}: {}",
+                s.describe()
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_name_lists_every_scheme() {
+        assert_eq!(
+            UnknownName.to_string(),
+            "unknown scheme (expected lcmp, ecmp or ucmp)"
+        );
+    }
+
+    #[test]
+    fn cut_reason_codes_are_the_documented_ones() {
+        // The C ABI's LCMP_CUT_* values (lcmp.h): a code never changes.
+        let codes = [
+            (None, 0),
+            (Some(CutReason::Down), 1),
+            (Some(CutReason::UpperHalf), 2),
+            (Some(CutReason::OverCut), 3),
+            (Some(CutReason::NotMaxCapacity), 4),
+        ];
+        for (reason, code) in codes {
+            assert_eq!(CutReason::code(reason), code, "{reason:?}");
+        }
     }
 }

@@ -1237,11 +1237,14 @@ mod test {
             let a = core::net::Ipv4Addr::new(10, 0, 0, 1);
             FlowKey::v4(a, a, i, 4791, 17)
         };
+        // Bounded, so that a cache that never fills fails the test instead
+        // of hanging it (a mutant of `is_vacant` did).
         let mut next = 0;
-        while d.flow_cache().len() < 16 {
+        while d.flow_cache().len() < 16 && next < 64 {
             let _ = d.on_packet(Instant::from_ticks(1), &flow(next), GroupId(1));
             next += 1;
         }
+        assert_eq!(d.flow_cache().len(), 16, "the cache fills");
         let x = flow(next);
         assert_eq!(
             d.on_packet(Instant::from_ticks(2), &x, GroupId(1)),

@@ -158,3 +158,44 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use std::string::ToString;
+
+    #[test]
+    fn messages_name_the_setting_and_the_ids() {
+        let settings = [
+            Setting::PathShift,
+            Setting::CongestionShift,
+            Setting::TotalShift,
+            Setting::PathWeights,
+            Setting::CongestionWeights,
+            Setting::FusionWeights,
+            Setting::DelayShift,
+            Setting::TrendShift,
+            Setting::WaterMarks,
+            Setting::TicksPerSecond,
+        ];
+        let names: std::collections::BTreeSet<std::string::String> =
+            settings.iter().map(|s| s.to_string()).collect();
+        assert_eq!(names.len(), settings.len(), "one name a setting");
+        assert_eq!(Setting::PathShift.to_string(), "S_path", "Eq. 2's symbol");
+        for s in settings {
+            for e in [
+                Error::ShiftTooLarge(s),
+                Error::WeightOverflow(s),
+                Error::InvalidSetting(s),
+            ] {
+                assert!(e.to_string().contains(&s.to_string()), "{e:?}: {e}");
+            }
+        }
+        let e = Error::ZeroCapacity { group: 17, port: 5 };
+        assert!(
+            e.to_string().contains("group 17") && e.to_string().contains("port 5"),
+            "{e}"
+        );
+        assert!(Error::FlowSlots(24).to_string().contains("24 slots"));
+    }
+}

@@ -434,6 +434,67 @@ mod test {
     }
 
     #[test]
+    fn ecmp_bytes_of_v6_are_both_addresses_little_endian_then_the_ports() {
+        // Every byte of both addresses distinct, so a word taken from the
+        // wrong position (or shifted the wrong way) shows.
+        let src = u128::from_be_bytes(core::array::from_fn(|i| i as u8 + 1));
+        let dst = u128::from_be_bytes(core::array::from_fn(|i| i as u8 + 0x81));
+        let k = FlowKey::v6(src.into(), dst.into(), 0x1234, 0xABCD, 6);
+        let want: Vec<u8> = src
+            .to_le_bytes()
+            .into_iter()
+            .chain(dst.to_le_bytes())
+            .chain([0x34, 0x12, 0xCD, 0xAB])
+            .collect();
+        assert_eq!(&*k.ecmp_bytes(), &want[..]);
+        assert_eq!(k.ecmp_words().len(), 9);
+    }
+
+    /// The flow's fields, for the bit-flip tests.
+    fn fields(k: &FlowKey) -> (u128, u128, bool) {
+        match k.addrs {
+            Addresses::V4 { src, dst } => (src.into(), dst.into(), false),
+            Addresses::V6 { src, dst } => (src, dst, true),
+        }
+    }
+
+    /// `k` with bit `bit` of its key flipped (addresses, then the ports,
+    /// then the protocol), or `None` past the key's last bit.
+    fn flipped(k: &FlowKey, bit: u32) -> Option<FlowKey> {
+        let (src, dst, v6) = fields(k);
+        let addr_bits = if v6 { 128 } else { 32 };
+        let mut k2 = *k;
+        let (mut s, mut d) = (src, dst);
+        match bit {
+            b if b < addr_bits => s ^= 1 << b,
+            b if b < 2 * addr_bits => d ^= 1 << (b - addr_bits),
+            b if b < 2 * addr_bits + 16 => k2.sport ^= 1 << (b - 2 * addr_bits),
+            b if b < 2 * addr_bits + 32 => k2.dport ^= 1 << (b - 2 * addr_bits - 16),
+            b if b < 2 * addr_bits + 40 => k2.proto ^= 1 << (b - 2 * addr_bits - 32),
+            _ => return None,
+        }
+        k2.addrs = if v6 {
+            Addresses::V6 { src: s, dst: d }
+        } else {
+            Addresses::V4 {
+                src: s as u32,
+                dst: d as u32,
+            }
+        };
+        Some(k2)
+    }
+
+    #[test]
+    fn splitmix64_published_vector() {
+        // SplitMix64 seeded with 0 (Steele, Lea, Flood; Vigna's reference
+        // `splitmix64.c`): its outputs are the finaliser of k * 0x9E37...15.
+        let gamma: u64 = 0x9E37_79B9_7F4A_7C15;
+        assert_eq!(splitmix64(gamma), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(splitmix64(gamma.wrapping_mul(2)), 0x6E78_9E6A_A1B9_65F4);
+        assert_eq!(splitmix64(gamma.wrapping_mul(3)), 0x06C4_5D18_8009_454F);
+    }
+
+    #[test]
     fn crc32_check_value() {
         // The CRC catalogue's check value for CRC-32/ISO-HDLC.
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
@@ -456,6 +517,25 @@ mod test {
             let addrs = if v6 { Addresses::V6 { src, dst } } else { Addresses::V4 { src: src as u32, dst: dst as u32 } };
             let k = FlowKey { addrs, sport: sp, dport: dp, proto: 17 };
             k.ecmp_hash(HashAlgorithm::Murmur3, seed) == murmur3_x86_32(&k.ecmp_bytes(), seed)
+        }
+
+        // "Every key bit has its own position" (`fingerprint`): each
+        // mixing step is a bijection of 64 bits and the fields are packed
+        // without overlap, so two keys that differ in one bit never share
+        // a fingerprint (not just rarely).
+        fn fingerprint_changes_with_every_key_bit(src: u128, dst: u128, sp: u16, dp: u16, proto: u8, v6: bool) -> bool {
+            let addrs = if v6 { Addresses::V6 { src, dst } } else { Addresses::V4 { src: src as u32, dst: dst as u32 } };
+            let k = FlowKey { addrs, sport: sp, dport: dp, proto };
+            (0..).map_while(|bit| flipped(&k, bit)).all(|k2| k2.fingerprint() != k.fingerprint())
+        }
+
+        // The CRC's seed is XORed into the CRC (the Tofino's CRC32 with a
+        // final XOR value, docs/tofino.md): two seeds' hashes differ by
+        // exactly the seeds' difference.
+        fn crc_seed_is_xored_in(src: u32, dst: u32, sp: u16, dp: u16, a: u32, b: u32) -> bool {
+            let k = FlowKey { addrs: Addresses::V4 { src, dst }, sport: sp, dport: dp, proto: 17 };
+            k.ecmp_hash(HashAlgorithm::Crc32, a) ^ k.ecmp_hash(HashAlgorithm::Crc32, b) == a ^ b
+                && k.ecmp_hash(HashAlgorithm::Crc32, 0) == crc32(&k.ecmp_bytes())
         }
 
         fn fingerprint_separates_protocols(src: u32, dst: u32, sp: u16, dp: u16) -> bool {
