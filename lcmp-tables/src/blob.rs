@@ -545,6 +545,32 @@ mod test {
         assert_eq!(decode_blob(&blob(&t, 1)).map(|b| b.tables), Ok(t));
     }
 
+    /// The declared payload's limit is inclusive and checked before the
+    /// length, and a blob of the limit is exactly `MAX_BLOB_LEN` bytes.
+    #[test]
+    fn the_payload_limit_is_inclusive_and_checked_first() {
+        let mut b = std::vec![0u8; MAX_BLOB_LEN];
+        b[..4].copy_from_slice(&BLOB_MAGIC);
+        b[4..6].copy_from_slice(&BLOB_VERSION.to_le_bytes());
+        b[16..20].copy_from_slice(&(MAX_BLOB_PAYLOAD as u32).to_le_bytes());
+        let at_the_limit = decode_blob(&b);
+        assert!(
+            matches!(
+                at_the_limit,
+                Err(TablesError::Format(FormatError::CrcMismatch { .. }))
+            ),
+            "{at_the_limit:?}"
+        );
+        b[16..20].copy_from_slice(&(MAX_BLOB_PAYLOAD as u32 + 1).to_le_bytes());
+        assert_eq!(
+            decode_blob(&b).err(),
+            Some(TablesError::InputTooLarge {
+                len: MAX_BLOB_PAYLOAD + 1,
+                max: MAX_BLOB_PAYLOAD
+            })
+        );
+    }
+
     #[test]
     fn every_single_bit_flip_is_rejected() {
         let b = blob(&dc1(), 9);
