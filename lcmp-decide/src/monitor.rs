@@ -227,8 +227,10 @@ mod test {
             },
         });
         let mut s = PortState::NEW;
+        assert_eq!((s.duration_counter(), s.duration_penalty()), (0, 0));
         // First sample at t = 1 ms: delta 100 MB from 0, interval 1000 ticks.
         s.on_sample(Instant::from_ticks(1000), 100_000_000, cfg);
+        assert_eq!(s.queue_bytes(), 100_000_000);
         assert_eq!(s.trend(), 12_500_000);
         // 12.5 MB >= 12.5 MB * (i + 1) / 10 for i = 9: top trend level.
         assert_eq!(s.trend_code(), LevelCode::level(9));
@@ -245,6 +247,8 @@ mod test {
             s.on_sample(Instant::from_ticks(4000 + i), 4_500_000_000, cfg);
         }
         assert_eq!(s.queue_code(&port, 10).score(&DEFAULT_LEVELS), 255);
+        assert_eq!(s.queue_bytes(), 4_500_000_000);
+        assert_eq!(s.duration_counter(), 4);
         assert_eq!(s.duration_penalty(), 1);
         let sig = s.signals(cfg.as_ref());
         assert_eq!(
@@ -260,5 +264,43 @@ mod test {
         assert!(!s.is_up());
         assert_eq!(s.queue_code(&port, 10), LevelCode::NONE);
         assert!(s.c_cong() < c_cong);
+    }
+
+    /// A hitless install that changes the weights recomputes the stored
+    /// `C_cong` from the stored signals (no new sample needed).
+    #[test]
+    fn refresh_recomputes_c_cong_under_new_weights() {
+        let params = Params::PAPER;
+        let port = PortConfig {
+            id: PortId(0),
+            rate_bps: 100_000_000_000,
+            buffer_bytes: 5_000_000_000,
+        };
+        let queue = QueueScale::Buffer {
+            bytes: port.buffer_bytes,
+            levels: 10,
+        };
+        let ctx = |params| PortContext {
+            params,
+            levels: &DEFAULT_LEVELS,
+            port: &port,
+            queue,
+        };
+        let mut s = PortState::NEW;
+        s.on_sample(Instant::from_ticks(1000), 2_500_000_000, Some(ctx(&params)));
+        let before = s.c_cong();
+        let sig = s.signals(Some(&ctx(&params)));
+        assert!(sig.q > 0 && before > 0, "{sig:?}");
+        let mut heavier = params;
+        heavier.weights.w_ql = params.weights.w_ql.saturating_mul(4);
+        s.refresh_c_cong(Some(ctx(&heavier)));
+        assert_eq!(
+            s.c_cong(),
+            congestion_cost(sig.q, sig.t, sig.d, &heavier.weights)
+        );
+        assert_ne!(s.c_cong(), before, "the new weight shows");
+        assert_eq!(s.queue_bytes(), 2_500_000_000, "the raw state is kept");
+        s.refresh_c_cong(None);
+        assert_eq!(s.c_cong(), 0, "no context: no congestion cost");
     }
 }

@@ -96,7 +96,19 @@ mod test {
             assert!(!p.describe().is_empty());
         }
         assert_ne!(Profile::Paper.name(), Profile::Tuned.name());
+        assert_ne!(Profile::Paper.describe(), Profile::Tuned.describe());
         assert_eq!(Profile::from_name(""), None);
+    }
+
+    /// Each line says where its delays saturate: `2^delay_shift` delay
+    /// units of a millisecond (Alg. 1).
+    #[test]
+    fn descriptions_state_the_delay_saturation() {
+        for p in Profile::ALL {
+            let ms = 1u32 << p.params().delay_shift;
+            let want = std::format!("saturate at {ms} ms");
+            assert!(p.describe().contains(&want), "{p:?}: {}", p.describe());
+        }
     }
 
     #[test]

@@ -28,13 +28,18 @@ impl Tables {
         // scratch memory and no recursion (a `sort_unstable` of the
         // 280-byte groups cost up to 12 levels of 292-byte frames, of
         // their indices 2.7 KiB of flash; docs/firmware.md, "Stack").
+        // One round a group, so the loop is bounded even on input that
+        // skipped validation.
         let mut last: Option<GroupId> = None;
-        while let Some(g) = self
-            .groups
-            .iter()
-            .filter(|g| last.is_none_or(|l| g.id > l))
-            .min_by_key(|g| g.id)
-        {
+        for _ in 0..self.groups.len() {
+            let Some(g) = self
+                .groups
+                .iter()
+                .filter(|g| last.is_none_or(|l| g.id > l))
+                .min_by_key(|g| g.id)
+            else {
+                break;
+            };
             last = Some(g.id);
             let mut compiled = CompiledGroup {
                 id: g.id,
@@ -300,5 +305,78 @@ impl CompiledTables {
             window = window.max(own.delay_units.saturating_sub(min));
         }
         u32::try_from(u64::from(window).saturating_mul(u64::from(unit))).unwrap_or(u32::MAX)
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use crate::tables::{Candidate, Group, PortConfig, Tables};
+
+    /// Ports 0-2; group 1 over ports 0 (5 units) and 1 (12), group 2 over
+    /// ports 1 (3) and 2 (10); installed in the order 2, 1.
+    fn two_groups() -> Tables {
+        let mut t = Tables::paper_defaults();
+        for i in 0..3 {
+            let _ = t.ports.push(PortConfig {
+                id: PortId(i),
+                rate_bps: 100_000_000_000,
+                buffer_bytes: 1 << 20,
+            });
+        }
+        for (id, cands) in [(2u16, [(1u8, 3u32), (2, 10)]), (1, [(0, 5), (1, 12)])] {
+            let mut g = Group {
+                id: GroupId(id),
+                candidates: Vec::new(),
+            };
+            for (port, delay_units) in cands {
+                let _ = g.candidates.push(Candidate {
+                    port: PortId(port),
+                    delay_units,
+                    capacity_bps: 100_000_000_000,
+                });
+            }
+            let _ = t.groups.push(g);
+        }
+        t
+    }
+
+    #[test]
+    fn groups_are_compiled_once_each_sorted_by_id() {
+        let c = two_groups().compile(8).expect("valid");
+        let ids: std::vec::Vec<u16> = c.groups().iter().map(|g| g.id.0).collect();
+        assert_eq!(ids, [1, 2]);
+        let g1 = &c.groups()[0];
+        assert!(g1.has_candidate(PortId(0)) && g1.has_candidate(PortId(1)));
+        assert!(!g1.has_candidate(PortId(2)));
+        // Ports past the mask's 64 bits are no candidate (and no overflow).
+        assert!(!g1.has_candidate(PortId(64)) && !g1.has_candidate(PortId(255)));
+    }
+
+    #[test]
+    fn reorder_windows_are_the_largest_delay_over_the_groups_minimum() {
+        let mut t = two_groups();
+        t.params.delay_unit_ticks = 1_000;
+        let c = t.compile(8).expect("valid");
+        // Port 1: 12 - 5 in group 1 (0 in group 2, where it is the fastest).
+        assert_eq!(c.reorder_window_ticks(PortId(1)), 7_000);
+        assert_eq!(
+            c.reorder_window_ticks(PortId(0)),
+            0,
+            "the fastest of its group"
+        );
+        assert_eq!(c.reorder_window_ticks(PortId(2)), 7_000);
+        assert_eq!(c.reorder_window_ticks(PortId(5)), 0, "in no group");
+        t.params.delay_unit_ticks = 0;
+        let c = t.compile(8).expect("valid");
+        assert_eq!(c.reorder_window_ticks(PortId(0)), u32::MAX, "unit unknown");
+    }
+
+    #[test]
+    fn clear_is_the_empty_placeholder() {
+        let mut c = two_groups().compile(8).expect("valid");
+        assert_ne!(c, CompiledTables::new());
+        c.clear();
+        assert_eq!(c, CompiledTables::new());
     }
 }

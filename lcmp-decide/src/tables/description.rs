@@ -469,3 +469,92 @@ impl Default for Tables {
 fn strictly_increasing<T: PartialOrd>(v: &[T]) -> bool {
     v.windows(2).all(|w| matches!(w, [a, b] if a < b))
 }
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn water_marks_may_be_equal_not_crossed() {
+        let mut p = Params::PAPER;
+        p.low_water = p.high_water;
+        assert_eq!(p.validate(), Ok(()));
+        p.low_water = p.high_water.saturating_add(1);
+        assert_eq!(
+            p.validate(),
+            Err(Error::InvalidSetting(Setting::WaterMarks))
+        );
+    }
+
+    fn thresholds(ports: &[u8], bytes: &[u64]) -> QueueThresholds {
+        let mut t = QueueThresholds::default();
+        for &p in ports {
+            let _ = t.ports.push(PortId(p));
+        }
+        for &b in bytes {
+            let _ = t.bytes.push(b);
+        }
+        t
+    }
+
+    #[test]
+    fn non_decreasing_allows_equal_steps() {
+        assert!(thresholds(&[], &[0, 1_000, 1_000, 5_000]).is_non_decreasing());
+        assert!(!thresholds(&[], &[0, 5_000, 1_000]).is_non_decreasing());
+        assert!(thresholds(&[], &[]).is_non_decreasing());
+    }
+
+    /// Paper defaults with ports 0-3 and `tables` as the explicit
+    /// queue-threshold tables.
+    fn with_queue_tables(tables: &[QueueThresholds]) -> Tables {
+        let mut t = Tables::paper_defaults();
+        for i in 0..4 {
+            let _ = t.ports.push(PortConfig {
+                id: PortId(i),
+                rate_bps: 1_000_000_000,
+                buffer_bytes: 1 << 20,
+            });
+        }
+        for q in tables {
+            let _ = t.queue_thresholds.push(q.clone());
+        }
+        t
+    }
+
+    #[test]
+    fn queue_threshold_tables_are_checked() {
+        let ten: std::vec::Vec<u64> = (0..10).map(|i| i * 1_000).collect();
+        let ok = |t: &[QueueThresholds]| with_queue_tables(t).validate(8);
+        assert_eq!(
+            ok(&[thresholds(&[0, 1], &ten), thresholds(&[2], &ten)]),
+            Ok(())
+        );
+        assert_eq!(
+            ok(&[thresholds(&[0], &ten[..9])]),
+            Err(Error::InvalidQueueThresholds),
+            "one entry per level"
+        );
+        let mut down = ten.clone();
+        down.swap(3, 4);
+        assert_eq!(
+            ok(&[thresholds(&[0], &down)]),
+            Err(Error::InvalidQueueThresholds),
+            "decreasing"
+        );
+        assert_eq!(
+            ok(&[thresholds(&[0, 7], &ten)]),
+            Err(Error::QueueThresholdsPort(7)),
+            "a port not in the port list"
+        );
+        assert_eq!(
+            ok(&[thresholds(&[1, 1], &ten)]),
+            Err(Error::QueueThresholdsPort(1)),
+            "twice in one table"
+        );
+        assert_eq!(
+            ok(&[thresholds(&[0, 2], &ten), thresholds(&[1, 2], &ten)]),
+            Err(Error::QueueThresholdsPort(2)),
+            "in two tables"
+        );
+    }
+}
