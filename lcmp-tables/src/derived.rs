@@ -182,6 +182,32 @@ mod test {
     use lcmp_decide::estimator::LevelCode;
     use quickcheck::quickcheck;
 
+    /// Up to `MAX_RATE_BUCKETS` distinct port rates get a table each; one
+    /// more is refused with the count of rates.
+    #[test]
+    fn rate_buckets_are_counted_up_to_their_limit() {
+        let with_rates = |n: usize| {
+            let mut t = lcmp_decide::Tables::paper_defaults();
+            for i in 0..n {
+                let _ = t.ports.push(lcmp_decide::PortConfig {
+                    id: lcmp_decide::PortId(i as u8),
+                    rate_bps: 1_000_000_000 * (i as u64 + 1),
+                    buffer_bytes: 1 << 20,
+                });
+            }
+            t
+        };
+        let full = trend_tables(&with_rates(MAX_RATE_BUCKETS), 1000).expect("at the limit");
+        assert_eq!(full.len(), MAX_RATE_BUCKETS);
+        assert_eq!(
+            trend_tables(&with_rates(MAX_RATE_BUCKETS + 1), 1000),
+            Err(TablesError::TooMany {
+                what: Count::RateBuckets,
+                count: MAX_RATE_BUCKETS as u64 + 1,
+            })
+        );
+    }
+
     #[test]
     fn trend_tables_agree_with_core() {
         let topo = crate::Topology::embedded("testbed8").expect("embedded");

@@ -51,9 +51,8 @@ impl Fraction {
             Some(n) => (n.trim_end(), true),
             None => (text, false),
         };
-        if number.is_empty() || number.starts_with(['+', '-']) {
-            return Err(OptionError::BadFraction);
-        }
+        // An empty number or a sign is refused by the digit checks below
+        // (`parse_fixed`, `shift_decimal_left`), with the same error.
         let value = if percent {
             // Parse the percentage with its decimal point moved two places
             // left, so no second rounding step is needed.
@@ -261,5 +260,15 @@ mod test {
         assert_eq!(s("100").as_deref(), Some("1.00"));
         assert_eq!(s("12.5").as_deref(), Some("0.125"));
         assert_eq!(s(".5").as_deref(), Some("0.005"));
+        for bad in ["", ".", "x", "8x", "8.0.1", "-5"] {
+            assert_eq!(s(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn display_is_the_decimal_value() {
+        assert_eq!(alloc::string::ToString::to_string(&f("0.5")), "0.5");
+        assert_eq!(alloc::string::ToString::to_string(&f("25%")), "0.25");
+        assert_eq!(alloc::string::ToString::to_string(&Fraction::ONE), "1");
     }
 }
