@@ -442,6 +442,154 @@ mod test {
     }
 
     #[test]
+    fn byte_units_are_decimal_and_binary() {
+        for (text, want) in [
+            ("7", 7),
+            ("3B", 3),
+            ("3KB", 3_000),
+            ("3MB", 3_000_000),
+            ("3GB", 3_000_000_000),
+            ("3KiB", 3 << 10),
+            ("3MiB", 3 << 20),
+            ("3GiB", 3 << 30),
+            (" 2 GiB ", 2 << 30),
+        ] {
+            assert_eq!(parse_bytes(text), Ok(want), "{text:?}");
+        }
+        for bad in ["", "GB", "3 TB", "3gb", "18446744073709551615KB"] {
+            assert_eq!(parse_bytes(bad), Err(OptionError::BadByteCount), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn queue_thresholds_need_one_non_decreasing_entry_a_level() {
+        assert_eq!(
+            parse_queue_thresholds("0,1KB,1KB", 3),
+            Ok(alloc::vec![0, 1000, 1000])
+        );
+        let invalid = Err(TablesError::Core(
+            lcmp_decide::Error::InvalidQueueThresholds,
+        ));
+        assert_eq!(parse_queue_thresholds("0,1KB", 3), invalid, "too few");
+        assert_eq!(
+            parse_queue_thresholds("0,1KB,2KB,3KB", 3),
+            invalid,
+            "too many"
+        );
+        assert_eq!(
+            parse_queue_thresholds("0,2KB,1KB", 3),
+            invalid,
+            "decreasing"
+        );
+    }
+
+    #[test]
+    fn up_to_max_levels_levels() {
+        let opts = |levels| BuildOptions {
+            levels,
+            ..BuildOptions::default()
+        };
+        let t = build_tables(&testbed(), 1, &opts(MAX_LEVELS)).expect("MAX_LEVELS levels");
+        assert_eq!(t.levels.len(), MAX_LEVELS);
+        assert_eq!(
+            build_tables(&testbed(), 1, &opts(MAX_LEVELS + 1)),
+            Err(OptionError::InvalidLevelCount(MAX_LEVELS + 1).into())
+        );
+        assert_eq!(
+            build_tables(&testbed(), 1, &opts(0)),
+            Err(OptionError::InvalidLevelCount(0).into())
+        );
+    }
+
+    /// DC 1 with `n` middle DCs (2..), each linked to DC 1 and to DC 100:
+    /// DC 1's group towards DC 100 has `n` candidates.
+    fn fan(n: u16) -> Topology {
+        let link = |a, b| crate::Link {
+            a,
+            b,
+            capacity_bps: 100_000_000_000,
+            delay_us: 1000,
+        };
+        let mut dcs: Vec<crate::Dc> = [1, 100]
+            .into_iter()
+            .chain(2..2 + n)
+            .map(|id| crate::Dc {
+                id,
+                name: alloc::format!("D{id}"),
+            })
+            .collect();
+        dcs.sort_by_key(|d| d.id);
+        Topology {
+            name: "fan".into(),
+            dcs,
+            links: (2..2 + n)
+                .flat_map(|m| [link(1, m), link(m, 100)])
+                .collect(),
+            buffer_bytes: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn groups_of_up_to_max_candidates() {
+        let t = build_tables(&fan(MAX_CANDIDATES as u16), 1, &BuildOptions::default())
+            .expect("MAX_CANDIDATES candidates");
+        let g = t
+            .groups
+            .iter()
+            .find(|g| g.id == GroupId(100))
+            .expect("group 100");
+        assert_eq!(g.candidates.len(), MAX_CANDIDATES);
+        assert_eq!(
+            build_tables(&fan(MAX_CANDIDATES as u16 + 1), 1, &BuildOptions::default()),
+            Err(TopologyError::OversizeGroup {
+                group: 100,
+                count: MAX_CANDIDATES + 1
+            }
+            .into())
+        );
+    }
+
+    /// DC 1 linked to two hubs (2, 3), each with `leaves` leaf DCs: DC 1
+    /// has `2 + 2 * leaves` destinations.
+    fn two_hubs(leaves: u16) -> Topology {
+        let link = |a, b| crate::Link {
+            a,
+            b,
+            capacity_bps: 100_000_000_000,
+            delay_us: 1000,
+        };
+        let last = 3 + 2 * leaves;
+        Topology {
+            name: "hubs".into(),
+            dcs: (1..=last)
+                .map(|id| crate::Dc {
+                    id,
+                    name: alloc::format!("D{id}"),
+                })
+                .collect(),
+            links: [link(1, 2), link(1, 3)]
+                .into_iter()
+                .chain((4..=last).map(|leaf| link(2 + leaf % 2, leaf)))
+                .collect(),
+            buffer_bytes: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn up_to_max_groups_groups() {
+        let leaves = (MAX_GROUPS as u16 - 2) / 2;
+        let t = build_tables(&two_hubs(leaves), 1, &BuildOptions::default()).expect("MAX_GROUPS");
+        assert_eq!(t.groups.len(), MAX_GROUPS);
+        assert_eq!(
+            build_tables(&two_hubs(leaves + 1), 1, &BuildOptions::default()),
+            Err(TablesError::TooMany {
+                what: Count::Groups,
+                count: MAX_GROUPS as u64 + 2
+            })
+        );
+    }
+
+    #[test]
     fn testbed8_dc1_first_hop() {
         let t = build_tables(&testbed(), 1, &BuildOptions::default()).expect("build");
         // One group per other DC, sorted by id.
