@@ -201,3 +201,71 @@ impl Graph {
         None
     }
 }
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    fn edge(a: u16, b: u16, capacity_bps: u64, delay_us: u64) -> Edge {
+        Edge {
+            a,
+            b,
+            capacity_bps,
+            delay_us,
+        }
+    }
+
+    /// 1 reaches 4 over two hops through 2 or 3, equally delayed: the
+    /// best path is the wider bottleneck whichever neighbour comes first;
+    /// a shorter-delay path wins over a wider one.
+    #[test]
+    fn best_paths_are_least_delay_then_widest() {
+        for (first, second) in [(10, 100), (100, 10)] {
+            let g = Graph::new(
+                alloc::vec![1, 2, 3, 4],
+                alloc::vec![
+                    edge(1, 2, first, 1000),
+                    edge(1, 3, second, 1000),
+                    edge(2, 4, 1000, 1000),
+                    edge(3, 4, 1000, 1000),
+                ],
+            );
+            let to = g.to_dst(g.index(4).expect("4"));
+            let one = g.index(1).expect("1");
+            assert_eq!(to.hops[one], Some(2));
+            assert_eq!(to.best[one], Some((2000, 100)), "{first}, {second}");
+        }
+        let g = Graph::new(
+            alloc::vec![1, 2, 3, 4],
+            alloc::vec![
+                edge(1, 2, 1000, 1000),
+                edge(1, 3, 10, 900),
+                edge(2, 4, 1000, 1000),
+                edge(3, 4, 1000, 1000),
+            ],
+        );
+        let to = g.to_dst(g.index(4).expect("4"));
+        assert_eq!(to.best[g.index(1).expect("1")], Some((1900, 10)));
+    }
+
+    #[test]
+    fn least_delay_takes_any_path() {
+        // 1-2-3 costs 2 ms in two hops; the direct 1-3 link costs 5 ms.
+        let g = Graph::new(
+            alloc::vec![1, 2, 3, 9],
+            alloc::vec![
+                edge(1, 2, 1, 1000),
+                edge(2, 3, 1, 1000),
+                edge(1, 3, 1, 5000)
+            ],
+        );
+        let (a, c) = (g.index(1).expect("1"), g.index(3).expect("3"));
+        assert_eq!(g.least_delay(a, c), Some(2000));
+        assert_eq!(g.least_delay(a, a), Some(0));
+        assert_eq!(
+            g.least_delay(a, g.index(9).expect("9")),
+            None,
+            "unreachable"
+        );
+    }
+}
