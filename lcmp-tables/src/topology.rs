@@ -440,6 +440,90 @@ mod test {
     use alloc::vec;
 
     #[test]
+    fn json_text_up_to_its_limit() {
+        let small = r#"{"name":"two","buffer_bytes":1000,"dcs":[{"id":1,"name":"A"},{"id":2,"name":"B"}],"links":[{"a":1,"b":2,"capacity_bps":100,"delay_us":5}]}"#;
+        let padded = |len: usize| {
+            let mut t = String::from(small);
+            t.extend(core::iter::repeat_n(' ', len - small.len()));
+            t
+        };
+        assert!(Topology::from_json(&padded(MAX_TOPOLOGY_JSON)).is_ok());
+        for len in [MAX_TOPOLOGY_JSON + 1, MAX_TOPOLOGY_JSON + 2] {
+            assert_eq!(
+                Topology::from_json(&padded(len)),
+                Err(TablesError::InputTooLarge {
+                    len,
+                    max: MAX_TOPOLOGY_JSON
+                })
+            );
+        }
+    }
+
+    #[test]
+    fn links_up_to_their_limit() {
+        // 1024 DCs, each linked to the next eight (mod 1024): 8192 distinct
+        // links, 16 ports a DC.
+        let n = MAX_DCS as u16;
+        let mut t = Topology {
+            name: "ring".into(),
+            dcs: dcs(n),
+            links: (0..n)
+                .flat_map(|i| (1..=8).map(move |k| link(i + 1, (i + k) % n + 1, 1, 1)))
+                .collect(),
+            buffer_bytes: 1,
+        };
+        assert_eq!(t.links.len(), MAX_LINKS);
+        assert_eq!(t.validate(), Ok(()));
+        for extra in [1, 2] {
+            t.links.truncate(MAX_LINKS);
+            t.links.extend((0..extra).map(|i| link(1, 100 + i, 1, 1)));
+            assert_eq!(
+                t.validate(),
+                Err(TablesError::TooMany {
+                    what: Count::Links,
+                    count: (MAX_LINKS + usize::from(extra)) as u64
+                })
+            );
+        }
+    }
+
+    #[test]
+    fn ports_up_to_their_limit() {
+        let star = |leaves: u16| Topology {
+            name: "star".into(),
+            dcs: dcs(leaves + 1),
+            links: (2..=leaves + 1).map(|l| link(1, l, 1, 1)).collect(),
+            buffer_bytes: 1,
+        };
+        assert_eq!(star(MAX_PORTS as u16).validate(), Ok(()));
+        assert_eq!(
+            star(MAX_PORTS as u16 + 1).validate(),
+            Err(TopologyError::TooManyPorts {
+                switch: 1,
+                count: MAX_PORTS + 1
+            }
+            .into())
+        );
+    }
+
+    #[test]
+    fn dcs_by_name_or_id_and_links_between() {
+        let t = Topology {
+            name: "three".into(),
+            dcs: dcs(3),
+            links: vec![link(1, 2, 1, 1), link(3, 2, 1, 1)],
+            buffer_bytes: 1,
+        };
+        assert_eq!(t.dc_id("dc3"), Some(3), "by name, any case");
+        assert_eq!(t.dc_id("2"), Some(2), "by id");
+        assert_eq!(t.dc_id("9"), None, "no such id");
+        assert_eq!(t.dc_id("DC9"), None, "no such name");
+        assert_eq!(t.link_between(2, 3), t.links.get(1));
+        assert_eq!(t.link_between(1, 2), t.links.first());
+        assert_eq!(t.link_between(1, 3), None);
+    }
+
+    #[test]
     fn embedded_are_valid() {
         for name in EMBEDDED {
             let t = Topology::embedded(name).expect("embedded");

@@ -404,6 +404,63 @@ mod test {
     const SEED_A: [u8; 32] = [0xA5; 32];
     const SEED_B: [u8; 32] = [0x5B; 32];
 
+    /// An envelope header naming key 7 and an inner blob of `declared`
+    /// bytes, followed by `rest` zero bytes.
+    fn envelope(declared: u32, rest: usize) -> Vec<u8> {
+        let mut b = alloc::vec![0u8; SIGNED_HEADER_LEN + rest];
+        b[..4].copy_from_slice(&SIGNED_MAGIC);
+        b[4..6].copy_from_slice(&SIGNED_VERSION.to_le_bytes());
+        b[8..16].copy_from_slice(&7u64.to_le_bytes());
+        b[16..20].copy_from_slice(&declared.to_le_bytes());
+        b
+    }
+
+    /// The envelope's size limits: at least a header and a signature, an
+    /// inner blob of at most `MAX_BLOB_LEN` (so at most `MAX_SIGNED_LEN`
+    /// bytes in all), the limit checked before the length.
+    #[test]
+    fn envelope_sizes_up_to_their_limits() {
+        let shortest = envelope(0, SIGNATURE_LEN);
+        assert_eq!(shortest.len(), SIGNED_HEADER_LEN + SIGNATURE_LEN);
+        let e = parse_envelope(&shortest).expect("header and signature");
+        assert_eq!((e.key_id, e.inner.len()), (KeyId(7), 0));
+        for short in [&shortest[..shortest.len() - 1], &b"xyz"[..]] {
+            assert_eq!(
+                parse_envelope(short).err(),
+                Some(TablesError::Format(FormatError::Truncated {
+                    len: short.len(),
+                    need: SIGNED_HEADER_LEN + SIGNATURE_LEN
+                }))
+            );
+        }
+        let largest = envelope(MAX_BLOB_LEN as u32, MAX_BLOB_LEN + SIGNATURE_LEN);
+        assert_eq!(largest.len(), MAX_SIGNED_LEN);
+        let e = parse_envelope(&largest).expect("the largest inner blob");
+        assert_eq!(e.inner.len(), MAX_BLOB_LEN);
+        for over in [1, 2] {
+            let declared = MAX_BLOB_LEN + over;
+            assert_eq!(
+                parse_envelope(&envelope(declared as u32, SIGNATURE_LEN)).err(),
+                Some(TablesError::InputTooLarge {
+                    len: declared,
+                    max: MAX_BLOB_LEN
+                })
+            );
+        }
+    }
+
+    #[test]
+    fn key_ids_print_as_sixteen_hex_digits() {
+        assert_eq!(
+            alloc::string::ToString::to_string(&KeyId(0x1234)),
+            "0000000000001234"
+        );
+        assert_eq!(
+            alloc::string::ToString::to_string(&KeyId(u64::MAX)),
+            "ffffffffffffffff"
+        );
+    }
+
     fn key(seed: &[u8; 32]) -> TrustedKey {
         TrustedKey::new(public_key(seed)).expect("valid key")
     }
