@@ -553,3 +553,27 @@ impl CanonicalSize for WireParamsV3 {
             .saturating_add(varint_len(u64::from(self.delay_unit_ticks)))
     }
 }
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    /// Every weight field survives the wire struct, each set away from the
+    /// paper's value (so a conversion that drops one shows).
+    #[test]
+    fn weights_round_trip_field_by_field() {
+        let mut w = Weights::PAPER;
+        w.alpha = 11;
+        w.beta = 12;
+        w.w_dl = 13;
+        w.w_lc = 14;
+        w.w_ql = 15;
+        w.w_tl = 16;
+        w.w_dp = 17;
+        w.s_path = 4;
+        w.s_cong = 5;
+        w.s_total = 6;
+        assert_ne!(w, Weights::PAPER);
+        assert_eq!(Weights::from(WireWeightsV1::from(&w)), w);
+    }
+}
