@@ -576,4 +576,11 @@ mod test {
         assert_ne!(w, Weights::PAPER);
         assert_eq!(Weights::from(WireWeightsV1::from(&w)), w);
     }
+
+    #[test]
+    fn every_pick_round_trips() {
+        for p in Pick::ALL {
+            assert_eq!(Pick::from(WirePick::from(p)), p);
+        }
+    }
 }
