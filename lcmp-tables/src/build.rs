@@ -441,6 +441,43 @@ mod test {
         Topology::embedded("testbed8").expect("embedded")
     }
 
+    /// The automatic saturation is the smallest shift with every
+    /// candidate's delay below `2^shift` units, at most 31.
+    #[test]
+    fn auto_saturation_covers_the_largest_delay() {
+        let two = |delay_us: u64| Topology {
+            name: "two".into(),
+            dcs: [1, 2]
+                .map(|id| crate::Dc {
+                    id,
+                    name: alloc::format!("D{id}"),
+                })
+                .to_vec(),
+            links: alloc::vec![crate::Link {
+                a: 1,
+                b: 2,
+                capacity_bps: 1,
+                delay_us,
+            }],
+            buffer_bytes: 1,
+        };
+        let opts = BuildOptions {
+            saturation: Saturation::Auto,
+            ..BuildOptions::default()
+        };
+        for (ms, shift) in [
+            (0, 0),
+            (1, 1),
+            (250, 8),
+            (255, 8),
+            (256, 9),
+            (u64::MAX / 1000, 31),
+        ] {
+            let t = build_tables(&two(ms * 1000), 1, &opts).expect("valid");
+            assert_eq!(t.params.delay_shift, shift, "{ms} ms");
+        }
+    }
+
     #[test]
     fn byte_units_are_decimal_and_binary() {
         for (text, want) in [
