@@ -209,23 +209,32 @@ mod test {
         assert_eq!(size_of::<PortState>(), 24);
     }
 
+    /// A 100 Gb/s port with a 5 GB buffer.
+    const PORT: PortConfig = PortConfig {
+        id: PortId(0),
+        rate_bps: 100_000_000_000,
+        buffer_bytes: 5_000_000_000,
+    };
+
+    /// `PORT`'s estimator context under `params` (the paper's ten levels,
+    /// the buffer's queue scale).
+    fn context(params: &Params) -> PortContext<'_> {
+        PortContext {
+            params,
+            levels: &DEFAULT_LEVELS,
+            port: &PORT,
+            queue: QueueScale::Buffer {
+                bytes: PORT.buffer_bytes,
+                levels: 10,
+            },
+        }
+    }
+
     #[test]
     fn sample_sequence_golden() {
         let params = Params::PAPER;
-        let port = PortConfig {
-            id: PortId(0),
-            rate_bps: 100_000_000_000,
-            buffer_bytes: 5_000_000_000,
-        };
-        let cfg = Some(PortContext {
-            params: &params,
-            levels: &DEFAULT_LEVELS,
-            port: &port,
-            queue: QueueScale::Buffer {
-                bytes: port.buffer_bytes,
-                levels: 10,
-            },
-        });
+        let port = PORT;
+        let cfg = Some(context(&params));
         let mut s = PortState::NEW;
         assert_eq!((s.duration_counter(), s.duration_penalty()), (0, 0));
         // First sample at t = 1 ms: delta 100 MB from 0, interval 1000 ticks.
@@ -271,21 +280,7 @@ mod test {
     #[test]
     fn refresh_recomputes_c_cong_under_new_weights() {
         let params = Params::PAPER;
-        let port = PortConfig {
-            id: PortId(0),
-            rate_bps: 100_000_000_000,
-            buffer_bytes: 5_000_000_000,
-        };
-        let queue = QueueScale::Buffer {
-            bytes: port.buffer_bytes,
-            levels: 10,
-        };
-        let ctx = |params| PortContext {
-            params,
-            levels: &DEFAULT_LEVELS,
-            port: &port,
-            queue,
-        };
+        let ctx = context;
         let mut s = PortState::NEW;
         s.on_sample(Instant::from_ticks(1000), 2_500_000_000, Some(ctx(&params)));
         let before = s.c_cong();

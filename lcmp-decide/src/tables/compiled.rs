@@ -311,19 +311,12 @@ impl CompiledTables {
 #[cfg(test)]
 mod test {
     use super::*;
-    use crate::tables::{Candidate, Group, PortConfig, Tables};
+    use crate::tables::{Candidate, Group, Tables};
 
     /// Ports 0-2; group 1 over ports 0 (5 units) and 1 (12), group 2 over
     /// ports 1 (3) and 2 (10); installed in the order 2, 1.
     fn two_groups() -> Tables {
-        let mut t = Tables::paper_defaults();
-        for i in 0..3 {
-            let _ = t.ports.push(PortConfig {
-                id: PortId(i),
-                rate_bps: 100_000_000_000,
-                buffer_bytes: 1 << 20,
-            });
-        }
+        let mut t = crate::tables::paper_with_ports(3, 100_000_000_000, 1 << 20);
         for (id, cands) in [(2u16, [(1u8, 3u32), (2, 10)]), (1, [(0, 5), (1, 12)])] {
             let mut g = Group {
                 id: GroupId(id),

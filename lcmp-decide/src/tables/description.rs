@@ -507,14 +507,7 @@ mod test {
     /// Paper defaults with ports 0-3 and `tables` as the explicit
     /// queue-threshold tables.
     fn with_queue_tables(tables: &[QueueThresholds]) -> Tables {
-        let mut t = Tables::paper_defaults();
-        for i in 0..4 {
-            let _ = t.ports.push(PortConfig {
-                id: PortId(i),
-                rate_bps: 1_000_000_000,
-                buffer_bytes: 1 << 20,
-            });
-        }
+        let mut t = crate::tables::paper_with_ports(4, 1_000_000_000, 1 << 20);
         for q in tables {
             let _ = t.queue_thresholds.push(q.clone());
         }

@@ -25,6 +25,21 @@ pub use ids::{
 };
 pub use slot::{OwnedTables, TablesSlot};
 
+/// The paper's defaults with ports `0..n`, each of `rate_bps` and
+/// `buffer_bytes` (the unit tests' starting point).
+#[cfg(test)]
+pub(crate) fn paper_with_ports(n: u8, rate_bps: u64, buffer_bytes: u64) -> Tables {
+    let mut t = Tables::paper_defaults();
+    for i in 0..n {
+        let _ = t.ports.push(PortConfig {
+            id: PortId(i),
+            rate_bps,
+            buffer_bytes,
+        });
+    }
+    t
+}
+
 #[cfg(test)]
 mod test {
     use super::*;
@@ -32,14 +47,7 @@ mod test {
     use heapless::Vec;
 
     fn tables() -> Tables {
-        let mut t = Tables::paper_defaults();
-        for i in 0..3 {
-            let _ = t.ports.push(PortConfig {
-                id: PortId(i),
-                rate_bps: 100_000_000_000,
-                buffer_bytes: 1 << 30,
-            });
-        }
+        let mut t = paper_with_ports(3, 100_000_000_000, 1 << 30);
         let mut g = Group {
             id: GroupId(8),
             candidates: Vec::new(),
