@@ -28,6 +28,7 @@
  * each worker through its own control ring, so a decider is only ever
  * touched by the lcore that owns it.
  */
+#define _GNU_SOURCE /* memmem */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -90,6 +91,10 @@ struct app_config {
 	unsigned int n_rx_ports;
 	struct egress egress[LCMP_PORTS]; /* by LCMP port */
 	char tables_path[4096];
+	/* Trusted Ed25519 public keys ('trust' lines): with any, only signed
+	 * blobs of a newer generation are installed. */
+	uint8_t trust_keys[2 * LCMP_PUBLIC_KEY_LEN];
+	size_t n_trust;
 	/* Egress DPDK ports (deduplicated), for queue setup and TX. */
 	bool dpdk_is_egress[RTE_MAX_ETHPORTS];
 	uint16_t egress_ports[RTE_MAX_ETHPORTS];
@@ -306,11 +311,23 @@ load_gen(const char *path, uint64_t seq)
 		free(blob);
 		return NULL;
 	}
-	rc = lcmp_blob_len(blob, len, &len);
-	if (rc == LCMP_OK)
+	if (cfg.n_trust > 0) {
+		/* Signed: the envelope's length is the file's; the blob's
+		 * generation must be newer than the published one's. */
+		struct table_gen *cur = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
+		uint64_t installed = cur != NULL ? cur->generation : 0, signed_gen = 0;
+
 		rc = lcmp_tables_init(g->mem, lcmp_tables_size(), &g->tables);
-	if (rc == LCMP_OK)
-		rc = lcmp_tables_install(g->tables, blob, len);
+		if (rc == LCMP_OK)
+			rc = lcmp_tables_install_signed(g->tables, blob, len, cfg.trust_keys,
+							cfg.n_trust, installed, &signed_gen);
+	} else {
+		rc = lcmp_blob_len(blob, len, &len);
+		if (rc == LCMP_OK)
+			rc = lcmp_tables_init(g->mem, lcmp_tables_size(), &g->tables);
+		if (rc == LCMP_OK)
+			rc = lcmp_tables_install(g->tables, blob, len);
+	}
 	free(blob);
 	if (rc != LCMP_OK) {
 		fprintf(stderr, "lcmp-fwd: %s: %s (%d)\n", path,
@@ -417,11 +434,71 @@ add_route(const char *file, int line, const char *prefix, const char *group_s)
 	}
 }
 
+/* Reads an Ed25519 public key from a SubjectPublicKeyInfo PEM file (what
+ * `lcmp tables keygen --pubkey` and `openssl pkey -pubout` write): the
+ * base64 between the BEGIN and END PUBLIC KEY lines is 44 bytes of DER,
+ * the Ed25519 SPKI prefix and the key. Written by hand because neither
+ * libc nor DPDK decodes base64. 0, or -1 with `why` set. */
+static int
+read_public_key(const char *path, uint8_t key[LCMP_PUBLIC_KEY_LEN], const char **why)
+{
+	static const uint8_t spki[12] = {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03,
+					 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00};
+	static const char begin[] = "-----BEGIN PUBLIC KEY-----";
+	static const char end[] = "-----END PUBLIC KEY-----";
+	uint8_t der[64];
+	size_t len = 0, n = 0, i;
+	uint32_t acc = 0;
+	unsigned int bits = 0;
+	char *text = (char *)read_file(path, &len), *p, *q;
+
+	*why = "not an Ed25519 public key (PEM SubjectPublicKeyInfo)";
+	if (text == NULL) {
+		*why = strerror(errno);
+		return -1;
+	}
+	p = memmem(text, len, begin, sizeof(begin) - 1);
+	q = p != NULL ? memmem(p, len - (size_t)(p - text), end, sizeof(end) - 1) : NULL;
+	if (p == NULL || q == NULL) {
+		free(text);
+		return -1;
+	}
+	for (p += sizeof(begin) - 1; p < q; p++) {
+		const char *alphabet =
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		const char *at;
+
+		if (*p == '\r' || *p == '\n' || *p == ' ' || *p == '\t')
+			continue;
+		if (*p == '=')
+			break;
+		at = *p != '\0' ? strchr(alphabet, *p) : NULL;
+		if (at == NULL || n == sizeof(der)) {
+			free(text);
+			return -1;
+		}
+		acc = (acc << 6) | (uint32_t)(at - alphabet);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			der[n++] = (uint8_t)(acc >> bits);
+		}
+	}
+	free(text);
+	if (n != sizeof(spki) + LCMP_PUBLIC_KEY_LEN || memcmp(der, spki, sizeof(spki)) != 0)
+		return -1;
+	for (i = 0; i < LCMP_PUBLIC_KEY_LEN; i++)
+		key[i] = der[sizeof(spki) + i];
+	return 0;
+}
+
 /* The config file (docs/dpdk.md, "Configuration"):
  *   rx DEV                          a DPDK port (id or name) to receive on
  *   port LCMP_PORT DEV NEXT_HOP_MAC an LCMP port: egress DPDK port, next hop
  *   route PREFIX/LEN GROUP          destination prefix -> route group
  *   tables BLOB                     the table blob (lcmp tables -o)
+ *   trust PUBKEY.pem                a trusted public key (at most two):
+ *                                   then only signed blobs are installed
  * '#' starts a comment. */
 static void
 read_config(const char *path)
@@ -485,9 +562,19 @@ read_config(const char *path)
 			if (strlen(argv[1]) >= sizeof(cfg.tables_path))
 				die("%s:%d: path too long", path, n);
 			strcpy(cfg.tables_path, argv[1]);
+		} else if (strcmp(argv[0], "trust") == 0 && argc == 2) {
+			const char *why;
+
+			if (cfg.n_trust == 2)
+				die("%s:%d: at most two trusted keys", path, n);
+			if (read_public_key(argv[1],
+					    cfg.trust_keys + cfg.n_trust * LCMP_PUBLIC_KEY_LEN,
+					    &why) != 0)
+				die("%s:%d: %s: %s", path, n, argv[1], why);
+			cfg.n_trust++;
 		} else {
 			die("%s:%d: expected 'rx DEV', 'port N DEV MAC', "
-			    "'route PREFIX/LEN GROUP' or 'tables BLOB'", path, n);
+			    "'route PREFIX/LEN GROUP', 'tables BLOB' or 'trust PUBKEY'", path, n);
 		}
 	}
 	fclose(f);

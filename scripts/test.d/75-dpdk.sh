@@ -14,6 +14,9 @@
 #   new tables' ports; a bad blob mid-trace is refused, forwarding goes on;
 # * shared tables: a worker's decider holds no tables (one copy a
 #   generation, attached with lcmp_use_tables);
+# * signed blobs ('trust' lines): a signed update installed; an unsigned
+#   one, one signed by an untrusted key and a replayed generation refused
+#   mid-trace with one line each, forwarding on the first tables;
 # * bad command lines and configs: one line on stderr, exit status 1.
 set -euo pipefail
 source scripts/lib.sh
@@ -68,7 +71,8 @@ read -r -a cpus <<<"$(python3 -c 'import os; print(*sorted(os.sched_getaffinity(
 c0=${cpus[0]}
 c1=${cpus[1]:-$c0}
 # run NAME WORKERS [APP OPTIONS...]: the app on the pcap, its stdout in
-# $work/NAME.stats, its egress pcaps in $work/NAME/out-P-qW.pcap.
+# $work/NAME.stats, its egress pcaps in $work/NAME/out-P-qW.pcap; the
+# config is $CONF if set, else $work/fwd.conf.
 run() {
   local name=$1 workers=$2 p q files status=0
   shift 2
@@ -84,7 +88,7 @@ run() {
   # --exit-idle-ms: the pcap's end is one second without a frame (long
   # enough for a descheduled RX lcore on a loaded machine).
   timeout 120 "$fwd" --no-huge --no-pci -m 512 --lcores "$lcores" --file-prefix "lcmp-test-$$" \
-    --log-level=lib.eal:warning "${vdevs[@]}" -- -c "$work/fwd.conf" --workers "$workers" \
+    --log-level=lib.eal:warning "${vdevs[@]}" -- -c "${CONF:-$work/fwd.conf}" --workers "$workers" \
     --exit-idle-ms 1000 --stats-ms 0 "$@" >"$work/$name.stats" 2>"$work/$name.err" || status=$?
   if [ "$status" -ne 0 ]; then
     echo "lcmp-fwd ($name) exited with status $status:"
@@ -142,6 +146,38 @@ expect "both workers end on generation 2 ($work/control.stats: $gen2)" test "$ge
   --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 --loose \
   "$work/control"/out-*.pcap
 
+echo "--- signed blobs: with a 'trust' line, only signed and newer tables are installed"
+"$lcmp" tables keygen --key "$work/k.pem" --pubkey "$work/pub.pem" >/dev/null
+"$lcmp" tables keygen --key "$work/other.pem" --pubkey "$work/other.pub.pem" >/dev/null
+"$lcmp" tables sign --key "$work/k.pem" "$work/t1.bin" -o "$work/t1.signed" >/dev/null
+"$lcmp" tables sign --key "$work/k.pem" "$work/t2.bin" -o "$work/t2.signed" >/dev/null
+"$lcmp" tables sign --key "$work/other.pem" "$work/t2.bin" -o "$work/t2.other" >/dev/null
+{
+  grep -v '^tables ' "$work/fwd.conf"
+  echo "trust $work/other.pub.pem # a second key: rotation"
+  echo "trust $work/pub.pem"
+  echo "tables $work/t1.signed"
+} >"$work/signed.conf"
+# The second key is trusted too, so t2.other would verify: trust only k's.
+grep -v 'other.pub.pem' "$work/signed.conf" >"$work/signed1.conf"
+CONF=$work/signed.conf run signed 2 --install-after "1500:$work/t2.signed"
+expect_line "$work/signed.stats" -F "generation 2 published"
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/signed.stats" \
+  --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 \
+  "$work/signed"/out-*.pcap
+# Refused mid-trace with one line each, the first tables kept: an unsigned
+# blob, one signed by an untrusted key, a replay of the installed generation.
+refused_unsigned="unsigned blob: only signed blobs are accepted \(-43\)"
+refused_other="signed by a key that is not trusted \(-41\)"
+refused_rollback="rollback: generation not newer than the installed one \(-42\)"
+for case in "t2.bin:$refused_unsigned" "t2.other:$refused_other" "t1.signed:$refused_rollback"; do
+  blob=${case%%:*}
+  CONF=$work/signed1.conf run "refused-$blob" 1 --install-after "1500:$work/$blob"
+  expect_line "$work/refused-$blob.err" -E "^lcmp-fwd: $work/$blob: ${case#*:}$"
+  "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/refused-$blob.stats" \
+    --replay "$work/replay1.txt" "$work/refused-$blob"/out-*.pcap
+done
+
 echo "--- bad command lines and configs: one line, status 1"
 # rejects EXPECTED-STDERR-REGEX CONFIG [APP OPTIONS...]
 rejects() {
@@ -175,6 +211,12 @@ rejects "^lcmp-fwd: error: $work/badmac.conf:2: bad MAC address 02:00:00:00:01$"
 rejects "^lcmp-fwd: error: $work/baddev.conf:1: no DPDK port net_pcap9$" "$work/baddev.conf"
 rejects "^lcmp-fwd: error: $work/badroute.conf:2: bad IPv4 prefix length: 10.0.7.0/33$" "$work/badroute.conf"
 rejects "^lcmp-fwd: $work/bad.bin: table blob truncated \(-30\)$" "$work/badtables.conf"
+printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\nroute 10.0.7.0/24 8\ntrust %s\ntables %s\n' \
+  "$work/pub.pem" "$work/t1.bin" >"$work/unsigned.conf"
+printf 'rx net_pcap0\ntrust %s\n' "$work/k.pem" >"$work/badkey.conf"
+rejects "^lcmp-fwd: $work/t1.bin: $refused_unsigned$" "$work/unsigned.conf"
+rejects "^lcmp-fwd: error: $work/badkey.conf:2: $work/k.pem: not an Ed25519 public key \(PEM SubjectPublicKeyInfo\)$" \
+  "$work/badkey.conf"
 rejects "^lcmp-fwd: error: --flows: a power of two of at least 16, got 1000$" "$work/small.conf" --flows 1000
 rejects "^lcmp-fwd: error: --workers: expected a number up to 16, got \"x\"$" "$work/small.conf" --workers x
 rejects "^lcmp-fwd: error: 4 lcores needed \(main, 2 worker\(s\), dispatcher\), EAL gave 2: use -l or --lcores$" \
