@@ -895,6 +895,14 @@ impl Builder {
 mod test {
     use super::*;
 
+    /// Tofino 1: two ways of 65 536 pin cells; Tofino 2 half of that
+    /// (docs/tofino.md: bf-p4c 34b86e9 cannot place 65 536 cells there).
+    #[test]
+    fn default_pin_slots_by_target() {
+        assert_eq!(Target::Tofino1.default_pin_slots(), 2 * 65_536);
+        assert_eq!(Target::Tofino2.default_pin_slots(), 2 * 32_768);
+    }
+
     #[test]
     fn bucket_ranges_are_the_scaled_pick() {
         for k in 1..=16u64 {

@@ -778,6 +778,55 @@ mod test {
         assert!(schema.actions(Control::IngressDeparser).is_empty());
     }
 
+    /// The P4Runtime ids of a register and the digest: our standard
+    /// prefix and the low 24 bits bf-p4c 34b86e9 gave the extern instances
+    /// in the committed P4Info (tests/golden/compiled/tofino/p4info.txtpb:
+    /// 2 333 759 429 and 2 398 426 313, under its extern prefixes), and
+    /// every register's and digest's id from its own full name.
+    #[test]
+    fn register_and_digest_ids_are_the_compilers() {
+        let schema = Schema::new(&Sizes {
+            groups: 3,
+            max_k: 4,
+            ports: 5,
+            pin_slots: 1024,
+        });
+        use crate::render::p4runtime::register_id;
+        assert_eq!(
+            register_id(&schema, names::REG_PIN0),
+            REGISTER_ID_PREFIX | (2_333_759_429 & 0x00FF_FFFF)
+        );
+        assert_eq!(register_id(&schema, "no_such_register"), 0);
+        let d = schema
+            .digests
+            .iter()
+            .find(|d| d.name == names::DIGEST_PIN_FAIL)
+            .expect("the pin-failure digest");
+        assert_eq!(
+            DIGEST_ID_PREFIX | d.id(),
+            DIGEST_ID_PREFIX | (2_398_426_313 & 0x00FF_FFFF)
+        );
+        for r in &schema.registers {
+            assert_eq!(r.id(), compiler_name_id(&r.full_name()), "{}", r.name);
+        }
+        for d in &schema.digests {
+            assert_eq!(d.id(), compiler_name_id(&d.full_name()), "{}", d.name);
+        }
+    }
+
+    #[test]
+    fn pin_slots_are_clamped_powers_of_two() {
+        for (requested, slots) in [
+            (0, 2 * MIN_PIN_WAY_SLOTS),
+            (2 * MIN_PIN_WAY_SLOTS + 1, 4 * MIN_PIN_WAY_SLOTS),
+            (3_000, 4_096),
+            (100_000, 131_072),
+            (u32::MAX, 2 * MAX_PIN_WAY_SLOTS),
+        ] {
+            assert_eq!(Sizes::pin_slots_for(requested), slots, "{requested}");
+        }
+    }
+
     #[test]
     fn ids_are_declared_unique_and_prefix_free() {
         let sizes = Sizes {
