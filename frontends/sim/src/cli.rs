@@ -200,6 +200,11 @@ pub struct SimArgs {
     /// 8 with --profile tuned].
     #[arg(long, value_name = "K")]
     pub band: Option<String>,
+    /// Packet model: one dynamic PFC threshold shift N (0-16) at every
+    /// switch port (a queue may take `free >> N`) [default: the
+    /// artifact's, by port rate: 3 at NIC rate, 2 at 200 G, 1 at 400 G].
+    #[arg(long, value_name = "N")]
+    pub pfc_shift: Option<u32>,
 }
 
 /// The artifact's DCI shared buffer at DC1 (and DC8) of testbed8, bytes:
@@ -419,6 +424,7 @@ pub fn to_args(a: &SimArgs) -> Vec<String> {
     opt("profile", a.profile.clone());
     opt("label", a.label.clone());
     opt("band", a.band.clone());
+    opt("pfc-shift", a.pfc_shift.map(|n| n.to_string()));
     if a.json {
         v.push("--json".into());
     }
@@ -616,6 +622,14 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
     };
     let mut engine = engine;
     engine.packet.dcqcn = !args.no_cc;
+    if let Some(n) = args.pfc_shift {
+        if n > 16 {
+            return Err(SimError::Config(format!(
+                "--pfc-shift: give 0 to 16, got {n}"
+            )));
+        }
+        engine.packet.pfc_shift = Some(n);
+    }
     let sports = match engine.flow_id {
         FlowIdentity::Artifact => SourcePorts::PerPair,
         FlowIdentity::FiveTuple => SourcePorts::Random,

@@ -1055,7 +1055,15 @@ pub(crate) fn ideal_us(net: &Network, cfg: &EngineConfig, spec: &FlowSpec) -> f6
                 .and_then(|(a, b)| net.best_path[a][b])
                 .unwrap_or((0, u64::MAX));
             let rate = (bottleneck as f64).min(nic).max(1.0);
-            2.0 * delay as f64 + bits / rate * 1e6
+            // The artifact's `qp_finish` (third.cc) counts every packet's
+            // header: size + packets x (whole header - INT header).
+            let pc = &cfg.packet;
+            let packets = spec
+                .size
+                .max(1)
+                .div_ceil(u64::from(pc.payload_bytes.max(1)));
+            let wire_bits = bits + (packets * u64::from(pc.header_bytes) * 8) as f64;
+            2.0 * delay as f64 + wire_bits / rate * 1e6
         }
     }
 }

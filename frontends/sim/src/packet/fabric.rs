@@ -7,7 +7,7 @@ use crate::engine::EngineConfig;
 use crate::network::Network;
 use crate::rng::Pcg32;
 
-use super::mmu::{EcnCurve, Mmu, PfcAction};
+use super::mmu::{shift_for_rate, EcnCurve, Mmu, PfcAction};
 use super::{Pkt, PS_PER_US};
 
 /// What a node is, with its DC (switch index in [`Network::dcs`]).
@@ -211,7 +211,6 @@ impl Fabric {
         // and headroom for a round trip of its link. Intra-DC headroom
         // comes out of the buffer; the long-haul ports' headroom (GBs) is
         // provisioned on top of the DCI buffer.
-        let packet = u64::from(pc.payload_bytes + pc.header_bytes);
         let dci_buffer = net
             .links
             .first()
@@ -220,23 +219,26 @@ impl Fabric {
             if matches!(n.kind, NodeKind::Host { .. }) {
                 continue;
             }
-            let headrooms: Vec<u64> = n
+            // third.cc: headroom `rate * delay / 8 * 3` (no extra packets),
+            // shift by the port's rate unless --pfc-shift sets one.
+            let ports: Vec<(u64, u32)> = n
                 .ports
                 .iter()
                 .map(|p| {
                     let bdp =
                         u128::from(p.rate_bps) * u128::from(p.delay_ps) / 8 / 1_000_000_000_000;
-                    (bdp as u64)
-                        .saturating_mul(pc.headroom_factor)
-                        .saturating_add(2 * packet)
+                    let shift = pc
+                        .pfc_shift
+                        .unwrap_or_else(|| shift_for_rate(p.rate_bps, cfg.nic_bps));
+                    ((bdp as u64).saturating_mul(pc.headroom_factor), shift)
                 })
                 .collect();
             let carved: u64 = n
                 .ports
                 .iter()
-                .zip(&headrooms)
+                .zip(&ports)
                 .filter(|(p, _)| p.net_link.is_none())
-                .map(|(_, h)| h + pc.reserve_bytes)
+                .map(|(_, h)| h.0 + pc.reserve_bytes)
                 .sum();
             let buffer = match n.kind {
                 NodeKind::Dci { .. } => dci_buffer,
@@ -244,9 +246,8 @@ impl Fabric {
             };
             n.mmu = Some(Mmu::new(
                 buffer.saturating_sub(carved),
-                &headrooms,
+                &ports,
                 pc.reserve_bytes,
-                pc.pfc_shift,
                 pc.resume_offset_bytes,
             ));
         }
@@ -314,6 +315,86 @@ impl Fabric {
         match self.nodes.get_mut(n as usize).and_then(|x| x.mmu.as_mut()) {
             Some(m) => m.release(usize::from(port), size),
             None => PfcAction::None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use lcmp_tables::{BuildOptions, Topology};
+
+    const G: u64 = 1_000_000_000;
+
+    /// Two DCs joined by one 200 Gbps link.
+    fn two_dcs() -> Network {
+        let topo = Topology::from_json(
+            r#"{"name":"two","buffer_bytes":1073741824,
+            "dcs":[{"id":1,"name":"A"},{"id":2,"name":"B"}],
+            "links":[{"a":1,"b":2,"capacity_bps":200000000000,"delay_us":1000}]}"#,
+        )
+        .expect("valid topology");
+        Network::new(&topo, &BuildOptions::default()).expect("network")
+    }
+
+    /// (rate, shift, headroom) of every switch ingress of the first DC,
+    /// by switch kind.
+    fn ingresses(cfg: &EngineConfig) -> Vec<(char, u64, u32, u64)> {
+        let fab = Fabric::new(&two_dcs(), cfg);
+        let mut v = Vec::new();
+        for n in &fab.nodes {
+            let kind = match n.kind {
+                NodeKind::Leaf { dc: 0, .. } => 'l',
+                NodeKind::Spine { dc: 0 } => 's',
+                NodeKind::Dci { dc: 0 } => 'd',
+                _ => continue,
+            };
+            let mmu = n.mmu.as_ref().expect("a switch has a buffer");
+            for (p, q) in n.ports.iter().zip(&mmu.ingress) {
+                v.push((kind, p.rate_bps, q.shift, q.headroom));
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn pfc_shifts_follow_port_rates_at_leaves_spines_and_dci_switches() {
+        let cfg = EngineConfig::default();
+        assert_eq!(cfg.nic_bps, 100 * G);
+        let v = ingresses(&cfg);
+        for kind in ['l', 's', 'd'] {
+            assert!(v.iter().any(|x| x.0 == kind), "no {kind} ports");
+        }
+        for &(kind, rate, shift, _) in &v {
+            let want = match rate / G {
+                100 => 3,
+                200 => 2,
+                400 => 1,
+                r => panic!("unexpected {r} G port"),
+            };
+            assert_eq!(shift, want, "{kind} port at {} G", rate / G);
+        }
+        // The spine's DCI port, the DCI's spine ports and its 200 G
+        // inter-DC port are among them.
+        assert!(v.iter().any(|x| x.0 == 's' && x.2 == 1));
+        assert!(v.iter().any(|x| x.0 == 'd' && x.2 == 1));
+        assert!(v.iter().any(|x| x.0 == 'd' && x.2 == 2));
+        // --pfc-shift 3 restores one shift everywhere.
+        let mut one = EngineConfig::default();
+        one.packet.pfc_shift = Some(3);
+        assert!(ingresses(&one).iter().all(|x| x.2 == 3));
+    }
+
+    #[test]
+    fn headroom_is_three_round_trips_of_bytes_without_extra_packets() {
+        for (_, rate, _, headroom) in ingresses(&EngineConfig::default()) {
+            let delay_ps = if rate == 200 * G {
+                1_000 * PS_PER_US
+            } else {
+                PS_PER_US
+            };
+            let bdp = u128::from(rate) * u128::from(delay_ps) / 8 / 1_000_000_000_000;
+            assert_eq!(u128::from(headroom), bdp * 3, "{} G", rate / G);
         }
     }
 }

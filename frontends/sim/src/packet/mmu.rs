@@ -24,6 +24,25 @@ pub struct Ingress {
     pub headroom: u64,
     /// Whether this switch has paused the upstream port.
     pub paused: bool,
+    /// Dynamic-threshold shift of this ingress (the threshold is
+    /// `free >> shift`).
+    pub shift: u32,
+}
+
+/// The artifact's dynamic-threshold shift for a port of `rate_bps` on a
+/// network of `nic_bps` NICs (`scratch/third.cc`, switch set-up): 3 (1/8
+/// of the free pool), one less per doubling of the rate above the NIC's:
+/// 3 at NIC rate, 2 at twice it (200 G), 1 at four times (400 G), never
+/// below 0.
+#[must_use]
+pub fn shift_for_rate(rate_bps: u64, nic_bps: u64) -> u32 {
+    let mut shift = 3;
+    let mut rate = rate_bps;
+    while rate > nic_bps && shift > 0 {
+        shift -= 1;
+        rate /= 2;
+    }
+    shift
 }
 
 /// What admitting or releasing a packet asks the switch to do.
@@ -49,8 +68,6 @@ pub struct Mmu {
     pub shared_used: u64,
     /// Reserve per ingress, bytes.
     pub reserve: u64,
-    /// Dynamic-threshold shift (the threshold is `free >> shift`).
-    pub shift: u32,
     /// Hysteresis of RESUME, bytes.
     pub resume_offset: u64,
     /// Packets dropped for lack of buffer.
@@ -58,28 +75,31 @@ pub struct Mmu {
 }
 
 impl Mmu {
-    /// A buffer of `pool` shared bytes for ports with these headrooms.
-    pub fn new(pool: u64, headrooms: &[u64], reserve: u64, shift: u32, resume_offset: u64) -> Self {
+    /// A buffer of `pool` shared bytes for ports with these (headroom,
+    /// threshold shift) pairs.
+    pub fn new(pool: u64, ports: &[(u64, u32)], reserve: u64, resume_offset: u64) -> Self {
         Mmu {
-            ingress: headrooms
+            ingress: ports
                 .iter()
-                .map(|&h| Ingress {
-                    headroom: h,
+                .map(|&(headroom, shift)| Ingress {
+                    headroom,
+                    shift,
                     ..Ingress::default()
                 })
                 .collect(),
             pool,
             shared_used: 0,
             reserve,
-            shift,
             resume_offset,
             drops: 0,
         }
     }
 
-    /// The dynamic PFC threshold: a queue may hold this many shared bytes.
-    pub fn threshold(&self) -> u64 {
-        self.pool.saturating_sub(self.shared_used) >> self.shift
+    /// The dynamic PFC threshold of ingress `port`: it may hold this many
+    /// shared bytes.
+    pub fn threshold(&self, port: usize) -> u64 {
+        let shift = self.ingress.get(port).map_or(63, |q| q.shift.min(63));
+        self.pool.saturating_sub(self.shared_used) >> shift
     }
 
     fn shared_of(&self, i: usize) -> u64 {
@@ -92,7 +112,7 @@ impl Mmu {
     /// fit nowhere (a drop), else what PFC must do.
     #[allow(clippy::result_unit_err)]
     pub fn admit(&mut self, port: usize, size: u64) -> Result<PfcAction, ()> {
-        let thr = self.threshold();
+        let thr = self.threshold(port);
         let shared = self.shared_of(port);
         let reserve = self.reserve;
         let Some(q) = self.ingress.get_mut(port) else {
@@ -112,7 +132,7 @@ impl Mmu {
             self.drops += 1;
             return Err(());
         }
-        let thr = self.threshold();
+        let thr = self.threshold(port);
         let shared = self.shared_of(port);
         let q = &mut self.ingress[port];
         if !q.paused && (q.hdrm_bytes > 0 || shared >= thr) {
@@ -136,7 +156,7 @@ impl Mmu {
         q.bytes = q.bytes.saturating_sub(rest);
         let after = q.bytes.saturating_sub(reserve);
         self.shared_used = self.shared_used.saturating_sub(before - after);
-        let thr = self.threshold();
+        let thr = self.threshold(port);
         let shared = self.shared_of(port);
         let offset = self.resume_offset;
         let q = &mut self.ingress[port];
@@ -221,7 +241,7 @@ mod test {
     #[test]
     fn pause_at_the_threshold_resume_below_it_drop_past_headroom() {
         // 80 KB pool, threshold free >> 3, 2 KB headroom.
-        let mut m = Mmu::new(80_000, &[2_000, 2_000], 1_000, 3, 500);
+        let mut m = Mmu::new(80_000, &[(2_000, 3), (2_000, 3)], 1_000, 500);
         // The reserve, then the pool up to the threshold.
         assert_eq!(m.admit(0, 1_000), Ok(PfcAction::None));
         let mut action = PfcAction::None;
@@ -249,6 +269,36 @@ mod test {
         }
         assert!(resumed && !m.ingress[0].paused && m.ingress[0].hdrm_bytes == 0);
         assert!(m.ingress[0].bytes > 0, "resumed before empty");
+    }
+
+    #[test]
+    fn the_shift_follows_the_port_rate() {
+        const G: u64 = 1_000_000_000;
+        // third.cc: 3 at NIC rate, 2 at 200 G, 1 at 400 G, floor 0.
+        assert_eq!(shift_for_rate(100 * G, 100 * G), 3);
+        assert_eq!(shift_for_rate(25 * G, 100 * G), 3);
+        assert_eq!(shift_for_rate(200 * G, 100 * G), 2);
+        assert_eq!(shift_for_rate(400 * G, 100 * G), 1);
+        assert_eq!(shift_for_rate(800 * G, 100 * G), 0);
+        assert_eq!(shift_for_rate(1600 * G, 100 * G), 0);
+        // An ingress pauses when its shared use s meets (free - s) >> shift:
+        // a NIC-rate one at free / 9, a 400 G one (shift 1) at free / 3.
+        let mut m = Mmu::new(80_000, &[(10_000, 3), (10_000, 1)], 0, 0);
+        let fill = |m: &mut Mmu, port: usize| {
+            let mut n = 0u64;
+            while m.admit(port, 100) == Ok(PfcAction::None) {
+                n += 1;
+            }
+            n * 100
+        };
+        let slow = fill(&mut m, 0);
+        assert!((8_000..=10_000).contains(&slow), "{slow}");
+        let fast = fill(&mut m, 1);
+        let free = 80_000 - slow - 100;
+        assert!(
+            fast + 1_000 >= free / 3 && fast <= free / 3 + 1_000,
+            "{fast} of {free}"
+        );
     }
 
     #[test]

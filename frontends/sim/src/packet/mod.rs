@@ -76,10 +76,13 @@ pub const PS_PER_US: u64 = 1_000_000;
 pub struct PacketConfig {
     /// Payload bytes per data packet (`PACKET_PAYLOAD_SIZE`).
     pub payload_bytes: u32,
-    /// Header bytes per data packet (Ethernet 14 + FCS 4, IPv4 20, UDP 8,
-    /// RoCE BTH 12).
+    /// Header bytes per data packet: the artifact's
+    /// `CustomHeader::GetStaticWholeHeaderSize`, PPP 14 (`ppp-header.cc`),
+    /// IPv4 20, UDP 8, PG 2, sequence 4, an empty INT header under DCQCN:
+    /// 1048-byte packets of a 1000-byte payload.
     pub header_bytes: u32,
-    /// Bytes of an acknowledgement or NACK on the wire.
+    /// Bytes of an acknowledgement or NACK on the wire: the artifact pads
+    /// them to 60 (`rdma-hw.cc`, `ReceiveUdp`: `60 - 14 - 20 - header`).
     pub ack_bytes: u32,
     /// Hosts per leaf switch.
     pub hosts_per_leaf: u16,
@@ -96,11 +99,14 @@ pub struct PacketConfig {
     /// Reserve per ingress queue, bytes.
     pub reserve_bytes: u64,
     /// Dynamic PFC threshold shift: a queue may take `free >> shift`.
-    pub pfc_shift: u32,
+    /// `None` (the artifact's): per port by its rate,
+    /// [`mmu::shift_for_rate`] (3 at NIC rate, 2 at 200 G, 1 at 400 G);
+    /// `Some(n)`: `n` at every port (`--pfc-shift`).
+    pub pfc_shift: Option<u32>,
     /// RESUME hysteresis, bytes.
     pub resume_offset_bytes: u64,
     /// Headroom per ingress as a multiple of its link's rate × delay (the
-    /// artifact's `third.cc`: 3), plus two packets.
+    /// artifact's `third.cc`: 3).
     pub headroom_factor: u64,
     /// DCQCN at the senders; off, every sender stays at line rate.
     pub dcqcn: bool,
@@ -120,8 +126,8 @@ impl PacketConfig {
     /// The artifact's testbed and settings.
     pub const DEFAULT: PacketConfig = PacketConfig {
         payload_bytes: 1000,
-        header_bytes: 58,
-        ack_bytes: 64,
+        header_bytes: 48,
+        ack_bytes: 60,
         hosts_per_leaf: 4,
         spines: 2,
         intra_bps: 100_000_000_000,
@@ -129,7 +135,7 @@ impl PacketConfig {
         intra_delay_ps: PS_PER_US,
         switch_buffer_bytes: 32 << 20,
         reserve_bytes: 4096,
-        pfc_shift: 3,
+        pfc_shift: None,
         resume_offset_bytes: 3 * 1024,
         headroom_factor: 3,
         dcqcn: true,
@@ -240,6 +246,8 @@ struct Flow {
     in_heap: bool,
     rcv_next: u32,
     last_nack_ps: Option<u64>,
+    /// The expected packet the last NACK asked for.
+    last_nack_seq: u32,
     start_ps: u64,
     done: bool,
     rp: Rp,
@@ -512,6 +520,7 @@ impl<'a> Sim<'a> {
             in_heap: false,
             rcv_next: 0,
             last_nack_ps: None,
+            last_nack_seq: u32::MAX,
             start_ps: self.now,
             done: false,
             rp: Rp::new(self.cfg.nic_bps, self.now),
@@ -650,6 +659,12 @@ impl<'a> Sim<'a> {
             return;
         };
         if port.busy {
+            return;
+        }
+        // A host's NIC puts acknowledgements in its data priority unless
+        // they have their own (`ACK_HIGH_PRIO`): a PAUSE holds them too
+        // (`qbb-net-device.cc`, `GetNextQindex`).
+        if is_host && port.paused && !self.pc.ack_high_priority {
             return;
         }
         let pkt = if let Some(pkt) = port.ctrl.pop_front() {
@@ -937,16 +952,21 @@ impl<'a> Sim<'a> {
                         self.finished += 1;
                     }
                 } else if pkt.seq > fl.rcv_next {
+                    // `ReceiverCheckSeq`: a NACK when the timer expired or
+                    // the expected packet changed since the last NACK.
                     let due = fl
                         .last_nack_ps
-                        .is_none_or(|t| now >= t + self.pc.nack_interval_ps);
+                        .is_none_or(|t| now >= t + self.pc.nack_interval_ps)
+                        || fl.last_nack_seq != fl.rcv_next;
                     if !due {
                         return;
                     }
                     fl.last_nack_ps = Some(now);
+                    fl.last_nack_seq = fl.rcv_next;
                     ack_kind = Kind::Nack;
                 } else {
-                    ack_kind = Kind::Ack;
+                    // A duplicate: the artifact sends nothing.
+                    return;
                 }
                 let ack = Pkt {
                     flow: pkt.flow,
@@ -1057,5 +1077,149 @@ impl<'a> Sim<'a> {
             queues_within_buffer: self.stats.drops == 0,
             packet: Some(self.stats),
         }
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use lcmp_tables::{BuildOptions, Topology};
+
+    fn two_dcs() -> Network {
+        let topo = Topology::from_json(
+            r#"{"name":"two","buffer_bytes":1073741824,
+            "dcs":[{"id":1,"name":"A"},{"id":2,"name":"B"}],
+            "links":[{"a":1,"b":2,"capacity_bps":100000000000,"delay_us":1000}]}"#,
+        )
+        .expect("valid topology");
+        Network::new(&topo, &BuildOptions::default()).expect("network")
+    }
+
+    const SPEC: FlowSpec = FlowSpec {
+        start_us: 0.0,
+        src_dc: 1,
+        dst_dc: 2,
+        src_host: 0,
+        dst_host: 0,
+        sport: 4000,
+        size: 10_000,
+    };
+
+    fn data(seq: u32) -> Pkt {
+        Pkt {
+            flow: 0,
+            seq,
+            kind: Kind::Data,
+            ecn: false,
+            first: false,
+            ttl: 64,
+            size: 1048,
+            in_port: 0,
+        }
+    }
+
+    #[test]
+    fn duplicates_are_not_acked_and_a_new_gap_is_nacked_at_once() {
+        let net = two_dcs();
+        let cfg = EngineConfig::default();
+        let specs = [SPEC];
+        let mut sim = Sim::new(&net, &cfg, &specs, 1e6);
+        sim.admit(0);
+        let h = sim.flows[0].dst_host;
+        let sent = |sim: &Sim| (sim.stats.acks, sim.stats.nacks);
+        sim.host_receive(h, data(0));
+        assert_eq!(sent(&sim), (1, 0));
+        // A duplicate: nothing (`ReceiverCheckSeq` returns 3).
+        sim.host_receive(h, data(0));
+        assert_eq!(sent(&sim), (1, 0));
+        // A gap: a NACK; the same gap again within the NACK interval:
+        // nothing.
+        sim.host_receive(h, data(2));
+        sim.host_receive(h, data(3));
+        assert_eq!(sent(&sim), (1, 1));
+        // The expected packet arrives, then a new gap: the expected
+        // sequence changed, so it is NACKed within the interval.
+        sim.host_receive(h, data(1));
+        sim.host_receive(h, data(4));
+        assert_eq!(sent(&sim), (2, 2));
+    }
+
+    #[test]
+    fn a_paused_host_holds_its_acknowledgements_unless_they_have_priority() {
+        let net = two_dcs();
+        for high in [false, true] {
+            let mut cfg = EngineConfig::default();
+            cfg.packet.ack_high_priority = high;
+            let specs = [SPEC];
+            let mut sim = Sim::new(&net, &cfg, &specs, 1e6);
+            sim.admit(0);
+            let h = sim.flows[0].dst_host;
+            sim.fab.port_mut(h, 0).expect("NIC port").paused = true;
+            sim.host_receive(h, data(0));
+            let port = sim.fab.port(h, 0).expect("NIC port");
+            assert_eq!(port.ctrl.len(), usize::from(!high), "high priority {high}");
+            assert_eq!(port.busy, high);
+            // RESUME sends it.
+            sim.fab.port_mut(h, 0).expect("NIC port").paused = false;
+            sim.try_tx(h, 0);
+            let port = sim.fab.port(h, 0).expect("NIC port");
+            assert!(port.ctrl.is_empty() && port.busy);
+        }
+    }
+
+    #[test]
+    fn packets_and_acknowledgements_have_the_artifacts_sizes() {
+        // 2500 bytes: packets of 1000, 1000 and 500 payload bytes, each
+        // with 48 header bytes, and three 60-byte ACKs back.
+        let net = two_dcs();
+        let cfg = EngineConfig {
+            ack_path: AckPath::Routed,
+            ..EngineConfig::default()
+        };
+        let specs = [FlowSpec {
+            size: 2_500,
+            ..SPEC
+        }];
+        let out = run(&net, &cfg, &specs, 1e7);
+        assert!(out.flows[0].fct_us.is_some());
+        let forward = net.links.iter().position(|l| l.from == 1).expect("A to B");
+        let back = net.links.iter().position(|l| l.from == 2).expect("B to A");
+        assert_eq!(out.links[forward].bytes, 2_500 + 3 * 48);
+        assert_eq!(out.links[back].bytes, 3 * 60);
+    }
+}
+
+#[cfg(test)]
+mod ideal_test {
+    use crate::engine::{ideal_us, EngineConfig, FlowSpec, IdealFct};
+    use lcmp_tables::{BuildOptions, Topology};
+
+    #[test]
+    fn the_round_trip_ideal_fct_counts_every_packets_header() {
+        let topo = Topology::from_json(
+            r#"{"name":"two","buffer_bytes":1073741824,
+            "dcs":[{"id":1,"name":"A"},{"id":2,"name":"B"}],
+            "links":[{"a":1,"b":2,"capacity_bps":100000000000,"delay_us":1000}]}"#,
+        )
+        .expect("valid topology");
+        let net = crate::network::Network::new(&topo, &BuildOptions::default()).expect("network");
+        let cfg = EngineConfig {
+            ideal: IdealFct::Rtt,
+            ..EngineConfig::default()
+        };
+        let spec = FlowSpec {
+            start_us: 0.0,
+            src_dc: 1,
+            dst_dc: 2,
+            src_host: 0,
+            dst_host: 0,
+            sport: 1,
+            size: 1_000_000,
+        };
+        // third.cc `qp_finish`: base RTT + (size + 1000 packets x 48 B) at
+        // 100 Gbps.
+        let want = 2_000.0 + (1_000_000.0 + 1_000.0 * 48.0) * 8.0 / 100e9 * 1e6;
+        let got = ideal_us(&net, &cfg, &spec);
+        assert!((got - want).abs() < 1e-9, "{got} vs {want}");
     }
 }
