@@ -192,6 +192,66 @@ fn an_expired_cell_is_taken_and_a_way_one_pin_survives_way_zero_freeing() {
     assert_eq!(ta.port, i1.ingress(&a).expect("a").port);
 }
 
+/// The agent after 3 s of 10 ms polls (past the core's two epochs) with
+/// every queue empty: the agent, the last poll's time (µs) and its pin gap.
+fn polled_agent() -> (Agent, u32, u32) {
+    let mut agent = agent();
+    let t_us = poll(&mut agent, 0, 300, 0);
+    let gap = agent.pin_gap_units(lcmp_decide::Instant::from_ticks(t_us));
+    (agent, t_us, gap)
+}
+
+/// `polls` polls 10 ms apart after `t_us`, every LCMP port at `cells`; the
+/// last poll's time.
+fn poll(agent: &mut Agent, mut t_us: u32, polls: u32, cells: u64) -> u32 {
+    let ports: Vec<lcmp_decide::PortId> = agent.tables().ports.iter().map(|p| p.id).collect();
+    for _ in 0..polls {
+        t_us += 10_000;
+        for &p in &ports {
+            agent
+                .on_usage_cells(lcmp_decide::Instant::from_ticks(t_us), p, cells)
+                .expect("poll");
+        }
+    }
+    t_us
+}
+
+/// The pin cells' safe gap the agent derives from its queue polls is the
+/// core's own in-order bound (`Decider::may_move`, by which a full flow
+/// cache reclaims an entry): every idle time above it may move on every
+/// port, the unit below it may not on some port; deep queues lengthen it,
+/// and it never exceeds the idle timeout.
+#[test]
+fn the_agents_pin_gap_is_the_cores_safe_gap() {
+    let (mut agent, t_us, gap) = polled_agent();
+    let idle = u32::try_from(agent.program().pin_idle_units()).expect("units");
+    let unit_ns = 1u64 << lcmp_tofino::schema::CLOCK_UNIT_SHIFT;
+    let ports: Vec<lcmp_decide::PortId> = agent.tables().ports.iter().map(|p| p.id).collect();
+    let now = lcmp_decide::Instant::from_ticks(t_us);
+    assert!(gap > 0 && gap < idle, "shallow queues: gap {gap} of {idle}");
+    let unit_us = |units: u64| ((units * unit_ns) / 1_000) as u32;
+    for units in u64::from(gap)..=u64::from(idle) {
+        let seen = lcmp_decide::Instant::from_ticks(t_us - unit_us(units) - 1);
+        for &p in &ports {
+            assert!(
+                agent.decider().may_move(now, p, seen),
+                "{units} units, {p:?}"
+            );
+        }
+    }
+    let seen = lcmp_decide::Instant::from_ticks(t_us - unit_us(u64::from(gap) - 1));
+    assert!(ports
+        .iter()
+        .any(|&p| !agent.decider().may_move(now, p, seen)));
+    // Deep queues (5 GB on every port): a longer gap, at most the timeout.
+    let t_us = poll(&mut agent, t_us, 3, 40_000_000);
+    let deep = agent.pin_gap_units(lcmp_decide::Instant::from_ticks(t_us));
+    assert!(
+        deep > gap && deep <= idle,
+        "deep queues: gap {deep}, shallow {gap}"
+    );
+}
+
 #[test]
 fn a_dead_pinned_port_is_resubmitted_and_re_pinned() {
     let mut agent = agent();
