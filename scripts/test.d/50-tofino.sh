@@ -8,8 +8,9 @@
 # structural lint of lcmp.p4, P4Runtime text with the PyPI p4runtime
 # protobufs and with finsy, the bfrt_python script, the BF-Runtime JSON
 # and the P4Runtime requests loaded through a reimplementation of
-# bfrt_python's reader (open-p4studio bfrtcli.py / bfrtTable.py), and the
-# agent's dry run (lcmp_agent.py with the core of `lcmp tofino agent`).
+# bfrt_python's reader (open-p4studio bfrtcli.py / bfrtTable.py), the
+# agent's dry run (lcmp_agent.py with the core of `lcmp tofino agent`), and
+# the agent's Switch class against a recording fake of bfrt_python.
 set -euo pipefail
 source scripts/lib.sh
 
@@ -67,4 +68,8 @@ echo "--- agent dry run: idle testbed8 DC1 + polls -> $golden/state.json's entri
 cargo build -q -p lcmp-tofino --example tofino_export
 LCMP_CORE="$(cargo metadata --format-version 1 --no-deps | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/tofino_export agent --topology testbed8 --switch DC1" \
   "$PY" frontends/tofino/tests/py/check_bfrt.py agent "$work/testbed8-dc1-idle" \
+  frontends/tofino/tests/fixtures/agent_trace.json "$golden"
+echo "--- the agent's Switch class against a recording fake of bfrt_python"
+LCMP_CORE="$(cargo metadata --format-version 1 --no-deps | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/tofino_export agent --topology testbed8 --switch DC1" \
+  "$PY" frontends/tofino/tests/py/check_bfrt.py switch "$work/testbed8-dc1-idle" \
   frontends/tofino/tests/fixtures/agent_trace.json "$golden"
