@@ -51,6 +51,9 @@ pub enum Error {
     /// A next hop names a device port of 512 or more or one named by another
     /// next hop, or a MAC address wider than 48 bits.
     NextHop(u16),
+    /// A routed device port (an LCMP port's or a default route's) has no
+    /// `--next-hop`: its packets would leave with made-up MACs.
+    NoNextHop(u16),
     /// A step of `lcmp tofino compile` exited with a failure (its output
     /// is in the log).
     Compile {
@@ -128,6 +131,11 @@ impl fmt::Display for Error {
                 f,
                 "next hop of device port {d}: the port must be below 512 and named once, \
                  the MACs 48 bits"
+            ),
+            Error::NoNextHop(d) => write!(
+                f,
+                "device port {d} has no next hop: give --next-hop {d}=SRC_MAC,DST_MAC for every \
+                 routed port (or --placeholder-next-hops in a lab)"
             ),
             Error::Compile { step, status, log } => {
                 let code = status.map_or("a signal".to_string(), |c| format!("status {c}"));
