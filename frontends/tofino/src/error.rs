@@ -36,10 +36,6 @@ pub enum Error {
     /// An entry names a table, action or register the schema lacks, or has
     /// the wrong number of matches or parameters (a bug in the model).
     Schema(&'static str),
-    /// No probe flow reached one of the group's buckets, so its pick list
-    /// could not be read from the core (65 536 probes for at most 16
-    /// buckets: not expected with a CRC).
-    PickProbe(u16),
     /// The device port given for this core port is not below 512, or is
     /// shared with another LCMP port.
     DevPort(u8),
@@ -114,7 +110,6 @@ impl fmt::Display for Error {
                 write!(f, "{object}.{field}: value does not fit in {bits} bits")
             }
             Error::Schema(name) => write!(f, "internal: {name} does not fit the P4 schema"),
-            Error::PickProbe(g) => write!(f, "group {g}: no probe flow reached every bucket"),
             Error::DevPort(p) => write!(
                 f,
                 "port {p}: its device port must be below 512 and not shared with another port"
