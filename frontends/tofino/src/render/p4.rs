@@ -25,7 +25,7 @@ const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 /// name; for a register, `@@REGISTER KEY@@` is its declaration; for a
 /// digest, `@@STRUCT KEY@@`, `@@DIGEST KEY@@` and `@@PACK KEY@@` are its
 /// struct, its extern and its `pack` call.
-pub const TEMPLATE_NAMES: [(&str, &str); 14] = [
+pub const TEMPLATE_NAMES: [(&str, &str); 15] = [
     ("DST_GROUP", names::DST_GROUP),
     ("ROUTE", names::ROUTE),
     ("BUCKET", names::BUCKET),
@@ -40,6 +40,7 @@ pub const TEMPLATE_NAMES: [(&str, &str); 14] = [
     ("REG_CLOCK", names::REG_CLOCK),
     ("REG_FAIL", names::REG_FAIL),
     ("DIGEST_PIN_FAIL", names::DIGEST_PIN_FAIL),
+    ("PIPE", crate::schema::PIPE),
 ];
 
 fn key_line(k: &KeyField) -> String {

@@ -4,7 +4,7 @@
 # On the switch, after loading the program:
 #     $SDE/run_bfshell.sh -b lcmp_agent.py
 # with the decision core on the PATH (LCMP_CORE overrides the command):
-#     lcmp tofino agent --topology testbed8 --switch DC1 --seed 0 --scheme lcmp --profile paper --pin-slots 131072 --target tofino1
+#     lcmp tofino agent --topology testbed8 --switch DC1 --seed 0 --scheme lcmp --profile paper --pin-slots 131072 --target tofino1 --placeholder-next-hops
 # bfshell runs the script inside its IPython shell, whose sys.argv is not
 # the script's: options go in LCMP_AGENT_ARGS (e.g. LCMP_AGENT_ARGS=--load).
 # At start the agent reads back every LCMP table and writes only the
@@ -38,7 +38,7 @@ CELL_BYTES = 80
 DEV_PORTS = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5}
 DIGEST = "LcmpIngressDeparser.pin_fail"
 DIGEST_FIELDS = ["src_addr", "dst_addr", "src_port", "dst_port", "protocol", "group"]
-CORE = os.environ.get("LCMP_CORE", "lcmp tofino agent --topology testbed8 --switch DC1 --seed 0 --scheme lcmp --profile paper --pin-slots 131072 --target tofino1")
+CORE = os.environ.get("LCMP_CORE", "lcmp tofino agent --topology testbed8 --switch DC1 --seed 0 --scheme lcmp --profile paper --pin-slots 131072 --target tofino1 --placeholder-next-hops")
 PERIOD_S = float(os.environ.get("LCMP_PERIOD_S", "0.01"))
 # Attempts per write before it is reported as failed.
 RETRIES = 3
