@@ -121,9 +121,10 @@ pub struct SimArgs {
     /// Hosts per DC.
     #[arg(long, default_value_t = 16)]
     pub hosts_per_dc: u16,
-    /// Engine step, microseconds.
-    #[arg(long, default_value_t = 10)]
-    pub dt_us: u32,
+    /// The fluid engine's step, microseconds [default: 10]; the packet
+    /// model is event-driven and refuses it.
+    #[arg(long)]
+    pub dt_us: Option<u32>,
     /// Queue sampling cadence of the deciders, microseconds.
     #[arg(long, default_value_t = 1000)]
     pub sample_us: u32,
@@ -205,6 +206,12 @@ pub struct SimArgs {
     /// artifact's, by port rate: 3 at NIC rate, 2 at 200 G, 1 at 400 G].
     #[arg(long, value_name = "N")]
     pub pfc_shift: Option<u32>,
+    /// Compare the ECMP, UCMP and LCMP curves (20 equal-count size bins,
+    /// p50 and p99) with the artifact's published Figure 5 data at 30, 50
+    /// and 80 % and print a verdict per scheme and load
+    /// (docs/simulator.md, "The reproduction check"); sets --bins 20.
+    #[arg(long)]
+    pub vs_artifact: bool,
 }
 
 /// The artifact's DCI shared buffer at DC1 (and DC8) of testbed8, bytes:
@@ -214,6 +221,10 @@ pub struct SimArgs {
 /// subtraction wraps too: `(2^27 - 2840932351 - 8 * 4096) mod 2^32`.
 /// Derived in docs/simulator.md.
 pub const ARTIFACT_DCI_BUFFER_BYTES: u64 = 1_588_219_905;
+
+/// The least `--buffer`: 1 MB. Smaller DCI buffers are outside what the
+/// models were checked with (`--buffer 1` ran for minutes with no output).
+pub const MIN_BUFFER_BYTES: u64 = 1_000_000;
 
 /// The artifact's arrival window, microseconds (its 0.3-load runs span
 /// 199.7 ms of arrivals).
@@ -409,7 +420,7 @@ pub fn to_args(a: &SimArgs) -> Vec<String> {
     opt("seed", Some(a.seed.to_string()));
     opt("seeds", a.seeds.map(|s| s.to_string()));
     opt("hosts-per-dc", Some(a.hosts_per_dc.to_string()));
-    opt("dt-us", Some(a.dt_us.to_string()));
+    opt("dt-us", a.dt_us.map(|d| d.to_string()));
     opt("sample-us", Some(a.sample_us.to_string()));
     opt("model", a.model.clone());
     opt("bins", Some(a.bins.to_string()));
@@ -431,6 +442,9 @@ pub fn to_args(a: &SimArgs) -> Vec<String> {
     if a.no_cc {
         v.push("--no-cc".into());
     }
+    if a.vs_artifact {
+        v.push("--vs-artifact".into());
+    }
     v
 }
 
@@ -446,11 +460,14 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
     let mut topology = load_topology(&args.topology)?;
     match args.buffer.as_deref() {
         Some(b) => {
-            topology.buffer_bytes = parse_bytes(b).ok().filter(|&v| v > 0).ok_or_else(|| {
-                SimError::Config(format!(
-                    "--buffer: expected a positive byte count such as 5GB or 128MiB, got `{b}`"
-                ))
-            })?;
+            topology.buffer_bytes = parse_bytes(b)
+                .ok()
+                .filter(|&v| v >= MIN_BUFFER_BYTES)
+                .ok_or_else(|| {
+                    SimError::Config(format!(
+                        "--buffer: expected a byte count of at least 1MB such as 5GB or 128MiB, got `{b}`"
+                    ))
+                })?;
         }
         None if artifact => topology.buffer_bytes = ARTIFACT_DCI_BUFFER_BYTES,
         None => {}
@@ -572,7 +589,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         .map(|f| dc_pair(&topology, f, "--focus"))
         .transpose()?;
     let engine = EngineConfig {
-        dt_us: args.dt_us,
+        dt_us: args.dt_us.unwrap_or(10),
         sample_us: args.sample_us,
         hosts_per_dc: args.hosts_per_dc,
         congestion_control: !args.no_cc,
@@ -634,6 +651,16 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         FlowIdentity::Artifact => SourcePorts::PerPair,
         FlowIdentity::FiveTuple => SourcePorts::Random,
     };
+    if args.dt_us.is_some() && args.model.as_deref() == Some("packet") {
+        return Err(SimError::Config(
+            "--dt-us: the packet model is event-driven and has no step; leave it out".into(),
+        ));
+    }
+    if args.vs_artifact && args.json {
+        return Err(SimError::Config(
+            "--vs-artifact prints a text verdict; leave out --json".into(),
+        ));
+    }
     if args.bins == 0 || args.bins > 1000 {
         return Err(SimError::Config("--bins: give 1 to 1000".into()));
     }
@@ -650,8 +677,24 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         sports,
         engine,
         focus,
-        bins: args.bins,
+        bins: if args.vs_artifact {
+            crate::vs_artifact::BINS
+        } else {
+            args.bins
+        },
     };
+    if args.vs_artifact {
+        if let Some(l) = exp
+            .loads
+            .iter()
+            .find(|&&l| crate::vs_artifact::published(l).is_none())
+        {
+            return Err(SimError::Config(format!(
+                "--vs-artifact: the artifact publishes curves at 30, 50 and 80 % load, not {:.0} %",
+                l * 100.0
+            )));
+        }
+    }
     exp.validate()?;
     Ok(exp)
 }
@@ -668,6 +711,43 @@ pub fn print(text: &str) -> Result<(), SimError> {
         }
         _ => Ok(()),
     }
+}
+
+/// One line naming what decides a run's regime: the model, the preset,
+/// the profile, the delay saturation, the idle timeout, the window(s),
+/// the seeds and the command line.
+#[must_use]
+pub fn run_label(args: &SimArgs, exp: &Experiment) -> String {
+    let model = match exp.engine.model {
+        Model::Fluid => "fluid (flow-level)",
+        Model::Packet => "packet (discrete-event RoCE)",
+    };
+    let preset = match args.preset {
+        Some(Preset::Paper) => "paper",
+        Some(Preset::Artifact) => "artifact",
+        None => "none",
+    };
+    let saturation = match exp.tables.saturation {
+        Saturation::Shift(s) => format!("shift {s}"),
+        Saturation::Auto => "auto".into(),
+    };
+    let windows: Vec<String> = exp
+        .windows_us
+        .iter()
+        .map(|w| format!("{:.3}", w * 1e-6))
+        .collect();
+    let seeds = match (exp.seeds.first(), exp.seeds.last()) {
+        (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
+        (Some(a), _) => a.to_string(),
+        _ => "none".into(),
+    };
+    format!(
+        "model {model}; preset {preset}; profile {}; saturation {saturation}; idle timeout {} ms; window {} s; seeds {seeds}; command: lcmp sim {}",
+        args.profile.as_deref().unwrap_or(if preset == "artifact" { "artifact's" } else { "paper" }),
+        exp.tables.params.idle_timeout_ticks / 1000,
+        windows.join("/"),
+        to_args(args).join(" ")
+    )
 }
 
 /// Runs `lcmp sim`: prints the tables (or JSON) to stdout and writes the
@@ -699,7 +779,21 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
         indicatif::ProgressBar::hidden()
     };
     let started = std::time::Instant::now();
-    let tick = || bar.inc(1);
+    // Not a terminal (a log, a pipe, a batch job): one progress line per
+    // finished run on stderr instead of the bar.
+    let lines = !std::io::stderr().is_terminal();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let total = exp.runs();
+    let tick = || {
+        bar.inc(1);
+        if lines {
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            eprintln!(
+                "lcmp sim: {n}/{total} runs done ({:.1} s)",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    };
     let results = exp.run(jobs, &tick)?;
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
@@ -730,7 +824,7 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
             .as_deref()
             .map_or(String::new(), |f| format!(", flows {f} only"))
     );
-    let mut text_title = title.clone();
+    let mut text_title = format!("{title}\n{}", run_label(args, &exp));
     for line in exp.offered_lines() {
         text_title.push('\n');
         text_title.push_str(&line);
@@ -804,6 +898,14 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
             wall,
             jobs
         ))?;
+    }
+    if args.vs_artifact {
+        let band = crate::vs_artifact::Band::FULL;
+        for &load in &exp.loads {
+            let v = crate::vs_artifact::check(&results, load, 0..crate::vs_artifact::BINS, band)
+                .map_err(|e| SimError::Config(format!("--vs-artifact: {e}")))?;
+            print(&crate::vs_artifact::text(&v, band))?;
+        }
     }
     if let Some(dir) = &args.plot {
         let files = crate::plot::write_all(dir, &title, &results)?;

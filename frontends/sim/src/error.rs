@@ -17,6 +17,10 @@ pub enum SimError {
     Tables(String),
     /// Writing results or figures failed.
     Output(String),
+    /// A run left more than [`crate::experiment::MAX_INCOMPLETE_PCT`] %
+    /// of its flows without a route or unfinished: its statistics would
+    /// describe a different subset of flows than another scheme's.
+    Incomplete(String),
 }
 
 impl fmt::Display for SimError {
@@ -27,6 +31,7 @@ impl fmt::Display for SimError {
             SimError::Config(m) => write!(f, "{m}"),
             SimError::Tables(m) => write!(f, "tables: {m}"),
             SimError::Output(m) => write!(f, "output: {m}"),
+            SimError::Incomplete(m) => write!(f, "incomplete run: {m}"),
         }
     }
 }

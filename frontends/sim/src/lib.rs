@@ -22,6 +22,8 @@
 //! * [`report`], [`plot`]: text tables, JSON and SVG figures.
 //! * [`cli`]: the `lcmp sim` arguments and entry point.
 //! * [`sweep`]: `lcmp sim sweep`, the grid search against baselines.
+//! * [`vs_artifact`]: per-size-bin curves against the artifact's published
+//!   Figure 5 data (`lcmp sim --vs-artifact`).
 //!
 //! ## Feature flags
 //!
@@ -58,6 +60,7 @@ pub mod stats;
 #[cfg(feature = "cli")]
 pub mod sweep;
 pub mod traffic;
+pub mod vs_artifact;
 pub mod workload;
 
 pub use error::SimError;

@@ -55,6 +55,40 @@ pub fn bootstrap_mean(v: &[f64]) -> (f64, f64) {
     (at(0.025), at(0.975))
 }
 
+/// The 95 % paired percentile-bootstrap interval of the ratio of means
+/// `Σ scheme / Σ baseline` over `pairs` (scheme, baseline) of the same
+/// seeds: resampling pairs keeps them paired, and a ratio of positive
+/// values is never negative, so the change it gives is never below
+/// −100 %. Same resampling as [`bootstrap_mean`].
+///
+/// ```
+/// # use lcmp_sim::report::bootstrap_ratio;
+/// let (lo, hi) = bootstrap_ratio(&[(1.0, 10.0), (30.0, 10.0), (2.0, 9.0)]);
+/// assert!(lo > 0.0 && lo < 1.1 && hi > 1.0);
+/// ```
+pub fn bootstrap_ratio(pairs: &[(f64, f64)]) -> (f64, f64) {
+    let n = pairs.len();
+    let ratio = |it: &mut dyn Iterator<Item = (f64, f64)>| {
+        let (a, b) = it.fold((0.0, 0.0), |(x, y), (p, q)| (x + p, y + q));
+        if b.abs() > 1e-12 {
+            a / b
+        } else {
+            1.0
+        }
+    };
+    let whole = ratio(&mut pairs.iter().copied());
+    if n < 2 {
+        return (whole, whole);
+    }
+    let mut rng = crate::rng::Pcg32::new(0xB0_07_57_4A, n as u64);
+    let mut rs: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
+        .map(|_| ratio(&mut (0..n).map(|_| pairs[rng.below(n as u32) as usize])))
+        .collect();
+    rs.sort_by(f64::total_cmp);
+    let at = |q: f64| rs[((q * BOOTSTRAP_RESAMPLES as f64) as usize).min(BOOTSTRAP_RESAMPLES - 1)];
+    (at(0.025), at(0.975))
+}
+
 impl Spread {
     /// Of some values (zeros if none).
     pub fn of(v: &[f64]) -> Self {
@@ -96,14 +130,16 @@ pub struct Comparison {
     pub hi: f64,
     /// The difference relative to the baseline's mean, percent.
     pub change_pct: f64,
-    /// `lo` relative to the baseline's mean, percent.
+    /// Lower end of the change's 95 % interval, percent: the paired
+    /// bootstrap interval of the ratio of means ([`bootstrap_ratio`])
+    /// minus 1, so never below −100 %.
     pub lo_pct: f64,
-    /// `hi` relative to the baseline's mean, percent.
+    /// Upper end.
     pub hi_pct: f64,
     /// Seeds in which the scheme's value was below the baseline's.
     pub lower_in: usize,
-    /// `lower` (interval below 0), `higher` (above 0), `within noise`, or
-    /// `one seed` (no interval).
+    /// `lower` (the ratio's interval below 1), `higher` (above 1),
+    /// `within noise`, or `one seed` (no interval).
     pub verdict: String,
 }
 
@@ -139,6 +175,7 @@ pub fn compare(results: &[RunResult]) -> Vec<Comparison> {
             for b in &baselines {
                 for (name, f) in metrics {
                     let mut d = Vec::new();
+                    let mut pairs = Vec::new();
                     let (mut base_sum, mut lower) = (0.0, 0);
                     for r in results.iter().filter(|r| r.load == load && &r.scheme == s) {
                         if let Some(q) = results
@@ -146,6 +183,7 @@ pub fn compare(results: &[RunResult]) -> Vec<Comparison> {
                             .find(|q| q.load == load && &q.scheme == b && q.seed == r.seed)
                         {
                             d.push(f(r) - f(q));
+                            pairs.push((f(r), f(q)));
                             base_sum += f(q);
                             lower += usize::from(f(r) < f(q));
                         }
@@ -164,11 +202,12 @@ pub fn compare(results: &[RunResult]) -> Vec<Comparison> {
                             0.0
                         }
                     };
+                    let (rlo, rhi) = bootstrap_ratio(&pairs);
                     let verdict = if n < 2 {
                         "one seed"
-                    } else if hi < 0.0 {
+                    } else if rhi < 1.0 {
                         "lower"
-                    } else if lo > 0.0 {
+                    } else if rlo > 1.0 {
                         "higher"
                     } else {
                         "within noise"
@@ -183,8 +222,8 @@ pub fn compare(results: &[RunResult]) -> Vec<Comparison> {
                         lo,
                         hi,
                         change_pct: pct(diff),
-                        lo_pct: pct(lo),
-                        hi_pct: pct(hi),
+                        lo_pct: (rlo - 1.0) * 100.0,
+                        hi_pct: (rhi - 1.0) * 100.0,
                         lower_in: lower,
                         verdict: verdict.into(),
                     });
@@ -223,6 +262,8 @@ pub struct Summary {
 pub struct BucketSummary {
     /// Bucket name, e.g. `<=100KB`.
     pub name: String,
+    /// Completed flows in the bucket per run, averaged over seeds.
+    pub count: f64,
     /// Median slowdown.
     pub p50: Spread,
     /// 99th-percentile slowdown.
@@ -271,6 +312,7 @@ pub fn summarise(results: &[RunResult]) -> Vec<Summary> {
                     let p99 = of(&|r| r.buckets.get(i).map_or(0.0, |b| b.p99));
                     BucketSummary {
                         name: name.to_string(),
+                        count: of(&|r| r.buckets.get(i).map_or(0.0, |b| b.count as f64)).mean,
                         p50,
                         p99,
                     }
@@ -342,6 +384,9 @@ fn comparison_cell(c: &Comparison) -> String {
     }
 }
 
+/// Flows below which a size bucket's p99 is flagged in the text report.
+pub const FEW: f64 = 100.0;
+
 /// The text report: per load, a scheme table, LCMP's change against the
 /// others, and per-link utilisation and flow share (`*`: overloaded).
 pub fn text(title: &str, results: &[RunResult]) -> String {
@@ -390,6 +435,7 @@ pub fn text(title: &str, results: &[RunResult]) -> String {
             let _ = write!(out, " {:>15}", format!("{name} p50/p99"));
         }
         let _ = writeln!(out);
+        let mut few = false;
         for r in &rows {
             let _ = write!(
                 out,
@@ -400,19 +446,39 @@ pub fn text(title: &str, results: &[RunResult]) -> String {
                 cell(r.mean, r.seeds)
             );
             for b in &r.buckets {
-                let _ = write!(
-                    out,
-                    " {:>15}",
-                    format!("{:.1}/{:.1}", b.p50.mean, b.p99.mean)
-                );
+                // `-`: no flow in the bucket; `?`: a p99 of fewer than
+                // FEW flows (mostly the largest of them).
+                let c = if b.count < 0.5 {
+                    "-".to_string()
+                } else {
+                    format!(
+                        "{:.1}/{:.1}{}",
+                        b.p50.mean,
+                        b.p99.mean,
+                        if b.count < FEW { "?" } else { "" }
+                    )
+                };
+                few |= b.count >= 0.5 && b.count < FEW;
+                let _ = write!(out, " {c:>15}");
             }
             let _ = writeln!(out);
         }
-        let here: Vec<&Comparison> = comparisons.iter().filter(|c| c.load == load).collect();
-        if !here.is_empty() {
+        if few {
             let _ = writeln!(
                 out,
-                "paired by seed: change of the mean % [95 % paired-bootstrap interval, %] seeds lower/seeds, verdict"
+                "?: p99 of fewer than {FEW:.0} flows per run (mostly their largest value); -: no flows"
+            );
+        }
+        let here: Vec<&Comparison> = comparisons.iter().filter(|c| c.load == load).collect();
+        if here.iter().any(|c| c.seeds >= 2) {
+            let _ = writeln!(
+                out,
+                "paired by seed: change of the mean % [95 % paired-bootstrap interval of the ratio, %] seeds lower/seeds, verdict"
+            );
+        } else if !here.is_empty() {
+            let _ = writeln!(
+                out,
+                "change against the baseline, % (one seed: no interval)"
             );
         }
         let mut pairs: Vec<(&str, &str)> = Vec::new();

@@ -348,6 +348,9 @@ fn job_command_lines_parse_back_to_the_same_arguments() {
         "8",
         "--json",
         "--no-cc",
+        "--pfc-shift",
+        "2",
+        "--vs-artifact",
     ];
     let a = Cli::try_parse_from(core::iter::once("sim").chain(args))
         .expect("parses")
@@ -374,4 +377,74 @@ fn the_model_is_fluid_unless_packet_is_asked_for() {
             .dcqcn
     );
     assert!(matches!(exp(&["--model", "ns3"]), Err(SimError::Config(_))));
+}
+
+#[test]
+fn schemes_are_never_compared_on_different_flow_subsets() {
+    // Ali storage with the paper's 2 s idle timeout: the flow caches fill
+    // and refuse most flows, a different share per scheme. The run stops
+    // with an error naming the schemes instead of printing statistics.
+    let args = [
+        "--preset",
+        "paper",
+        "--workload",
+        "alistorage",
+        "--load",
+        "0.3",
+        "--seeds",
+        "1",
+        "--window",
+        "0.05",
+        "--schemes",
+        "ecmp,lcmp",
+    ];
+    let e = exp(&args).expect("valid");
+    match e.run(1, &|| {}) {
+        Err(SimError::Incomplete(m)) => {
+            assert!(
+                m.contains("ecmp at 30 %") && m.contains("without a route"),
+                "{m}"
+            );
+        }
+        other => panic!("expected an incomplete-run error, got {other:?}"),
+    }
+    // Caches sized for the workload's gaps (a 5 ms idle timeout): every
+    // flow counted, and the run goes through.
+    let mut ok = args.to_vec();
+    ok.extend(["--idle-timeout-ms", "5"]);
+    let results = exp(&ok).expect("valid").run(1, &|| {}).expect("complete");
+    assert!(results
+        .iter()
+        .all(|r| r.completed == r.flows && r.flows > 0));
+}
+
+#[test]
+fn options_a_model_would_ignore_or_cannot_run_are_refused() {
+    for args in [
+        &["--model", "packet", "--dt-us", "5"][..],
+        &["--buffer", "1"],
+        &["--buffer", "999999"],
+        &["--model", "packet", "--pfc-shift", "17"],
+        &["--vs-artifact", "--load", "0.4"],
+        &["--vs-artifact", "--json"],
+    ] {
+        match exp(args) {
+            Err(SimError::Config(m)) => assert!(!m.contains('\n'), "{m}"),
+            other => panic!(
+                "{args:?}: expected a config error, got {:?}",
+                other.map(|_| ())
+            ),
+        }
+    }
+    // Their valid forms.
+    assert!(exp(&["--dt-us", "5"]).is_ok());
+    assert!(exp(&["--buffer", "1MB"]).is_ok());
+    let e = exp(&["--model", "packet", "--pfc-shift", "3"]).expect("valid");
+    assert_eq!(e.engine.packet.pfc_shift, Some(3));
+    assert_eq!(
+        exp(&["--vs-artifact", "--load", "0.3,0.8"])
+            .expect("valid")
+            .bins,
+        20
+    );
 }
