@@ -20,6 +20,16 @@ use crate::report;
 use crate::traffic::{Pairs, SourcePorts};
 use crate::workload::Workload;
 
+/// `--preset`'s parser: its error names the presets on the error's first
+/// line (the one line `lcmp` prints).
+fn parse_preset(s: &str) -> Result<Preset, String> {
+    match s {
+        "paper" => Ok(Preset::Paper),
+        "artifact" => Ok(Preset::Artifact),
+        _ => Err("the presets are `paper` and `artifact`".into()),
+    }
+}
+
 /// Traffic presets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Preset {
@@ -92,8 +102,8 @@ pub struct SimArgs {
     /// Report only flows between two DCs (either direction), e.g. `DC1:DC13`.
     #[arg(long)]
     pub focus: Option<String>,
-    /// A traffic preset.
-    #[arg(long, value_enum)]
+    /// A traffic preset: `paper` or `artifact` (docs/simulator.md).
+    #[arg(long, value_parser = parse_preset, value_name = "paper|artifact")]
     pub preset: Option<Preset>,
     /// What loads refer to [default: nic for one pair, interdc for all].
     #[arg(long, value_enum)]

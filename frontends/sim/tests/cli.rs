@@ -448,3 +448,17 @@ fn options_a_model_would_ignore_or_cannot_run_are_refused() {
         20
     );
 }
+
+#[test]
+fn a_bad_presets_error_names_the_presets_on_its_first_line() {
+    let e = match Cli::try_parse_from(["sim", "--preset", "nope"]) {
+        Err(e) => e,
+        Ok(_) => panic!("--preset nope parsed"),
+    };
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("nope") && first.contains("paper") && first.contains("artifact"),
+        "{first}"
+    );
+}

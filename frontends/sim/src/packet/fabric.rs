@@ -26,6 +26,11 @@ pub(super) struct Port {
     pub(super) rate_bps: u64,
     pub(super) delay_ps: u64,
     pub(super) busy: bool,
+    /// When the packet being serialised is done (valid while `busy`).
+    pub(super) busy_until: u64,
+    /// When the pending `PortFree` event of this port fires (`u64::MAX`:
+    /// none); any other `PortFree` event of the port is stale.
+    pub(super) wake_at: u64,
     pub(super) paused: bool,
     pub(super) ctrl: VecDeque<Pkt>,
     pub(super) data: VecDeque<Pkt>,
@@ -64,6 +69,8 @@ fn port(rate_bps: u64, delay_ps: u64) -> Port {
         rate_bps,
         delay_ps,
         busy: false,
+        busy_until: 0,
+        wake_at: u64::MAX,
         paused: false,
         ctrl: VecDeque::new(),
         data: VecDeque::new(),

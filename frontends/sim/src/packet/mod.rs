@@ -410,10 +410,14 @@ impl<'a> Sim<'a> {
             match ev {
                 Ev::Deliver(n, p) => self.deliver(n, p),
                 Ev::PortFree(n, p) => {
-                    if let Some(port) = self.fab.port_mut(n, p) {
+                    // Only the port's pending wake-up counts; an event
+                    // `try_tx` superseded (it found the port done first)
+                    // is stale.
+                    if let Some(port) = self.fab.port_mut(n, p).filter(|x| x.wake_at == t) {
                         port.busy = false;
+                        port.wake_at = u64::MAX;
+                        self.try_tx(n, p);
                     }
-                    self.try_tx(n, p);
                 }
                 Ev::NicWake(h) => {
                     if let Some(host) = self.hosts.get_mut(h as usize) {
@@ -655,11 +659,24 @@ impl<'a> Sim<'a> {
     /// idle: control first, then data unless paused.
     fn try_tx(&mut self, n: u32, p: u16) {
         let is_host = self.fab.is_host(n);
+        let now = self.now;
         let Some(port) = self.fab.port_mut(n, p) else {
             return;
         };
         if port.busy {
-            return;
+            if port.busy_until > now {
+                // Serialising: make sure the port wakes when it is done
+                // (`transmit` left no event if its queue was empty).
+                if port.wake_at == u64::MAX {
+                    let t = port.busy_until;
+                    port.wake_at = t;
+                    self.at(t, Ev::PortFree(n, p));
+                }
+                return;
+            }
+            // Done serialising; a wake-up pending for now is superseded.
+            port.busy = false;
+            port.wake_at = u64::MAX;
         }
         // A host's NIC puts acknowledgements in its data priority unless
         // they have their own (`ACK_HIGH_PRIO`): a PAUSE holds them too
@@ -703,12 +720,19 @@ impl<'a> Sim<'a> {
 
     fn transmit(&mut self, n: u32, p: u16, pkt: Pkt) {
         let now = self.now;
+        let is_host = self.fab.is_host(n);
         let window = self.window_ps;
         let Some(port) = self.fab.port_mut(n, p) else {
             return;
         };
         port.busy = true;
         let tx = tx_ps(u64::from(pkt.size), port.rate_bps);
+        port.busy_until = now + tx;
+        // A switch port with nothing queued needs no event when it frees:
+        // the next packet for it finds it idle (or asks for the event,
+        // `try_tx`). A NIC always pulls its queue pairs.
+        let wake = is_host || !port.ctrl.is_empty() || !port.data.is_empty();
+        port.wake_at = if wake { now + tx } else { u64::MAX };
         let arrive = now + tx + port.delay_ps;
         port.wire.push_back((arrive, pkt));
         let first_on_wire = port.wire.len() == 1;
@@ -723,7 +747,9 @@ impl<'a> Sim<'a> {
         if first_on_wire {
             self.at(arrive, Ev::Deliver(n, p));
         }
-        self.at(now + tx, Ev::PortFree(n, p));
+        if wake {
+            self.at(now + tx, Ev::PortFree(n, p));
+        }
     }
 
     fn deliver(&mut self, n: u32, p: u16) {
