@@ -407,50 +407,55 @@ impl<'a> Sim<'a> {
             }
             self.now = t;
             self.stats.events += 1;
-            match ev {
-                Ev::Deliver(n, p) => self.deliver(n, p),
-                Ev::PortFree(n, p) => {
-                    // Only the port's pending wake-up counts; an event
-                    // `try_tx` superseded (it found the port done first)
-                    // is stale.
-                    if let Some(port) = self.fab.port_mut(n, p).filter(|x| x.wake_at == t) {
-                        port.busy = false;
-                        port.wake_at = u64::MAX;
-                        self.try_tx(n, p);
-                    }
-                }
-                Ev::NicWake(h) => {
-                    if let Some(host) = self.hosts.get_mut(h as usize) {
-                        if host.wake_at <= t {
-                            host.wake_at = u64::MAX;
-                        }
-                    }
-                    self.try_tx(h, 0);
-                }
-                Ev::Pfc(n, p, pause) => {
-                    if let Some(port) = self.fab.port_mut(n, p) {
-                        port.paused = pause;
-                    }
-                    if pause && self.fab.is_host(n) {
-                        self.stats.host_pauses += 1;
-                    }
-                    if !pause {
-                        self.try_tx(n, p);
-                    }
-                }
-                Ev::Rp(f) => self.rp_timeout(f),
-                Ev::Rto(f, gen) => self.rto(f, gen),
-                Ev::Arrival => self.arrival(),
-                Ev::Sample => {
-                    if self.finished < self.specs.len() {
-                        self.sample_all();
-                        let every = u64::from(self.cfg.sample_us.max(1)) * PS_PER_US;
-                        self.at(t + every, Ev::Sample);
-                    }
-                }
-            }
+            self.handle(t, ev);
             if self.finished >= self.specs.len() {
                 break;
+            }
+        }
+    }
+
+    /// Handles event `ev` due at `t` (`self.now`).
+    fn handle(&mut self, t: u64, ev: Ev) {
+        match ev {
+            Ev::Deliver(n, p) => self.deliver(n, p),
+            Ev::PortFree(n, p) => {
+                // Only the port's pending wake-up counts; an event
+                // `try_tx` superseded (it found the port done first)
+                // is stale.
+                if let Some(port) = self.fab.port_mut(n, p).filter(|x| x.wake_at == t) {
+                    port.busy = false;
+                    port.wake_at = u64::MAX;
+                    self.try_tx(n, p);
+                }
+            }
+            Ev::NicWake(h) => {
+                if let Some(host) = self.hosts.get_mut(h as usize) {
+                    if host.wake_at <= t {
+                        host.wake_at = u64::MAX;
+                    }
+                }
+                self.try_tx(h, 0);
+            }
+            Ev::Pfc(n, p, pause) => {
+                if let Some(port) = self.fab.port_mut(n, p) {
+                    port.paused = pause;
+                }
+                if pause && self.fab.is_host(n) {
+                    self.stats.host_pauses += 1;
+                }
+                if !pause {
+                    self.try_tx(n, p);
+                }
+            }
+            Ev::Rp(f) => self.rp_timeout(f),
+            Ev::Rto(f, gen) => self.rto(f, gen),
+            Ev::Arrival => self.arrival(),
+            Ev::Sample => {
+                if self.finished < self.specs.len() {
+                    self.sample_all();
+                    let every = u64::from(self.cfg.sample_us.max(1)) * PS_PER_US;
+                    self.at(t + every, Ev::Sample);
+                }
             }
         }
     }
@@ -725,6 +730,12 @@ impl<'a> Sim<'a> {
         let Some(port) = self.fab.port_mut(n, p) else {
             return;
         };
+        // One packet on the wire at a time: the previous one is done.
+        debug_assert!(
+            port.busy_until <= now,
+            "node {n} port {p} starts a packet at {now} ps while one is serialised until {} ps",
+            port.busy_until
+        );
         port.busy = true;
         let tx = tx_ps(u64::from(pkt.size), port.rate_bps);
         port.busy_until = now + tx;
@@ -1191,6 +1202,116 @@ mod test {
             let port = sim.fab.port(h, 0).expect("NIC port");
             assert!(port.ctrl.is_empty() && port.busy);
         }
+    }
+
+    /// Drives the egress port of the destination leaf towards its host:
+    /// at each scripted time a data packet arrives from a spine (`true`)
+    /// or the port is only kicked (`false`, as a RESUME does). Only the
+    /// port's own `PortFree` events run (the rest are dropped, so its wire
+    /// keeps every departure); a scripted step runs before the events due
+    /// at the same picosecond, as a delivery scheduled earlier would.
+    /// Returns the arrival times and the departure (serialisation start)
+    /// times, and the serialisation time of a packet.
+    fn drive_leaf_port(script: &[(u64, bool)]) -> (Vec<u64>, Vec<u64>, u64) {
+        let net = two_dcs();
+        let cfg = EngineConfig::default();
+        let specs = [SPEC];
+        let mut sim = Sim::new(&net, &cfg, &specs, 1e6);
+        sim.admit(0);
+        let hpl = sim.pc.hosts_per_leaf;
+        let (dc, leaf, out) = sim
+            .fab
+            .host_place(sim.flows[0].dst_host, hpl)
+            .expect("destination host");
+        let n = sim
+            .fab
+            .nodes
+            .iter()
+            .position(|x| x.kind == NodeKind::Leaf { dc, index: leaf })
+            .expect("destination leaf") as u32;
+        let run_before = |sim: &mut Sim, until: u64| {
+            while let Some(&Reverse((t, _, ev))) = sim.heap.peek() {
+                if t >= until {
+                    break;
+                }
+                sim.heap.pop();
+                if ev == Ev::PortFree(n, out) {
+                    sim.now = t;
+                    sim.handle(t, ev);
+                }
+            }
+        };
+        let mut arrivals = Vec::new();
+        for (seq, &(t, packet)) in script.iter().enumerate() {
+            run_before(&mut sim, t);
+            sim.now = t;
+            if packet {
+                arrivals.push(t);
+                sim.receive(n, hpl, data(seq as u32));
+            } else {
+                sim.try_tx(n, out);
+            }
+        }
+        run_before(&mut sim, u64::MAX);
+        let port = sim.fab.port(n, out).expect("leaf port");
+        let tx = tx_ps(1048, port.rate_bps);
+        let starts = port
+            .wire
+            .iter()
+            .map(|&(arrive, pkt)| {
+                arrive - port.delay_ps - tx_ps(u64::from(pkt.size), port.rate_bps)
+            })
+            .collect();
+        (arrivals, starts, tx)
+    }
+
+    /// A FIFO port serialising one packet at a time: each packet starts
+    /// when it arrives or when the one before it is done, the later.
+    fn assert_one_at_a_time(arrivals: &[u64], starts: &[u64], tx: u64) {
+        for w in starts.windows(2) {
+            assert!(
+                w[1] >= w[0] + tx,
+                "a packet started at {} ps while the one started at {} ps was serialised for {tx} ps",
+                w[1],
+                w[0]
+            );
+        }
+        let mut free = 0;
+        let want: Vec<u64> = arrivals
+            .iter()
+            .map(|&a| {
+                let start = a.max(free);
+                free = start + tx;
+                start
+            })
+            .collect();
+        assert_eq!(
+            starts, want,
+            "departures of packets arriving at {arrivals:?}"
+        );
+    }
+
+    #[test]
+    fn a_stale_wake_up_with_packets_queued_does_not_start_a_second_packet() {
+        // A leaves the port idle with no wake-up; B, arriving during A,
+        // asks for one at T; C arrives at T before it fires, so B starts
+        // then and the wake-up at T is stale while B is on the wire.
+        let tx = drive_leaf_port(&[]).2;
+        let (arrivals, starts, tx) = drive_leaf_port(&[(0, true), (tx / 2, true), (tx, true)]);
+        assert_eq!(starts.len(), 3);
+        assert_one_at_a_time(&arrivals, &starts, tx);
+    }
+
+    #[test]
+    fn a_stale_wake_up_with_the_queue_empty_does_not_free_the_port() {
+        // As above, but a RESUME-like kick at T starts B and leaves the
+        // queue empty: the stale wake-up at T must not mark the port idle,
+        // or C, arriving while B is on the wire, would start at once.
+        let tx = drive_leaf_port(&[]).2;
+        let (arrivals, starts, tx) =
+            drive_leaf_port(&[(0, true), (tx / 2, true), (tx, false), (tx + tx / 2, true)]);
+        assert_eq!(starts.len(), 3);
+        assert_one_at_a_time(&arrivals, &starts, tx);
     }
 
     #[test]
