@@ -64,7 +64,7 @@
  * The ABI version of this library and header (bumped on any change to a
  * struct layout, a code or a signature; see CHANGELOG.md).
  */
-#define LCMP_ABI_VERSION 5
+#define LCMP_ABI_VERSION 6
 
 /**
  * Success.
@@ -449,7 +449,7 @@ typedef struct lcmp_tables lcmp_tables;
  * `abi_version` must be `sizeof(lcmp_config)` and `LCMP_ABI_VERSION`
  * (`lcmp_decider_init` returns `LCMP_ERR_ABI` otherwise, and reads
  * nothing past `size`); the other fields all zero are the defaults (LCMP,
- * MurmurHash3, refuse on a full cache, seed 0):
+ * MurmurHash3, refuse on a full cache, seed 0, the zero flow key):
  * `lcmp_config c = { sizeof(lcmp_config), LCMP_ABI_VERSION };`.
  */
 typedef struct lcmp_config {
@@ -478,6 +478,14 @@ typedef struct lcmp_config {
    * The per-switch ECMP hash seed.
    */
   uint32_t seed;
+  /**
+   * The flow cache's 128-bit secret (SipHash key of the fingerprint,
+   * docs/design.md "Why the flow cache's hash is keyed"): fill it from
+   * the system's or the board's random source at start. All zero (the
+   * default) is for tests and replays: anyone can then aim flows at a
+   * victim's buckets. Never logged, never in a blob.
+   */
+  uint8_t flow_key[16];
 } lcmp_config;
 
 /**
