@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,6 +96,11 @@ struct app_config {
 	 * blobs of a newer generation are installed. */
 	uint8_t trust_keys[2 * LCMP_PUBLIC_KEY_LEN];
 	size_t n_trust;
+	/* This switch's scope ('scope' line, `lcmp tables scope`): a signed
+	 * blob for another switch or topology is refused. Required with
+	 * 'trust'. */
+	uint8_t scope[LCMP_SCOPE_LEN];
+	bool has_scope;
 	/* Egress DPDK ports (deduplicated), for queue setup and TX. */
 	bool dpdk_is_egress[RTE_MAX_ETHPORTS];
 	uint16_t egress_ports[RTE_MAX_ETHPORTS];
@@ -117,6 +123,7 @@ struct options {
 	bool hold;
 	bool rss;
 	uint32_t seed;
+	bool seed_set; /* --seed given; else a random seed per start */
 	uint8_t scheme;
 	unsigned int mbufs;     /* 0: 8192 + 4096 per worker */
 	unsigned int mbuf_size; /* data room after the headroom */
@@ -316,11 +323,15 @@ load_gen(const char *path, uint64_t seq)
 		 * generation must be newer than the published one's. */
 		struct table_gen *cur = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
 		uint64_t installed = cur != NULL ? cur->generation : 0, signed_gen = 0;
+		/* The host's clock: a blob past its signed expiry is refused. */
+		time_t now = time(NULL);
 
 		rc = lcmp_tables_init(g->mem, lcmp_tables_size(), &g->tables);
 		if (rc == LCMP_OK)
 			rc = lcmp_tables_install_signed(g->tables, blob, len, cfg.trust_keys,
-							cfg.n_trust, installed, &signed_gen);
+							cfg.n_trust, cfg.scope,
+							now > 0 ? (uint64_t)now : 0,
+							installed, &signed_gen);
 	} else {
 		rc = lcmp_blob_len(blob, len, &len);
 		if (rc == LCMP_OK)
@@ -492,6 +503,25 @@ read_public_key(const char *path, uint8_t key[LCMP_PUBLIC_KEY_LEN], const char *
 	return 0;
 }
 
+/* 40 hex digits into a scope's 20 bytes; 0 on success. */
+static int
+parse_scope(const char *hex, uint8_t out[LCMP_SCOPE_LEN])
+{
+	size_t i;
+
+	if (strlen(hex) != 2 * LCMP_SCOPE_LEN)
+		return -1;
+	for (i = 0; i < LCMP_SCOPE_LEN; i++) {
+		unsigned int v;
+
+		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
+		    sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
 /* The config file (docs/dpdk.md, "Configuration"):
  *   rx DEV                          a DPDK port (id or name) to receive on
  *   port LCMP_PORT DEV NEXT_HOP_MAC an LCMP port: egress DPDK port, next hop
@@ -499,6 +529,8 @@ read_public_key(const char *path, uint8_t key[LCMP_PUBLIC_KEY_LEN], const char *
  *   tables BLOB                     the table blob (lcmp tables -o)
  *   trust PUBKEY.pem                a trusted public key (at most two):
  *                                   then only signed blobs are installed
+ *   scope HEX                       this switch's scope (40 hex digits,
+ *                                   `lcmp tables scope`), with 'trust'
  * '#' starts a comment. */
 static void
 read_config(const char *path)
@@ -572,12 +604,19 @@ read_config(const char *path)
 					    &why) != 0)
 				die("%s:%d: %s: %s", path, n, argv[1], why);
 			cfg.n_trust++;
+		} else if (strcmp(argv[0], "scope") == 0 && argc == 2) {
+			if (parse_scope(argv[1], cfg.scope) != 0)
+				die("%s:%d: scope: expected 40 hex digits (lcmp tables scope)", path, n);
+			cfg.has_scope = true;
 		} else {
 			die("%s:%d: expected 'rx DEV', 'port N DEV MAC', "
-			    "'route PREFIX/LEN GROUP', 'tables BLOB' or 'trust PUBKEY'", path, n);
+			    "'route PREFIX/LEN GROUP', 'tables BLOB', 'trust PUBKEY' or 'scope HEX'",
+			    path, n);
 		}
 	}
 	fclose(f);
+	if (cfg.n_trust > 0 && !cfg.has_scope)
+		die("%s: 'trust' needs this switch's 'scope' line (lcmp tables scope)", path);
 	if (cfg.n_rx_ports == 0)
 		die("%s: no 'rx' line", path);
 	if (cfg.tables_path[0] == '\0')
@@ -1246,7 +1285,10 @@ parse_args(int argc, char **argv)
 			else
 				die("--scheme: expected lcmp, ecmp or ucmp, got \"%s\"", optarg);
 			break;
-		case 's': opt.seed = (uint32_t)num_arg("--seed", optarg, UINT32_MAX); break;
+		case 's':
+			opt.seed = (uint32_t)num_arg("--seed", optarg, UINT32_MAX);
+			opt.seed_set = true;
+			break;
 		case 'T': opt.stats_ms = (unsigned int)num_arg("--stats-ms", optarg, 3600000); break;
 		case 'Q': opt.sample_us = (unsigned int)num_arg("--sample-us", optarg, 60000000); break;
 		case 'L': opt.link_ms = (unsigned int)num_arg("--link-ms", optarg, 3600000); break;
@@ -1348,6 +1390,15 @@ main(int argc, char **argv)
 	lc.scheme = opt.scheme;
 	lc.hash = LCMP_HASH_MURMUR3;
 	lc.overflow = LCMP_OVERFLOW_REFUSE;
+	/* The flow cache's key always, the ECMP seed unless --seed gave one,
+	 * from the system's random source (docs/dpdk.md, "Security"): with
+	 * public values anyone could aim flows at a victim's cache buckets or
+	 * predict paths. Neither is ever printed. */
+	if (getrandom(lc.flow_key, sizeof(lc.flow_key), 0) != (ssize_t)sizeof(lc.flow_key))
+		die("getrandom: %s", strerror(errno));
+	if (!opt.seed_set &&
+	    getrandom(&opt.seed, sizeof(opt.seed), 0) != (ssize_t)sizeof(opt.seed))
+		die("getrandom: %s", strerror(errno));
 	lc.seed = opt.seed;
 	/* Every worker's decider reads the published generation's tables:
 	 * it needs no tables of its own. */
@@ -1400,9 +1451,10 @@ main(int argc, char **argv)
 	if (install_blob(cfg.tables_path) != 0)
 		exit(1); /* load_gen said why, in one line */
 	printf("lcmp-fwd: %u worker(s), %zu flows each (%zu bytes), %s, "
-	       "main lcore %u (control)\n", opt.workers, opt.flows, dsize,
+	       "main lcore %u (control), ECMP seed %s, flow-cache key random\n",
+	       opt.workers, opt.flows, dsize,
 	       opt.workers == 1 ? "direct RX" : opt.rss ? "RSS" : "software dispatcher",
-	       rte_get_main_lcore());
+	       rte_get_main_lcore(), opt.seed_set ? "as given" : "random");
 	printf("lcmp-fwd: tables shared by every worker: %zu bytes a generation "
 	       "(%zu bytes a worker with tables of its own)\n", lcmp_tables_size(),
 	       lcmp_decider_size(opt.flows));

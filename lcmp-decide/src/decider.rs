@@ -1370,7 +1370,10 @@ mod test {
         );
         assert!(matches!(
             crafted_flows_then_victim(FlowCacheKey::from_bytes(*b"a per-device key")),
-            Decision::New { failover: false, .. }
+            Decision::New {
+                failover: false,
+                ..
+            }
         ));
     }
 

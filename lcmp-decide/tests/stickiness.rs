@@ -295,9 +295,15 @@ fn a_pin_belongs_to_its_group() {
     );
     assert_eq!(d.counters().withdrawals, 0);
     assert_eq!(d.on_packet(t(2), &flow(i), DC8), Decision::Hit(p));
-    assert_eq!(d.on_packet(t(3), &flow(i), GroupId(9)), Decision::Hit(got.port().expect("port")));
+    assert_eq!(
+        d.on_packet(t(3), &flow(i), GroupId(9)),
+        Decision::Hit(got.port().expect("port"))
+    );
     // A group with no route forgets only its own entry.
-    assert!(matches!(d.on_packet(t(4), &flow(i), GroupId(77)), Decision::NoRoute(_)));
+    assert!(matches!(
+        d.on_packet(t(4), &flow(i), GroupId(77)),
+        Decision::NoRoute(_)
+    ));
     assert_eq!(d.on_packet(t(5), &flow(i), DC8), Decision::Hit(p));
 }
 

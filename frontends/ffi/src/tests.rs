@@ -172,14 +172,14 @@ fn uninitialised_and_null_handles_are_rejected() {
             LCMP_ERR_NOT_INITIALIZED
         );
         assert_eq!(lcmp_gc(d, 1, 10), LCMP_ERR_NOT_INITIALIZED);
-        assert_eq!(lcmp_set_port(ptr::null_mut(), 0, true), LCMP_ERR_NULL);
+        assert_eq!(lcmp_set_port(ptr::null_mut(), 0, 1), LCMP_ERR_NULL);
         assert_eq!(lcmp_install(ptr::null_mut(), ptr::null(), 0), LCMP_ERR_NULL);
         assert_eq!(
             lcmp_flow_cache_usage(ptr::null(), ptr::null_mut(), ptr::null_mut()),
             LCMP_ERR_NULL
         );
         let odd = mem.as_mut_ptr().cast::<u8>().add(4).cast::<lcmp_decider>();
-        assert_eq!(lcmp_set_port(odd, 0, true), LCMP_ERR_MISALIGNED);
+        assert_eq!(lcmp_set_port(odd, 0, 1), LCMP_ERR_MISALIGNED);
     }
 }
 
@@ -220,7 +220,7 @@ fn packets_samples_failover_explain_counters() {
         assert_eq!(e.group, 8);
 
         // Fast failover.
-        assert_eq!(lcmp_set_port(d, first, false), LCMP_OK);
+        assert_eq!(lcmp_set_port(d, first, 0), LCMP_OK);
         assert_eq!(lcmp_on_packet(d, 40, &f, 8, &mut out), LCMP_OK);
         assert_eq!(out.kind, LCMP_DECISION_FAILOVER);
         assert_ne!(out.port, first);
@@ -267,7 +267,10 @@ fn packets_samples_failover_explain_counters() {
         assert_eq!(lcmp_gc(d, 40 + 3_000_000, LCMP_FLOWS as u32), 1);
         assert_eq!(lcmp_set_scheme(d, LCMP_SCHEME_ECMP), LCMP_OK);
         assert_eq!(lcmp_set_scheme(d, 3), LCMP_ERR_INVALID_ARGUMENT);
-        assert_eq!(lcmp_set_tables_current(d, false), LCMP_OK);
+        assert_eq!(lcmp_set_tables_current(d, 0), LCMP_OK);
+        // C flags are 0 or 1 (a `bool` of 2 would be undefined behaviour).
+        assert_eq!(lcmp_set_tables_current(d, 2), LCMP_ERR_INVALID_ARGUMENT);
+        assert_eq!(lcmp_set_port(d, 0, 2), LCMP_ERR_INVALID_ARGUMENT);
     }
 }
 
@@ -348,8 +351,8 @@ fn a_burst_decides_as_packets_one_by_one() {
                     );
                     assert_eq!(single, *want);
                 }
-                assert_eq!(lcmp_set_port(a, 1, false), LCMP_OK);
-                assert_eq!(lcmp_set_port(b, 1, false), LCMP_OK);
+                assert_eq!(lcmp_set_port(a, 1, 0), LCMP_OK);
+                assert_eq!(lcmp_set_port(b, 1, 0), LCMP_OK);
             }
             let (mut ca, mut cb) = (lcmp_counters::default(), lcmp_counters::default());
             assert_eq!(lcmp_get_counters(a, &mut ca), LCMP_OK);
@@ -514,7 +517,7 @@ fn a_rejected_blob_changes_nothing() {
             assert_eq!(lcmp_on_packet(d, i, &flow(i), 8, &mut out), LCMP_OK);
         }
         assert_eq!(lcmp_sample(d, 50, 2, 3_000_000_000), LCMP_OK);
-        assert_eq!(lcmp_set_port(d, 1, false), LCMP_OK);
+        assert_eq!(lcmp_set_port(d, 1, 0), LCMP_OK);
         let before = observe(d);
         assert!(before.1.iter().any(|e| e.pinned != LCMP_NO_PORT));
         for (blob, code) in &bad {
@@ -712,16 +715,16 @@ fn samples_and_links_on_ports_without_tables_are_errors() {
     unsafe {
         // Before any install, no port exists.
         assert_eq!(lcmp_sample(d, 1, 0, 10), LCMP_ERR_NO_SUCH_PORT);
-        assert_eq!(lcmp_set_port(d, 0, false), LCMP_ERR_NO_SUCH_PORT);
+        assert_eq!(lcmp_set_port(d, 0, 0), LCMP_ERR_NO_SUCH_PORT);
         let blob = ::lcmp_tables::blob::encode_blob_vec(&tables(), 1).unwrap();
         assert_eq!(lcmp_install(d, blob.as_ptr(), blob.len()), LCMP_OK);
         // The tables list ports 0..=2.
         assert_eq!(lcmp_sample(d, 2, 2, 10), LCMP_OK);
-        assert_eq!(lcmp_set_port(d, 2, true), LCMP_OK);
+        assert_eq!(lcmp_set_port(d, 2, 1), LCMP_OK);
         assert_eq!(lcmp_sample(d, 3, 3, 10), LCMP_ERR_NO_SUCH_PORT);
-        assert_eq!(lcmp_set_port(d, 5, false), LCMP_ERR_NO_SUCH_PORT);
+        assert_eq!(lcmp_set_port(d, 5, 0), LCMP_ERR_NO_SUCH_PORT);
         assert_eq!(lcmp_sample(d, 3, 64, 10), LCMP_ERR_PORT_OUT_OF_RANGE);
-        assert_eq!(lcmp_set_port(d, 200, false), LCMP_ERR_PORT_OUT_OF_RANGE);
+        assert_eq!(lcmp_set_port(d, 200, 0), LCMP_ERR_PORT_OUT_OF_RANGE);
         assert_eq!(lcmp_get_counters(d, &mut c), LCMP_OK);
         assert_eq!(c.samples, 1, "rejected samples are not recorded");
     }
@@ -888,8 +891,8 @@ fn shared_tables_decide_as_owned_and_hand_over_safely() {
             if i == 100 {
                 assert_eq!(lcmp_sample(owned_a, 110, 0, 4_000_000_000), LCMP_OK);
                 assert_eq!(lcmp_sample(shared_a, 110, 0, 4_000_000_000), LCMP_OK);
-                assert_eq!(lcmp_set_port(owned_a, 1, false), LCMP_OK);
-                assert_eq!(lcmp_set_port(shared_a, 1, false), LCMP_OK);
+                assert_eq!(lcmp_set_port(owned_a, 1, 0), LCMP_OK);
+                assert_eq!(lcmp_set_port(shared_a, 1, 0), LCMP_OK);
             }
             assert_eq!(route(o, i), route(s, i), "flow {i}");
         }
@@ -1060,7 +1063,10 @@ fn crafted_then_victim(flow_key: [u8; 16]) -> u8 {
         assert_eq!(unsafe { lcmp_on_packet(d, 1, f, 8, &mut out) }, LCMP_OK);
         assert_eq!(out.kind, LCMP_DECISION_NEW);
     }
-    assert_eq!(unsafe { lcmp_on_packet(d, 2, &victim, 8, &mut out) }, LCMP_OK);
+    assert_eq!(
+        unsafe { lcmp_on_packet(d, 2, &victim, 8, &mut out) },
+        LCMP_OK
+    );
     out.kind
 }
 
