@@ -31,6 +31,7 @@
 #define _GNU_SOURCE /* memmem */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -206,7 +207,10 @@ thread_cpu_ns(void)
 
 static struct worker workers[MAX_WORKERS];
 static unsigned int dispatcher_lcore = RTE_MAX_LCORE;
-static volatile int quit;
+/* Set by a signal, the control file or the idle exit; read by every lcore
+ * (always through __atomic builtins: lock-free on an int, so also safe in
+ * the signal handler). */
+static int quit;
 static uint64_t tsc_per_us;
 
 /* Test hook (--install-after): RX stops at packet N until every worker
@@ -1059,6 +1063,41 @@ send_samples(void)
 
 static int link_state[LCMP_PORTS]; /* -1 unknown, 0 down, 1 up */
 static bool admin_down[LCMP_PORTS];
+/* The link state last enqueued to each worker (-1: none yet). Samples may
+ * be dropped for a full ring, link events may not: a port whose state a
+ * worker has not been sent is resent at every link poll until its ring
+ * takes it (docs/dpdk.md, "Table updates, samples and link events"). */
+static int sent_link[MAX_WORKERS][LCMP_PORTS];
+static unsigned int links_pending;
+
+/* Sends every worker the link states it has not been sent; counts the
+ * (worker, port) pairs still pending. */
+static void
+sync_links(void)
+{
+	unsigned int w, lp, pending = 0;
+
+	for (lp = 0; lp < LCMP_PORTS; lp++) {
+		struct ctl_msg msg = {.kind = CTL_LINK};
+
+		if (!cfg.egress[lp].used || link_state[lp] < 0)
+			continue;
+		msg.port = (uint8_t)lp;
+		msg.up = (uint8_t)link_state[lp];
+		msg.now = now_us();
+		for (w = 0; w < opt.workers; w++) {
+			if (sent_link[w][lp] == link_state[lp])
+				continue;
+			if (rte_ring_sp_enqueue_elem(workers[w].ctl, &msg, sizeof(msg)) == 0) {
+				sent_link[w][lp] = link_state[lp];
+			} else {
+				ctl_dropped++;
+				pending++;
+			}
+		}
+	}
+	links_pending = pending;
+}
 
 static void
 poll_links(void)
@@ -1067,7 +1106,6 @@ poll_links(void)
 
 	for (lp = 0; lp < LCMP_PORTS; lp++) {
 		struct rte_eth_link link;
-		struct ctl_msg msg = {.kind = CTL_LINK};
 		int up;
 
 		if (!cfg.egress[lp].used)
@@ -1079,14 +1117,11 @@ poll_links(void)
 		if (up == link_state[lp])
 			continue;
 		link_state[lp] = up;
-		msg.port = (uint8_t)lp;
-		msg.up = (uint8_t)up;
-		msg.now = now_us();
-		send_all(&msg);
 		printf("link: LCMP port %u (DPDK port %u) %s\n", lp,
 		       cfg.egress[lp].dpdk_port, up ? "up" : "down");
 		fflush(stdout);
 	}
+	sync_links();
 }
 
 /* The control file (--control FILE): when it appears, each line is run
@@ -1099,16 +1134,39 @@ poll_control_file(void)
 {
 	FILE *f;
 	char line[4200];
+	struct stat st;
+	int fd, n = 0;
 
 	if (opt.control == NULL)
 		return;
-	f = fopen(opt.control, "r");
-	if (f == NULL)
+	/* Never through a symlink, and a regular file only (a FIFO would
+	 * block the control lcore); anything else is removed unread. */
+	fd = open(opt.control, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP) {
+			fprintf(stderr, "lcmp-fwd: control: %s is a symlink: removed, not read\n",
+				opt.control);
+			unlink(opt.control);
+		}
 		return;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "lcmp-fwd: control: %s is not a regular file: removed, not read\n",
+			opt.control);
+		close(fd);
+		unlink(opt.control);
+		return;
+	}
+	f = fdopen(fd, "r");
+	if (f == NULL) {
+		close(fd);
+		return;
+	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char cmd[16], arg1[4096], arg2[16];
 		int k = sscanf(line, "%15s %4095s %15s", cmd, arg1, arg2);
 
+		n++;
 		if (k <= 0 || cmd[0] == '#')
 			continue;
 		if (strcmp(cmd, "install") == 0 && k == 2) {
@@ -1120,13 +1178,14 @@ poll_control_file(void)
 			    (strcmp(arg2, "up") == 0 || strcmp(arg2, "down") == 0))
 				admin_down[lp] = strcmp(arg2, "down") == 0;
 			else
-				fprintf(stderr, "lcmp-fwd: control: bad line: %s", line);
+				fprintf(stderr, "lcmp-fwd: control: line %d: bad link command\n", n);
 		} else if (strcmp(cmd, "stats") == 0) {
 			print_stats("stats");
 		} else if (strcmp(cmd, "quit") == 0) {
-			quit = 1;
+			__atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
 		} else {
-			fprintf(stderr, "lcmp-fwd: control: bad line: %s", line);
+			/* The line is not echoed: the file is not trusted input. */
+			fprintf(stderr, "lcmp-fwd: control: line %d: unknown command\n", n);
 		}
 	}
 	fclose(f);
@@ -1196,12 +1255,13 @@ print_stats(const char *label)
 	printf("%s: total: rx=%" PRIu64 " tx=%" PRIu64 " truncated=%" PRIu64
 	       " non_ip=%" PRIu64 " unknown_dst=%" PRIu64 " no_route=%" PRIu64
 	       " unmapped=%" PRIu64 " tx_full=%" PRIu64 " dropped=%" PRIu64
-	       " samples=%" PRIu64 " links=%" PRIu64 "\n",
+	       " samples=%" PRIu64 " links=%" PRIu64 " ctl_dropped=%" PRIu64
+	       " links_pending=%u\n",
 	       label, t.rx, t.tx, t.truncated, t.non_ip, t.unknown_dst,
 	       t.no_route, t.unmapped, t.tx_full,
 	       t.truncated + t.non_ip + t.unknown_dst + t.no_route + t.unmapped +
 		       t.tx_full,
-	       t.samples, t.links);
+	       t.samples, t.links, ctl_dropped, links_pending);
 	fflush(stdout);
 }
 
@@ -1209,7 +1269,7 @@ static void
 on_signal(int sig)
 {
 	(void)sig;
-	quit = 1;
+	__atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- start-up ------------------------------------------------------------- */
@@ -1369,6 +1429,7 @@ main(int argc, char **argv)
 			continue;
 		port_setup(p, n_rx, n_tx);
 	}
+	memset(sent_link, 0xff, sizeof(sent_link)); /* -1: nothing sent */
 	for (w = 0; w < LCMP_PORTS; w++) {
 		link_state[w] = -1;
 		if (cfg.egress[w].used)
@@ -1497,7 +1558,7 @@ main(int argc, char **argv)
 				last_rx_change = now;
 			} else if (rx != 0 && __atomic_load_n(&g_hook_state, __ATOMIC_RELAXED) != 1 &&
 				   now - last_rx_change >= (uint64_t)opt.exit_idle_ms * 1000 * tsc_per_us) {
-				quit = 1;
+				__atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
 			}
 		}
 		rte_delay_us_sleep(50);

@@ -136,9 +136,21 @@ expect_line "$work/badblob.err" -E "^lcmp-fwd: $work/bad.bin: table blob truncat
 
 # The control file: an install while (or after) the pcap is replayed; the
 # file is consumed, every worker ends on generation 2, nothing is lost.
-printf '# a comment\ninstall %s\nstats\n' "$work/t2.bin" >"$work/ctl"
+printf '# a comment\ninstall %s\nstats\nbogus s3cret-token\n' "$work/t2.bin" >"$work/ctl"
 run control 2 --control "$work/ctl"
 expect "lcmp-fwd consumed the control file $work/ctl" test ! -e "$work/ctl"
+# A bad line is reported by number, its content never echoed.
+expect_line "$work/control.err" -xF "lcmp-fwd: control: line 4: unknown command"
+expect "the control file's content is not echoed" bash -c "! grep -q s3cret '$work/control.err'"
+# A control file that is a symlink is removed unread (its target is not
+# run: 'quit' there would end the run before the trace's end).
+printf 'quit\n' >"$work/ctl-target"
+ln -s "$work/ctl-target" "$work/ctl-link"
+run ctl-symlink 1 --control "$work/ctl-link"
+expect_line "$work/ctl-symlink.err" -xF "lcmp-fwd: control: $work/ctl-link is a symlink: removed, not read"
+expect "the symlink is gone, its target kept" test ! -L "$work/ctl-link" -a -e "$work/ctl-target"
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/ctl-symlink.stats" \
+  --replay "$work/replay1.txt" "$work/ctl-symlink"/out-*.pcap
 expect_line "$work/control.stats" -F "generation 2 published"
 gen2=$(grep -c '^exit: worker .* generation=2$' "$work/control.stats" || true)
 expect "both workers end on generation 2 ($work/control.stats: $gen2)" test "$gen2" -eq 2
