@@ -126,6 +126,7 @@ struct options {
 	uint32_t seed;
 	bool seed_set; /* --seed given; else a random seed per start */
 	uint8_t scheme;
+	unsigned int stall_ms;  /* test only: worker 0 sleeps this long at start */
 	unsigned int mbufs;     /* 0: 8192 + 4096 per worker */
 	unsigned int mbuf_size; /* data room after the headroom */
 };
@@ -910,6 +911,10 @@ worker_main(void *arg)
 
 	rte_rcu_qsbr_thread_register(g_qsbr, w->id);
 	rte_rcu_qsbr_thread_online(g_qsbr, w->id);
+	if (w->id == 0 && opt.stall_ms != 0)
+		/* The test's stalled worker (a shared CPU): its control ring
+		 * fills meanwhile, and no link event may be lost. */
+		rte_delay_us_sleep(opt.stall_ms * 1000u);
 	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
 		uint16_t n;
 
@@ -1065,7 +1070,7 @@ static int link_state[LCMP_PORTS]; /* -1 unknown, 0 down, 1 up */
 static bool admin_down[LCMP_PORTS];
 /* The link state last enqueued to each worker (-1: none yet). Samples may
  * be dropped for a full ring, link events may not: a port whose state a
- * worker has not been sent is resent at every link poll until its ring
+ * worker has not been sent is resent at every control loop until its ring
  * takes it (docs/dpdk.md, "Table updates, samples and link events"). */
 static int sent_link[MAX_WORKERS][LCMP_PORTS];
 static unsigned int links_pending;
@@ -1316,6 +1321,7 @@ parse_args(int argc, char **argv)
 		{"install-after", required_argument, NULL, 'I'},
 		{"no-hold", no_argument, NULL, 'H'},
 		{"mbufs", required_argument, NULL, 'M'},
+		{"stall-worker-ms", required_argument, NULL, 'W'},
 		{"mbuf-size", required_argument, NULL, 'Z'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -1349,6 +1355,7 @@ parse_args(int argc, char **argv)
 			opt.seed = (uint32_t)num_arg("--seed", optarg, UINT32_MAX);
 			opt.seed_set = true;
 			break;
+		case 'W': opt.stall_ms = (unsigned int)num_arg("--stall-worker-ms", optarg, 60000); break;
 		case 'T': opt.stats_ms = (unsigned int)num_arg("--stats-ms", optarg, 3600000); break;
 		case 'Q': opt.sample_us = (unsigned int)num_arg("--sample-us", optarg, 60000000); break;
 		case 'L': opt.link_ms = (unsigned int)num_arg("--link-ms", optarg, 3600000); break;
@@ -1542,6 +1549,10 @@ main(int argc, char **argv)
 		if (opt.link_ms != 0 && now - last_link >= opt.link_ms * 1000 * tsc_per_us) {
 			poll_links();
 			last_link = now;
+		} else if (links_pending != 0) {
+			/* A link state a full ring refused: retried every loop
+			 * (50 us), not only at the next link poll. */
+			sync_links();
 		}
 		if (now - last_ctl >= 100000 * tsc_per_us) {
 			poll_control_file();
