@@ -31,6 +31,7 @@
 #define _GNU_SOURCE /* memmem */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -40,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,6 +97,11 @@ struct app_config {
 	 * blobs of a newer generation are installed. */
 	uint8_t trust_keys[2 * LCMP_PUBLIC_KEY_LEN];
 	size_t n_trust;
+	/* This switch's scope ('scope' line, `lcmp tables scope`): a signed
+	 * blob for another switch or topology is refused. Required with
+	 * 'trust'. */
+	uint8_t scope[LCMP_SCOPE_LEN];
+	bool has_scope;
 	/* Egress DPDK ports (deduplicated), for queue setup and TX. */
 	bool dpdk_is_egress[RTE_MAX_ETHPORTS];
 	uint16_t egress_ports[RTE_MAX_ETHPORTS];
@@ -117,7 +124,9 @@ struct options {
 	bool hold;
 	bool rss;
 	uint32_t seed;
+	bool seed_set; /* --seed given; else a random seed per start */
 	uint8_t scheme;
+	unsigned int stall_ms;  /* test only: worker 0 sleeps this long at start */
 	unsigned int mbufs;     /* 0: 8192 + 4096 per worker */
 	unsigned int mbuf_size; /* data room after the headroom */
 };
@@ -199,7 +208,10 @@ thread_cpu_ns(void)
 
 static struct worker workers[MAX_WORKERS];
 static unsigned int dispatcher_lcore = RTE_MAX_LCORE;
-static volatile int quit;
+/* Set by a signal, the control file or the idle exit; read by every lcore
+ * (always through __atomic builtins: lock-free on an int, so also safe in
+ * the signal handler). */
+static int quit;
 static uint64_t tsc_per_us;
 
 /* Test hook (--install-after): RX stops at packet N until every worker
@@ -316,11 +328,15 @@ load_gen(const char *path, uint64_t seq)
 		 * generation must be newer than the published one's. */
 		struct table_gen *cur = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
 		uint64_t installed = cur != NULL ? cur->generation : 0, signed_gen = 0;
+		/* The host's clock: a blob past its signed expiry is refused. */
+		time_t now = time(NULL);
 
 		rc = lcmp_tables_init(g->mem, lcmp_tables_size(), &g->tables);
 		if (rc == LCMP_OK)
 			rc = lcmp_tables_install_signed(g->tables, blob, len, cfg.trust_keys,
-							cfg.n_trust, installed, &signed_gen);
+							cfg.n_trust, cfg.scope,
+							now > 0 ? (uint64_t)now : 0,
+							installed, &signed_gen);
 	} else {
 		rc = lcmp_blob_len(blob, len, &len);
 		if (rc == LCMP_OK)
@@ -492,6 +508,25 @@ read_public_key(const char *path, uint8_t key[LCMP_PUBLIC_KEY_LEN], const char *
 	return 0;
 }
 
+/* 40 hex digits into a scope's 20 bytes; 0 on success. */
+static int
+parse_scope(const char *hex, uint8_t out[LCMP_SCOPE_LEN])
+{
+	size_t i;
+
+	if (strlen(hex) != 2 * LCMP_SCOPE_LEN)
+		return -1;
+	for (i = 0; i < LCMP_SCOPE_LEN; i++) {
+		unsigned int v;
+
+		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
+		    sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
 /* The config file (docs/dpdk.md, "Configuration"):
  *   rx DEV                          a DPDK port (id or name) to receive on
  *   port LCMP_PORT DEV NEXT_HOP_MAC an LCMP port: egress DPDK port, next hop
@@ -499,6 +534,8 @@ read_public_key(const char *path, uint8_t key[LCMP_PUBLIC_KEY_LEN], const char *
  *   tables BLOB                     the table blob (lcmp tables -o)
  *   trust PUBKEY.pem                a trusted public key (at most two):
  *                                   then only signed blobs are installed
+ *   scope HEX                       this switch's scope (40 hex digits,
+ *                                   `lcmp tables scope`), with 'trust'
  * '#' starts a comment. */
 static void
 read_config(const char *path)
@@ -572,12 +609,19 @@ read_config(const char *path)
 					    &why) != 0)
 				die("%s:%d: %s: %s", path, n, argv[1], why);
 			cfg.n_trust++;
+		} else if (strcmp(argv[0], "scope") == 0 && argc == 2) {
+			if (parse_scope(argv[1], cfg.scope) != 0)
+				die("%s:%d: scope: expected 40 hex digits (lcmp tables scope)", path, n);
+			cfg.has_scope = true;
 		} else {
 			die("%s:%d: expected 'rx DEV', 'port N DEV MAC', "
-			    "'route PREFIX/LEN GROUP', 'tables BLOB' or 'trust PUBKEY'", path, n);
+			    "'route PREFIX/LEN GROUP', 'tables BLOB', 'trust PUBKEY' or 'scope HEX'",
+			    path, n);
 		}
 	}
 	fclose(f);
+	if (cfg.n_trust > 0 && !cfg.has_scope)
+		die("%s: 'trust' needs this switch's 'scope' line (lcmp tables scope)", path);
 	if (cfg.n_rx_ports == 0)
 		die("%s: no 'rx' line", path);
 	if (cfg.tables_path[0] == '\0')
@@ -867,6 +911,10 @@ worker_main(void *arg)
 
 	rte_rcu_qsbr_thread_register(g_qsbr, w->id);
 	rte_rcu_qsbr_thread_online(g_qsbr, w->id);
+	if (w->id == 0 && opt.stall_ms != 0)
+		/* The test's stalled worker (a shared CPU): its control ring
+		 * fills meanwhile, and no link event may be lost. */
+		rte_delay_us_sleep(opt.stall_ms * 1000u);
 	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
 		uint16_t n;
 
@@ -1020,6 +1068,41 @@ send_samples(void)
 
 static int link_state[LCMP_PORTS]; /* -1 unknown, 0 down, 1 up */
 static bool admin_down[LCMP_PORTS];
+/* The link state last enqueued to each worker (-1: none yet). Samples may
+ * be dropped for a full ring, link events may not: a port whose state a
+ * worker has not been sent is resent at every control loop until its ring
+ * takes it (docs/dpdk.md, "Table updates, samples and link events"). */
+static int sent_link[MAX_WORKERS][LCMP_PORTS];
+static unsigned int links_pending;
+
+/* Sends every worker the link states it has not been sent; counts the
+ * (worker, port) pairs still pending. */
+static void
+sync_links(void)
+{
+	unsigned int w, lp, pending = 0;
+
+	for (lp = 0; lp < LCMP_PORTS; lp++) {
+		struct ctl_msg msg = {.kind = CTL_LINK};
+
+		if (!cfg.egress[lp].used || link_state[lp] < 0)
+			continue;
+		msg.port = (uint8_t)lp;
+		msg.up = (uint8_t)link_state[lp];
+		msg.now = now_us();
+		for (w = 0; w < opt.workers; w++) {
+			if (sent_link[w][lp] == link_state[lp])
+				continue;
+			if (rte_ring_sp_enqueue_elem(workers[w].ctl, &msg, sizeof(msg)) == 0) {
+				sent_link[w][lp] = link_state[lp];
+			} else {
+				ctl_dropped++;
+				pending++;
+			}
+		}
+	}
+	links_pending = pending;
+}
 
 static void
 poll_links(void)
@@ -1028,7 +1111,6 @@ poll_links(void)
 
 	for (lp = 0; lp < LCMP_PORTS; lp++) {
 		struct rte_eth_link link;
-		struct ctl_msg msg = {.kind = CTL_LINK};
 		int up;
 
 		if (!cfg.egress[lp].used)
@@ -1040,14 +1122,11 @@ poll_links(void)
 		if (up == link_state[lp])
 			continue;
 		link_state[lp] = up;
-		msg.port = (uint8_t)lp;
-		msg.up = (uint8_t)up;
-		msg.now = now_us();
-		send_all(&msg);
 		printf("link: LCMP port %u (DPDK port %u) %s\n", lp,
 		       cfg.egress[lp].dpdk_port, up ? "up" : "down");
 		fflush(stdout);
 	}
+	sync_links();
 }
 
 /* The control file (--control FILE): when it appears, each line is run
@@ -1060,16 +1139,39 @@ poll_control_file(void)
 {
 	FILE *f;
 	char line[4200];
+	struct stat st;
+	int fd, n = 0;
 
 	if (opt.control == NULL)
 		return;
-	f = fopen(opt.control, "r");
-	if (f == NULL)
+	/* Never through a symlink, and a regular file only (a FIFO would
+	 * block the control lcore); anything else is removed unread. */
+	fd = open(opt.control, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP) {
+			fprintf(stderr, "lcmp-fwd: control: %s is a symlink: removed, not read\n",
+				opt.control);
+			unlink(opt.control);
+		}
 		return;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "lcmp-fwd: control: %s is not a regular file: removed, not read\n",
+			opt.control);
+		close(fd);
+		unlink(opt.control);
+		return;
+	}
+	f = fdopen(fd, "r");
+	if (f == NULL) {
+		close(fd);
+		return;
+	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char cmd[16], arg1[4096], arg2[16];
 		int k = sscanf(line, "%15s %4095s %15s", cmd, arg1, arg2);
 
+		n++;
 		if (k <= 0 || cmd[0] == '#')
 			continue;
 		if (strcmp(cmd, "install") == 0 && k == 2) {
@@ -1081,13 +1183,14 @@ poll_control_file(void)
 			    (strcmp(arg2, "up") == 0 || strcmp(arg2, "down") == 0))
 				admin_down[lp] = strcmp(arg2, "down") == 0;
 			else
-				fprintf(stderr, "lcmp-fwd: control: bad line: %s", line);
+				fprintf(stderr, "lcmp-fwd: control: line %d: bad link command\n", n);
 		} else if (strcmp(cmd, "stats") == 0) {
 			print_stats("stats");
 		} else if (strcmp(cmd, "quit") == 0) {
-			quit = 1;
+			__atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
 		} else {
-			fprintf(stderr, "lcmp-fwd: control: bad line: %s", line);
+			/* The line is not echoed: the file is not trusted input. */
+			fprintf(stderr, "lcmp-fwd: control: line %d: unknown command\n", n);
 		}
 	}
 	fclose(f);
@@ -1157,12 +1260,13 @@ print_stats(const char *label)
 	printf("%s: total: rx=%" PRIu64 " tx=%" PRIu64 " truncated=%" PRIu64
 	       " non_ip=%" PRIu64 " unknown_dst=%" PRIu64 " no_route=%" PRIu64
 	       " unmapped=%" PRIu64 " tx_full=%" PRIu64 " dropped=%" PRIu64
-	       " samples=%" PRIu64 " links=%" PRIu64 "\n",
+	       " samples=%" PRIu64 " links=%" PRIu64 " ctl_dropped=%" PRIu64
+	       " links_pending=%u\n",
 	       label, t.rx, t.tx, t.truncated, t.non_ip, t.unknown_dst,
 	       t.no_route, t.unmapped, t.tx_full,
 	       t.truncated + t.non_ip + t.unknown_dst + t.no_route + t.unmapped +
 		       t.tx_full,
-	       t.samples, t.links);
+	       t.samples, t.links, ctl_dropped, links_pending);
 	fflush(stdout);
 }
 
@@ -1170,7 +1274,7 @@ static void
 on_signal(int sig)
 {
 	(void)sig;
-	quit = 1;
+	__atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- start-up ------------------------------------------------------------- */
@@ -1217,6 +1321,7 @@ parse_args(int argc, char **argv)
 		{"install-after", required_argument, NULL, 'I'},
 		{"no-hold", no_argument, NULL, 'H'},
 		{"mbufs", required_argument, NULL, 'M'},
+		{"stall-worker-ms", required_argument, NULL, 'W'},
 		{"mbuf-size", required_argument, NULL, 'Z'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -1246,7 +1351,11 @@ parse_args(int argc, char **argv)
 			else
 				die("--scheme: expected lcmp, ecmp or ucmp, got \"%s\"", optarg);
 			break;
-		case 's': opt.seed = (uint32_t)num_arg("--seed", optarg, UINT32_MAX); break;
+		case 's':
+			opt.seed = (uint32_t)num_arg("--seed", optarg, UINT32_MAX);
+			opt.seed_set = true;
+			break;
+		case 'W': opt.stall_ms = (unsigned int)num_arg("--stall-worker-ms", optarg, 60000); break;
 		case 'T': opt.stats_ms = (unsigned int)num_arg("--stats-ms", optarg, 3600000); break;
 		case 'Q': opt.sample_us = (unsigned int)num_arg("--sample-us", optarg, 60000000); break;
 		case 'L': opt.link_ms = (unsigned int)num_arg("--link-ms", optarg, 3600000); break;
@@ -1327,6 +1436,7 @@ main(int argc, char **argv)
 			continue;
 		port_setup(p, n_rx, n_tx);
 	}
+	memset(sent_link, 0xff, sizeof(sent_link)); /* -1: nothing sent */
 	for (w = 0; w < LCMP_PORTS; w++) {
 		link_state[w] = -1;
 		if (cfg.egress[w].used)
@@ -1348,6 +1458,15 @@ main(int argc, char **argv)
 	lc.scheme = opt.scheme;
 	lc.hash = LCMP_HASH_MURMUR3;
 	lc.overflow = LCMP_OVERFLOW_REFUSE;
+	/* The flow cache's key always, the ECMP seed unless --seed gave one,
+	 * from the system's random source (docs/dpdk.md, "Security"): with
+	 * public values anyone could aim flows at a victim's cache buckets or
+	 * predict paths. Neither is ever printed. */
+	if (getrandom(lc.flow_key, sizeof(lc.flow_key), 0) != (ssize_t)sizeof(lc.flow_key))
+		die("getrandom: %s", strerror(errno));
+	if (!opt.seed_set &&
+	    getrandom(&opt.seed, sizeof(opt.seed), 0) != (ssize_t)sizeof(opt.seed))
+		die("getrandom: %s", strerror(errno));
 	lc.seed = opt.seed;
 	/* Every worker's decider reads the published generation's tables:
 	 * it needs no tables of its own. */
@@ -1400,9 +1519,10 @@ main(int argc, char **argv)
 	if (install_blob(cfg.tables_path) != 0)
 		exit(1); /* load_gen said why, in one line */
 	printf("lcmp-fwd: %u worker(s), %zu flows each (%zu bytes), %s, "
-	       "main lcore %u (control)\n", opt.workers, opt.flows, dsize,
+	       "main lcore %u (control), ECMP seed %s, flow-cache key random\n",
+	       opt.workers, opt.flows, dsize,
 	       opt.workers == 1 ? "direct RX" : opt.rss ? "RSS" : "software dispatcher",
-	       rte_get_main_lcore());
+	       rte_get_main_lcore(), opt.seed_set ? "as given" : "random");
 	printf("lcmp-fwd: tables shared by every worker: %zu bytes a generation "
 	       "(%zu bytes a worker with tables of its own)\n", lcmp_tables_size(),
 	       lcmp_decider_size(opt.flows));
@@ -1429,6 +1549,10 @@ main(int argc, char **argv)
 		if (opt.link_ms != 0 && now - last_link >= opt.link_ms * 1000 * tsc_per_us) {
 			poll_links();
 			last_link = now;
+		} else if (links_pending != 0) {
+			/* A link state a full ring refused: retried every loop
+			 * (50 us), not only at the next link poll. */
+			sync_links();
 		}
 		if (now - last_ctl >= 100000 * tsc_per_us) {
 			poll_control_file();
@@ -1445,7 +1569,7 @@ main(int argc, char **argv)
 				last_rx_change = now;
 			} else if (rx != 0 && __atomic_load_n(&g_hook_state, __ATOMIC_RELAXED) != 1 &&
 				   now - last_rx_change >= (uint64_t)opt.exit_idle_ms * 1000 * tsc_per_us) {
-				quit = 1;
+				__atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
 			}
 		}
 		rte_delay_us_sleep(50);

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use lcmp_decide::{DeciderConfig, Decision};
 use lcmp_tables::blob::encode_blob_vec;
-use lcmp_tables::blob::signed::{public_key, sign_blob_vec, SIGNED_HEADER_LEN};
+use lcmp_tables::blob::signed::{public_key, sign_blob_vec, Claims, Scope, SIGNED_HEADER_LEN};
 use lcmp_tables::replay::{encode_trace_vec, parse_csv, replay, ReplayDecider};
 use lcmp_tables::{build_tables, BuildOptions, Topology};
 
@@ -44,6 +44,8 @@ fn header_field<'a>(first_line: &'a str, key: &str) -> Option<&'a str> {
 }
 
 struct Built {
+    /// The device the blob is signed for (the trace's topology and switch).
+    scope: Scope,
     tables: Vec<u8>,
     trace: Vec<u8>,
     digest: u64,
@@ -66,7 +68,12 @@ fn build(csv_path: &Path, generation: u64) -> Result<Built, String> {
     let tables = build_tables(&topo, switch, &BuildOptions::default())
         .map_err(|e| format!("build_tables: {e}"))?;
     let blob = encode_blob_vec(&tables, generation).map_err(|e| format!("encode_blob: {e}"))?;
-    let blob = sign_blob_vec(&blob, &CONTROLLER_SEED).map_err(|e| format!("sign: {e}"))?;
+    let scope = topo.scope(switch);
+    let claims = Claims {
+        scope,
+        not_after: None,
+    };
+    let blob = sign_blob_vec(&blob, &CONTROLLER_SEED, &claims).map_err(|e| format!("sign: {e}"))?;
     let events =
         parse_csv(&text, Some(&topo)).map_err(|e| format!("{}: {e}", csv_path.display()))?;
     let trace = encode_trace_vec(&events).map_err(|e| format!("encode_trace: {e}"))?;
@@ -85,6 +92,7 @@ fn build(csv_path: &Path, generation: u64) -> Result<Built, String> {
     })
     .map_err(|e| format!("replay: {e}"))?;
     Ok(Built {
+        scope,
         tables: blob,
         trace,
         digest: summary.digest,
@@ -134,6 +142,7 @@ fn main() {
         TRACES.len()
     );
     let mut last_inner = Vec::new();
+    let mut last_scope = None;
     for (i, name) in TRACES.into_iter().enumerate() {
         let csv = dir.join("traces").join(format!("{name}.csv"));
         println!("cargo:rerun-if-changed={}", csv.display());
@@ -145,6 +154,7 @@ fn main() {
             }
         };
         last_inner = built.tables[SIGNED_HEADER_LEN..built.tables.len() - 64].to_vec();
+        last_scope = Some(built.scope);
         for (suffix, bytes) in [("tables", &built.tables), ("trace", &built.trace)] {
             let path = out.join(format!("{name}.{suffix}.bin"));
             if let Err(e) = fs::write(&path, bytes) {
@@ -155,10 +165,11 @@ fn main() {
         let _ = writeln!(
             rs,
             "    Scenario {{\n        name: {name:?},\n        \
+             scope: {:?},\n        \
              tables: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.tables.bin\")),\n        \
              trace: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.trace.bin\")),\n        \
              expected: Expected {{ digest: {:#018x}, decisions: {}, packets: {}, hits: {}, unpinned: {}, no_route: {} }},\n    }},",
-            built.digest, built.decisions, built.packets, built.hits, built.unpinned, built.no_route
+            built.scope.to_bytes(), built.digest, built.decisions, built.packets, built.hits, built.unpinned, built.no_route
         );
     }
     rs.push_str("];\n");
@@ -171,7 +182,16 @@ fn main() {
     // changed after signing, not a corrupt one.
     let crc = crc32c(&inner[..20], &inner[24..]);
     inner[20..24].copy_from_slice(&crc.to_le_bytes());
-    let mut tampered = sign_blob_vec(&inner, &CONTROLLER_SEED).unwrap_or_default();
+    // Signed for the last scenario's device, which the rejections run as.
+    let Some(scope) = last_scope else {
+        eprintln!("error: no scenario");
+        std::process::exit(1);
+    };
+    let claims = Claims {
+        scope,
+        not_after: None,
+    };
+    let mut tampered = sign_blob_vec(&inner, &CONTROLLER_SEED, &claims).unwrap_or_default();
     // One payload byte of the inner blob (a candidate delay), and its CRC
     // fixed up: only the signature notices.
     let at = SIGNED_HEADER_LEN + 24 + 30;
@@ -181,8 +201,22 @@ fn main() {
         &tampered[SIGNED_HEADER_LEN + 24..tampered.len() - 64],
     );
     tampered[SIGNED_HEADER_LEN + 20..SIGNED_HEADER_LEN + 24].copy_from_slice(&fixed.to_le_bytes());
-    let other = sign_blob_vec(&inner, &OTHER_SEED).unwrap_or_default();
-    for (name, bytes) in [("tampered", &tampered), ("other-key", &other)] {
+    let other = sign_blob_vec(&inner, &OTHER_SEED, &claims).unwrap_or_default();
+    // Validly signed, newer, for another switch of the same topology
+    // (mix-and-match).
+    let elsewhere = Claims {
+        scope: Scope {
+            switch: scope.switch ^ 1,
+            ..scope
+        },
+        not_after: None,
+    };
+    let wrong_scope = sign_blob_vec(&inner, &CONTROLLER_SEED, &elsewhere).unwrap_or_default();
+    for (name, bytes) in [
+        ("tampered", &tampered),
+        ("other-key", &other),
+        ("wrong-scope", &wrong_scope),
+    ] {
         let path = out.join(format!("{name}.signed.bin"));
         if bytes.is_empty() || fs::write(&path, bytes).is_err() {
             eprintln!("error: write {}", path.display());
@@ -196,7 +230,9 @@ fn main() {
          /// A blob changed after signing (one payload byte, inner CRC fixed up).\n\
          pub(crate) const TAMPERED: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/tampered.signed.bin\"));\n\
          /// A blob signed by a key the image does not trust.\n\
-         pub(crate) const OTHER_KEY: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/other-key.signed.bin\"));",
+         pub(crate) const OTHER_KEY: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/other-key.signed.bin\"));\n\
+         /// A blob validly signed for another switch than the last scenario's.\n\
+         pub(crate) const WRONG_SCOPE: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/wrong-scope.signed.bin\"));",
         public_key(&CONTROLLER_SEED)
     );
     if let Err(e) = fs::write(out.join("scenarios.rs"), rs) {

@@ -5,7 +5,9 @@
 //!
 //! Flow-cache capacity is made unobservable rather than modelled: the
 //! decider has a 16-slot cache (two buckets of 8) and the pool holds at
-//! most 8 distinct flows, so even a flow whose two bucket choices coincide
+//! most 8 distinct flows, each sent toward one group only (the first its
+//! packets name: the cache's entry is a flow and its group, issue 33), so
+//! even a flow whose two bucket choices coincide
 //! finds a free or idle slot (at most 7 *other* flows exist) and an insert
 //! can never be refused; `Unpinned` is therefore a failure here. The total clock
 //! advance is capped below 2^31 ticks (the start tick is arbitrary, so the
@@ -65,6 +67,8 @@ struct Pair {
     advanced: u64,
     /// The idle timeout of every install (module docs).
     idle: u32,
+    /// The one group each flow's packets go to (module docs).
+    group_of: std::collections::HashMap<FlowKey, GroupId>,
     compared: Compared,
 }
 
@@ -80,6 +84,7 @@ pub fn run_scenario(s: &Scenario) -> Compared {
         now: s.start.ticks(),
         advanced: 0,
         idle: first.params.idle_timeout_ticks,
+        group_of: std::collections::HashMap::new(),
         compared: Compared::default(),
     };
     p.install(&first);
@@ -124,7 +129,7 @@ impl Pair {
         match *ev {
             Event::Packet { flow, group } => {
                 let key = flows[usize::from(flow) % flows.len()];
-                let group = Event::group(group);
+                let group = *self.group_of.entry(key).or_insert(Event::group(group));
                 self.explain(&key, group, i);
                 let a = self.d.on_packet(self.now(), &key, group);
                 let b = self.m.on_packet(self.now(), &key, group);

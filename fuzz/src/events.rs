@@ -91,10 +91,10 @@ struct Harness {
     now: u32,
     abs: u64,
     /// Established flows (removed on `NoRoute`).
-    pins: HashMap<FlowKey, Pin>,
+    pins: HashMap<(FlowKey, GroupId), Pin>,
     /// The last port each flow was pinned to (never removed: an idle entry
     /// stays in its slot until reused or collected).
-    last_port: HashMap<FlowKey, PortId>,
+    last_port: HashMap<(FlowKey, GroupId), PortId>,
 }
 
 /// Runs one fuzz input.
@@ -309,7 +309,7 @@ impl Harness {
         self.check_explanation(&e);
         let established = self
             .pins
-            .get(key)
+            .get(&(*key, group))
             .copied()
             .filter(|p| self.abs - p.seen <= u64::from(p.min_idle));
         let decision = self.d.on_packet(now, key, group);
@@ -348,7 +348,7 @@ impl Harness {
                     "hit on {p:?}, not a live candidate of {group:?}"
                 );
                 assert_eq!(
-                    self.last_port.get(key),
+                    self.last_port.get(&(*key, group)),
                     Some(&p),
                     "hit on a port never pinned"
                 );
@@ -401,7 +401,7 @@ impl Harness {
         let withdrawn = if let Decision::New { failover: true, .. } = decision {
             let old = self
                 .last_port
-                .get(key)
+                .get(&(*key, group))
                 .copied()
                 .expect("failover of an unpinned flow");
             assert!(
@@ -506,12 +506,12 @@ impl Harness {
         };
         match decision {
             Decision::Hit(p) | Decision::New { port: p, .. } => {
-                self.pins.insert(*key, pin(p));
-                self.last_port.insert(*key, p);
+                self.pins.insert((*key, group), pin(p));
+                self.last_port.insert((*key, group), p);
             }
             Decision::Unpinned(_) => {}
             Decision::NoRoute(_) => {
-                self.pins.remove(key);
+                self.pins.remove(&(*key, group));
             }
         }
     }

@@ -10,8 +10,8 @@ use arbitrary::Arbitrary;
 use core::net::{Ipv4Addr, Ipv6Addr};
 use lcmp_decide::tables::{default_capacity_thresholds, DEFAULT_LEVELS, MAX_LEVELS};
 use lcmp_decide::{
-    Candidate, DeciderConfig, FlowKey, Group, GroupId, HashAlgorithm, Params, Pick, PortConfig,
-    PortId, Scheme, Tables, Weights,
+    Candidate, DeciderConfig, FlowCacheKey, FlowKey, Group, GroupId, HashAlgorithm, Params, Pick,
+    PortConfig, PortId, Scheme, Tables, Weights,
 };
 
 /// Group ids live in `0..GROUP_SPACE`, so events hit installed and unknown
@@ -49,7 +49,11 @@ impl ConfigSpec {
     pub fn build(&self) -> DeciderConfig {
         // The default `Overflow::Refuse`: decide_events checks that every
         // forwarded flow arrives in order, which only it promises.
+        // The flow cache's key from the seed (the committed seeds keep
+        // their layout): the keyed path under keys the fuzzer varies.
+        let key = u128::from(self.seed).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
         DeciderConfig::DEFAULT
+            .with_flow_key(FlowCacheKey::from_bytes(key.to_le_bytes()))
             .with_scheme(self.scheme.build())
             .with_seed(self.seed)
             .with_hash(if self.crc {

@@ -130,8 +130,12 @@ mod seeds {
                 // bytes), unsigned refused (1 byte), then the signed blob.
                 let mut signed = vec![0u8; 9];
                 signed.extend(
-                    lcmp_tables::blob::signed::sign_blob_vec(&blob, &crate::signed::TRUSTED_SEED)
-                        .expect("sign"),
+                    lcmp_tables::blob::signed::sign_blob_vec(
+                        &blob,
+                        &crate::signed::TRUSTED_SEED,
+                        &crate::signed::CLAIMS,
+                    )
+                    .expect("sign"),
                 );
                 write("signed_verify", &format!("{topo}-dc{}", dc.id), &signed);
             }

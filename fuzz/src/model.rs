@@ -29,7 +29,9 @@
 //!   which pick in installation order).
 //! * With no tables installed every packet is `NoRoute(UnknownGroup)`: there
 //!   are no groups to hash over.
-//! * A pin is honoured only while its port is up and listed among the
+//! * A pin belongs to a flow and its group (another group's packet of the
+//!   same flow is another pin, as in the crate's cache, issue 33). It is
+//!   honoured only while its port is up and listed among the
 //!   packet's group's candidates (an install may withdraw it); otherwise the
 //!   flow is re-decided, counted as a failover (port down) or a withdrawal
 //!   (port up, no longer a candidate). A flow whose group is gone is
@@ -76,7 +78,7 @@ pub struct Model {
     tables: Option<Tables>,
     current: bool,
     ports: Vec<Port>,
-    flows: HashMap<FlowKey, (PortId, u32)>,
+    flows: HashMap<(FlowKey, GroupId), (PortId, u32)>,
     counters: Counters,
 }
 
@@ -179,10 +181,10 @@ impl Model {
             .map_or(DEFAULT_IDLE, |t| t.params.idle_timeout_ticks)
     }
 
-    fn live_pin(&self, key: &FlowKey, now: Instant) -> Option<PortId> {
+    fn live_pin(&self, key: &FlowKey, group: GroupId, now: Instant) -> Option<PortId> {
         let idle = self.idle();
         self.flows
-            .get(key)
+            .get(&(*key, group))
             .filter(|(_, seen)| now.ticks().wrapping_sub(*seen) <= idle)
             .map(|(port, _)| *port)
     }
@@ -204,10 +206,10 @@ impl Model {
     /// One packet (§3.1 steps 2-4, §3.4 fast failover).
     pub fn on_packet(&mut self, now: Instant, key: &FlowKey, group: GroupId) -> Decision {
         self.counters.packets += 1;
-        let pin = self.live_pin(key, now);
+        let pin = self.live_pin(key, group, now);
         if let Some(port) = pin {
             if self.up(port) && self.is_candidate(group, port) {
-                self.flows.insert(*key, (port, now.ticks()));
+                self.flows.insert((*key, group), (port, now.ticks()));
                 self.counters.hits += 1;
                 return Decision::Hit(port);
             }
@@ -217,12 +219,12 @@ impl Model {
             // Every candidate down: the pin is kept (the flow returns to
             // its port when it comes back); group gone: forgotten.
             if e.reason != Reason::NoLiveCandidate {
-                self.flows.remove(key);
+                self.flows.remove(&(*key, group));
             }
             self.counters.no_route += 1;
             return Decision::NoRoute(e.reason);
         };
-        self.flows.insert(*key, (port, now.ticks()));
+        self.flows.insert((*key, group), (port, now.ticks()));
         if let Some(old) = pin {
             if self.up(old) {
                 self.counters.withdrawals += 1;
@@ -247,7 +249,7 @@ impl Model {
     /// The explanation of what `on_packet` would do now.
     pub fn explain(&self, now: Instant, key: &FlowKey, group: GroupId) -> Explanation {
         let mut e = self.evaluate(key, group, self.scheme);
-        if let Some(port) = self.live_pin(key, now) {
+        if let Some(port) = self.live_pin(key, group, now) {
             e.pinned = Some(port);
             if self.up(port) && self.is_candidate(group, port) {
                 e.chosen = Some(port);

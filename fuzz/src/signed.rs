@@ -18,7 +18,8 @@
 use arbitrary::Arbitrary;
 use lcmp_decide::Tables;
 use lcmp_tables::blob::signed::{
-    decode_verified_into, public_key, sign_blob_vec, TrustedKey, TrustedKeys, Unsigned,
+    decode_verified_into, public_key, sign_blob_vec, Claims, Device, Scope, TrustedKey,
+    TrustedKeys, Unsigned,
 };
 use lcmp_tables::blob::{decode_blob, encode_blob_vec};
 use lcmp_tables::TablesError;
@@ -29,6 +30,23 @@ use crate::input::{Bytes, TablesSpec};
 pub const TRUSTED_SEED: [u8; 32] = [0x11; 32];
 /// An untrusted key's seed.
 pub const OTHER_SEED: [u8; 32] = [0x22; 32];
+/// The device's scope (the seeds are signed for it).
+pub const SCOPE: Scope = Scope {
+    switch: 1,
+    topology: [0x33; 16],
+};
+/// The claims generated blobs are signed with: the device's scope, no
+/// expiry (the device has no clock).
+pub const CLAIMS: Claims = Claims {
+    scope: SCOPE,
+    not_after: None,
+};
+
+/// The device: [`SCOPE`], no clock.
+pub const DEVICE: Device = Device {
+    scope: SCOPE,
+    now: None,
+};
 
 /// One `signed_verify` input.
 #[derive(Arbitrary, Debug)]
@@ -96,7 +114,7 @@ pub fn run(input: &SignedInput) {
                 return;
             };
             let seed = if *trusted { &TRUSTED_SEED } else { &OTHER_SEED };
-            let pristine = sign_blob_vec(&inner, seed).expect("a valid blob signs");
+            let pristine = sign_blob_vec(&inner, seed, &CLAIMS).expect("a valid blob signs");
             let mut b = pristine.clone();
             for &(at, x) in edits {
                 let i = usize::from(at) % b.len();
@@ -121,7 +139,7 @@ fn check(b: &[u8], installed: u64, accept_unsigned: bool, should: Option<bool>) 
         Unsigned::Reject
     };
     let mut scratch = dirty();
-    let r = decode_verified_into(b, &keys(), installed, unsigned, &mut scratch);
+    let r = decode_verified_into(b, &keys(), &DEVICE, installed, unsigned, &mut scratch);
     if let Err(e) = &r {
         assert!(!e.to_string().is_empty());
         if matches!(e, TablesError::Signature(_)) {
@@ -138,7 +156,9 @@ fn check(b: &[u8], installed: u64, accept_unsigned: bool, should: Option<bool>) 
             let inner = lcmp_tables::blob::signed::parse_envelope(b)
                 .expect("a verified envelope parses")
                 .inner;
-            let again = sign_blob_vec(inner, &TRUSTED_SEED).expect("re-signs");
+            let env = lcmp_tables::blob::signed::parse_envelope(b).expect("parses");
+            assert_eq!(env.claims.scope, SCOPE, "accepted another device's blob");
+            let again = sign_blob_vec(inner, &TRUSTED_SEED, &env.claims).expect("re-signs");
             assert_eq!(
                 again, b,
                 "accepted a signature the trusted key did not make"
@@ -170,6 +190,7 @@ mod test {
                     let ok = super::decode_verified_into(
                         &bytes.0,
                         &super::keys(),
+                        &super::DEVICE,
                         *installed,
                         super::Unsigned::Reject,
                         &mut super::Tables::new(),

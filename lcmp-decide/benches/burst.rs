@@ -251,14 +251,17 @@ fn bench_prefetch(c: &mut Criterion) {
     let mut d = DeciderRef::<8>::with_slots(DeciderConfig::default(), &mut blocks).expect("blocks");
     d.install(&tables(2_000_000)).expect("valid");
     let stream = pinned(&mut d, 640_000);
-    let fingerprints: Vec<u64> = stream.iter().map(|(k, _)| k.fingerprint()).collect();
+    let fingerprints: Vec<u64> = stream
+        .iter()
+        .map(|(k, _)| k.fingerprint(&FlowCacheKey::ZERO))
+        .collect();
     let n = stream.len() / BURST_LEN * BURST_LEN;
     let mut at = 0usize;
     g.bench_function("fingerprint/1M", |b| {
         b.iter(|| {
             let x = stream[at..at + BURST_LEN]
                 .iter()
-                .fold(0u64, |x, (k, _)| x ^ k.fingerprint());
+                .fold(0u64, |x, (k, _)| x ^ k.fingerprint(&FlowCacheKey::ZERO));
             at = (at + BURST_LEN) % n;
             black_box(x)
         })
@@ -276,9 +279,9 @@ fn bench_prefetch(c: &mut Criterion) {
     g.bench_function("fingerprint_and_touch/1M", |b| {
         b.iter(|| {
             let cache = d.flow_cache();
-            let x = stream[at..at + BURST_LEN]
-                .iter()
-                .fold(0u64, |x, (k, _)| x ^ cache.touch(k.fingerprint()));
+            let x = stream[at..at + BURST_LEN].iter().fold(0u64, |x, (k, _)| {
+                x ^ cache.touch(k.fingerprint(&FlowCacheKey::ZERO))
+            });
             at = (at + BURST_LEN) % n;
             black_box(x)
         })

@@ -5,7 +5,7 @@ use crate::flow_cache::{
     touch_line, FlowCache, FlowCacheRef, FlowCacheWith, SlotArray, SlotBlock, SlotStorage, BUCKET,
 };
 use crate::fmt::trace;
-use crate::hash::{FlowKey, HashAlgorithm};
+use crate::hash::{FlowCacheKey, FlowKey, HashAlgorithm};
 use crate::in_flight::InFlight;
 use crate::monitor::{PortState, Signals};
 use crate::select::{decide, evaluate, pick_list, Explanation, Inputs, Reason, Scheme};
@@ -32,6 +32,13 @@ pub struct DeciderConfig {
     /// What a new flow gets when the flow cache has no room for it.
     #[cfg_attr(feature = "serde", serde(default))]
     pub overflow: Overflow,
+    /// The flow cache's secret: keys the fingerprint that chooses a flow's
+    /// buckets and tag ([`FlowKey::fingerprint`]), so that flows crafted
+    /// without it cannot fill a victim's buckets or share its tag. Draw it
+    /// at start from a random source; [`FlowCacheKey::ZERO`] (the default)
+    /// is for tests and replays. Never serialized.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub flow_key: FlowCacheKey,
 }
 
 impl DeciderConfig {
@@ -43,6 +50,7 @@ impl DeciderConfig {
         seed: 0,
         hash: HashAlgorithm::Murmur3,
         overflow: Overflow::Refuse,
+        flow_key: FlowCacheKey::ZERO,
     };
 }
 
@@ -51,6 +59,7 @@ with_setters!(DeciderConfig {
     seed: u32 => with_seed,
     hash: HashAlgorithm => with_hash,
     overflow: Overflow => with_overflow,
+    flow_key: FlowCacheKey => with_flow_key,
 });
 
 /// What a new flow gets when the flow cache cannot pin it (both of its
@@ -170,6 +179,16 @@ pub struct Counters {
     pub gc_evictions: u64,
     /// Queue samples accepted.
     pub samples: u64,
+}
+
+/// The flow cache's tag of a flow: the low [`crate::flow_cache::HASH_BITS`]
+/// (40) bits of its keyed fingerprint, which choose its buckets, and its
+/// group in the 16 bits above. A forged fingerprint collision (2^-40 per
+/// guess against an unknown key) toward another group is another entry.
+#[inline]
+const fn cache_tag(fingerprint: u64, group: GroupId) -> u64 {
+    const HASH_MASK: u64 = (1 << crate::flow_cache::HASH_BITS) - 1;
+    (fingerprint & HASH_MASK) | ((group.0 as u64) << crate::flow_cache::HASH_BITS)
 }
 
 /// Whether a pin can be honoured, and if not, why.
@@ -543,7 +562,8 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     #[must_use]
     #[inline]
     pub fn on_packet(&mut self, now: Instant, key: &FlowKey, group: GroupId) -> Decision {
-        self.route(now, group, key.fingerprint(), |algorithm, seed| {
+        let fingerprint = key.fingerprint(&self.config.flow_key);
+        self.route(now, group, fingerprint, |algorithm, seed| {
             key.ecmp_hash(algorithm, seed)
         })
     }
@@ -641,7 +661,7 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
             let mut fingerprints = [0u64; BURST];
             let mut lines = 0u64;
             for (p, fp) in burst.iter().zip(fingerprints.iter_mut()) {
-                *fp = read(p).0.fingerprint();
+                *fp = read(p).0.fingerprint(&self.config.flow_key);
                 lines ^= self.cache.lines(*fp).map_or(0, |(k, s)| read_ahead(k, s));
             }
             // Keeps the reads: their only purpose is to start the misses.
@@ -671,6 +691,9 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     ) -> Decision {
         bump(&mut self.counters.packets);
         let idle = self.idle_timeout();
+        // The entry is the flow's keyed hash and its group: a flow of
+        // another group never reads, re-pins or deletes it.
+        let fingerprint = cache_tag(fingerprint, group);
         let probe = self.cache.probe(fingerprint, now, idle);
         let pinned = probe.found;
         let mut cause = PinState::Usable;
@@ -790,7 +813,8 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
         let hash = key.ecmp_hash(self.config.hash, self.config.seed);
         let mut explanation = evaluate(&self.inputs(self.config.scheme), group, hash);
         let idle = self.idle_timeout();
-        if let Some(port) = self.cache.lookup(key.fingerprint(), now, idle) {
+        let tag = cache_tag(key.fingerprint(&self.config.flow_key), group);
+        if let Some(port) = self.cache.lookup(tag, now, idle) {
             explanation.pinned = Some(port);
             if self.pin_usable(group, port) == PinState::Usable {
                 explanation.chosen = Some(port);
@@ -919,7 +943,7 @@ mod test {
         assert_eq!(size_of::<CompiledTables>(), 20_648);
         // Without its slots (docs/performance.md, docs/firmware.md).
         #[cfg(target_pointer_width = "64")]
-        assert_eq!(size_of::<DeciderRef<'static, 64>>(), 24_912);
+        assert_eq!(size_of::<DeciderRef<'static, 64>>(), 24_928);
         // A decider over shared tables carries a pointer, not the tables.
         #[cfg(target_pointer_width = "64")]
         assert_eq!(
@@ -1334,5 +1358,104 @@ mod test {
             std::format!("{:?}", shared.in_flight)
         );
         assert!(shared.tables_valid, "attaching makes the tables current");
+    }
+
+    /// Issue 33 (a): flows crafted offline from the public algorithm (the
+    /// fingerprint under a key the attacker guesses) into a victim's two
+    /// buckets, sent before the victim's next flow. Returns what the
+    /// victim's flow gets on a decider keyed with `key`.
+    fn crafted_flows_then_victim(key: FlowCacheKey) -> Decision {
+        let mut d: Decider<2, 256> = Decider::new(DeciderConfig::DEFAULT.with_flow_key(key));
+        d.install(&two_port_tables(Params::PAPER)).expect("valid");
+        let v4 = core::net::Ipv4Addr::new;
+        let victim = FlowKey::v4(v4(10, 0, 0, 7), v4(10, 9, 0, 1), 5000, 4791, 17);
+        // The attacker's model of the cache: the zero key.
+        let guess = |k: &FlowKey| {
+            let mut b = d
+                .flow_cache()
+                .buckets(cache_tag(k.fingerprint(&FlowCacheKey::ZERO), GroupId(1)));
+            b.sort_unstable();
+            b
+        };
+        let target = guess(&victim);
+        let crafted: std::vec::Vec<FlowKey> = (0..=u16::MAX)
+            .map(|sport| FlowKey::v4(v4(10, 0, 0, 66), v4(10, 9, 0, 1), sport, 4791, 17))
+            .filter(|k| guess(k) == target)
+            .take(2 * BUCKET)
+            .collect();
+        assert_eq!(crafted.len(), 2 * BUCKET, "enough flows for two buckets");
+        for k in &crafted {
+            let _ = d.on_packet(ticks(1), k, GroupId(1));
+        }
+        d.on_packet(ticks(2), &victim, GroupId(1))
+    }
+
+    #[test]
+    fn crafted_flows_refuse_a_victim_only_on_an_unkeyed_cache() {
+        // The attack works where the attacker knows the key (so the test
+        // can fail), and not on a keyed cache.
+        assert_eq!(
+            crafted_flows_then_victim(FlowCacheKey::ZERO),
+            Decision::NoRoute(Reason::CacheFull)
+        );
+        assert!(matches!(
+            crafted_flows_then_victim(FlowCacheKey::from_bytes(*b"a per-device key")),
+            Decision::New {
+                failover: false,
+                ..
+            }
+        ));
+    }
+
+    quickcheck::quickcheck! {
+        // Issue 33 (a), for any secret key: the crafted flows do not refuse
+        // the victim's flow.
+        fn crafted_flows_miss_a_keyed_cache(k0: u64, k1: u64) -> quickcheck::TestResult {
+            let mut bytes = [0u8; 16];
+            bytes[..8].copy_from_slice(&k0.to_le_bytes());
+            bytes[8..].copy_from_slice(&k1.to_le_bytes());
+            let key = FlowCacheKey::from_bytes(bytes);
+            if key.is_zero() {
+                return quickcheck::TestResult::discard();
+            }
+            quickcheck::TestResult::from_bool(matches!(
+                crafted_flows_then_victim(key),
+                Decision::New { .. }
+            ))
+        }
+
+        // Issue 33 (b): a flow that shares the victim's whole fingerprint
+        // (a forged tag), sent toward a group that does not list the
+        // victim's port or toward an unknown group, neither re-pins nor
+        // deletes the victim's entry.
+        fn a_forged_tag_moves_no_pin(fingerprint: u64, unknown: u16) -> quickcheck::TestResult {
+            if unknown <= 2 {
+                return quickcheck::TestResult::discard();
+            }
+            let mut t = two_port_tables(Params::PAPER);
+            let mut g2 = t.groups[0].clone();
+            g2.id = GroupId(2);
+            g2.candidates.retain(|c| c.port == PortId(1));
+            t.groups.push(g2).expect("capacity");
+            let mut d: Decider<2, 64> = Decider::new(DeciderConfig::DEFAULT);
+            d.install(&t).expect("valid");
+            let victim = d.route(ticks(1), GroupId(1), fingerprint, |_, _| 0);
+            let Some(port) = victim.port() else {
+                return quickcheck::TestResult::failed();
+            };
+            let mut ok = port == PortId(0);
+            // Toward group 2 (only port 1): a new flow of group 2.
+            ok &= matches!(
+                d.route(ticks(2), GroupId(2), fingerprint, |_, _| 0),
+                Decision::New { port: PortId(1), failover: false, .. }
+            );
+            ok &= matches!(
+                d.route(ticks(3), GroupId(unknown), fingerprint, |_, _| 0),
+                Decision::NoRoute(_)
+            );
+            ok &= d.route(ticks(4), GroupId(1), fingerprint, |_, _| 0) == Decision::Hit(port);
+            ok &= d.counters().withdrawals == 0 && d.flow_cache().len() == 2;
+            quickcheck::TestResult::from_bool(ok)
+        }
     }
 }

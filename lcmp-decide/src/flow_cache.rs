@@ -8,6 +8,10 @@
 //! lookup touches at most
 //! two buckets. A slot is 12 bytes: an 8-byte key (the fingerprint's low 56
 //! bits, matched exactly, and the egress port) and a 4-byte last-seen tick.
+//! The buckets come from the fingerprint's low [`HASH_BITS`] bits; the
+//! decider fills them with its keyed SipHash of the flow
+//! ([`crate::FlowKey::fingerprint`]) and the 16 bits above with the flow's
+//! group, so that an entry matches only a flow of its own group.
 //! Keys and ticks are kept apart: a bucket's eight keys fill exactly one
 //! 64-byte-aligned cache line, its eight ticks half of another, so a hit
 //! reads one key line and one tick line, two loads whose addresses are known
@@ -55,6 +59,12 @@ pub const BLOCK_SLOTS: usize = 2 * BUCKET;
 
 /// The fingerprint bits a key keeps.
 const TAG_MASK: u64 = (1 << 56) - 1;
+
+/// The tag's low bits, which choose the buckets: the keyed hash part of
+/// the decider's tag (its bits 40..56 are the flow's group, see
+/// [`crate::DeciderWith::on_packet`]).
+pub const HASH_BITS: u32 = 40;
+const HASH_MASK: u64 = (1 << HASH_BITS) - 1;
 
 /// An empty slot: key 0 (no flow has tag 0, see [`tag_of`]) and tick 0.
 /// Empty storage is all zero bytes, so a decider without flows can live in
@@ -413,12 +423,17 @@ impl<S: SlotStorage> FlowCacheWith<S> {
     }
 
     /// A flow's two buckets (the same bucket twice when the cache has
-    /// only one bucket per choice): tag bits 0..32 and 32..56, both kept
-    /// in the key, so a stored entry's other bucket can be recomputed.
+    /// only one bucket per choice): the tag's low [`HASH_BITS`] bits and
+    /// the same bits rotated by half of them (bits 0..20 and 20..40 while
+    /// the cache has at most 2^20 buckets), kept in the key, so a stored
+    /// entry's other bucket can be recomputed. The tag's bits above them
+    /// (the decider's group) never choose a bucket.
     #[inline]
-    fn buckets(&self, tag: u64) -> [usize; 2] {
+    pub(crate) fn buckets(&self, tag: u64) -> [usize; 2] {
         let mask = (self.capacity() / BUCKET).wrapping_sub(1);
-        [(tag as u32 as usize) & mask, ((tag >> 32) as usize) & mask]
+        let h = tag & HASH_MASK;
+        let rotated = ((h >> (HASH_BITS / 2)) | (h << (HASH_BITS / 2))) & HASH_MASK;
+        [(h as usize) & mask, (rotated as usize) & mask]
     }
 
     /// Reads the line a lookup of `fingerprint` most likely needs first
@@ -870,9 +885,9 @@ mod test {
     }
 
     /// Fingerprints whose buckets are `first` and `second` in a cache of
-    /// four buckets (tag bits 0..2 and 32..34), told apart by `i`.
+    /// four buckets (tag bits 0..2 and 20..22), told apart by `i`.
     fn fp(i: u64, first: u64, second: u64) -> u64 {
-        first | (i << 8) | (second << 32)
+        first | (i << 8) | (second << 20)
     }
 
     #[test]
@@ -947,7 +962,7 @@ mod test {
     /// bucket choice or the displacement changes the doc with the test.
     #[test]
     fn displacement_fills_past_90_percent() {
-        for (fill_percent, refusals) in [(80, 0), (90, 0), (95, 5), (98, 31), (100, 69)] {
+        for (fill_percent, refusals) in [(80, 0), (90, 0), (95, 7), (98, 27), (100, 62)] {
             both!(4096, |c| {
                 let (full, refused) = fill(c, 4096 * fill_percent / 100);
                 std::eprintln!("{fill_percent} %: {full} without room, {refused} refused");

@@ -6,10 +6,13 @@
 //!   x86; or, for switches whose hash unit is a CRC (Tofino), CRC-32
 //!   (IEEE 802.3, as `crc::CRC_32_ISO_HDLC`) over the same bytes, XORed with
 //!   the seed ([`HashAlgorithm::Crc32`]).
-//! * The flow cache's fingerprint ([`FlowKey::fingerprint`]) is 64 bits over
-//!   the whole 5-tuple (protocol included), mixed with the SplitMix64
-//!   finaliser: two multiply-xorshift rounds per 64 bits of key, so an IPv4
-//!   fingerprint costs a few nanoseconds on the hit path.
+//! * The flow cache's fingerprint ([`FlowKey::fingerprint`]) is SipHash-1-3
+//!   (the `siphasher` crate) over the whole 5-tuple (protocol included),
+//!   keyed by a per-device secret [`FlowCacheKey`]: a keyed pseudo-random
+//!   function, so that someone who does not know the key cannot choose
+//!   flows that land in a victim's buckets or share its tag (Linux's
+//!   conntrack and Rust's `HashMap` key their tables the same way;
+//!   docs/design.md, "Hashes", has the argument and the price).
 //!
 //! Byte layout of the ECMP key (documented in `docs/design.md` so P4 and
 //! Rust agree): IPv4: `src`, `dst`, `sport | dport << 16`, each a
@@ -113,8 +116,54 @@ impl KeyBytes {
     }
 }
 
-/// Fixed seed of the fingerprint (any odd constant works).
-const FINGERPRINT_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+/// The per-device secret of the flow cache's fingerprint (128 bits, the
+/// SipHash key): drawn at start from the system's or the board's random
+/// source, never stored in a blob and never printed (its `Debug` and
+/// `defmt` forms hide it, and serde skips it).
+///
+/// ```
+/// # use lcmp_decide::FlowCacheKey;
+/// let key = FlowCacheKey::from_bytes([7; 16]);
+/// assert_eq!(format!("{key:?}"), "FlowCacheKey(..)");
+/// assert_ne!(key, FlowCacheKey::ZERO);
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct FlowCacheKey([u64; 2]);
+
+impl FlowCacheKey {
+    /// The all-zero key: the default, for tests and deterministic replays
+    /// only. A device that meets untrusted traffic draws a random key.
+    pub const ZERO: FlowCacheKey = FlowCacheKey([0; 2]);
+
+    /// The key from 16 bytes (two little-endian `u64`s, SipHash's `k0`,
+    /// `k1`).
+    pub const fn from_bytes(bytes: [u8; 16]) -> Self {
+        let [a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7] = bytes;
+        FlowCacheKey([
+            u64::from_le_bytes([a0, a1, a2, a3, a4, a5, a6, a7]),
+            u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]),
+        ])
+    }
+
+    /// Whether this is [`FlowCacheKey::ZERO`] (a frontend warns: the cache
+    /// is then as predictable as an unkeyed hash).
+    pub const fn is_zero(&self) -> bool {
+        self.0[0] == 0 && self.0[1] == 0
+    }
+}
+
+impl core::fmt::Debug for FlowCacheKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("FlowCacheKey(..)")
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for FlowCacheKey {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "FlowCacheKey(..)");
+    }
+}
 
 /// The most 32-bit words in an ECMP key (IPv6).
 const MAX_KEY_WORDS: usize = 9;
@@ -236,39 +285,37 @@ impl FlowKey {
     }
 
     /// The 64-bit fingerprint that identifies this flow in the flow cache:
-    /// the key words (as [`FlowKey::ecmp_words`], paired into 64-bit
-    /// values) and the protocol, each folded in with a SplitMix64 finaliser
-    /// round.
+    /// SipHash-1-3 keyed by `key` over the addresses (IPv4: one 64-bit word
+    /// `src | dst << 32`; IPv6: four, least significant first) and one
+    /// word `sport | dport << 16 | proto << 32`, each written as a
+    /// little-endian `u64` (16 bytes for IPv4, 40 for IPv6; SipHash mixes
+    /// the length in, so the families never share an encoding).
     ///
-    /// Hand-written because the flow cache needs a fast 64-bit mix of a few
-    /// fixed-size integers with no allocation; `hash32` only produces 32-bit
-    /// hashes and the std hashers are not in `core`.
+    /// ```
+    /// # use lcmp_decide::{FlowCacheKey, FlowKey};
+    /// # use core::net::Ipv4Addr;
+    /// let k = FlowKey::v4(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 7, 1), 1, 2, 17);
+    /// let (a, b) = (FlowCacheKey::from_bytes([1; 16]), FlowCacheKey::from_bytes([2; 16]));
+    /// assert_ne!(k.fingerprint(&a), k.fingerprint(&b));
+    /// ```
     #[inline]
-    pub fn fingerprint(&self) -> u64 {
-        let ports = u64::from(self.sport) | (u64::from(self.dport) << 16);
-        // Keys have an odd number of words (3 or 9): the protocol fills the
-        // last chunk's free high half, so every key bit has its own position.
-        // (XORed into the seed, it cancelled against the low byte of the
-        // first word: fuzz/differential found two flows, protocols 6 and 17
-        // from .1 and .22, sharing a pin.)
-        let last = ports | (u64::from(self.proto) << 32);
+    pub fn fingerprint(&self, key: &FlowCacheKey) -> u64 {
+        use core::hash::Hasher as _;
+        let [k0, k1] = key.0;
+        let mut h = siphasher::sip::SipHasher13::new_with_keys(k0, k1);
+        let last =
+            u64::from(self.sport) | (u64::from(self.dport) << 16) | (u64::from(self.proto) << 32);
         match self.addrs {
-            Addresses::V4 { src, dst } => {
-                let h = splitmix64(FINGERPRINT_SEED ^ (u64::from(src) | (u64::from(dst) << 32)));
-                splitmix64(h ^ last)
-            }
+            Addresses::V4 { src, dst } => h.write_u64(u64::from(src) | (u64::from(dst) << 32)),
             Addresses::V6 { src, dst } => {
-                let h = [
-                    src as u64,
-                    (src >> 64) as u64,
-                    dst as u64,
-                    (dst >> 64) as u64,
-                ]
-                .iter()
-                .fold(FINGERPRINT_SEED, |h, w| splitmix64(h ^ w));
-                splitmix64(h ^ last)
+                h.write_u64(src as u64);
+                h.write_u64((src >> 64) as u64);
+                h.write_u64(dst as u64);
+                h.write_u64((dst >> 64) as u64);
             }
         }
+        h.write_u64(last);
+        h.finish()
     }
 }
 
@@ -345,7 +392,9 @@ const fn murmur3_round(h: u32, k: u32) -> u32 {
         .wrapping_add(0xe654_6b64)
 }
 
-/// The SplitMix64 finaliser (Steele, Lea, Flood 2014).
+/// The SplitMix64 finaliser (Steele, Lea, Flood 2014): the tests' stream of
+/// well-mixed values (it was the unkeyed fingerprint before SipHash).
+#[cfg(test)]
 pub(crate) const fn splitmix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -519,14 +568,37 @@ mod test {
             k.ecmp_hash(HashAlgorithm::Murmur3, seed) == murmur3_x86_32(&k.ecmp_bytes(), seed)
         }
 
-        // "Every key bit has its own position" (`fingerprint`): each
-        // mixing step is a bijection of 64 bits and the fields are packed
-        // without overlap, so two keys that differ in one bit never share
-        // a fingerprint (not just rarely).
-        fn fingerprint_changes_with_every_key_bit(src: u128, dst: u128, sp: u16, dp: u16, proto: u8, v6: bool) -> bool {
+        // A key bit flipped changes the fingerprint: SipHash is a PRF, so
+        // two encodings share a fingerprint with probability 2^-64 (a
+        // failure here is a layout bug, a field left out or overlapping).
+        fn fingerprint_changes_with_every_key_bit(src: u128, dst: u128, sp: u16, dp: u16, proto: u8, v6: bool, key: (u64, u64)) -> bool {
             let addrs = if v6 { Addresses::V6 { src, dst } } else { Addresses::V4 { src: src as u32, dst: dst as u32 } };
             let k = FlowKey { addrs, sport: sp, dport: dp, proto };
-            (0..).map_while(|bit| flipped(&k, bit)).all(|k2| k2.fingerprint() != k.fingerprint())
+            let key = FlowCacheKey([key.0, key.1]);
+            (0..).map_while(|bit| flipped(&k, bit)).all(|k2| k2.fingerprint(&key) != k.fingerprint(&key))
+        }
+
+        // The fingerprint is SipHash-1-3 of the documented bytes under the
+        // key's two words (docs/design.md, "Hashes").
+        fn fingerprint_is_siphash13_of_the_documented_bytes(src: u128, dst: u128, sp: u16, dp: u16, proto: u8, v6: bool, key: (u64, u64)) -> bool {
+            let addrs = if v6 { Addresses::V6 { src, dst } } else { Addresses::V4 { src: src as u32, dst: dst as u32 } };
+            let k = FlowKey { addrs, sport: sp, dport: dp, proto };
+            let mut bytes: Vec<u8> = match addrs {
+                Addresses::V4 { src, dst } => [src.to_le_bytes(), dst.to_le_bytes()].concat(),
+                Addresses::V6 { src, dst } => [src.to_le_bytes(), dst.to_le_bytes()].concat(),
+            };
+            bytes.extend(sp.to_le_bytes());
+            bytes.extend(dp.to_le_bytes());
+            bytes.extend([proto, 0, 0, 0]);
+            let want = siphasher::sip::SipHasher13::new_with_keys(key.0, key.1).hash(&bytes);
+            k.fingerprint(&FlowCacheKey([key.0, key.1])) == want
+        }
+
+        // Another key, another fingerprint (what makes the buckets of a
+        // flow unknowable without the key).
+        fn fingerprint_depends_on_the_key(src: u32, dst: u32, sp: u16, dp: u16, a: (u64, u64), b: (u64, u64)) -> bool {
+            let k = FlowKey { addrs: Addresses::V4 { src, dst }, sport: sp, dport: dp, proto: 17 };
+            a == b || k.fingerprint(&FlowCacheKey([a.0, a.1])) != k.fingerprint(&FlowCacheKey([b.0, b.1]))
         }
 
         // The CRC's seed is XORed into the CRC (the Tofino's CRC32 with a
@@ -541,7 +613,7 @@ mod test {
         fn fingerprint_separates_protocols(src: u32, dst: u32, sp: u16, dp: u16) -> bool {
             let a = FlowKey { addrs: Addresses::V4 { src, dst }, sport: sp, dport: dp, proto: 6 };
             let b = FlowKey { proto: 17, ..a };
-            a.fingerprint() != b.fingerprint() && a.ecmp_bytes() == b.ecmp_bytes()
+            a.fingerprint(&FlowCacheKey::ZERO) != b.fingerprint(&FlowCacheKey::ZERO) && a.ecmp_bytes() == b.ecmp_bytes()
         }
     }
 }

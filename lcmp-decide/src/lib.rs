@@ -66,7 +66,7 @@ pub use decider::{
 };
 pub use error::{Error, Setting};
 pub use flow_cache::{Entry, FlowCache, FlowCacheRef, FlowCacheWith, SlotBlock};
-pub use hash::{Addresses, FlowKey, HashAlgorithm};
+pub use hash::{Addresses, FlowCacheKey, FlowKey, HashAlgorithm};
 pub use monitor::Signals;
 pub use profile::Profile;
 pub use select::{CandidateExplanation, CutReason, Explanation, Reason, Scheme};

@@ -60,14 +60,20 @@ fn fingerprint_protocol_does_not_cancel_source_byte() {
         proto: 113,
         ..a
     };
-    assert_ne!(a.fingerprint(), b.fingerprint());
+    assert_ne!(
+        a.fingerprint(&FlowCacheKey::ZERO),
+        b.fingerprint(&FlowCacheKey::ZERO)
+    );
 
     // The same shape over IPv4: 10.0.0.1/TCP and 10.0.0.22/UDP (1 ^ 6 ==
     // 22 ^ 17), same destination and ports.
     let d = Ipv4Addr::new(10, 8, 0, 1);
     let tcp = FlowKey::v4(Ipv4Addr::new(10, 0, 0, 1), d, 4000, 4791, 6);
     let udp = FlowKey::v4(Ipv4Addr::new(10, 0, 0, 22), d, 4000, 4791, 17);
-    assert_ne!(tcp.fingerprint(), udp.fingerprint());
+    assert_ne!(
+        tcp.fingerprint(&FlowCacheKey::ZERO),
+        udp.fingerprint(&FlowCacheKey::ZERO)
+    );
 
     // And at the decider: the second flow is new, not a hit on the first's pin.
     let mut dec: Decider<8, 16> = Decider::new(DeciderConfig::default());
@@ -102,7 +108,7 @@ fn fingerprint_separates_source_byte_and_protocol() {
                 dport: 4791,
                 proto,
             };
-            if let Some(other) = seen.insert(k.fingerprint(), k) {
+            if let Some(other) = seen.insert(k.fingerprint(&FlowCacheKey::ZERO), k) {
                 panic!("{k:?} and {other:?} share a fingerprint");
             }
         }

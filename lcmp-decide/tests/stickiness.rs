@@ -270,9 +270,11 @@ fn withdrawn_group_drops_its_pins() {
 }
 
 #[test]
-fn a_pin_is_checked_against_the_packets_group() {
-    // Two groups on the same ports; a flow pinned via group 8 that shows up
-    // with group 9, where its port is not a candidate, is re-decided.
+fn a_pin_belongs_to_its_group() {
+    // Two groups on the same ports. A flow's entry holds its group (issue
+    // 33: a forged tag toward another group must not move a victim), so a
+    // flow pinned via group 8 that shows up with group 9, where its port is
+    // not a candidate, is a new flow of group 9, and its group-8 pin stays.
     let mut tables = testbed8_dc1(Params::PAPER);
     let mut g9 = tables.groups[0].clone();
     g9.id = GroupId(9);
@@ -288,11 +290,21 @@ fn a_pin_is_checked_against_the_packets_group() {
         .expect("a flow on ports 2..6");
     let got = d.on_packet(t(1), &flow(i), GroupId(9));
     assert!(
-        matches!(got, Decision::New { failover: true, port, .. } if port.0 < 2),
+        matches!(got, Decision::New { failover: false, port, .. } if port.0 < 2),
         "{got:?}"
     );
-    assert_ne!(got.port(), Some(p));
-    assert_eq!(d.counters().withdrawals, 1);
+    assert_eq!(d.counters().withdrawals, 0);
+    assert_eq!(d.on_packet(t(2), &flow(i), DC8), Decision::Hit(p));
+    assert_eq!(
+        d.on_packet(t(3), &flow(i), GroupId(9)),
+        Decision::Hit(got.port().expect("port"))
+    );
+    // A group with no route forgets only its own entry.
+    assert!(matches!(
+        d.on_packet(t(4), &flow(i), GroupId(77)),
+        Decision::NoRoute(_)
+    ));
+    assert_eq!(d.on_packet(t(5), &flow(i), DC8), Decision::Hit(p));
 }
 
 // ---------------------------------------------------------------------------

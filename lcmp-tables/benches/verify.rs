@@ -6,8 +6,8 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use lcmp_decide::Tables;
 use lcmp_tables::blob::signed::{
-    decode_verified_into, public_key, sign_blob_vec, verify_envelope, TrustedKey, TrustedKeys,
-    Unsigned,
+    decode_verified_into, public_key, sign_blob_vec, verify_envelope, Claims, Device, TrustedKey,
+    TrustedKeys, Unsigned,
 };
 use lcmp_tables::blob::{decode_blob_into, encode_blob_vec};
 use lcmp_tables::{build_tables, BuildOptions, Topology};
@@ -17,7 +17,15 @@ fn bench(c: &mut Criterion) {
     let tables = build_tables(&topo, 1, &BuildOptions::default()).expect("build");
     let inner = encode_blob_vec(&tables, 2).expect("encode");
     let seed = [0x42; 32];
-    let signed = sign_blob_vec(&inner, &seed).expect("sign");
+    let claims = Claims {
+        scope: topo.scope(1),
+        not_after: None,
+    };
+    let device = Device {
+        scope: claims.scope,
+        now: None,
+    };
+    let signed = sign_blob_vec(&inner, &seed, &claims).expect("sign");
     let keys = TrustedKeys::one(TrustedKey::new(public_key(&seed)).expect("key"));
     let mut scratch = Box::new(Tables::new());
     c.bench_function("verify_envelope (signature only)", |b| {
@@ -28,6 +36,7 @@ fn bench(c: &mut Criterion) {
             decode_verified_into(
                 std::hint::black_box(&signed),
                 &keys,
+                &device,
                 1,
                 Unsigned::Reject,
                 &mut scratch,

@@ -172,6 +172,25 @@ pub enum SignatureError {
     BadKey,
     /// Two trusted keys with the same key id.
     DuplicateKeyId(u64),
+    /// The blob was signed for another device (switch or topology): the
+    /// mix-and-match of one switch's tables onto another.
+    WrongScope {
+        /// The switch the blob names.
+        switch: u16,
+        /// This device's switch.
+        expected: u16,
+    },
+    /// The blob's signed expiry has passed by the device's clock (an
+    /// update withheld, or a blob replayed too late).
+    Expired {
+        /// The signed expiry, Unix seconds.
+        not_after: u64,
+        /// The device's time, Unix seconds.
+        now: u64,
+    },
+    /// A version 1 envelope, which carries no scope: refused, since it
+    /// would install on any device.
+    Unscoped,
 }
 
 impl fmt::Display for SignatureError {
@@ -197,6 +216,17 @@ impl fmt::Display for SignatureError {
             SignatureError::DuplicateKeyId(id) => {
                 write!(f, "two trusted keys have the key id {id:016x}")
             }
+            SignatureError::WrongScope { switch, expected } => write!(
+                f,
+                "wrong scope: signed for switch {switch} or another topology, this is switch {expected}"
+            ),
+            SignatureError::Expired { not_after, now } => write!(
+                f,
+                "expired: signed valid until {not_after} (Unix s), now {now}"
+            ),
+            SignatureError::Unscoped => f.write_str(
+                "signed envelope version 1 has no scope: re-sign with `lcmp tables sign --topology --switch`",
+            ),
         }
     }
 }

@@ -111,6 +111,34 @@ pub struct Topology {
 pub const EMBEDDED: [&str; 2] = ["testbed8", "bso13"];
 
 impl Topology {
+    /// The topology's digest, for the scope of a signed blob: the first
+    /// 16 bytes of the SHA-512 (`ed25519-compact`'s, already linked for
+    /// the signatures) of its postcard encoding, which is canonical for a
+    /// parsed topology (field order fixed, no whitespace or key order).
+    ///
+    /// ```
+    /// # use lcmp_tables::Topology;
+    /// let a = Topology::embedded("testbed8").unwrap();
+    /// let b = Topology::embedded("bso13").unwrap();
+    /// assert_ne!(a.digest(), b.digest());
+    /// assert_eq!(a.digest(), Topology::embedded("testbed8").unwrap().digest());
+    /// ```
+    pub fn digest(&self) -> [u8; crate::blob::signed::TOPOLOGY_DIGEST_LEN] {
+        // Encoding a topology into a Vec cannot fail (no maps with
+        // non-string keys, no unsupported types).
+        let bytes = postcard::to_allocvec(self).unwrap_or_default();
+        let h = ed25519_compact::sha512::Hash::hash(&bytes);
+        crate::blob::array(&h, 0)
+    }
+
+    /// The scope of switch `switch`'s signed tables in this topology.
+    pub fn scope(&self, switch: u16) -> crate::blob::signed::Scope {
+        crate::blob::signed::Scope {
+            switch,
+            topology: self.digest(),
+        }
+    }
+
     /// An embedded topology by name (`testbed8`, `bso13`).
     ///
     /// ```

@@ -144,7 +144,7 @@ firmware_run() {
   # in (its digest lines above), and these three were refused.
   local rejected
   for rejected in 'tampered payload: bad signature' 'untrusted key: unknown key' \
-    'replayed older generation: rollback'; do
+    "another switch's blob: wrong scope" 'replayed older generation: rollback'; do
     expect_line "$work/fw.log" -xF "rejected $rejected"
   done
 }

@@ -89,7 +89,7 @@ run() {
   # enough for a descheduled RX lcore on a loaded machine).
   timeout 120 "$fwd" --no-huge --no-pci -m 512 --lcores "$lcores" --file-prefix "lcmp-test-$$" \
     --log-level=lib.eal:warning "${vdevs[@]}" -- -c "${CONF:-$work/fwd.conf}" --workers "$workers" \
-    --exit-idle-ms 1000 --stats-ms 0 "$@" >"$work/$name.stats" 2>"$work/$name.err" || status=$?
+    --exit-idle-ms 1000 --stats-ms 0 --seed 0 "$@" >"$work/$name.stats" 2>"$work/$name.err" || status=$?
   if [ "$status" -ne 0 ]; then
     echo "lcmp-fwd ($name) exited with status $status:"
     cat "$work/$name.err" "$work/$name.stats"
@@ -136,9 +136,21 @@ expect_line "$work/badblob.err" -E "^lcmp-fwd: $work/bad.bin: table blob truncat
 
 # The control file: an install while (or after) the pcap is replayed; the
 # file is consumed, every worker ends on generation 2, nothing is lost.
-printf '# a comment\ninstall %s\nstats\n' "$work/t2.bin" >"$work/ctl"
+printf '# a comment\ninstall %s\nstats\nbogus s3cret-token\n' "$work/t2.bin" >"$work/ctl"
 run control 2 --control "$work/ctl"
 expect "lcmp-fwd consumed the control file $work/ctl" test ! -e "$work/ctl"
+# A bad line is reported by number, its content never echoed.
+expect_line "$work/control.err" -xF "lcmp-fwd: control: line 4: unknown command"
+expect "the control file's content is not echoed" bash -c "! grep -q s3cret '$work/control.err'"
+# A control file that is a symlink is removed unread (its target is not
+# run: 'quit' there would end the run before the trace's end).
+printf 'quit\n' >"$work/ctl-target"
+ln -s "$work/ctl-target" "$work/ctl-link"
+run ctl-symlink 1 --control "$work/ctl-link"
+expect_line "$work/ctl-symlink.err" -xF "lcmp-fwd: control: $work/ctl-link is a symlink: removed, not read"
+expect "the symlink is gone, its target kept" test ! -L "$work/ctl-link" -a -e "$work/ctl-target"
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/ctl-symlink.stats" \
+  --replay "$work/replay1.txt" "$work/ctl-symlink"/out-*.pcap
 expect_line "$work/control.stats" -F "generation 2 published"
 gen2=$(grep -c '^exit: worker .* generation=2$' "$work/control.stats" || true)
 expect "both workers end on generation 2 ($work/control.stats: $gen2)" test "$gen2" -eq 2
@@ -146,16 +158,42 @@ expect "both workers end on generation 2 ($work/control.stats: $gen2)" test "$ge
   --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 --loose \
   "$work/control"/out-*.pcap
 
+echo "--- a link event reaches a stalled worker whose control ring was full"
+# Worker 0 sleeps 3 s at start while samples (every 1 us) fill its control
+# ring; an administrative link-down arrives meanwhile. Link states are
+# resent until the ring takes them (the latest state of each port: 5 up
+# and port 0 down, links=6), with control messages dropped and none
+# pending at exit; the down took effect: more packets without a route
+# than in the run with every link up (w1), where the old code, which
+# dropped it for good, forwarded exactly as w1.
+(sleep 1 && printf 'link 0 down\n' >"$work/ctl-stall.tmp" && mv "$work/ctl-stall.tmp" "$work/ctl-stall") &
+run stall 1 --stall-worker-ms 3000 --sample-us 1 --control "$work/ctl-stall"
+wait
+expect_line "$work/stall.stats" -F "link: LCMP port 0 (DPDK port 1) down"
+expect_line "$work/stall.stats" -E "^exit: total: .* links=6 ctl_dropped=[1-9][0-9]* links_pending=0$"
+no_route_of() { sed -n 's/^exit: total: .* no_route=\([0-9]*\) .*/\1/p' "$1"; }
+stalled=$(no_route_of "$work/stall.stats") all_up=$(no_route_of "$work/w1.stats")
+expect "port 0's down reached the stalled worker (no_route $stalled > $all_up)" test "$stalled" -gt "$all_up"
+
 echo "--- signed blobs: with a 'trust' line, only signed and newer tables are installed"
 "$lcmp" tables keygen --key "$work/k.pem" --pubkey "$work/pub.pem" >/dev/null
 "$lcmp" tables keygen --key "$work/other.pem" --pubkey "$work/other.pub.pem" >/dev/null
-"$lcmp" tables sign --key "$work/k.pem" "$work/t1.bin" -o "$work/t1.signed" >/dev/null
-"$lcmp" tables sign --key "$work/k.pem" "$work/t2.bin" -o "$work/t2.signed" >/dev/null
-"$lcmp" tables sign --key "$work/other.pem" "$work/t2.bin" -o "$work/t2.other" >/dev/null
+dc1=(--topology testbed8 --switch DC1)
+"$lcmp" tables sign --key "$work/k.pem" "${dc1[@]}" "$work/t1.bin" -o "$work/t1.signed" >/dev/null
+"$lcmp" tables sign --key "$work/k.pem" "${dc1[@]}" "$work/t2.bin" -o "$work/t2.signed" >/dev/null
+"$lcmp" tables sign --key "$work/other.pem" "${dc1[@]}" "$work/t2.bin" -o "$work/t2.other" >/dev/null
+# Switch DC2's newer tables, validly signed for DC2 (mix-and-match), and
+# DC1's signed with an expiry in the past.
+"$lcmp" tables --topology testbed8 --switch DC2 --generation 2 -o "$work/t2dc2.bin" >/dev/null
+"$lcmp" tables sign --key "$work/k.pem" --topology testbed8 --switch DC2 "$work/t2dc2.bin" \
+  -o "$work/t2.dc2" >/dev/null
+"$lcmp" tables sign --key "$work/k.pem" "${dc1[@]}" --not-after 1000 "$work/t2.bin" \
+  -o "$work/t2.expired" >/dev/null
 {
   grep -v '^tables ' "$work/fwd.conf"
   echo "trust $work/other.pub.pem # a second key: rotation"
   echo "trust $work/pub.pem"
+  echo "scope $("$lcmp" tables scope "${dc1[@]}")"
   echo "tables $work/t1.signed"
 } >"$work/signed.conf"
 # The second key is trusted too, so t2.other would verify: trust only k's.
@@ -166,11 +204,15 @@ expect_line "$work/signed.stats" -F "generation 2 published"
   --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 \
   "$work/signed"/out-*.pcap
 # Refused mid-trace with one line each, the first tables kept: an unsigned
-# blob, one signed by an untrusted key, a replay of the installed generation.
+# blob, one signed by an untrusted key, a replay of the installed generation,
+# a blob for another switch (DC2), an expired blob.
 refused_unsigned="unsigned blob: only signed blobs are accepted \(-43\)"
 refused_other="signed by a key that is not trusted \(-41\)"
 refused_rollback="rollback: generation not newer than the installed one \(-42\)"
-for case in "t2.bin:$refused_unsigned" "t2.other:$refused_other" "t1.signed:$refused_rollback"; do
+refused_scope="wrong scope: the blob was signed for another switch or topology \(-45\)"
+refused_expired="expired: the blob's signed expiry has passed \(-47\)"
+for case in "t2.bin:$refused_unsigned" "t2.other:$refused_other" "t1.signed:$refused_rollback" \
+  "t2.dc2:$refused_scope" "t2.expired:$refused_expired"; do
   blob=${case%%:*}
   CONF=$work/signed1.conf run "refused-$blob" 1 --install-after "1500:$work/$blob"
   expect_line "$work/refused-$blob.err" -E "^lcmp-fwd: $work/$blob: ${case#*:}$"
@@ -211,8 +253,11 @@ rejects "^lcmp-fwd: error: $work/badmac.conf:2: bad MAC address 02:00:00:00:01$"
 rejects "^lcmp-fwd: error: $work/baddev.conf:1: no DPDK port net_pcap9$" "$work/baddev.conf"
 rejects "^lcmp-fwd: error: $work/badroute.conf:2: bad IPv4 prefix length: 10.0.7.0/33$" "$work/badroute.conf"
 rejects "^lcmp-fwd: $work/bad.bin: table blob truncated \(-30\)$" "$work/badtables.conf"
-printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\nroute 10.0.7.0/24 8\ntrust %s\ntables %s\n' \
-  "$work/pub.pem" "$work/t1.bin" >"$work/unsigned.conf"
+printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\nroute 10.0.7.0/24 8\ntrust %s\nscope %s\ntables %s\n' \
+  "$work/pub.pem" "$("$lcmp" tables scope "${dc1[@]}")" "$work/t1.bin" >"$work/unsigned.conf"
+grep -v '^scope ' "$work/unsigned.conf" >"$work/noscope.conf"
+rejects "^lcmp-fwd: error: $work/noscope.conf: 'trust' needs this switch's 'scope' line \(lcmp tables scope\)$" \
+  "$work/noscope.conf"
 printf 'rx net_pcap0\ntrust %s\n' "$work/k.pem" >"$work/badkey.conf"
 rejects "^lcmp-fwd: $work/t1.bin: $refused_unsigned$" "$work/unsigned.conf"
 rejects "^lcmp-fwd: error: $work/badkey.conf:2: $work/k.pem: not an Ed25519 public key \(PEM SubjectPublicKeyInfo\)$" \

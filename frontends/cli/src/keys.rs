@@ -103,20 +103,31 @@ pub(crate) fn keygen(key: &Path, pubkey: &Path) -> Result<(), Failure> {
     ))
 }
 
-/// `lcmp tables sign --key KEY.pem IN -o OUT`.
-pub(crate) fn sign(key: &Path, input: &Path, output: &Path) -> Result<(), Failure> {
+/// `lcmp tables sign --key KEY.pem --topology T --switch S [--not-after
+/// T] IN -o OUT`.
+pub(crate) fn sign(
+    key: &Path,
+    input: &Path,
+    output: &Path,
+    claims: &lcmp_tables::blob::signed::Claims,
+) -> Result<(), Failure> {
     let seed = read_secret(key)?;
     let inner = read_file(input)?;
     let generation = lcmp_tables::blob::decode_blob(&inner)
         .map_err(|e| format!("{}: {e}", input.display()))?
         .generation;
-    let signed = sign_blob_vec(&inner, &seed).map_err(|e| format!("{}: {e}", input.display()))?;
+    let signed =
+        sign_blob_vec(&inner, &seed, claims).map_err(|e| format!("{}: {e}", input.display()))?;
     std::fs::write(output, &signed).map_err(|e| format!("{}: {e}", output.display()))?;
+    let expiry = claims
+        .not_after
+        .map_or_else(|| "no expiry".to_string(), |t| format!("not after {t}"));
     print(&format!(
-        "wrote {} ({} bytes): signed by key id {}, generation {generation}\n",
+        "wrote {} ({} bytes): signed by key id {}, generation {generation}, for switch {}, {expiry}\n",
         output.display(),
         signed.len(),
-        KeyId::of(&public_key(&seed))
+        KeyId::of(&public_key(&seed)),
+        claims.scope.switch
     ))
 }
 
@@ -129,14 +140,16 @@ pub(crate) struct Checked {
     pub(crate) note: String,
 }
 
-/// Checks a signed blob's signature (with `--pubkey`) and the rollback rule
-/// against `installed`, or refuses a signed blob without `--pubkey` and an
-/// unsigned blob with it.
+/// Checks a signed blob's signature (with `--pubkey`), its scope against
+/// `scope` (if given; else it is reported), its expiry against the
+/// system clock and the rollback rule against `installed`, or refuses a
+/// signed blob without `--pubkey` and an unsigned blob with it.
 pub(crate) fn check(
     path: &Path,
     bytes: &[u8],
     pubkeys: &[PathBuf],
     installed: u64,
+    scope: Option<lcmp_tables::blob::signed::Scope>,
 ) -> Result<Option<Checked>, Failure> {
     let is_signed = bytes.get(..4) == Some(&lcmp_tables::blob::signed::SIGNED_MAGIC[..]);
     if pubkeys.is_empty() {
@@ -153,21 +166,46 @@ pub(crate) fn check(
     }
     let keys = trusted(pubkeys)?;
     let mut scratch = lcmp_decide::Tables::new();
+    let env = lcmp_tables::blob::signed::parse_envelope(bytes);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs());
+    // Without a scope to check, the blob's own (reported below).
+    let device = lcmp_tables::blob::signed::Device {
+        scope: match (scope, &env) {
+            (Some(s), _) => s,
+            (None, Ok(e)) => e.claims.scope,
+            (None, Err(_)) => lcmp_tables::blob::signed::Scope {
+                switch: 0,
+                topology: [0; 16],
+            },
+        },
+        now,
+    };
     let v = lcmp_tables::blob::signed::decode_verified_into(
         bytes,
         &keys,
+        &device,
         installed,
         Unsigned::Reject,
         &mut scratch,
     )
     .map_err(|e| format!("{}: {e}", path.display()))?;
-    let env = lcmp_tables::blob::signed::parse_envelope(bytes)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let env = env.map_err(|e| format!("{}: {e}", path.display()))?;
+    let checked_scope = if scope.is_some() {
+        "scope checked"
+    } else {
+        "scope not checked (give --topology and --switch)"
+    };
     let key = v
         .key_id
         .map_or_else(|| "none".to_string(), |k| k.to_string());
     Ok(Some(Checked {
         inner: env.inner.to_vec(),
-        note: format!("signature good (key id {key})"),
+        note: format!(
+            "signature good (key id {key}), for switch {}, {checked_scope}",
+            env.claims.scope.switch
+        ),
     }))
 }

@@ -53,6 +53,24 @@ enum TablesAction {
         /// The installed generation: a signed blob must be newer.
         #[arg(long, default_value_t = 0, value_name = "GEN")]
         installed: u64,
+        /// Check a signed blob's scope as the device of this topology and
+        /// `--switch` would (without it, the scope is reported, not checked).
+        #[arg(long, value_name = "NAME|FILE", requires = "switch")]
+        topology: Option<String>,
+        /// The device's switch, with `--topology`.
+        #[arg(long, value_name = "DC", requires = "topology")]
+        switch: Option<String>,
+    },
+    /// Print a device's scope (what `sign` binds a blob to, and what the
+    /// device is configured with): 40 hex digits, the switch id
+    /// (little-endian), two zero bytes and the topology's digest.
+    Scope {
+        /// `testbed8`, `bso13`, or a topology JSON file.
+        #[arg(long, value_name = "NAME|FILE")]
+        topology: String,
+        /// The switch: a DC name (`DC1`) or id.
+        #[arg(long, value_name = "DC")]
+        switch: String,
     },
     /// Make an Ed25519 key pair: a PKCS#8 PEM private key (as `openssl
     /// genpkey -algorithm ed25519` writes) and its PEM public key. Never
@@ -65,11 +83,24 @@ enum TablesAction {
         #[arg(long, value_name = "FILE")]
         pubkey: PathBuf,
     },
-    /// Sign a table blob with a private key (PKCS#8 PEM).
+    /// Sign a table blob with a private key (PKCS#8 PEM), bound to the
+    /// device it was built for (its topology and switch, the blob's scope)
+    /// and optionally to an expiry.
     Sign {
         /// The private key.
         #[arg(long, value_name = "FILE")]
         key: PathBuf,
+        /// The topology the blob was built from (`testbed8`, `bso13`, or a
+        /// JSON file).
+        #[arg(long, value_name = "NAME|FILE")]
+        topology: String,
+        /// The switch the blob was built for.
+        #[arg(long, value_name = "DC")]
+        switch: String,
+        /// Unix seconds after which a device with a clock refuses the blob
+        /// (sign a fresh one before then; a withheld update then shows).
+        #[arg(long, value_name = "UNIX_SECONDS")]
+        not_after: Option<u64>,
         /// The (unsigned) blob to sign.
         file: PathBuf,
         /// The signed blob to write.
@@ -150,25 +181,12 @@ fn fraction(name: &str, text: &str) -> Result<Fraction, Failure> {
 impl BuildArgs {
     /// The topology (embedded name or JSON file).
     pub(crate) fn topology(&self) -> Result<Topology, Failure> {
-        let name = self.topology.as_deref().ok_or("--topology is required")?;
-        if let Some(t) = Topology::embedded(name) {
-            return Ok(t);
-        }
-        let path = PathBuf::from(name);
-        if !path.exists() {
-            return Err(format!(
-                "--topology {name:?}: neither an embedded topology (testbed8, bso13) nor a file"
-            ));
-        }
-        let text = read_text(&path)?;
-        Topology::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+        load_topology(self.topology.as_deref().ok_or("--topology is required")?)
     }
 
     /// The switch's DC id in `topo`.
     pub(crate) fn switch(&self, topo: &Topology) -> Result<u16, Failure> {
-        let name = self.switch.as_deref().ok_or("--switch is required")?;
-        topo.dc_id(name)
-            .ok_or_else(|| format!("--switch {name:?}: no such DC in topology {}", topo.name))
+        switch_id(topo, self.switch.as_deref().ok_or("--switch is required")?)
     }
 
     /// The build options.
@@ -237,10 +255,43 @@ pub(crate) fn run(a: TablesArgs) -> Result<(), Failure> {
             json,
             pubkey,
             installed,
-        }) => return verify(&file, json, &pubkey, installed),
+            topology,
+            switch,
+        }) => {
+            let scope = match (topology, switch) {
+                (Some(t), Some(s)) => {
+                    let topo = load_topology(&t)?;
+                    Some(topo.scope(switch_id(&topo, &s)?))
+                }
+                _ => None,
+            };
+            return verify(&file, json, &pubkey, installed, scope);
+        }
         Some(TablesAction::Keygen { key, pubkey }) => return crate::keys::keygen(&key, &pubkey),
-        Some(TablesAction::Sign { key, file, output }) => {
-            return crate::keys::sign(&key, &file, &output)
+        Some(TablesAction::Sign {
+            key,
+            topology,
+            switch,
+            not_after,
+            file,
+            output,
+        }) => {
+            let topo = load_topology(&topology)?;
+            let claims = lcmp_tables::blob::signed::Claims {
+                scope: topo.scope(switch_id(&topo, &switch)?),
+                not_after,
+            };
+            return crate::keys::sign(&key, &file, &output, &claims);
+        }
+        Some(TablesAction::Scope { topology, switch }) => {
+            let topo = load_topology(&topology)?;
+            let scope = topo.scope(switch_id(&topo, &switch)?);
+            let hex: String = scope
+                .to_bytes()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            return print(&format!("{hex}\n"));
         }
         None => {}
     }
@@ -270,14 +321,36 @@ pub(crate) fn run(a: TablesArgs) -> Result<(), Failure> {
     }
 }
 
+/// A topology by embedded name or JSON file.
+pub(crate) fn load_topology(name: &str) -> Result<Topology, Failure> {
+    if let Some(t) = Topology::embedded(name) {
+        return Ok(t);
+    }
+    let path = PathBuf::from(name);
+    if !path.exists() {
+        return Err(format!(
+            "--topology {name:?}: neither an embedded topology (testbed8, bso13) nor a file"
+        ));
+    }
+    let text = read_text(&path)?;
+    Topology::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The DC id of `name` (a DC name or id) in `topo`.
+pub(crate) fn switch_id(topo: &Topology, name: &str) -> Result<u16, Failure> {
+    topo.dc_id(name)
+        .ok_or_else(|| format!("--switch {name:?}: no such DC in topology {}", topo.name))
+}
+
 fn verify(
     path: &std::path::Path,
     json: bool,
     pubkeys: &[PathBuf],
     installed: u64,
+    scope: Option<lcmp_tables::blob::signed::Scope>,
 ) -> Result<(), Failure> {
     let bytes = read_file(path)?;
-    let checked = crate::keys::check(path, &bytes, pubkeys, installed)?;
+    let checked = crate::keys::check(path, &bytes, pubkeys, installed, scope)?;
     let (inner, note) = match &checked {
         Some(c) => (&c.inner[..], format!("{}, ", c.note)),
         None => (&bytes[..], String::new()),

@@ -28,9 +28,22 @@ fn blob(d: &Path, generation: u64) -> PathBuf {
     out
 }
 
-/// The arguments of `lcmp tables sign --key KEY INPUT -o OUT`.
-fn sign<'a>(key: &'a Path, input: &'a Path, out: &'a Path) -> [&'a str; 7] {
-    ["tables", "sign", "--key", s(key), s(input), "-o", s(out)]
+/// The arguments of `lcmp tables sign --key KEY --topology testbed8
+/// --switch DC1 INPUT -o OUT`.
+fn sign<'a>(key: &'a Path, input: &'a Path, out: &'a Path) -> [&'a str; 11] {
+    [
+        "tables",
+        "sign",
+        "--key",
+        s(key),
+        "--topology",
+        "testbed8",
+        "--switch",
+        "DC1",
+        s(input),
+        "-o",
+        s(out),
+    ]
 }
 
 /// The key id `keygen` or `sign` printed.
@@ -78,10 +91,56 @@ fn keygen_sign_verify_and_each_rejection() {
         v.contains(&format!("signature good (key id {id})")) && v.contains("generation 5"),
         "{v}"
     );
+    assert!(v.contains("scope not checked"), "{v}");
+
+    // Bound to its device: DC1 takes it, DC2 (and DC1 of another
+    // topology) refuse it; `tables scope` prints what a device is set to.
+    let as_dc = |topology: &'static str, dc: &'static str| -> Vec<String> {
+        let mut a = vec!["tables", "verify", s(&signed), "--pubkey", s(&public)];
+        a.extend(["--topology", topology, "--switch", dc]);
+        a.into_iter().map(str::to_string).collect()
+    };
+    fn run(a: &[String]) -> Vec<&str> {
+        a.iter().map(String::as_str).collect()
+    }
+    assert!(ok(&run(&as_dc("testbed8", "DC1"))).contains("scope checked"));
+    assert!(fails(&run(&as_dc("testbed8", "DC2"))).contains("wrong scope"));
+    assert!(fails(&run(&as_dc("bso13", "1"))).contains("wrong scope"));
+    let dc1 = ok(&[
+        "tables",
+        "scope",
+        "--topology",
+        "testbed8",
+        "--switch",
+        "DC1",
+    ]);
+    let dc2 = ok(&[
+        "tables",
+        "scope",
+        "--topology",
+        "testbed8",
+        "--switch",
+        "DC2",
+    ]);
+    assert_eq!((dc1.trim().len(), dc2.trim().len()), (40, 40));
+    assert_ne!(dc1, dc2);
+    // An expired blob is refused by the (system) clock; a far expiry is not.
+    for (not_after, good) in [("1000", false), ("99999999999", true)] {
+        let out = d.join(format!("exp{not_after}.bin"));
+        let mut a = sign(&key, &plain, &out).map(str::to_string).to_vec();
+        a.extend(["--not-after".to_string(), not_after.to_string()]);
+        ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        let v = ["tables", "verify", s(&out), "--pubkey", s(&public)];
+        if good {
+            ok(&v);
+        } else {
+            assert!(fails(&v).contains("expired"));
+        }
+    }
 
     // Tampered payload.
     let mut bytes = std::fs::read(&signed).expect("read");
-    bytes[20 + 24 + 5] ^= 1;
+    bytes[48 + 24 + 5] ^= 1;
     let tampered = d.join("tampered.bin");
     std::fs::write(&tampered, &bytes).expect("write");
     assert!(

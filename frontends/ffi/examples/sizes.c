@@ -56,6 +56,10 @@ static int run(size_t flows, const uint8_t *tables, size_t tables_len, uint16_t 
     if (!port) return 1;
     lcmp_packet burst[LCMP_BURST];
     lcmp_decision out[LCMP_BURST];
+    /* Flows whose 40-bit keyed fingerprints collide share an entry
+     * (docs/design.md: about n^2 / 2^41 pairs): the second one's first
+     * packet hits the first's pin. A few at most. */
+    uint32_t shared = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < n; i += LCMP_BURST) {
             size_t m = n - i < LCMP_BURST ? n - i : LCMP_BURST;
@@ -64,6 +68,10 @@ static int run(size_t flows, const uint8_t *tables, size_t tables_len, uint16_t 
             if (rc != (int32_t)m) return fail("lcmp_on_packets", rc);
             for (size_t k = 0; k < m; k++) {
                 uint8_t want = pass == 0 ? LCMP_DECISION_NEW : LCMP_DECISION_HIT;
+                if (pass == 0 && out[k].kind == LCMP_DECISION_HIT && shared < 2) {
+                    shared++;
+                    want = LCMP_DECISION_HIT;
+                }
                 if (out[k].kind != want || (pass == 1 && out[k].port != port[i + k])) {
                     fprintf(stderr, "sizes: %zu slots, pass %d, flow %" PRIu32 ": kind %u port %u\n",
                             flows, pass, i + (uint32_t)k, out[k].kind, out[k].port);
@@ -79,7 +87,8 @@ static int run(size_t flows, const uint8_t *tables, size_t tables_len, uint16_t 
     lcmp_counters c;
     rc = lcmp_get_counters(d, &c);
     if (rc != LCMP_OK) return fail("lcmp_get_counters", rc);
-    if (slots != flows || used != n || c.new_flows != n || c.hits != n || c.cache_full != 0) {
+    if (slots != flows || used != n - shared || c.new_flows != n - shared
+        || c.hits != n + shared || c.cache_full != 0) {
         fprintf(stderr, "sizes: %zu slots: usage %zu/%zu, counters new %" PRIu64 " hits %" PRIu64 "\n",
                 flows, used, slots, c.new_flows, c.hits);
         return 1;

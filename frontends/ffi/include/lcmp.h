@@ -64,7 +64,7 @@
  * The ABI version of this library and header (bumped on any change to a
  * struct layout, a code or a signature; see CHANGELOG.md).
  */
-#define LCMP_ABI_VERSION 5
+#define LCMP_ABI_VERSION 6
 
 /**
  * Success.
@@ -427,6 +427,31 @@
 #define LCMP_ERR_SIG_BAD_KEY -44
 
 /**
+ * The blob was signed for another device: another switch id or topology
+ * than the `scope` passed (the mix-and-match of one switch's tables onto
+ * another).
+ */
+#define LCMP_ERR_SIG_WRONG_SCOPE -45
+
+/**
+ * A version 1 signed envelope, which has no scope: refused (re-sign with
+ * `lcmp tables sign --topology --switch`).
+ */
+#define LCMP_ERR_SIG_UNSCOPED -46
+
+/**
+ * The blob's signed expiry is before `now`.
+ */
+#define LCMP_ERR_SIG_EXPIRED -47
+
+/**
+ * Bytes of a device's scope (`lcmp tables scope` prints them in hex):
+ * the switch id (`uint16_t`, little-endian), two zero bytes, the
+ * topology's 16-byte digest.
+ */
+#define LCMP_SCOPE_LEN 20
+
+/**
  * Words of storage in an [`lcmp_digest`].
  */
 #define LCMP_DIGEST_WORDS 6
@@ -449,7 +474,7 @@ typedef struct lcmp_tables lcmp_tables;
  * `abi_version` must be `sizeof(lcmp_config)` and `LCMP_ABI_VERSION`
  * (`lcmp_decider_init` returns `LCMP_ERR_ABI` otherwise, and reads
  * nothing past `size`); the other fields all zero are the defaults (LCMP,
- * MurmurHash3, refuse on a full cache, seed 0):
+ * MurmurHash3, refuse on a full cache, seed 0, the zero flow key):
  * `lcmp_config c = { sizeof(lcmp_config), LCMP_ABI_VERSION };`.
  */
 typedef struct lcmp_config {
@@ -478,6 +503,14 @@ typedef struct lcmp_config {
    * The per-switch ECMP hash seed.
    */
   uint32_t seed;
+  /**
+   * The flow cache's 128-bit secret (SipHash key of the fingerprint,
+   * docs/design.md "Why the flow cache's hash is keyed"): fill it from
+   * the system's or the board's random source at start. All zero (the
+   * default) is for tests and replays: anyone can then aim flows at a
+   * victim's buckets. Never logged, never in a blob.
+   */
+  uint8_t flow_key[16];
 } lcmp_config;
 
 /**
@@ -843,14 +876,17 @@ int32_t lcmp_generation(const struct lcmp_decider *d, uint64_t *out);
 int32_t lcmp_sample(struct lcmp_decider *d, uint32_t now, uint8_t port, uint64_t queue_bytes);
 
 /**
- * Sets a port up (`true`) or down (fast failover: flows pinned to it are
- * re-decided at their next packet). `LCMP_ERR_NO_SUCH_PORT` if the
- * installed tables do not list `port` (nothing changes).
+ * Sets a port up (`up` 1) or down (0; fast failover: flows pinned to it
+ * are re-decided at their next packet). `LCMP_ERR_NO_SUCH_PORT` if the
+ * installed tables do not list `port`, `LCMP_ERR_INVALID_ARGUMENT` if
+ * `up` is neither 0 nor 1 (nothing changes). A `uint8_t`, not a C
+ * `bool`: a `bool` holding anything but 0 or 1 is undefined behaviour
+ * in Rust.
  *
  * # Safety
  * `d` must be a live handle used by no other call at the same time.
  */
-int32_t lcmp_set_port(struct lcmp_decider *d, uint8_t port, bool up);
+int32_t lcmp_set_port(struct lcmp_decider *d, uint8_t port, uint8_t up);
 
 /**
  * Routes one packet of `flow` towards route group `group` at tick `now`
@@ -935,13 +971,14 @@ int32_t lcmp_get_counters(const struct lcmp_decider *d, struct lcmp_counters *ou
 int32_t lcmp_set_scheme(struct lcmp_decider *d, uint8_t scheme);
 
 /**
- * Marks the installed tables outdated (`false`: LCMP falls back to ECMP,
- * paper §5) or current again (`true`).
+ * Marks the installed tables outdated (`current` 0: LCMP falls back to
+ * ECMP, paper §5) or current again (1); anything else is
+ * `LCMP_ERR_INVALID_ARGUMENT` (nothing changes).
  *
  * # Safety
  * `d` must be a live handle used by no other call at the same time.
  */
-int32_t lcmp_set_tables_current(struct lcmp_decider *d, bool current);
+int32_t lcmp_set_tables_current(struct lcmp_decider *d, uint8_t current);
 
 /**
  * A static, NUL-terminated description of a status code (never null; an
@@ -1100,30 +1137,46 @@ int32_t lcmp_release_tables(struct lcmp_decider *d);
  * sign`) and installs its tables, like `lcmp_install` (hitless).
  *
  * `keys` holds `n_keys` (1, or 2 during a rotation) trusted Ed25519 public
- * keys of `LCMP_PUBLIC_KEY_LEN` bytes each, back to back.
- * `installed_generation` is the generation of the tables installed now (0
- * for none); the blob's must be greater. On success its generation is
- * written to `*out_generation`: keep it (in storage that survives a
- * reset) and pass it next time. Unsigned blobs are refused
- * (`LCMP_ERR_SIG_UNSIGNED`; `lcmp_install` takes them).
+ * keys of `LCMP_PUBLIC_KEY_LEN` bytes each, back to back. `scope` is this
+ * device's `LCMP_SCOPE_LEN`-byte scope (`lcmp tables scope --topology F
+ * --switch S`): a blob signed for another switch or topology is
+ * `LCMP_ERR_SIG_WRONG_SCOPE`. `now` is the time in Unix seconds from a
+ * clock the device trusts, or 0 for none (a signed expiry is then not
+ * checked; else a blob past it is `LCMP_ERR_SIG_EXPIRED`).
+ * `installed_generation` is the floor the caller persisted (0 for none);
+ * the blob's generation must be greater than it and than the generation
+ * the decider runs (`lcmp_generation`), whichever is larger. The scope,
+ * the expiry and the generation are checked before the signature, so a
+ * replayed or misdirected blob costs no verification. On success the
+ * generation is written to `*out_generation`: persist it (docs/firmware.md,
+ * "What firmware persists") and pass it next time. To persist it before
+ * the tables are used, install into a spare `lcmp_tables` object with
+ * `lcmp_tables_install_signed`, persist, then `lcmp_use_tables`.
+ * Unsigned blobs are refused (`LCMP_ERR_SIG_UNSIGNED`; `lcmp_install`
+ * takes them).
  *
  * Errors: `LCMP_ERR_NULL` / `LCMP_ERR_MISALIGNED` (a pointer),
- * `LCMP_ERR_INVALID_ARGUMENT` (`n_keys` not 1 or 2),
- * `LCMP_ERR_SIG_BAD_KEY`, `LCMP_ERR_SIG_UNKNOWN_KEY`,
- * `LCMP_ERR_SIG_BAD_SIGNATURE`, `LCMP_ERR_SIG_ROLLBACK`, then the blob and
- * table codes of `lcmp_install`. On any error nothing changes: not the
+ * `LCMP_ERR_INVALID_ARGUMENT` (`n_keys` not 1 or 2, or a scope whose
+ * reserved bytes are not 0), `LCMP_ERR_SIG_BAD_KEY`,
+ * `LCMP_ERR_SIG_UNSCOPED`, `LCMP_ERR_SIG_WRONG_SCOPE`,
+ * `LCMP_ERR_SIG_EXPIRED`, `LCMP_ERR_SIG_ROLLBACK`,
+ * `LCMP_ERR_SIG_UNKNOWN_KEY`, `LCMP_ERR_SIG_BAD_SIGNATURE`, then the blob
+ * and table codes of `lcmp_install`. On any error nothing changes: not the
  * decider, not `*out_generation`.
  *
  * # Safety
  * `d` must be a live handle used by no other call at the same time; `blob`
  * must be readable for `len` bytes, `keys` for `n_keys *
- * LCMP_PUBLIC_KEY_LEN` bytes, and `out_generation` writable.
+ * LCMP_PUBLIC_KEY_LEN` bytes, `scope` for `LCMP_SCOPE_LEN` bytes, and
+ * `out_generation` writable.
  */
 int32_t lcmp_install_signed(struct lcmp_decider *d,
                             const uint8_t *blob,
                             size_t len,
                             const uint8_t *keys,
                             size_t n_keys,
+                            const uint8_t *scope,
+                            uint64_t now,
                             uint64_t installed_generation,
                             uint64_t *out_generation);
 
@@ -1133,16 +1186,24 @@ int32_t lcmp_install_signed(struct lcmp_decider *d,
  * (`LCMP_ERR_TABLES_IN_USE` while any decider uses it). On any error
  * nothing changes: not the object, not `*out_generation`.
  *
+ * The floor is the larger of `installed_generation` and the object's own
+ * generation. This is the spare-object recipe for firmware that must
+ * persist the generation before the tables are used: install into a
+ * spare object no decider reads, persist `*out_generation`, then
+ * `lcmp_use_tables` it.
+ *
  * # Safety
  * `t` must be a live tables object; `blob` readable for `len` bytes,
- * `keys` for `n_keys * LCMP_PUBLIC_KEY_LEN` bytes, and `out_generation`
- * writable.
+ * `keys` for `n_keys * LCMP_PUBLIC_KEY_LEN` bytes, `scope` for
+ * `LCMP_SCOPE_LEN` bytes, and `out_generation` writable.
  */
 int32_t lcmp_tables_install_signed(struct lcmp_tables *t,
                                    const uint8_t *blob,
                                    size_t len,
                                    const uint8_t *keys,
                                    size_t n_keys,
+                                   const uint8_t *scope,
+                                   uint64_t now,
                                    uint64_t installed_generation,
                                    uint64_t *out_generation);
 

@@ -263,16 +263,30 @@ pub unsafe extern "C" fn lcmp_sample(
     }))
 }
 
-/// Sets a port up (`true`) or down (fast failover: flows pinned to it are
-/// re-decided at their next packet). `LCMP_ERR_NO_SUCH_PORT` if the
-/// installed tables do not list `port` (nothing changes).
+/// Sets a port up (`up` 1) or down (0; fast failover: flows pinned to it
+/// are re-decided at their next packet). `LCMP_ERR_NO_SUCH_PORT` if the
+/// installed tables do not list `port`, `LCMP_ERR_INVALID_ARGUMENT` if
+/// `up` is neither 0 nor 1 (nothing changes). A `uint8_t`, not a C
+/// `bool`: a `bool` holding anything but 0 or 1 is undefined behaviour
+/// in Rust.
 ///
 /// # Safety
 /// `d` must be a live handle used by no other call at the same time.
 #[no_mangle]
-pub unsafe extern "C" fn lcmp_set_port(d: *mut lcmp_decider, port: u8, up: bool) -> i32 {
+pub unsafe extern "C" fn lcmp_set_port(d: *mut lcmp_decider, port: u8, up: u8) -> i32 {
     let d = &mut handle_mut!(d).inner;
-    status(installed_port(d, port).and_then(|p| d.set_port_up(p, up).map_err(error_code)))
+    status(flag(up).and_then(|up| {
+        installed_port(d, port).and_then(|p| d.set_port_up(p, up).map_err(error_code))
+    }))
+}
+
+/// A C flag: 0 or 1, anything else `LCMP_ERR_INVALID_ARGUMENT`.
+fn flag(v: u8) -> Result<bool, i32> {
+    match v {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(LCMP_ERR_INVALID_ARGUMENT),
+    }
 }
 
 /// Routes one packet of `flow` towards route group `group` at tick `now`
@@ -430,15 +444,16 @@ pub unsafe extern "C" fn lcmp_set_scheme(d: *mut lcmp_decider, scheme: u8) -> i3
     status(scheme_from_c(scheme).map(|s| d.set_scheme(s)))
 }
 
-/// Marks the installed tables outdated (`false`: LCMP falls back to ECMP,
-/// paper §5) or current again (`true`).
+/// Marks the installed tables outdated (`current` 0: LCMP falls back to
+/// ECMP, paper §5) or current again (1); anything else is
+/// `LCMP_ERR_INVALID_ARGUMENT` (nothing changes).
 ///
 /// # Safety
 /// `d` must be a live handle used by no other call at the same time.
 #[no_mangle]
-pub unsafe extern "C" fn lcmp_set_tables_current(d: *mut lcmp_decider, current: bool) -> i32 {
-    handle_mut!(d).inner.set_tables_current(current);
-    LCMP_OK
+pub unsafe extern "C" fn lcmp_set_tables_current(d: *mut lcmp_decider, current: u8) -> i32 {
+    let d = handle_mut!(d);
+    status(flag(current).map(|c| d.inner.set_tables_current(c)))
 }
 
 /// A static, NUL-terminated description of a status code (never null; an

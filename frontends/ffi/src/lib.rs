@@ -104,7 +104,7 @@ pub const LCMP_BURST: usize = 32;
 
 /// The ABI version of this library and header (bumped on any change to a
 /// struct layout, a code or a signature; see CHANGELOG.md).
-pub const LCMP_ABI_VERSION: u32 = 5;
+pub const LCMP_ABI_VERSION: u32 = 6;
 
 /// The decider type behind a handle: its slots live after the handle in
 /// the caller's memory, and it reads its tables through a counted

@@ -6,7 +6,7 @@
 use core::ffi::CStr;
 
 use ::lcmp_tables::blob::signed::{
-    decode_verified_into, TrustedKey, TrustedKeys, Unsigned, PUBLIC_KEY_LEN,
+    decode_verified_into, Device, Scope, TrustedKey, TrustedKeys, Unsigned, PUBLIC_KEY_LEN,
 };
 use ::lcmp_tables::{SignatureError, TablesError};
 
@@ -34,6 +34,19 @@ pub const LCMP_ERR_SIG_UNSIGNED: i32 = -43;
 /// A trusted public key is not a valid Ed25519 key, or two trusted keys
 /// share a key id.
 pub const LCMP_ERR_SIG_BAD_KEY: i32 = -44;
+/// The blob was signed for another device: another switch id or topology
+/// than the `scope` passed (the mix-and-match of one switch's tables onto
+/// another).
+pub const LCMP_ERR_SIG_WRONG_SCOPE: i32 = -45;
+/// A version 1 signed envelope, which has no scope: refused (re-sign with
+/// `lcmp tables sign --topology --switch`).
+pub const LCMP_ERR_SIG_UNSCOPED: i32 = -46;
+/// The blob's signed expiry is before `now`.
+pub const LCMP_ERR_SIG_EXPIRED: i32 = -47;
+/// Bytes of a device's scope (`lcmp tables scope` prints them in hex):
+/// the switch id (`uint16_t`, little-endian), two zero bytes, the
+/// topology's 16-byte digest.
+pub const LCMP_SCOPE_LEN: usize = 20;
 
 const _: () = assert!(LCMP_PUBLIC_KEY_LEN == PUBLIC_KEY_LEN);
 
@@ -44,6 +57,9 @@ pub fn signed_error_code(e: TablesError) -> i32 {
         TablesError::Signature(SignatureError::UnknownKey(_)) => LCMP_ERR_SIG_UNKNOWN_KEY,
         TablesError::Signature(SignatureError::Rollback { .. }) => LCMP_ERR_SIG_ROLLBACK,
         TablesError::Signature(SignatureError::Unsigned) => LCMP_ERR_SIG_UNSIGNED,
+        TablesError::Signature(SignatureError::WrongScope { .. }) => LCMP_ERR_SIG_WRONG_SCOPE,
+        TablesError::Signature(SignatureError::Unscoped) => LCMP_ERR_SIG_UNSCOPED,
+        TablesError::Signature(SignatureError::Expired { .. }) => LCMP_ERR_SIG_EXPIRED,
         TablesError::Signature(_) => LCMP_ERR_SIG_BAD_KEY,
         other => blob_error_code(other),
     }
@@ -59,6 +75,11 @@ pub fn signed_strerror(code: i32) -> Option<&'static CStr> {
         LCMP_ERR_SIG_ROLLBACK => c"rollback: generation not newer than the installed one",
         LCMP_ERR_SIG_UNSIGNED => c"unsigned blob: only signed blobs are accepted",
         LCMP_ERR_SIG_BAD_KEY => c"trusted key not a valid Ed25519 public key, or a duplicate",
+        LCMP_ERR_SIG_WRONG_SCOPE => {
+            c"wrong scope: the blob was signed for another switch or topology"
+        }
+        LCMP_ERR_SIG_UNSCOPED => c"signed envelope version 1 (no scope): re-sign it",
+        LCMP_ERR_SIG_EXPIRED => c"expired: the blob's signed expiry has passed",
         _ => return None,
     })
 }
@@ -83,24 +104,38 @@ fn trusted(keys: &[u8]) -> Result<TrustedKeys, i32> {
 /// sign`) and installs its tables, like `lcmp_install` (hitless).
 ///
 /// `keys` holds `n_keys` (1, or 2 during a rotation) trusted Ed25519 public
-/// keys of `LCMP_PUBLIC_KEY_LEN` bytes each, back to back.
-/// `installed_generation` is the generation of the tables installed now (0
-/// for none); the blob's must be greater. On success its generation is
-/// written to `*out_generation`: keep it (in storage that survives a
-/// reset) and pass it next time. Unsigned blobs are refused
-/// (`LCMP_ERR_SIG_UNSIGNED`; `lcmp_install` takes them).
+/// keys of `LCMP_PUBLIC_KEY_LEN` bytes each, back to back. `scope` is this
+/// device's `LCMP_SCOPE_LEN`-byte scope (`lcmp tables scope --topology F
+/// --switch S`): a blob signed for another switch or topology is
+/// `LCMP_ERR_SIG_WRONG_SCOPE`. `now` is the time in Unix seconds from a
+/// clock the device trusts, or 0 for none (a signed expiry is then not
+/// checked; else a blob past it is `LCMP_ERR_SIG_EXPIRED`).
+/// `installed_generation` is the floor the caller persisted (0 for none);
+/// the blob's generation must be greater than it and than the generation
+/// the decider runs (`lcmp_generation`), whichever is larger. The scope,
+/// the expiry and the generation are checked before the signature, so a
+/// replayed or misdirected blob costs no verification. On success the
+/// generation is written to `*out_generation`: persist it (docs/firmware.md,
+/// "What firmware persists") and pass it next time. To persist it before
+/// the tables are used, install into a spare `lcmp_tables` object with
+/// `lcmp_tables_install_signed`, persist, then `lcmp_use_tables`.
+/// Unsigned blobs are refused (`LCMP_ERR_SIG_UNSIGNED`; `lcmp_install`
+/// takes them).
 ///
 /// Errors: `LCMP_ERR_NULL` / `LCMP_ERR_MISALIGNED` (a pointer),
-/// `LCMP_ERR_INVALID_ARGUMENT` (`n_keys` not 1 or 2),
-/// `LCMP_ERR_SIG_BAD_KEY`, `LCMP_ERR_SIG_UNKNOWN_KEY`,
-/// `LCMP_ERR_SIG_BAD_SIGNATURE`, `LCMP_ERR_SIG_ROLLBACK`, then the blob and
-/// table codes of `lcmp_install`. On any error nothing changes: not the
+/// `LCMP_ERR_INVALID_ARGUMENT` (`n_keys` not 1 or 2, or a scope whose
+/// reserved bytes are not 0), `LCMP_ERR_SIG_BAD_KEY`,
+/// `LCMP_ERR_SIG_UNSCOPED`, `LCMP_ERR_SIG_WRONG_SCOPE`,
+/// `LCMP_ERR_SIG_EXPIRED`, `LCMP_ERR_SIG_ROLLBACK`,
+/// `LCMP_ERR_SIG_UNKNOWN_KEY`, `LCMP_ERR_SIG_BAD_SIGNATURE`, then the blob
+/// and table codes of `lcmp_install`. On any error nothing changes: not the
 /// decider, not `*out_generation`.
 ///
 /// # Safety
 /// `d` must be a live handle used by no other call at the same time; `blob`
 /// must be readable for `len` bytes, `keys` for `n_keys *
-/// LCMP_PUBLIC_KEY_LEN` bytes, and `out_generation` writable.
+/// LCMP_PUBLIC_KEY_LEN` bytes, `scope` for `LCMP_SCOPE_LEN` bytes, and
+/// `out_generation` writable.
 #[no_mangle]
 pub unsafe extern "C" fn lcmp_install_signed(
     d: *mut lcmp_decider,
@@ -108,14 +143,20 @@ pub unsafe extern "C" fn lcmp_install_signed(
     len: usize,
     keys: *const u8,
     n_keys: usize,
+    scope: *const u8,
+    now: u64,
     installed_generation: u64,
     out_generation: *mut u64,
 ) -> i32 {
     let d = handle_mut!(d);
     let (blob, keys) = try_boundary!(signed_inputs(blob, len, keys, n_keys, out_generation));
+    let device = try_boundary!(device(scope, now));
+    // The floor: the caller's, or the running generation if larger (a
+    // caller that passes 0 cannot roll the decider back).
+    let floor = installed_generation.max(d.generation);
     // Verified and decoded into the tables object's scratch, then
     // installed in place: the decider is unchanged on error.
-    let decode = |s: &mut Tables| verified(blob, &keys, installed_generation, s);
+    let decode = |s: &mut Tables| verified(blob, &keys, &device, floor, s);
     // SAFETY: `out_generation` is writable by this function's contract.
     unsafe { reported(install_own(d, decode), out_generation) }
 }
@@ -125,10 +166,16 @@ pub unsafe extern "C" fn lcmp_install_signed(
 /// (`LCMP_ERR_TABLES_IN_USE` while any decider uses it). On any error
 /// nothing changes: not the object, not `*out_generation`.
 ///
+/// The floor is the larger of `installed_generation` and the object's own
+/// generation. This is the spare-object recipe for firmware that must
+/// persist the generation before the tables are used: install into a
+/// spare object no decider reads, persist `*out_generation`, then
+/// `lcmp_use_tables` it.
+///
 /// # Safety
 /// `t` must be a live tables object; `blob` readable for `len` bytes,
-/// `keys` for `n_keys * LCMP_PUBLIC_KEY_LEN` bytes, and `out_generation`
-/// writable.
+/// `keys` for `n_keys * LCMP_PUBLIC_KEY_LEN` bytes, `scope` for
+/// `LCMP_SCOPE_LEN` bytes, and `out_generation` writable.
 #[no_mangle]
 pub unsafe extern "C" fn lcmp_tables_install_signed(
     t: *mut lcmp_tables,
@@ -136,12 +183,19 @@ pub unsafe extern "C" fn lcmp_tables_install_signed(
     len: usize,
     keys: *const u8,
     n_keys: usize,
+    scope: *const u8,
+    now: u64,
     installed_generation: u64,
     out_generation: *mut u64,
 ) -> i32 {
     let t = tables_ref!(t);
     let (blob, keys) = try_boundary!(signed_inputs(blob, len, keys, n_keys, out_generation));
-    let decode = |s: &mut Tables| verified(blob, &keys, installed_generation, s);
+    let device = try_boundary!(device(scope, now));
+    // An empty object has no generation; the reference is dropped at once
+    // (holding it would make the install `LCMP_ERR_TABLES_IN_USE`).
+    let current = t.acquire().map_or(0, |r| r.generation());
+    let floor = installed_generation.max(current);
+    let decode = |s: &mut Tables| verified(blob, &keys, &device, floor, s);
     // SAFETY: `out_generation` is writable by this function's contract.
     unsafe { reported(t.write(|body| compile_body(body, decode)), out_generation) }
 }
@@ -164,12 +218,20 @@ unsafe fn reported(installed: Result<u64, i32>, out_generation: *mut u64) -> i32
 fn verified(
     blob: &[u8],
     keys: &TrustedKeys,
+    device: &Device,
     installed_generation: u64,
     scratch: &mut Tables,
 ) -> Result<u64, i32> {
-    decode_verified_into(blob, keys, installed_generation, Unsigned::Reject, scratch)
-        .map(|v| v.generation)
-        .map_err(signed_error_code)
+    decode_verified_into(
+        blob,
+        keys,
+        device,
+        installed_generation,
+        Unsigned::Reject,
+        scratch,
+    )
+    .map(|v| v.generation)
+    .map_err(signed_error_code)
 }
 
 /// The checked arguments of both signed installs, in their documented
@@ -201,4 +263,20 @@ unsafe fn signed_inputs<'a>(
         return Err(LCMP_ERR_MISALIGNED);
     }
     Ok((blob, trusted(keys)?))
+}
+
+/// The installing device of a signed install: its scope (checked after
+/// the other arguments) and clock (`now`, 0 for none).
+///
+/// # Safety
+/// `scope` must be null or readable for `LCMP_SCOPE_LEN` bytes.
+unsafe fn device(scope: *const u8, now: u64) -> Result<Device, i32> {
+    // SAFETY: forwarded contract.
+    let scope = unsafe { boundary::bytes(scope, LCMP_SCOPE_LEN) }?;
+    let scope = <&[u8; LCMP_SCOPE_LEN]>::try_from(scope).map_err(|_| LCMP_ERR_INVALID_ARGUMENT)?;
+    let scope = Scope::from_bytes(scope).map_err(|_| LCMP_ERR_INVALID_ARGUMENT)?;
+    Ok(Device {
+        scope,
+        now: (now != 0).then_some(now),
+    })
 }

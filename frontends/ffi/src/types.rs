@@ -7,8 +7,8 @@ use core::net::{Ipv4Addr, Ipv6Addr};
 
 use lcmp_decide::codes::DecisionKind;
 use lcmp_decide::{
-    CandidateExplanation, Counters, CutReason, DeciderConfig, Decision, Explanation, FlowKey,
-    GroupId, HashAlgorithm, Overflow, PortId, Reason, Scheme,
+    CandidateExplanation, Counters, CutReason, DeciderConfig, Decision, Explanation, FlowCacheKey,
+    FlowKey, GroupId, HashAlgorithm, Overflow, PortId, Reason, Scheme,
 };
 
 use ::lcmp_tables::replay::Digest;
@@ -20,7 +20,7 @@ use crate::{LCMP_MAX_CANDIDATES, LCMP_NO_PORT, LCMP_PORTS};
 /// `abi_version` must be `sizeof(lcmp_config)` and `LCMP_ABI_VERSION`
 /// (`lcmp_decider_init` returns `LCMP_ERR_ABI` otherwise, and reads
 /// nothing past `size`); the other fields all zero are the defaults (LCMP,
-/// MurmurHash3, refuse on a full cache, seed 0):
+/// MurmurHash3, refuse on a full cache, seed 0, the zero flow key):
 /// `lcmp_config c = { sizeof(lcmp_config), LCMP_ABI_VERSION };`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +38,12 @@ pub struct lcmp_config {
     pub overflow: u8,
     /// The per-switch ECMP hash seed.
     pub seed: u32,
+    /// The flow cache's 128-bit secret (SipHash key of the fingerprint,
+    /// docs/design.md "Why the flow cache's hash is keyed"): fill it from
+    /// the system's or the board's random source at start. All zero (the
+    /// default) is for tests and replays: anyone can then aim flows at a
+    /// victim's buckets. Never logged, never in a blob.
+    pub flow_key: [u8; 16],
 }
 
 impl Default for lcmp_config {
@@ -50,6 +56,7 @@ impl Default for lcmp_config {
             hash: LCMP_HASH_MURMUR3,
             overflow: LCMP_OVERFLOW_REFUSE,
             seed: 0,
+            flow_key: [0; 16],
         }
     }
 }
@@ -253,6 +260,7 @@ pub fn config_from_c(c: &lcmp_config) -> Result<DeciderConfig, i32> {
         hash,
         overflow,
         seed,
+        flow_key,
     } = *c;
     if size != LCMP_CONFIG_SIZE || abi_version != crate::LCMP_ABI_VERSION {
         return Err(LCMP_ERR_ABI);
@@ -271,7 +279,8 @@ pub fn config_from_c(c: &lcmp_config) -> Result<DeciderConfig, i32> {
         .with_scheme(scheme_from_c(scheme)?)
         .with_seed(seed)
         .with_hash(hash)
-        .with_overflow(overflow))
+        .with_overflow(overflow)
+        .with_flow_key(FlowCacheKey::from_bytes(flow_key)))
 }
 
 /// The scheme of an `LCMP_SCHEME_*` code.

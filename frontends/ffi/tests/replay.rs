@@ -85,7 +85,7 @@ fn check_trace(csv: &str) {
                     port, queue_bytes, ..
                 } => assert_eq!(lcmp_sample(d, now, port.0, queue_bytes), LCMP_OK),
                 TraceEvent::Link { port, up, .. } => {
-                    assert_eq!(lcmp_set_port(d, port.0, up), LCMP_OK)
+                    assert_eq!(lcmp_set_port(d, port.0, u8::from(up)), LCMP_OK)
                 }
             }
         }

@@ -1,7 +1,9 @@
 //! `lcmp_install_signed` called as a C caller would: a good signed blob
 //! installs and reports its generation; a tampered payload, an untrusted
-//! key, a replayed or older generation, an unsigned blob and a bad trusted
-//! key each get their own code, and change nothing.
+//! key, a replayed or older generation (below the caller's floor or the
+//! running generation), an unsigned blob, a bad trusted key, a blob for
+//! another switch or topology, an expired blob and a version 1 envelope
+//! each get their own code, and change nothing.
 #![allow(
     clippy::undocumented_unsafe_blocks,
     clippy::multiple_unsafe_ops_per_block
@@ -10,7 +12,8 @@
 use core::ffi::CStr;
 use core::ptr;
 
-use ::lcmp_tables::blob::signed::{public_key, sign_blob_vec};
+use ::lcmp_tables::blob::signed::{public_key, sign_blob_vec, Claims, Scope};
+use ::lcmp_tables::Topology;
 use lcmp_ffi::*;
 
 mod common;
@@ -45,13 +48,31 @@ fn observe(d: *mut lcmp_decider) -> String {
     out
 }
 
-fn install(
+/// testbed8's switch `s`'s scope.
+fn scope(s: u16) -> Scope {
+    Topology::embedded("testbed8").unwrap().scope(s)
+}
+
+/// `inner` signed with `seed` for `scope`, expiring at `not_after`.
+fn sign_for(inner: &[u8], seed: &[u8; 32], scope: Scope, not_after: Option<u64>) -> Vec<u8> {
+    sign_blob_vec(inner, seed, &Claims { scope, not_after }).unwrap()
+}
+
+/// `inner` signed for the test's device (switch 1), no expiry.
+fn sign(inner: &[u8], seed: &[u8; 32]) -> Vec<u8> {
+    sign_for(inner, seed, scope(1), None)
+}
+
+/// Installs on switch 1 at time `now` (0: no clock).
+fn install_at(
     d: *mut lcmp_decider,
     blob: &[u8],
     keys: &[[u8; 32]],
+    now: u64,
     installed: u64,
     out: &mut u64,
 ) -> i32 {
+    let me = scope(1).to_bytes();
     unsafe {
         lcmp_install_signed(
             d,
@@ -59,10 +80,22 @@ fn install(
             blob.len(),
             keys.as_ptr().cast(),
             keys.len(),
+            me.as_ptr(),
+            now,
             installed,
             out,
         )
     }
+}
+
+fn install(
+    d: *mut lcmp_decider,
+    blob: &[u8],
+    keys: &[[u8; 32]],
+    installed: u64,
+    out: &mut u64,
+) -> i32 {
+    install_at(d, blob, keys, 0, installed, out)
 }
 
 /// A refused install: the blob, the trusted keys, the installed
@@ -75,44 +108,52 @@ fn signed_install_and_each_refusal() {
     let d = caller.handle;
     let (a, b) = (public_key(&SEED_A), public_key(&SEED_B));
     let mut generation = 0;
-    let good = sign_blob_vec(&testbed8_blob(1, 7), &SEED_A).unwrap();
+    let good = sign(&testbed8_blob(1, 7), &SEED_A);
     assert_eq!(install(d, &good, &[a], 0, &mut generation), LCMP_OK);
     assert_eq!(generation, 7);
     let installed = observe(d);
 
     let newer = testbed8_blob(2, 8);
-    let mut tampered = sign_blob_vec(&newer, &SEED_A).unwrap();
-    tampered[20 + 24 + 2] ^= 1;
+    let mut tampered = sign(&newer, &SEED_A);
+    tampered[48 + 24 + 2] ^= 1;
+    let mut v1 = sign(&newer, &SEED_A);
+    v1[4] = 1;
+    // Switch 2's validly signed tables (mix-and-match), and the same
+    // switch id of another topology.
+    let for_switch2 = sign_for(&newer, &SEED_A, scope(2), None);
+    let bso13 = Topology::embedded("bso13").unwrap().scope(1);
+    let other_topology = sign_for(&newer, &SEED_A, bso13, None);
+    // Cheap checks before the signature: a tampered blob for another
+    // switch is refused for its scope.
+    let mut tampered_switch2 = for_switch2.clone();
+    let last = tampered_switch2.len() - 1;
+    tampered_switch2[last] ^= 1;
     let mut zero_key = [0u8; 32];
     zero_key[0] = 1; // the identity point: small order
-    let cases: [Case; 8] = [
+    let cases: [Case; 13] = [
         (&tampered, vec![a], 7, LCMP_ERR_SIG_BAD_SIGNATURE),
-        (
-            &sign_blob_vec(&newer, &SEED_B).unwrap(),
-            vec![a],
-            7,
-            LCMP_ERR_SIG_UNKNOWN_KEY,
-        ),
+        (&for_switch2, vec![a], 7, LCMP_ERR_SIG_WRONG_SCOPE),
+        (&other_topology, vec![a], 7, LCMP_ERR_SIG_WRONG_SCOPE),
+        (&tampered_switch2, vec![a], 7, LCMP_ERR_SIG_WRONG_SCOPE),
+        (&v1, vec![a], 7, LCMP_ERR_SIG_UNSCOPED),
+        // The caller's floor 0 while generation 7 runs: still a rollback.
+        (&good, vec![a], 0, LCMP_ERR_SIG_ROLLBACK),
+        (&sign(&newer, &SEED_B), vec![a], 7, LCMP_ERR_SIG_UNKNOWN_KEY),
         (&good, vec![a], 7, LCMP_ERR_SIG_ROLLBACK),
         (
-            &sign_blob_vec(&testbed8_blob(2, 6), &SEED_A).unwrap(),
+            &sign(&testbed8_blob(2, 6), &SEED_A),
             vec![a],
             7,
             LCMP_ERR_SIG_ROLLBACK,
         ),
         (&newer, vec![a], 7, LCMP_ERR_SIG_UNSIGNED),
         (
-            &sign_blob_vec(&newer, &SEED_A).unwrap(),
+            &sign(&newer, &SEED_A),
             vec![zero_key],
             7,
             LCMP_ERR_SIG_BAD_KEY,
         ),
-        (
-            &sign_blob_vec(&newer, &SEED_A).unwrap(),
-            vec![a, a],
-            7,
-            LCMP_ERR_SIG_BAD_KEY,
-        ),
+        (&sign(&newer, &SEED_A), vec![a, a], 7, LCMP_ERR_SIG_BAD_KEY),
         (&good[..good.len() - 1], vec![a], 0, LCMP_ERR_BLOB_TRUNCATED),
     ];
     for (bytes, keys, installed_gen, want) in cases {
@@ -140,6 +181,8 @@ fn signed_install_and_each_refusal() {
             good.len(),
             a.as_ptr(),
             1,
+            scope(1).to_bytes().as_ptr(),
+            0,
             0,
             ptr::null_mut(),
         )
@@ -148,8 +191,62 @@ fn signed_install_and_each_refusal() {
     assert_eq!(observe(d), installed);
 
     // Rotation: the next key signs generation 8, both trusted.
-    let next = sign_blob_vec(&newer, &SEED_B).unwrap();
+    // Expiry: refused by a clock past it, taken without a clock.
+    let expiring = sign_for(&newer, &SEED_B, scope(1), Some(1_000));
+    let mut out = 0;
+    assert_eq!(
+        install_at(d, &expiring, &[a, b], 1_001, 7, &mut out),
+        LCMP_ERR_SIG_EXPIRED
+    );
+    assert_eq!(observe(d), installed);
+    let next = sign(&newer, &SEED_B);
     assert_eq!(install(d, &next, &[a, b], 7, &mut generation), LCMP_OK);
     assert_eq!(generation, 8);
     assert_ne!(observe(d), installed);
+}
+
+/// The spare-tables-object recipe (docs/tables.md, "What a device
+/// persists"): verify and compile into an `lcmp_tables` object that no
+/// decider reads, persist the generation, and only then let the decider
+/// read it. A crash between the install and the persist leaves the old
+/// tables running and the old floor; the floor of the object itself is
+/// its own generation, whatever the caller passes.
+#[test]
+fn spare_tables_object_lets_firmware_persist_before_use() {
+    let caller = CallerDecider::new();
+    let d = caller.handle;
+    let a = public_key(&SEED_A);
+    let me = scope(1).to_bytes();
+    let mut memory = vec![common::Line([0; 64]); lcmp_tables_size().div_ceil(64)];
+    let mut spare = ptr::null_mut();
+    let rc = unsafe { lcmp_tables_init(memory.as_mut_ptr().cast(), memory.len() * 64, &mut spare) };
+    assert_eq!(rc, LCMP_OK);
+    let install_spare = |blob: &[u8], floor: u64, out: &mut u64| unsafe {
+        lcmp_tables_install_signed(
+            spare,
+            blob.as_ptr(),
+            blob.len(),
+            a.as_ptr(),
+            1,
+            me.as_ptr(),
+            0,
+            floor,
+            out,
+        )
+    };
+    let blob = sign(&testbed8_blob(1, 5), &SEED_A);
+    let mut persisted = 0u64;
+    let mut got = 0u64;
+    assert_eq!(install_spare(&blob, persisted, &mut got), LCMP_OK);
+    // Not in use yet: the decider still has no tables.
+    let before = observe(d);
+    persisted = got; // the firmware's flash write
+    assert_eq!(unsafe { lcmp_use_tables(d, spare) }, LCMP_OK);
+    assert_ne!(observe(d), before);
+    let mut g = 0;
+    assert_eq!(unsafe { lcmp_generation(d, &mut g) }, LCMP_OK);
+    assert_eq!((g, persisted), (5, 5));
+    // The object's own generation is a floor too (the caller passes 0).
+    assert_eq!(unsafe { lcmp_release_tables(d) }, LCMP_OK);
+    assert_eq!(install_spare(&blob, 0, &mut got), LCMP_ERR_SIG_ROLLBACK);
 }

@@ -33,7 +33,9 @@ use cortex_m_semihosting::debug::{self, EXIT_FAILURE, EXIT_SUCCESS};
 #[cfg(feature = "log")]
 use defmt_semihosting as _;
 use lcmp_decide::{DeciderConfig, HashAlgorithm, Overflow, Scheme, Tables};
-use lcmp_tables::blob::signed::{decode_verified_into, TrustedKey, TrustedKeys, Unsigned};
+use lcmp_tables::blob::signed::{
+    decode_verified_into, Device, Scope, TrustedKey, TrustedKeys, Unsigned,
+};
 use lcmp_tables::replay::{replay, ReplayDecider, TraceReader};
 use lcmp_tables::{SignatureError, TablesError};
 use static_cell::{ConstStaticCell, StaticCell};
@@ -61,6 +63,10 @@ struct Expected {
 struct Scenario {
     /// The trace's file stem under `traces/`.
     name: &'static str,
+    /// The device's scope in this scenario (its topology and switch; the
+    /// image is reconfigured as that switch), as `lcmp tables scope`
+    /// prints it.
+    scope: [u8; 20],
     /// The signed table blob (`lcmp_tables::blob::signed`).
     tables: &'static [u8],
     /// The encoded trace (`lcmp_tables::replay::encode_trace`).
@@ -147,6 +153,8 @@ fn error_name(e: &TablesError) -> &'static str {
         TablesError::Signature(SignatureError::UnknownKey(_)) => "unknown key",
         TablesError::Signature(SignatureError::Rollback { .. }) => "rollback",
         TablesError::Signature(SignatureError::Unsigned) => "unsigned",
+        TablesError::Signature(SignatureError::WrongScope { .. }) => "wrong scope",
+        TablesError::Signature(SignatureError::Expired { .. }) => "expired",
         TablesError::Signature(_) => "signature error",
         TablesError::Core(_) => "tables rejected by the core",
         _ => "malformed blob",
@@ -167,10 +175,17 @@ fn install(
     decider: &mut ReplayDecider,
     scratch: &mut Tables,
     keys: &TrustedKeys,
+    scope: &[u8; 20],
     installed: &mut u64,
     blob: &[u8],
 ) -> Result<u64, TablesError> {
-    let v = decode_verified_into(blob, keys, *installed, Unsigned::Reject, scratch)?;
+    // No clock on the board: a signed expiry is not checked
+    // (docs/tables.md, "Threat model").
+    let device = Device {
+        scope: Scope::from_bytes(scope)?,
+        now: None,
+    };
+    let v = decode_verified_into(blob, keys, &device, *installed, Unsigned::Reject, scratch)?;
     decider.install(scratch)?;
     *installed = v.generation;
     Ok(v.generation)
@@ -187,14 +202,29 @@ fn rejections(
     installed: &mut u64,
 ) -> bool {
     let mut ok = true;
-    let cases: [(&str, &[u8], &str); 3] = [
-        ("tampered payload", TAMPERED, "bad signature"),
-        ("untrusted key", OTHER_KEY, "unknown key"),
-        ("replayed older generation", SCENARIOS[0].tables, "rollback"),
+    // As the last scenario's device, except the replay of the first
+    // scenario's blob, which runs as the first's (so that only its
+    // generation can refuse it).
+    let [first, .., last] = &SCENARIOS;
+    let cases: [(&str, &[u8], &[u8; 20], &str); 4] = [
+        ("tampered payload", TAMPERED, &last.scope, "bad signature"),
+        ("untrusted key", OTHER_KEY, &last.scope, "unknown key"),
+        (
+            "another switch's blob",
+            WRONG_SCOPE,
+            &last.scope,
+            "wrong scope",
+        ),
+        (
+            "replayed older generation",
+            first.tables,
+            &first.scope,
+            "rollback",
+        ),
     ];
-    for (what, blob, want) in cases {
+    for (what, blob, scope, want) in cases {
         let (before, generation) = (*decider.counters(), *installed);
-        let got = match install(decider, scratch, keys, installed, blob) {
+        let got = match install(decider, scratch, keys, scope, installed, blob) {
             Ok(_) => "installed",
             Err(e) => error_name(&e),
         };
@@ -219,7 +249,7 @@ fn run(
     s: &Scenario,
 ) -> bool {
     reset(decider);
-    let generation = match install(decider, scratch, keys, installed, s.tables) {
+    let generation = match install(decider, scratch, keys, &s.scope, installed, s.tables) {
         Ok(g) => g,
         Err(e) => {
             fmt::error!(

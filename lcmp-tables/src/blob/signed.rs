@@ -1,26 +1,38 @@
 //! Signed table blobs: an Ed25519-signed envelope around a table blob,
-//! with rollback protection, verified in `no_std` (docs/tables.md,
-//! "Signed blobs").
+//! bound to one device (its scope) with an optional expiry, with rollback
+//! protection, verified in `no_std` (docs/tables.md, "Signed blobs").
 //!
-//! Layout (integers little-endian):
+//! Layout of format version 2 (integers little-endian):
 //!
 //! | offset | size | field |
 //! | --- | --- | --- |
 //! | 0 | 4 | magic `LCMS` ([`SIGNED_MAGIC`]) |
-//! | 4 | 2 | signed format version ([`SIGNED_VERSION`]) |
+//! | 4 | 2 | signed format version ([`SIGNED_VERSION`], 2) |
 //! | 6 | 2 | reserved, 0 |
 //! | 8 | 8 | key id ([`KeyId`]: the signer's public key's first 8 bytes) |
-//! | 16 | 4 | length `L` of the inner blob |
-//! | 20 | `L` | the inner blob: a whole `LCMT` table blob ([`super`]), whose generation is the signed generation |
-//! | 20 + `L` | 64 | Ed25519 signature (RFC 8032, pure) over bytes `0..20 + L` |
+//! | 16 | 2 | scope: the switch (DC) id the tables were built for |
+//! | 18 | 2 | reserved, 0 |
+//! | 20 | 16 | scope: the topology's digest ([`Scope::topology`]) |
+//! | 36 | 8 | not after: Unix seconds after which the blob is refused by a device with a clock; 0 for none |
+//! | 44 | 4 | length `L` of the inner blob |
+//! | 48 | `L` | the inner blob: a whole `LCMT` table blob ([`super`]), whose generation is the signed generation |
+//! | 48 + `L` | 64 | Ed25519 signature (RFC 8032, pure) over bytes `0..48 + L` |
 //!
 //! The signature covers everything before it: the magic and version, the
-//! key id, the length and the inner blob with its generation and CRC. An
-//! installer ([`decode_verified_into`]) checks the envelope, finds the
-//! trusted key the key id names ([`TrustedKeys`]: one, or two during a
-//! rotation), verifies the signature, refuses a generation that is not
-//! newer than the installed one (rollback and replay), and only then
-//! decodes the inner blob into the caller's scratch tables. Unsigned blobs
+//! key id, the scope, the expiry, the length and the inner blob with its
+//! generation and CRC. An installer ([`decode_verified_into`]) checks the
+//! envelope, then the cheap claims before the expensive signature: the
+//! scope against its own ([`SignatureError::WrongScope`]: a blob built for
+//! another switch or topology, the mix-and-match attack), the expiry
+//! against its clock if it has one ([`SignatureError::Expired`]: a
+//! withheld update, the freeze attack), the generation against its floor
+//! ([`SignatureError::Rollback`]); then it finds the trusted key the key
+//! id names ([`TrustedKeys`]: one, or two during a rotation), verifies the
+//! signature, and only then decodes the inner blob into the caller's
+//! scratch tables. (A forged claim can only make a device refuse, which
+//! anyone who can reach its management channel can do anyway; checking it
+//! first spares a replayed blob's full verification.) Version 1 envelopes
+//! (no scope) are refused ([`SignatureError::Unscoped`]). Unsigned blobs
 //! are refused unless the caller opts in ([`Unsigned::Accept`]), and even
 //! then the rollback rule holds.
 //!
@@ -37,9 +49,11 @@ use crate::error::{FormatError, SignatureError, TablesError};
 /// Magic bytes of a signed blob.
 pub const SIGNED_MAGIC: [u8; 4] = *b"LCMS";
 /// The signed-envelope format version this build writes and reads.
-pub const SIGNED_VERSION: u16 = 1;
+pub const SIGNED_VERSION: u16 = 2;
 /// Envelope header length, bytes.
-pub const SIGNED_HEADER_LEN: usize = 20;
+pub const SIGNED_HEADER_LEN: usize = 48;
+/// Bytes of a topology digest in a [`Scope`].
+pub const TOPOLOGY_DIGEST_LEN: usize = 16;
 /// Ed25519 signature length, bytes.
 pub const SIGNATURE_LEN: usize = 64;
 /// Ed25519 public key length, bytes.
@@ -66,6 +80,68 @@ impl core::fmt::Display for KeyId {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{:016x}", self.0)
     }
+}
+
+/// Which device a signed blob is for: the switch (DC) id its tables were
+/// built for and the digest of the topology they were built from
+/// (`Topology::digest` in lcmp-tables: the first 16 bytes of the SHA-512
+/// of its canonical encoding). A device is configured with its own scope
+/// (`lcmp tables scope --topology F --switch S` prints it) and refuses a
+/// blob for any other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Scope {
+    /// The switch (DC) id.
+    pub switch: u16,
+    /// The topology's digest.
+    pub topology: [u8; TOPOLOGY_DIGEST_LEN],
+}
+
+impl Scope {
+    /// The scope's bytes as the envelope holds them at offset 16 (switch,
+    /// two reserved zero bytes, digest): 20 bytes, the C ABI's
+    /// `lcmp_scope` and the hex form `lcmp tables scope` prints.
+    pub fn to_bytes(&self) -> [u8; 20] {
+        let mut b = [0u8; 20];
+        b[..2].copy_from_slice(&self.switch.to_le_bytes());
+        b[4..].copy_from_slice(&self.topology);
+        b
+    }
+
+    /// The scope of [`Scope::to_bytes`]'s form ([`FormatError::ReservedBits`]
+    /// if its reserved bytes are not 0).
+    pub fn from_bytes(b: &[u8; 20]) -> Result<Scope, TablesError> {
+        if array::<2>(b, 2) != [0, 0] {
+            return Err(FormatError::ReservedBits.into());
+        }
+        Ok(Scope {
+            switch: u16::from_le_bytes(array(b, 0)),
+            topology: array(b, 4),
+        })
+    }
+}
+
+/// What a signer states beside the tables: the device they are for and,
+/// optionally, when they stop being valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Claims {
+    /// The device the blob is for.
+    pub scope: Scope,
+    /// Unix seconds after which a device with a clock refuses the blob.
+    pub not_after: Option<u64>,
+}
+
+/// What an installing device knows of itself: its scope and, if it has a
+/// trustworthy clock, the time (Unix seconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Device {
+    /// The device's own scope.
+    pub scope: Scope,
+    /// Now, Unix seconds; `None` for a device without a clock (expiry then
+    /// not checked).
+    pub now: Option<u64>,
 }
 
 /// A public key the installer trusts.
@@ -161,6 +237,8 @@ pub struct Verified {
     pub key_id: Option<KeyId>,
     /// The inner blob's format version.
     pub version: u16,
+    /// The signed expiry (Unix seconds), if any.
+    pub not_after: Option<u64>,
 }
 
 /// A signed blob whose envelope parsed (nothing verified yet).
@@ -168,6 +246,8 @@ pub struct Verified {
 pub struct Envelope<'a> {
     /// The key id the blob names.
     pub key_id: KeyId,
+    /// What the signer claims (scope, expiry).
+    pub claims: Claims,
     /// The inner table blob.
     pub inner: &'a [u8],
     /// The signed bytes (everything before the signature).
@@ -196,6 +276,9 @@ pub fn parse_envelope(bytes: &[u8]) -> Result<Envelope<'_>, TablesError> {
         return Err(FormatError::BadMagic.into());
     }
     let version = u16::from_le_bytes(array(bytes, 4));
+    if version == 1 {
+        return Err(SignatureError::Unscoped.into());
+    }
     if version != SIGNED_VERSION {
         return Err(FormatError::UnsupportedVersion(version).into());
     }
@@ -203,7 +286,12 @@ pub fn parse_envelope(bytes: &[u8]) -> Result<Envelope<'_>, TablesError> {
         return Err(FormatError::ReservedBits.into());
     }
     let key_id = KeyId(u64::from_le_bytes(array(bytes, 8)));
-    let declared = u32::from_le_bytes(array(bytes, 16));
+    let scope = Scope::from_bytes(&array(bytes, 16))?;
+    let not_after = match u64::from_le_bytes(array(bytes, 36)) {
+        0 => None,
+        t => Some(t),
+    };
+    let declared = u32::from_le_bytes(array(bytes, 44));
     let inner_len = usize::try_from(declared).unwrap_or(usize::MAX);
     if inner_len > MAX_BLOB_LEN {
         return Err(TablesError::InputTooLarge {
@@ -236,6 +324,7 @@ pub fn parse_envelope(bytes: &[u8]) -> Result<Envelope<'_>, TablesError> {
         })?;
     Ok(Envelope {
         key_id,
+        claims: Claims { scope, not_after },
         inner: signed.get(SIGNED_HEADER_LEN..).unwrap_or(&[]),
         signed,
         signature: array(sig, 0),
@@ -251,12 +340,7 @@ pub fn verify_envelope<'a>(
     keys: &TrustedKeys,
 ) -> Result<Envelope<'a>, TablesError> {
     let env = parse_envelope(bytes)?;
-    let key = keys
-        .find(env.key_id)
-        .ok_or(SignatureError::UnknownKey(env.key_id.0))?;
-    if !signature_ok(&key.key, env.signed, &env.signature) {
-        return Err(SignatureError::BadSignature.into());
-    }
+    check_signature(&env, keys)?;
     Ok(env)
 }
 
@@ -280,21 +364,25 @@ fn inner_generation(blob: &[u8]) -> u64 {
 }
 
 /// Verifies a signed blob and decodes its tables into `scratch`, for an
-/// installer whose installed tables have generation `installed` (0 when
-/// none are installed yet: every signed generation is at least 1).
+/// installer `device` whose floor is generation `installed` (the larger
+/// of the generation it runs and the one it persisted; 0 when it has
+/// none: every signed generation is at least 1).
 ///
-/// Checks, in order: the envelope ([`parse_envelope`]; under
+/// Checks, in order, cheap ones first: the envelope ([`parse_envelope`];
+/// a version 1 envelope is [`SignatureError::Unscoped`]; under
 /// [`Unsigned::Reject`] an unsigned `LCMT` blob is
-/// [`SignatureError::Unsigned`]), the key id
-/// ([`SignatureError::UnknownKey`]), the signature
-/// ([`SignatureError::BadSignature`]), the generation
-/// ([`SignatureError::Rollback`] unless it is greater than `installed`),
-/// then the inner blob as [`super::decode_blob_into`] checks it.
+/// [`SignatureError::Unsigned`]), the scope
+/// ([`SignatureError::WrongScope`] unless it is the device's), the expiry
+/// ([`SignatureError::Expired`] if the device has a clock past it), the
+/// generation ([`SignatureError::Rollback`] unless it is greater than
+/// `installed`), the key id ([`SignatureError::UnknownKey`]), the
+/// signature ([`SignatureError::BadSignature`]), then the inner blob as
+/// [`super::decode_blob_into`] checks it.
 ///
 /// Nothing is changed on error but `scratch`, and `scratch` only by the
-/// inner decode: a blob that fails the signature or the rollback check
-/// leaves it untouched. The caller installs from `scratch` and records
-/// the returned generation only after `Ok`.
+/// inner decode: a blob that fails any check before it leaves it
+/// untouched. The caller persists the returned generation (its floor),
+/// then installs from `scratch`, only after `Ok`.
 ///
 /// ```
 /// # use lcmp_tables::blob::{encode_blob_vec, signed::*};
@@ -302,31 +390,41 @@ fn inner_generation(blob: &[u8]) -> u64 {
 /// # use lcmp_decide::Tables;
 /// let seed = [7u8; 32];
 /// let keys = TrustedKeys::one(TrustedKey::new(public_key(&seed)).unwrap());
+/// let scope = Scope { switch: 1, topology: [9; 16] };
+/// let claims = Claims { scope, not_after: Some(2_000_000_000) };
 /// let inner = encode_blob_vec(&Tables::paper_defaults(), 5).unwrap();
-/// let blob = sign_blob_vec(&inner, &seed).unwrap();
+/// let blob = sign_blob_vec(&inner, &seed, &claims).unwrap();
 /// let mut scratch = Tables::new();
-/// let v = decode_verified_into(&blob, &keys, 4, Unsigned::Reject, &mut scratch).unwrap();
+/// let me = Device { scope, now: Some(1_800_000_000) };
+/// let v = decode_verified_into(&blob, &keys, &me, 4, Unsigned::Reject, &mut scratch).unwrap();
 /// assert_eq!(v.generation, 5);
 /// assert_eq!(
-///     decode_verified_into(&blob, &keys, 5, Unsigned::Reject, &mut scratch),
+///     decode_verified_into(&blob, &keys, &me, 5, Unsigned::Reject, &mut scratch),
 ///     Err(TablesError::Signature(SignatureError::Rollback { installed: 5, generation: 5 }))
 /// );
+/// let other = Device { scope: Scope { switch: 2, ..scope }, now: None };
+/// assert!(matches!(
+///     decode_verified_into(&blob, &keys, &other, 4, Unsigned::Reject, &mut scratch),
+///     Err(TablesError::Signature(SignatureError::WrongScope { .. }))
+/// ));
 /// ```
 pub fn decode_verified_into(
     bytes: &[u8],
     keys: &TrustedKeys,
+    device: &Device,
     installed: u64,
     unsigned: Unsigned,
     scratch: &mut Tables,
 ) -> Result<Verified, TablesError> {
-    let (inner, key_id) = if array::<4>(bytes, 0) == BLOB_MAGIC {
+    let (inner, env) = if array::<4>(bytes, 0) == BLOB_MAGIC {
         if unsigned == Unsigned::Reject {
             return Err(SignatureError::Unsigned.into());
         }
         (bytes, None)
     } else {
-        let env = verify_envelope(bytes, keys)?;
-        (env.inner, Some(env.key_id))
+        let env = parse_envelope(bytes)?;
+        check_claims(&env.claims, device)?;
+        (env.inner, Some(env))
     };
     // A header too short to hold a generation is the decoder's error.
     if inner.len() >= BLOB_HEADER_LEN {
@@ -339,12 +437,47 @@ pub fn decode_verified_into(
             .into());
         }
     }
+    if let Some(env) = env {
+        check_signature(&env, keys)?;
+    }
     let generation = decode_blob_into(inner, scratch)?;
     Ok(Verified {
         generation,
-        key_id,
+        key_id: env.map(|e| e.key_id),
         version: u16::from_le_bytes(array(inner, 4)),
+        not_after: env.and_then(|e| e.claims.not_after),
     })
+}
+
+/// The scope and expiry checks of [`decode_verified_into`].
+///
+/// # Errors
+/// [`SignatureError::WrongScope`], [`SignatureError::Expired`].
+pub fn check_claims(claims: &Claims, device: &Device) -> Result<(), TablesError> {
+    if claims.scope != device.scope {
+        return Err(SignatureError::WrongScope {
+            switch: claims.scope.switch,
+            expected: device.scope.switch,
+        }
+        .into());
+    }
+    if let (Some(not_after), Some(now)) = (claims.not_after, device.now) {
+        if now > not_after {
+            return Err(SignatureError::Expired { not_after, now }.into());
+        }
+    }
+    Ok(())
+}
+
+/// The key lookup and signature check of an envelope.
+fn check_signature(env: &Envelope<'_>, keys: &TrustedKeys) -> Result<(), TablesError> {
+    let key = keys
+        .find(env.key_id)
+        .ok_or(SignatureError::UnknownKey(env.key_id.0))?;
+    if !signature_ok(&key.key, env.signed, &env.signature) {
+        return Err(SignatureError::BadSignature.into());
+    }
+    Ok(())
 }
 
 /// The Ed25519 public key of a 32-byte secret seed (RFC 8032).
@@ -356,7 +489,12 @@ pub fn public_key(seed: &[u8; 32]) -> [u8; PUBLIC_KEY_LEN] {
 /// into `out`; returns the signed blob's length. The inner blob must
 /// decode ([`super::decode_blob`]'s checks): only installable tables are
 /// signed.
-pub fn sign_blob(inner: &[u8], seed: &[u8; 32], out: &mut [u8]) -> Result<usize, TablesError> {
+pub fn sign_blob(
+    inner: &[u8],
+    seed: &[u8; 32],
+    claims: &Claims,
+    out: &mut [u8],
+) -> Result<usize, TablesError> {
     let mut scratch = Tables::new();
     decode_blob_into(inner, &mut scratch)?;
     let kp = ed25519_compact::KeyPair::from_seed(ed25519_compact::Seed::new(*seed));
@@ -375,8 +513,10 @@ pub fn sign_blob(inner: &[u8], seed: &[u8; 32], out: &mut [u8]) -> Result<usize,
     h[..4].copy_from_slice(&SIGNED_MAGIC);
     h[4..6].copy_from_slice(&SIGNED_VERSION.to_le_bytes());
     h[8..16].copy_from_slice(&KeyId::of(&kp.pk).0.to_le_bytes());
+    h[16..36].copy_from_slice(&claims.scope.to_bytes());
+    h[36..44].copy_from_slice(&claims.not_after.unwrap_or(0).to_le_bytes());
     // The inner blob decoded: at most MAX_BLOB_LEN < 2^32 bytes.
-    h[16..20].copy_from_slice(&(inner.len() as u32).to_le_bytes());
+    h[44..48].copy_from_slice(&(inner.len() as u32).to_le_bytes());
     header.copy_from_slice(&h);
     body.copy_from_slice(inner);
     let s = kp.sk.sign(&*signed, None);
@@ -386,9 +526,13 @@ pub fn sign_blob(inner: &[u8], seed: &[u8; 32], out: &mut [u8]) -> Result<usize,
 
 /// [`sign_blob`] into a `Vec`.
 #[cfg(feature = "alloc")]
-pub fn sign_blob_vec(inner: &[u8], seed: &[u8; 32]) -> Result<alloc::vec::Vec<u8>, TablesError> {
+pub fn sign_blob_vec(
+    inner: &[u8],
+    seed: &[u8; 32],
+    claims: &Claims,
+) -> Result<alloc::vec::Vec<u8>, TablesError> {
     let mut out = alloc::vec![0u8; MAX_SIGNED_LEN];
-    let n = sign_blob(inner, seed, &mut out)?;
+    let n = sign_blob(inner, seed, claims, &mut out)?;
     out.truncate(n);
     Ok(out)
 }
@@ -411,7 +555,7 @@ mod test {
         b[..4].copy_from_slice(&SIGNED_MAGIC);
         b[4..6].copy_from_slice(&SIGNED_VERSION.to_le_bytes());
         b[8..16].copy_from_slice(&7u64.to_le_bytes());
-        b[16..20].copy_from_slice(&declared.to_le_bytes());
+        b[44..48].copy_from_slice(&declared.to_le_bytes());
         b
     }
 
@@ -470,9 +614,31 @@ mod test {
         build_tables(&topo, s, &BuildOptions::default()).expect("build")
     }
 
-    fn signed(t: &Tables, generation: u64, seed: &[u8; 32]) -> Vec<u8> {
+    /// The scope of testbed8's switch `s`.
+    fn scope(s: u16) -> Scope {
+        Topology::embedded("testbed8").expect("embedded").scope(s)
+    }
+
+    /// The device the tests install on: testbed8's switch 1, no clock.
+    fn me() -> Device {
+        Device {
+            scope: scope(1),
+            now: None,
+        }
+    }
+
+    fn signed_with(t: &Tables, generation: u64, seed: &[u8; 32], claims: &Claims) -> Vec<u8> {
         let inner = encode_blob_vec(t, generation).expect("encode");
-        sign_blob_vec(&inner, seed).expect("sign")
+        sign_blob_vec(&inner, seed, claims).expect("sign")
+    }
+
+    /// Signed for [`me`], no expiry.
+    fn signed(t: &Tables, generation: u64, seed: &[u8; 32]) -> Vec<u8> {
+        let claims = Claims {
+            scope: scope(1),
+            not_after: None,
+        };
+        signed_with(t, generation, seed, &claims)
     }
 
     fn install(
@@ -481,7 +647,7 @@ mod test {
         installed: u64,
         unsigned: Unsigned,
     ) -> Result<Verified, TablesError> {
-        decode_verified_into(b, keys, installed, unsigned, &mut Tables::new())
+        decode_verified_into(b, keys, &me(), installed, unsigned, &mut Tables::new())
     }
 
     #[test]
@@ -489,13 +655,14 @@ mod test {
         let keys = TrustedKeys::one(key(&SEED_A));
         let b = signed(&switch(1), 9, &SEED_A);
         let mut scratch = switch(2);
-        let v = decode_verified_into(&b, &keys, 8, Unsigned::Reject, &mut scratch);
+        let v = decode_verified_into(&b, &keys, &me(), 8, Unsigned::Reject, &mut scratch);
         assert_eq!(
             v,
             Ok(Verified {
                 generation: 9,
                 key_id: Some(KeyId::of(&public_key(&SEED_A))),
                 version: crate::blob::BLOB_VERSION,
+                not_after: None,
             })
         );
         assert_eq!(scratch, switch(1));
@@ -513,7 +680,82 @@ mod test {
         // Another key, claiming the trusted key's id.
         let mut forged = signed(&switch(1), 9, &SEED_B);
         forged[8..16].copy_from_slice(&a.id().0.to_le_bytes());
-        let cases: [(&[u8], u64, TablesError); 5] = [
+        let claims = |switch, not_after| Claims {
+            scope: scope(switch),
+            not_after,
+        };
+        // Switch 2's tables, validly signed for switch 2 (mix-and-match).
+        let other_switch = signed_with(&switch(2), 9, &SEED_A, &claims(2, None));
+        // The same switch id in another topology.
+        let bso13 = Topology::embedded("bso13").expect("embedded").scope(1);
+        let other_topology = signed_with(
+            &switch(1),
+            9,
+            &SEED_A,
+            &Claims {
+                scope: bso13,
+                not_after: None,
+            },
+        );
+        let expired = signed_with(&switch(1), 9, &SEED_A, &claims(1, Some(999)));
+        // A version 1 envelope: the old 20-byte header, no scope.
+        let mut v1 = good.clone();
+        v1[4] = 1;
+        // Cheap checks first: a tampered blob for another switch, or with
+        // an old generation, is refused before its signature is checked.
+        let mut tampered_other = other_switch.clone();
+        let last = tampered_other.len() - 1;
+        tampered_other[last] ^= 1;
+        let mut tampered_old = signed(&switch(1), 3, &SEED_A);
+        let last = tampered_old.len() - 1;
+        tampered_old[last] ^= 1;
+        let cases: [(&[u8], u64, TablesError); 11] = [
+            (
+                &other_switch,
+                0,
+                SignatureError::WrongScope {
+                    switch: 2,
+                    expected: 1,
+                }
+                .into(),
+            ),
+            (
+                &other_topology,
+                0,
+                SignatureError::WrongScope {
+                    switch: 1,
+                    expected: 1,
+                }
+                .into(),
+            ),
+            (
+                &expired,
+                0,
+                SignatureError::Expired {
+                    not_after: 999,
+                    now: 1000,
+                }
+                .into(),
+            ),
+            (&v1, 0, SignatureError::Unscoped.into()),
+            (
+                &tampered_other,
+                0,
+                SignatureError::WrongScope {
+                    switch: 2,
+                    expected: 1,
+                }
+                .into(),
+            ),
+            (
+                &tampered_old,
+                9,
+                SignatureError::Rollback {
+                    installed: 9,
+                    generation: 3,
+                }
+                .into(),
+            ),
             (&tampered, 0, SignatureError::BadSignature.into()),
             (
                 &signed(&switch(1), 9, &SEED_B),
@@ -540,13 +782,38 @@ mod test {
                 .into(),
             ),
         ];
+        let clocked = Device {
+            now: Some(1000),
+            ..me()
+        };
         for (b, installed, want) in cases {
             let mut scratch = switch(2);
             assert_eq!(
-                decode_verified_into(b, &keys, installed, Unsigned::Reject, &mut scratch),
+                decode_verified_into(
+                    b,
+                    &keys,
+                    &clocked,
+                    installed,
+                    Unsigned::Reject,
+                    &mut scratch
+                ),
                 Err(want.clone())
             );
             assert_eq!(scratch, switch(2), "{want:?}");
+        }
+        // Without a clock, an expiry is not checked; with one before it,
+        // the blob installs.
+        for now in [None, Some(999)] {
+            let device = Device { now, ..me() };
+            let v = decode_verified_into(
+                &expired,
+                &keys,
+                &device,
+                0,
+                Unsigned::Reject,
+                &mut Tables::new(),
+            );
+            assert_eq!(v.map(|v| v.not_after), Ok(Some(999)));
         }
     }
 
@@ -607,11 +874,11 @@ mod test {
         let mut magic = good.clone();
         magic[0] = b'X';
         let mut version = good.clone();
-        version[4] = 2;
+        version[4] = 3;
         let mut reserved = good.clone();
         reserved[7] = 1;
         let mut huge = good.clone();
-        huge[16..20].copy_from_slice(&u32::MAX.to_le_bytes());
+        huge[44..48].copy_from_slice(&u32::MAX.to_le_bytes());
         for (b, ok) in [
             (&good[..10], false),
             (&good[..good.len() - 1], false),
@@ -634,7 +901,11 @@ mod test {
         // A signed inner blob that does not decode is never signed.
         let mut inner = encode_blob_vec(&switch(1), 1).expect("encode");
         inner[30] ^= 1;
-        assert!(sign_blob_vec(&inner, &SEED_A).is_err());
+        let claims = Claims {
+            scope: scope(1),
+            not_after: None,
+        };
+        assert!(sign_blob_vec(&inner, &SEED_A, &claims).is_err());
     }
 
     quickcheck! {
@@ -667,7 +938,7 @@ mod test {
                 _ => {}
             }
             let mut scratch = Tables::new();
-            let r = decode_verified_into(&b, &trusted, 0, Unsigned::Reject, &mut scratch);
+            let r = decode_verified_into(&b, &trusted, &me(), 0, Unsigned::Reject, &mut scratch);
             let should = b == original && pick.1;
             match r {
                 Ok(v) => should && v.generation == generation && scratch == t,
@@ -686,6 +957,8 @@ mod test {
                 h.extend_from_slice(&SIGNED_VERSION.to_le_bytes());
                 h.extend_from_slice(&[0, 0]);
                 h.extend_from_slice(&keys.find(key(&SEED_A).id()).map(|k| k.id().0).unwrap_or(0).to_le_bytes());
+                h.extend_from_slice(&me().scope.to_bytes());
+                h.extend_from_slice(&[0; 8]);
                 let inner = b.len().saturating_sub(SIGNATURE_LEN) as u32;
                 h.extend_from_slice(&inner.to_le_bytes());
                 h.extend_from_slice(&b);

@@ -149,8 +149,9 @@ static void shared_tour(const lcmp_packet *packet, uint32_t now) {
     if (rc != LCMP_OK) fail("release_tables", rc);
 #ifndef LCMP_TOUR_NO_SIGNED
     static const uint8_t key[LCMP_PUBLIC_KEY_LEN] = {1};
+    static const uint8_t no_scope[LCMP_SCOPE_LEN] = {0};
     uint64_t signed_generation = generation;
-    rc = lcmp_tables_install_signed(t, trace_blob, trace_blob_len, key, 1, generation, &signed_generation);
+    rc = lcmp_tables_install_signed(t, trace_blob, trace_blob_len, key, 1, no_scope, 0, generation, &signed_generation);
     if (rc == LCMP_OK) fail("tables_install_signed: an unsigned blob", rc);
 #endif
 }
@@ -209,8 +210,9 @@ static void api_tour(lcmp_decider *d, uint32_t now) {
      * changes. (Left out with -DLCMP_TOUR_NO_SIGNED: the image that proves
      * the rest of the API has no panic path at all, 70-firmware.sh.) */
     static const uint8_t key[LCMP_PUBLIC_KEY_LEN] = {1};
+    static const uint8_t no_scope[LCMP_SCOPE_LEN] = {0};
     uint64_t signed_generation = generation;
-    rc = lcmp_install_signed(d, trace_blob, trace_blob_len, key, 1, generation, &signed_generation);
+    rc = lcmp_install_signed(d, trace_blob, trace_blob_len, key, 1, no_scope, 0, generation, &signed_generation);
     if (rc == LCMP_OK || signed_generation != generation) fail("install_signed: an unsigned blob", rc);
     uint64_t after = 0;
     rc = lcmp_generation(d, &after);

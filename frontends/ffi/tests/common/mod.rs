@@ -11,7 +11,7 @@ use lcmp_ffi::*;
 /// A 64-byte-aligned line of caller memory.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
-pub(crate) struct Line([u8; 64]);
+pub(crate) struct Line(pub(crate) [u8; 64]);
 
 /// A decider of `LCMP_FLOWS` flows initialised (default config) in
 /// zeroed caller memory that lives as long as this value.
