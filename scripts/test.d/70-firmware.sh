@@ -53,7 +53,7 @@ bm_image() {
   shift 2
   arm-none-eabi-gcc -std=c11 -Wall -Wextra -Werror -O2 -mcpu=cortex-m4 -mthumb \
     -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffreestanding -nostdlib \
-    -Ifrontends/ffi/include -I"$trace_dir" -T "$bm/link.ld" "$bm/main.c" \
+    -Ifrontends/ffi/include -I"$trace_dir" -T "$bm/link.ld" "$bm/main.c" "$bm/rt.c" \
     "$ffi_thumb" -lgcc -Wl,--gc-sections -Wl,-z,noexecstack "$@" -o "$out"
 }
 # A host C example linked with liblcmp_ffi.a: host_example SOURCE OUT
