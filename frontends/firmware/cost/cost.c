@@ -17,7 +17,8 @@
  * scripts/test.d/70-firmware.sh runs it and frontends/firmware/costs.sh
  * compares the figures with the budgets of frontends/firmware/costs.txt.
  * `trace.h` (gen-trace.sh) gives the tables blob; 10 levels, 6 ports
- * (testbed8's DC1) is the shape the budgets are for.
+ * (testbed8's DC1) is the shape the budgets are for. `signed.h` gives it
+ * signed, for the signed installs (an Ed25519 verification each).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,6 +28,10 @@
 #include "rt.h"
 
 #include "trace.h"
+/* signed_blob[] / signed_blob_len: trace.h's blob signed with the test
+ * key frontends/firmware/cost/cost-key.pem (generation 1); signed_key[]:
+ * its public key (70-firmware.sh writes it). */
+#include "signed.h"
 
 /* --- measuring ------------------------------------------------------ */
 
@@ -44,16 +49,7 @@ static volatile uint32_t wraps;
 
 void systick_handler(void) { wraps++; }
 
-static void fail(const char *what, int32_t code) {
-    struct line l = {.len = 0};
-    put(&l, "error: ");
-    put(&l, what);
-    put(&l, ": ");
-    put(&l, lcmp_strerror(code));
-    put(&l, "\n");
-    puts_sh(l.buf);
-    exit_sh(0);
-}
+static void fail(const char *what, int32_t code) { fail_sh(what, lcmp_strerror(code)); }
 
 struct cost {
     uint32_t stack;
@@ -169,6 +165,10 @@ static void t_install_signed(void) {
     u64_out2 = 0;
     rc = lcmp_install_signed(d, trace_blob, trace_blob_len, key, 1, 0, &u64_out2);
 }
+static uint64_t installed;
+static void t_install_signed_ok(void) {
+    rc = lcmp_install_signed(d, signed_blob, signed_blob_len, signed_key, 1, installed, &u64_out2);
+}
 static void t_blob_len(void) { rc = lcmp_blob_len(trace_blob, trace_blob_len, &size_out); }
 static void t_generation(void) { rc = lcmp_generation(d, &u64_out); }
 static void t_sample(void) { rc = lcmp_sample(d, now, port, depth); }
@@ -194,6 +194,9 @@ static void t_tables_install(void) { rc = lcmp_tables_install(t, trace_blob, tra
 static void t_tables_install_signed(void) {
     u64_out2 = 0;
     rc = lcmp_tables_install_signed(t, trace_blob, trace_blob_len, key, 1, 0, &u64_out2);
+}
+static void t_tables_install_signed_ok(void) {
+    rc = lcmp_tables_install_signed(t, signed_blob, signed_blob_len, signed_key, 1, 0, &u64_out2);
 }
 static void t_tables_generation(void) { rc = lcmp_tables_generation(t, &u64_out); }
 static void t_tables_users(void) { rc = lcmp_tables_users(t, &u32_out); }
@@ -295,6 +298,15 @@ int main(void) {
     /* An unsigned blob offered to the signed install: refused. */
     MEASURE("lcmp_install_signed:refused", t_install_signed);
     if (rc == LCMP_OK) fail("install_signed: an unsigned blob", rc);
+    /* The signed blob (generation 1) over no signed generation, then
+     * offered again: a replay, refused after its signature is checked. */
+    installed = 0;
+    MEASURE("lcmp_install_signed", t_install_signed_ok);
+    ok("install_signed");
+    if (u64_out2 != 1) fail("install_signed: generation", LCMP_ERR_INVALID_ARGUMENT);
+    installed = u64_out2;
+    MEASURE("lcmp_install_signed:replay", t_install_signed_ok);
+    if (rc == LCMP_OK) fail("install_signed: a replay", rc);
 
     MEASURE("lcmp_tables_size", t_tables_size);
     MEASURE("lcmp_tables_align", t_tables_align);
@@ -304,6 +316,8 @@ int main(void) {
     ok("tables_install");
     MEASURE("lcmp_tables_install_signed:refused", t_tables_install_signed);
     if (rc == LCMP_OK) fail("tables_install_signed: an unsigned blob", rc);
+    MEASURE("lcmp_tables_install_signed", t_tables_install_signed_ok);
+    ok("tables_install_signed");
     MEASURE("lcmp_tables_generation", t_tables_generation);
     ok("tables_generation");
     MEASURE("lcmp_decider_init_shared", t_decider_init_shared);

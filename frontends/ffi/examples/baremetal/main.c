@@ -19,16 +19,7 @@
 
 #include "trace.h"
 
-static void fail(const char *what, int32_t code) {
-    struct line l = {.len = 0};
-    put(&l, "error: ");
-    put(&l, what);
-    put(&l, ": ");
-    put(&l, lcmp_strerror(code));
-    put(&l, "\n");
-    puts_sh(l.buf);
-    exit_sh(0);
-}
+static void fail(const char *what, int32_t code) { fail_sh(what, lcmp_strerror(code)); }
 
 /* --- the firmware --------------------------------------------------- */
 

@@ -28,6 +28,17 @@ void __attribute__((noreturn)) exit_sh(int ok) {
     }
 }
 
+void __attribute__((noreturn)) fail_sh(const char *what, const char *why) {
+    struct line l = {.len = 0};
+    put(&l, "error: ");
+    put(&l, what);
+    put(&l, ": ");
+    put(&l, why);
+    put(&l, "\n");
+    puts_sh(l.buf);
+    exit_sh(0);
+}
+
 void put(struct line *l, const char *s) {
     while (*s && l->len + 1 < sizeof l->buf) l->buf[l->len++] = *s++;
     l->buf[l->len] = '\0';

@@ -11,6 +11,8 @@ int semihost(int op, const void *arg);
 void puts_sh(const char *s);
 /* SYS_EXIT: status 0 when `ok`, else 1. */
 void __attribute__((noreturn)) exit_sh(int ok);
+/* Prints "error: WHAT: WHY" and exits with status 1. */
+void __attribute__((noreturn)) fail_sh(const char *what, const char *why);
 
 /* A line of output. */
 struct line {
