@@ -58,7 +58,9 @@ fn divlu(u1: u32, u0: u32, v: u32) -> u32 {
     let v = u64::from(v << s);
     let (vn1, vn0) = (v >> 16, v & 0xFFFF);
     // The dividend shifted by s: un32 (32 bits, < v) and two 16-bit digits.
-    let un32 = (u64::from(u1) << s) | (u64::from(u0) >> 1 >> 31u32.wrapping_sub(s));
+    // The two parts have no bit in common: their sum is their union (an
+    // add, not `|`, whose mutant to `^` would be equivalent).
+    let un32 = (u64::from(u1) << s).wrapping_add(u64::from(u0) >> 1 >> 31u32.wrapping_sub(s));
     let un10 = u64::from(u0 << s);
     let (un1, un0) = (un10 >> 16, un10 & 0xFFFF);
     let q1 = digit(un32, un1, vn1, vn0);
@@ -68,8 +70,9 @@ fn divlu(u1: u32, u0: u32, v: u32) -> u32 {
         .wrapping_sub(q1.wrapping_mul(v))
         & 0xFFFF_FFFF;
     let q0 = digit(un21, un0, vn1, vn0);
-    // Two digits of 16 bits: the quotient fits.
-    ((q1 << 16) | q0) as u32
+    // Two digits of 16 bits: the quotient fits (an add for the union, as
+    // above).
+    (q1 << 16).wrapping_add(q0) as u32
 }
 
 /// One quotient digit of `divlu`: `(un * B + next) / v`, estimated from
