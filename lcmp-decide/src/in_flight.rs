@@ -38,6 +38,7 @@
 //! longer list would see its flow withdrawn: their entries may be reused at
 //! once.
 
+use crate::narrow_div::div_u64_to_u32;
 use crate::tables::CompiledTables;
 use crate::time::Instant;
 
@@ -71,14 +72,56 @@ pub(crate) struct InFlight {
 
 /// `ceil(bytes * 8 * ticks_per_second / rate_bps)`, saturating at
 /// `u32::MAX` (a rate of 0 is never valid tables; it saturates too).
+///
+/// No 64- or 128-bit division (a sample's cost, docs/firmware.md, "Cost
+/// table"): the tick count saturates at 32 bits, so
+/// [`div_u64_to_u32`] serves, and a numerator past 64 bits (a queue of
+/// over 2.3 TB at a microsecond tick) takes 32 shift-and-subtract steps.
+/// The same ticks bit for bit as the `u128` division (a property below).
 fn drain_ticks(bytes: u64, rate_bps: u64, ticks_per_second: u32) -> u32 {
-    let bits = u128::from(bytes).saturating_mul(8);
-    let num = bits.saturating_mul(u128::from(ticks_per_second));
-    let ticks = match u128::from(rate_bps) {
-        0 => u128::MAX,
-        r => num.div_ceil(r),
+    if rate_bps == 0 {
+        return u32::MAX;
+    }
+    if bytes == 0 || ticks_per_second == 0 {
+        return 0;
+    }
+    let num = bytes
+        .checked_mul(8)
+        .and_then(|bits| bits.checked_mul(u64::from(ticks_per_second)));
+    // ceil(num / rate) = floor((num - 1) / rate) + 1, num > 0 here.
+    let floor = match num {
+        Some(num) => div_u64_to_u32(num.wrapping_sub(1), rate_bps),
+        None => wide_floor(bytes, rate_bps, ticks_per_second),
     };
-    u32::try_from(ticks).unwrap_or(u32::MAX)
+    floor.map_or(u32::MAX, |q| q.saturating_add(1))
+}
+
+/// `floor((bytes * 8 * ticks_per_second - 1) / rate)` when it fits in 32
+/// bits, for a product past 64 bits (`rate > 0`): restoring division, one
+/// quotient bit a step. Out of line: only a queue of terabytes takes it,
+/// so a sample's stack and code do not pay for it.
+#[cold]
+#[inline(never)]
+fn wide_floor(bytes: u64, rate: u64, ticks_per_second: u32) -> Option<u32> {
+    // Past 64 bits, so at least 2^64 - 1 after the decrement; below 2^99.
+    let m = u128::from(bytes)
+        .saturating_mul(8)
+        .saturating_mul(u128::from(ticks_per_second))
+        .saturating_sub(1);
+    let rate = u128::from(rate);
+    if m >= rate << 32 {
+        return None;
+    }
+    let mut rem = m;
+    let mut q = 0u32;
+    for bit in (0..32).rev() {
+        let d = rate << bit;
+        if rem >= d {
+            rem = rem.wrapping_sub(d);
+            q |= 1 << bit;
+        }
+    }
+    Some(q)
 }
 
 impl InFlight {
@@ -218,6 +261,35 @@ mod test {
         }
     }
 
+    /// The arithmetic `drain_ticks` replaced, kept as the oracle: the
+    /// `u128` division.
+    fn drain_ticks_by_division(bytes: u64, rate_bps: u64, ticks_per_second: u32) -> u32 {
+        let bits = u128::from(bytes).saturating_mul(8);
+        let num = bits.saturating_mul(u128::from(ticks_per_second));
+        let ticks = match u128::from(rate_bps) {
+            0 => u128::MAX,
+            r => num.div_ceil(r),
+        };
+        u32::try_from(ticks).unwrap_or(u32::MAX)
+    }
+
+    quickcheck::quickcheck! {
+        /// The same ticks as the division, for any depth, rate and tick
+        /// rate, and for depths at and next to a whole number of ticks.
+        fn drain_ticks_matches_the_division(
+            bytes: u64, rate: u64, tps: u32, ticks: u32, nudge: i8, shift: u8
+        ) -> bool {
+            let rate = rate >> (shift % 64);
+            let near = (u128::from(ticks) * u128::from(rate))
+                .checked_div(8 * u128::from(tps))
+                .and_then(|b| u64::try_from(b).ok())
+                .map_or(bytes, |b| b.saturating_add_signed(i64::from(nudge)));
+            [bytes, near, bytes >> 24].iter().all(|&b| {
+                drain_ticks(b, rate, tps) == drain_ticks_by_division(b, rate, tps)
+            })
+        }
+    }
+
     #[test]
     fn drain_ticks_golden() {
         assert_eq!(drain_ticks(12_500, 100 * GBPS, TPS), 1);
@@ -226,6 +298,12 @@ mod test {
         assert_eq!(drain_ticks(5_000_000_000, 25 * GBPS, TPS), 1_600_000);
         assert_eq!(drain_ticks(1, 0, TPS), u32::MAX);
         assert_eq!(drain_ticks(u64::MAX, 1, u32::MAX), u32::MAX);
+        assert_eq!(drain_ticks(0, 1, TPS), 0);
+        // Past 64 bits of bit-ticks: the restoring division.
+        let (bytes, rate) = (u64::MAX / 2, 1u64 << 62);
+        let want = drain_ticks_by_division(bytes, rate, TPS);
+        assert!(want > 1 && want < u32::MAX, "{want}");
+        assert_eq!(drain_ticks(bytes, rate, TPS), want);
     }
 
     #[test]

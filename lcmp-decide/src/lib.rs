@@ -49,6 +49,7 @@ pub mod flow_cache;
 pub mod hash;
 mod in_flight;
 pub mod monitor;
+mod narrow_div;
 pub mod profile;
 pub mod select;
 pub mod tables;

@@ -19,6 +19,7 @@ use heapless::Vec;
 
 use crate::cost::fused_cost;
 use crate::monitor::PortState;
+use crate::narrow_div::div_u64_to_u32;
 use crate::tables::{
     CompiledCandidate, CompiledGroup, CompiledTables, GroupId, Params, Pick, PortId, MAX_CANDIDATES,
 };
@@ -269,23 +270,48 @@ fn choose_lcmp(
 
 /// Capacity-weighted pick: `hash % Σ w` falls into one kept candidate's
 /// share, `w` its path capacity in whole Mbit/s (at least 1), in rank order.
+/// Out of line: inlined, its division grew the default (hash) pick's
+/// new-flow path by 4 instructions on a Cortex-M4 and 8 on x86_64.
+#[inline(never)]
 fn weighted(r: &Ranking, kept: usize, group: &CompiledGroup, hash: u32) -> Option<usize> {
     let weight = |rank: usize| -> u64 {
         crate::work::candidate_read();
         r.index(rank)
             .and_then(|i| group.candidates.get(i))
-            .map_or(1, |c| (c.capacity_bps / 1_000_000).max(1))
+            .map_or(1, |c| weight_mbps(c.capacity_bps))
     };
-    let total = (0..kept).map(weight).fold(0u64, u64::saturating_add);
-    let mut point = u64::from(hash).checked_rem(total).unwrap_or(0);
+    r.index(weighted_rank(hash, kept, weight))
+}
+
+/// A capacity's weight in the capacity-weighted pick: whole Mbit/s, at
+/// least 1, and at most 2^32, which picks as any larger weight does (the
+/// point `hash % Σ w` is below 2^32, and a sum of 2^32 or more leaves the
+/// hash whole). Through the 32-bit hardware divide, as a packet's costs
+/// need (docs/firmware.md, "Cost table"; a `u64` division took about 300
+/// instructions on a Cortex-M4).
+fn weight_mbps(capacity_bps: u64) -> u64 {
+    div_u64_to_u32(capacity_bps, 1_000_000).map_or(1 << 32, |w| u64::from(w.max(1)))
+}
+
+/// The rank, among `kept` in rank order, whose share of `Σ weight` the
+/// point `hash % Σ weight` falls into (the last when none, which the
+/// remainder rules out).
+fn weighted_rank(hash: u32, kept: usize, weight: impl Fn(usize) -> u64) -> usize {
+    let total = (0..kept).map(&weight).fold(0u64, u64::saturating_add);
+    // The hash is below 2^32: a larger total leaves it whole, a smaller one
+    // takes the 32-bit remainder.
+    let mut point = match u32::try_from(total) {
+        Ok(total) => u64::from(hash.checked_rem(total).unwrap_or(0)),
+        Err(_) => u64::from(hash),
+    };
     for rank in 0..kept {
         let w = weight(rank);
         if point < w {
-            return r.index(rank);
+            return rank;
         }
         point = point.saturating_sub(w);
     }
-    r.index(kept.saturating_sub(1))
+    kept.saturating_sub(1)
 }
 
 /// The hash pick ([`bucket`]) among the `n` candidates that pass
@@ -773,6 +799,35 @@ mod test {
         }
         let valid = evaluate(&inputs(&t, &s, Scheme::Lcmp), GroupId(1), 0);
         assert!(valid.candidates.iter().filter(|c| c.kept).count() < live.len());
+    }
+
+    /// The arithmetic of the capacity-weighted pick before the 32-bit
+    /// divide, kept as the oracle: weights by `u64` division, `u64`
+    /// remainder.
+    fn weighted_rank_by_division(hash: u32, capacities: &[u64]) -> usize {
+        let w = |c: u64| (c / 1_000_000).max(1);
+        let total = capacities
+            .iter()
+            .map(|&c| w(c))
+            .fold(0u64, u64::saturating_add);
+        let mut point = u64::from(hash).checked_rem(total).unwrap_or(0);
+        for (rank, &c) in capacities.iter().enumerate() {
+            if point < w(c) {
+                return rank;
+            }
+            point = point.saturating_sub(w(c));
+        }
+        capacities.len().saturating_sub(1)
+    }
+
+    quickcheck::quickcheck! {
+        /// The same rank as the division, for any hash and capacities (of
+        /// every width: shifted down by `shift`).
+        fn weighted_rank_matches_the_division(hash: u32, caps: std::vec::Vec<u64>, shift: u8) -> bool {
+            let caps: std::vec::Vec<u64> = caps.iter().take(16).map(|c| c >> (shift % 64)).collect();
+            weighted_rank(hash, caps.len(), |i| weight_mbps(caps[i]))
+                == weighted_rank_by_division(hash, &caps)
+        }
     }
 
     /// Capacity-weighted: `hash % total` falls into the kept candidates'

@@ -2,8 +2,9 @@
 # Instruction-count regression check of the packet path (docs/performance.md,
 # "Instructions per operation"): `lcmp-decide/examples/hot_path.rs` under
 # callgrind (Debian's valgrind), (Ir(2N) - Ir(N)) / N so that set-up
-# cancels, for the established-flow hit and the new-flow decision. Fails
-# when either is 10 % or more above lcmp-decide/benches/instructions.baseline
+# cancels, for the established-flow hit, the new-flow decision and a
+# queue sample (six ports, every level). Fails
+# when any is 10 % or more above lcmp-decide/benches/instructions.baseline
 # (instruction counts do not depend on the machine's load, so the check is
 # stable on a shared machine). LCMP_BLESS=1 rewrites the baseline with the
 # figures measured (and fails, so a bless run never passes: commit the
@@ -29,7 +30,7 @@ ir() {
 }
 measured=()
 failed=0
-for op in hit new; do
+for op in hit new sample; do
   one=$(ir "$op" "$n")
   two=$(ir "$op" $((2 * n)))
   per=$(python3 -c "print(f'{($two - $one) / $n:.1f}')")

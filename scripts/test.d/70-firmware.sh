@@ -20,11 +20,16 @@
 # * c_api_panics: the bare-metal C image calls every function lcmp.h
 #   exports; without lcmp_install_signed it links no panic machinery at
 #   all, and with it only ed25519-compact's bounds checks;
+# * costs: every exported C function's stack (painted) and instructions
+#   (QEMU -icount) on the Cortex-M4 against frontends/firmware/costs.txt,
+#   the table of docs/firmware.md and lcmp.h generated from it, and no
+#   64- or 128-bit division on the packet and sample paths (costs);
 # * sizes: the size report (figures in docs/firmware.md) and the 16 KiB
 #   flash budget of the core;
 # * stack_frames: no stack frame over 4096 B in the firmware image or in a
 #   bare-metal C image linking all of liblcmp_ffi.a's API
-#   (stack-frames.sh).
+#   (stack-frames.sh), and docs/firmware.md's tables of the largest are
+#   those frames.
 set -euo pipefail
 source scripts/lib.sh
 ensure_apt qemu-system-arm gcc-arm-none-eabi
@@ -47,13 +52,15 @@ qemu=(qemu-system-arm -machine mps2-an386 -cpu cortex-m4
   -semihosting-config enable=on,target=native -nographic -serial none -monitor none)
 llvm_bin="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin"
 # A bare-metal C image for the Cortex-M4: bm_image OUT TRACE_DIR [LDFLAGS...]
-# (TRACE_DIR holds the trace.h of gen-trace.sh).
+# (TRACE_DIR holds the trace.h of gen-trace.sh): main.c, or the program
+# $bm_main names, over the run-time rt.c and liblcmp_ffi.a.
 bm_image() {
   local out=$1 trace_dir=$2
   shift 2
   arm-none-eabi-gcc -std=c11 -Wall -Wextra -Werror -O2 -mcpu=cortex-m4 -mthumb \
     -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffreestanding -nostdlib \
-    -Ifrontends/ffi/include -I"$trace_dir" -T "$bm/link.ld" "$bm/main.c" \
+    -Ifrontends/ffi/include -I"$bm" -I"$trace_dir" -T "$bm/link.ld" \
+    "${bm_main:-$bm/main.c}" "$bm/rt.c" \
     "$ffi_thumb" -lgcc -Wl,--gc-sections -Wl,-z,noexecstack "$@" -o "$out"
 }
 # A host C example linked with liblcmp_ffi.a: host_example SOURCE OUT
@@ -97,7 +104,14 @@ c_examples() {
   # Caller-sized flow caches through the C ABI: 1 024, 65 536 and 1 048 576
   # slots from lcmp_decider_size(flows), 60 % pinned in bursts, then all hit.
   host_example frontends/ffi/examples/sizes.c "$work/sizes_c"
-  "$work/sizes_c" "$work/good.bin" 8
+  "$work/sizes_c" "$work/good.bin" 8 | tee "$work/sizes.out"
+  # docs/firmware.md gives each of these sizes (lcmp_decider_size's).
+  local line flows bytes
+  while read -r line; do
+    flows=$(sed -n 's/^flows=\([0-9]*\) .*/\1/p' <<<"$line" | sed ':a;s/\B[0-9]\{3\}\>/ &/;ta')
+    bytes=$(sed -n 's/.* bytes=\([0-9]*\).*/\1/p' <<<"$line" | sed ':a;s/\B[0-9]\{3\}\>/ &/;ta')
+    expect_line docs/firmware.md -F "$flows flows: $bytes B"
+  done <"$work/sizes.out"
 }
 
 # c_rejects EXPECTED-STDERR-REGEX BLOB CSV
@@ -268,6 +282,52 @@ c_api_panics() {
   echo "lcmp_install_signed: $(grep -c . <<<"$panics") panic site(s), all in ed25519-compact (docs/firmware.md)"
 }
 
+# The cost table (docs/firmware.md, "Cost table"): cost.c calls every
+# function lcmp.h exports under QEMU with -icount shift=7 (an exact
+# instruction count through SysTick) on a painted stack, and costs.py
+# compares each call's figures with frontends/firmware/costs.txt (5 %, at
+# least 16; lcmp_sample at most 1 000 instructions) and docs/firmware.md's
+# table with costs.txt (lcmp.h's is the ffi job's header test).
+# LCMP_BLESS=1 rewrites all three from the measurement (and stack_frames
+# the tables of the largest frames), and the part then fails, so that a
+# bless run never passes: commit, then run again without.
+costs() {
+  echo "--- costs: every C call's stack and instructions on the Cortex-M4"
+  local dir=$work/cost missing
+  mkdir -p "$dir"
+  bash "$bm/gen-trace.sh" "$work/steady.bin" "$fw/traces/steady.csv" >"$dir/trace.h"
+  bash "$fw/cost/gen-signed.sh" "$lcmp" "$work/steady.bin" "$fw/cost/cost-key.pem" \
+    "$fw/cost/cost-key.pub" >"$dir/signed.h"
+  bm_main=$fw/cost/cost.c bm_image "$dir/cost.elf" "$dir"
+  timeout 300 "${qemu[@]}" -icount shift=7 -kernel "$dir/cost.elf" 2>"$dir/cost.out" >/dev/null || {
+    cat "$dir/cost.out"; echo "the cost image failed"; exit 1
+  }
+  expect_line "$dir/cost.out" -x 'cost done'
+  # Every exported function has a line (a new export needs one).
+  missing=$(sed 's/^cost \(lcmp_[a-z0-9_]*\).*/\1/p;d' "$dir/cost.out" | sort -u | comm -23 "$work/exports.h" -)
+  if [ -n "$missing" ]; then
+    echo "exported by lcmp.h but not measured by $fw/cost/cost.c:"; echo "$missing"; exit 1
+  fi
+  if [ "${LCMP_BLESS:-}" = 1 ]; then
+    python3 "$fw/costs.py" bless "$dir/cost.out"
+    python3 "$fw/costs.py" docs --write
+    LCMP_BLESS=1 cargo test -q -p lcmp-ffi --locked --test header
+  else
+    python3 "$fw/costs.py" check "$dir/cost.out"
+    python3 "$fw/costs.py" docs
+  fi
+  # No 64- or 128-bit division on the per-packet and per-sample paths.
+  local divisions
+  divisions=$(bash "$fw/division-audit.sh" "$dir/cost.elf" lcmp_sample lcmp_on_packet \
+    lcmp_on_packets lcmp_set_port lcmp_gc lcmp_explain lcmp_digest_update)
+  if [ -n "$divisions" ]; then
+    echo "64- or 128-bit division reachable from a per-packet or per-sample call:"
+    echo "$divisions"
+    exit 1
+  fi
+  echo "division audit: no 64- or 128-bit division reachable from the packet and sample calls"
+}
+
 sizes() {
   echo "--- sizes"
   "$llvm_bin/llvm-size" -A "$image" | awk '$1 ~ /^\.(vector_table|text|rodata|data|bss)$/'
@@ -308,12 +368,21 @@ stack_frames() {
   expect "a trace.h from the digests job (trace_dir)" test -n "$trace_dir"
   # shellcheck disable=SC2086 # one linker flag a word
   bm_image "$work/bm-all.elf" "$trace_dir" $exports
+  local label
   for elf in "$image" "$work/bm-all.elf"; do
     bash "$fw/stack-frames.sh" "$elf" >"$work/frames.txt"
     # An empty list means the disassembly changed form, not that all is well.
     expect "stack-frames.sh lists frames of $(basename "$elf") (an empty list means the disassembly changed form)" test -s "$work/frames.txt"
     echo "largest stack frames of $(basename "$elf") (bytes):"
     head -n 6 "$work/frames.txt"
+    # docs/firmware.md's table of them is generated (LCMP_BLESS=1 rewrites it).
+    label=lcmp-firmware
+    if [ "$elf" != "$image" ]; then label="the bare-metal C image"; fi
+    if [ "${LCMP_BLESS:-}" = 1 ]; then
+      python3 "$fw/costs.py" frames "$label" "$work/frames.txt" --write
+    else
+      python3 "$fw/costs.py" frames "$label" "$work/frames.txt"
+    fi
     if awk '$1 == "dynamic" || $1 > 4096 { bad = 1 } END { exit !bad }' "$work/frames.txt"; then
       echo "stack frame(s) over 4096 B in $(basename "$elf"):"
       awk '$1 == "dynamic" || $1 > 4096' "$work/frames.txt"
@@ -332,5 +401,11 @@ firmware_run
 digests
 panic_audit
 c_api_panics
+costs
 sizes
 stack_frames
+if [ "${LCMP_BLESS:-}" = 1 ]; then
+  echo "LCMP_BLESS=1 rewrote $fw/costs.txt, lcmp.h and docs/firmware.md's generated" \
+    "tables: commit them and run again without LCMP_BLESS" >&2
+  exit 1
+fi

@@ -15,9 +15,10 @@ ensure_cargo_tool cargo-mutants cargo-mutants "$CARGO_MUTANTS_VERSION"
 # The packet path that fits the budget and whose every mutant is caught or
 # excluded (docs/testing.md): the selection (rank, keep-half, cut, band,
 # picks), the fused cost, the estimators (level scan, queue, trend,
-# persistence) and the in-flight bound that lets a full cache reuse an
-# entry. The flow cache and the decider are not in it yet (docs/testing.md).
-files=${LCMP_MUTANTS_FILES:-lcmp-decide/src/select.rs lcmp-decide/src/cost.rs lcmp-decide/src/estimator/mod.rs lcmp-decide/src/estimator/queue.rs lcmp-decide/src/estimator/trend.rs lcmp-decide/src/estimator/persistence.rs lcmp-decide/src/in_flight.rs}
+# persistence), the in-flight bound that lets a full cache reuse an
+# entry and the 32-bit-divide division the sample and the weighted pick
+# use (narrow_div). The flow cache and the decider are not in it yet (docs/testing.md).
+files=${LCMP_MUTANTS_FILES:-lcmp-decide/src/select.rs lcmp-decide/src/cost.rs lcmp-decide/src/estimator/mod.rs lcmp-decide/src/estimator/queue.rs lcmp-decide/src/estimator/trend.rs lcmp-decide/src/estimator/persistence.rs lcmp-decide/src/in_flight.rs lcmp-decide/src/narrow_div.rs}
 args=()
 for f in $files; do
   expect "$f exists" test -f "$f"

@@ -1212,3 +1212,52 @@ int32_t lcmp_tables_install_signed(struct lcmp_tables *t,
 #endif  /* __cplusplus */
 
 #endif  /* LCMP_H */
+
+/*
+ * Costs on a Cortex-M4F (docs/firmware.md, "Cost table"): the stack
+ * (painted) and instructions (QEMU mps2-an386, -icount shift=7, exact)
+ * of each call, from frontends/firmware/costs.txt, which
+ * scripts/test.d/70-firmware.sh checks against measurements (5 %).
+ *
+ *   call                                  stack B  instructions
+ *   lcmp_sample                               236           927 (at most 1000)
+ *   lcmp_on_packet:hit                        248           346
+ *   lcmp_on_packet:new                        500          1336
+ *   lcmp_on_packets:32hit                     888         10726
+ *   lcmp_on_packets:32new                    1140         44027
+ *   lcmp_explain                             1372          4584
+ *   lcmp_set_port                              40            68
+ *   lcmp_gc                                    56         20634
+ *   lcmp_install                             1908         30314
+ *   lcmp_install_signed                      6080       1947629
+ *   lcmp_install_signed:replay               6080       1917390
+ *   lcmp_install_signed:refused              2860        116295
+ *   lcmp_decider_init                         112         13269
+ *   lcmp_tables_install                      1868         18332
+ *   lcmp_tables_install_signed               6032       1935643
+ *   lcmp_tables_install_signed:refused       2868        116299
+ *   lcmp_use_tables                           252         12023
+ *   lcmp_release_tables                         8            37
+ *   lcmp_decider_init_shared                  112          1970
+ *   lcmp_tables_init                           48           231
+ *   lcmp_digest_update                        200           206
+ *   lcmp_digest_init                            8            21
+ *   lcmp_digest_value                          16            44
+ *   lcmp_flow_v4                               72            57
+ *   lcmp_get_counters                         104           111
+ *   lcmp_flow_cache_usage                       8            40
+ *   lcmp_generation                             8            26
+ *   lcmp_tables_generation                     16            58
+ *   lcmp_tables_users                           8            32
+ *   lcmp_blob_len                               8            39
+ *   lcmp_set_scheme                             8            25
+ *   lcmp_set_tables_current                     8            21
+ *   lcmp_strerror                               8            11
+ *   lcmp_reason_str                             8            10
+ *   lcmp_decider_size                           8            27
+ *   lcmp_decider_shared_size                    8            20
+ *   lcmp_decider_align                          8             5
+ *   lcmp_tables_size                            8             5
+ *   lcmp_tables_align                           8             5
+ *   lcmp_abi_version                            8             5
+ */

@@ -19,7 +19,10 @@ pub(crate) fn args() -> (String, u32) {
 }
 
 /// `hit`: 2 000 flows pinned, then `n` packets of them; `new`: `n` new
-/// flows. Prints the counters so the loop is not optimised away.
+/// flows; `sample`: `n` queue samples, round the six ports, of depths
+/// that sweep every queue and trend level (empty to over the buffer,
+/// rising and falling). Prints the counters so the loop is not optimised
+/// away.
 #[inline(always)]
 pub(crate) fn drive<const P: usize, S: SlotStorage, T: TablesSlot>(
     d: &mut DeciderWith<P, S, T>,
@@ -35,6 +38,17 @@ pub(crate) fn drive<const P: usize, S: SlotStorage, T: TablesSlot>(
                     .on_packet(now, &flow(i), GroupId(8))
                     .port()
                     .map_or(0, |p| u64::from(p.0));
+            }
+        }
+        "sample" => {
+            for i in 0..n {
+                let now = Instant::from_ticks(i.wrapping_mul(100));
+                // 0 to 7.5 GB in 16 steps, then back: every level of the
+                // testbed's 5 GB buffers, and trends both ways.
+                let step = u64::from(i / 6 % 32);
+                let depth = step.min(32 - step) * 468_750_000;
+                let port = PortId((i % 6) as u8);
+                sink += u64::from(d.sample(now, port, depth).is_ok());
             }
         }
         _ => {

@@ -60,3 +60,53 @@ pub(crate) fn highest_level(n: usize, reached: impl Fn(usize) -> bool) -> LevelC
         })
         .map_or(LevelCode::NONE, LevelCode::level)
 }
+
+/// A threshold type of [`scan_levels`]: `u64` for the usual widths,
+/// `u128` when a product does not fit.
+pub(crate) trait Threshold: Copy + PartialOrd {
+    const ZERO: Self;
+    /// `self + step`, `None` past the type's range.
+    fn checked_step(self, step: Self) -> Option<Self>;
+}
+
+impl Threshold for u64 {
+    const ZERO: Self = 0;
+    fn checked_step(self, step: Self) -> Option<Self> {
+        self.checked_add(step)
+    }
+}
+
+impl Threshold for u128 {
+    const ZERO: Self = 0;
+    fn checked_step(self, step: Self) -> Option<Self> {
+        self.checked_add(step)
+    }
+}
+
+/// The [`LevelCode`] of the highest level `i < n` whose threshold
+/// `i * step` passes `reached` (level 0's threshold is 0), for a
+/// `reached` that holds on an initial run of thresholds only (monotone):
+/// the scan stops at the first threshold not reached, adding `step` a
+/// level (no multiplication, no division). A threshold past the type's
+/// range counts as not reached. [`LevelCode::NONE`] when `n == 0` or
+/// level 0 is not reached.
+pub(crate) fn scan_levels<T: Threshold>(
+    n: usize,
+    step: T,
+    reached: impl Fn(T) -> bool,
+) -> LevelCode {
+    let mut code = LevelCode::NONE;
+    let mut threshold = T::ZERO;
+    for i in 0..n {
+        crate::work::level_comparison();
+        if !reached(threshold) {
+            break;
+        }
+        code = LevelCode::level(i);
+        match threshold.checked_step(step) {
+            Some(t) => threshold = t,
+            None => break,
+        }
+    }
+    code
+}

@@ -8,7 +8,7 @@
 //! the pre-installed threshold vectors; what a switch's range table holds),
 //! read the same way ([`QueueScale::Thresholds`]).
 
-use super::{highest_level, LevelCode};
+use super::{highest_level, scan_levels, LevelCode};
 
 /// How a port's queue depth maps to levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +82,13 @@ pub const fn queue_threshold(buffer_bytes: u64, i: usize, n: usize) -> u64 {
 /// The queue level code of a sampled depth: [`LevelCode::NONE`] for an
 /// empty queue, else the highest `i < n` with `bytes >= qthr[i]`.
 ///
+/// Divide-free (docs/firmware.md, "Cost table"): `bytes >= floor(buffer *
+/// i / n)` holds exactly when `buffer * i < (bytes + 1) * n`, so the scan
+/// adds `buffer` once a level and compares, where computing each
+/// [`queue_threshold`] costs a 128-bit division (about 2 000 instructions
+/// on a Cortex-M4, ten of them a sample). The same levels bit for bit: a
+/// property below checks it against the thresholds.
+///
 /// ```
 /// # use lcmp_decide::estimator::{queue::queue_level, LevelCode};
 /// assert_eq!(queue_level(0, 1000, 10), LevelCode::NONE);
@@ -93,7 +100,24 @@ pub fn queue_level(bytes: u64, buffer_bytes: u64, n: usize) -> LevelCode {
     if bytes == 0 {
         return LevelCode::NONE;
     }
-    highest_level(n, |i| bytes >= queue_threshold(buffer_bytes, i, n))
+    // qthr[0] = 0 <= bytes: level 0 is always reached.
+    match u64::try_from(n)
+        .ok()
+        .and_then(|n64| buffer_bytes.checked_mul(n64))
+    {
+        // Every threshold buffer * i (i < n) fits a u64, so a limit that
+        // does not (saturated to u64::MAX) is above them all, as it is.
+        Some(_) => {
+            let limit = bytes.saturating_add(1).saturating_mul(n as u64);
+            scan_levels(n, buffer_bytes, |threshold| threshold < limit)
+        }
+        // (bytes + 1) * n < 2^69 and buffer * i < 2^68 (n is at most
+        // MAX_LEVELS = 16 once validated): exact in u128.
+        None => {
+            let limit = (u128::from(bytes) + 1).saturating_mul(n as u128);
+            scan_levels(n, u128::from(buffer_bytes), |threshold| threshold < limit)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -101,6 +125,25 @@ mod test {
     use super::*;
     use crate::tables::DEFAULT_LEVELS;
     use quickcheck::quickcheck;
+
+    /// The arithmetic `queue_level` replaced, kept as the oracle: every
+    /// threshold computed with its 128-bit division, scanned from the top.
+    fn queue_level_by_division(bytes: u64, buffer_bytes: u64, n: usize) -> LevelCode {
+        if bytes == 0 {
+            return LevelCode::NONE;
+        }
+        highest_level(n, |i| bytes >= queue_threshold(buffer_bytes, i, n))
+    }
+
+    /// A depth near a threshold of `buffer`'s (above, at or below it by
+    /// `nudge`), or anywhere, by `pick`: where a scan would go wrong.
+    fn depth_near(pick: u8, buffer: u64, n: usize, level: u8, nudge: i8, anywhere: u64) -> u64 {
+        match pick % 3 {
+            0 => anywhere,
+            _ => queue_threshold(buffer, usize::from(level) % (n + 1), n)
+                .saturating_add_signed(i64::from(nudge)),
+        }
+    }
 
     /// A level above `n` is the whole buffer, not more.
     #[test]
@@ -178,6 +221,24 @@ mod test {
             t.sort_unstable();
             let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
             QueueScale::Thresholds(&t).level(lo) <= QueueScale::Thresholds(&t).level(hi)
+        }
+
+        /// The divide-free scan gives the levels of the division, bit for
+        /// bit, for any buffer, depth and level count (depths drawn near
+        /// the thresholds too).
+        fn queue_level_matches_the_division(
+            buffer: u64, n: u8, pick: u8, level: u8, nudge: i8, anywhere: u64
+        ) -> bool {
+            let n = usize::from(n) % (crate::tables::MAX_LEVELS + 1);
+            let bytes = depth_near(pick, buffer, n, level, nudge, anywhere);
+            queue_level(bytes, buffer, n) == queue_level_by_division(bytes, buffer, n)
+        }
+
+        /// Small buffers, where thresholds collide and round.
+        fn queue_level_matches_the_division_small(buffer: u8, n: u8, bytes: u16) -> bool {
+            let (buffer, bytes) = (u64::from(buffer), u64::from(bytes));
+            let n = usize::from(n) % (crate::tables::MAX_LEVELS + 1);
+            queue_level(bytes, buffer, n) == queue_level_by_division(bytes, buffer, n)
         }
 
         fn more_queue_never_lowers_q(a: u64, b: u64, buffer: u64, n: u8) -> bool {

@@ -10,7 +10,7 @@
 //! cross-multiplying in `u128`:
 //! `T * N * ticks_per_s * 8 >= rate_bps * (i + 1) * interval_ticks`.
 
-use super::{highest_level, LevelCode};
+use super::{scan_levels, LevelCode};
 
 /// One step of Eq. 3: `T - (T >> k) + (delta >> k)`, saturating.
 ///
@@ -69,6 +69,13 @@ pub const fn reaches_trend_level(
 /// level reached (see [`reaches_trend_level`]). `interval_ticks` is raised
 /// to at least one tick.
 ///
+/// Two multiplications a sample (docs/firmware.md, "Cost table"): the
+/// left side `T * n * ticks_per_s * 8` once, the right side's unit
+/// `rate_bps * interval_ticks` once, then a scan that adds the unit a level
+/// (level `i` needs `(i + 1)` units), where testing each level by
+/// [`reaches_trend_level`] takes six 128-bit multiplications. The same
+/// levels bit for bit: a property below checks it against that test.
+///
 /// ```
 /// # use lcmp_decide::estimator::{trend::trend_level, LevelCode};
 /// // 100 Gbps for 1 ms drains 12.5 MB; 10 % of that is 1.25 MB.
@@ -85,17 +92,76 @@ pub fn trend_level(
     ticks_per_s: u32,
     interval_ticks: u32,
 ) -> LevelCode {
+    if trend <= 0 {
+        return LevelCode::NONE;
+    }
     let interval = interval_ticks.max(1);
-    highest_level(n, |i| {
-        reaches_trend_level(trend, i, n, rate_bps, ticks_per_s, interval)
-    })
+    // trend > 0, so it converts; n * ticks_per_s * 8 < 2^39 (n is at most
+    // MAX_LEVELS = 16 once validated).
+    let t = trend.unsigned_abs();
+    let scale = (n as u64)
+        .saturating_mul(u64::from(ticks_per_s))
+        .saturating_mul(8);
+    match (
+        t.checked_mul(scale),
+        rate_bps.checked_mul(u64::from(interval)),
+    ) {
+        // A threshold past u64 is above any u64 left side: not reached,
+        // as scan_levels counts it.
+        (Some(lhs), Some(unit)) => scan_levels(n, unit, |i_units| {
+            i_units.checked_add(unit).is_some_and(|r| lhs >= r)
+        }),
+        // The widths of reaches_trend_level: lhs < 2^102, unit < 2^96,
+        // and (n + 1) units < 2^101: exact in u128.
+        _ => {
+            let lhs = u128::from(t).saturating_mul(u128::from(scale));
+            let unit = u128::from(rate_bps).saturating_mul(u128::from(interval));
+            scan_levels(n, unit, |i_units| lhs >= i_units.saturating_add(unit))
+        }
+    }
 }
 
 #[cfg(test)]
 mod test {
     use super::*;
+    use crate::estimator::highest_level;
     use crate::tables::DEFAULT_LEVELS;
     use quickcheck::quickcheck;
+
+    /// The arithmetic `trend_level` replaced, kept as the oracle: each
+    /// level tested by [`reaches_trend_level`], scanned from the top.
+    fn trend_level_by_levels(
+        trend: i64,
+        n: usize,
+        rate_bps: u64,
+        ticks_per_s: u32,
+        interval_ticks: u32,
+    ) -> LevelCode {
+        let interval = interval_ticks.max(1);
+        highest_level(n, |i| {
+            reaches_trend_level(trend, i, n, rate_bps, ticks_per_s, interval)
+        })
+    }
+
+    /// A trend at (or `nudge` from) the threshold of level `level`, or
+    /// anywhere, by `pick`. The threshold is `rate * (i + 1) * interval /
+    /// (n * ticks_per_s * 8)`, rounded up.
+    fn trend_near(
+        pick: u8,
+        level: u8,
+        nudge: i8,
+        anywhere: i64,
+        (n, rate, tps, interval): (usize, u64, u32, u32),
+    ) -> i64 {
+        if pick.is_multiple_of(3) || n == 0 || tps == 0 {
+            return anywhere;
+        }
+        let i = u128::from(level) % n as u128;
+        let num = u128::from(rate) * (i + 1) * u128::from(interval.max(1));
+        let den = n as u128 * u128::from(tps) * 8;
+        let at = i64::try_from(num.div_ceil(den)).unwrap_or(i64::MAX);
+        at.saturating_add(i64::from(nudge))
+    }
 
     /// Shifts of 64 and more are clamped to 63 (never a shift overflow).
     #[test]
@@ -158,6 +224,27 @@ mod test {
         fn trend_level_monotone_in_trend(a: i64, b: i64, rate: u64, interval: u32) -> bool {
             let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
             trend_level(lo, 10, rate, 1_000_000, interval) <= trend_level(hi, 10, rate, 1_000_000, interval)
+        }
+
+        /// The scan gives the levels of the per-level test, bit for bit,
+        /// for any trend, level count, rate, tick rate and interval
+        /// (trends drawn at the thresholds too).
+        fn trend_level_matches_the_per_level_test(
+            near: (u8, u8, i8), anywhere: i64, n: u8, rate: u64, tps: u32, interval: u32
+        ) -> bool {
+            let (pick, level, nudge) = near;
+            let n = usize::from(n) % (crate::tables::MAX_LEVELS + 1);
+            let t = trend_near(pick, level, nudge, anywhere, (n, rate, tps, interval));
+            trend_level(t, n, rate, tps, interval) == trend_level_by_levels(t, n, rate, tps, interval)
+        }
+
+        /// Small rates and tick rates, where thresholds round and collide.
+        fn trend_level_matches_the_per_level_test_small(
+            t: i16, n: u8, rate: u16, tps: u8, interval: u8
+        ) -> bool {
+            let n = usize::from(n) % (crate::tables::MAX_LEVELS + 1);
+            let (t, rate, tps, interval) = (i64::from(t), u64::from(rate), u32::from(tps), u32::from(interval));
+            trend_level(t, n, rate, tps, interval) == trend_level_by_levels(t, n, rate, tps, interval)
         }
 
         fn ewma_matches_i128_reference(t: i32, d: i32) -> bool {
