@@ -171,6 +171,20 @@ mod test {
         assert_eq!(q(6_000_000_000), 255); // over the buffer: top level
     }
 
+    /// The 128-bit scan (a buffer whose `buffer * n` passes 64 bits) at a
+    /// threshold's exact boundary: `qthr[1] = 2^62` of a 2^63-byte
+    /// buffer in two levels.
+    #[test]
+    fn wide_buffer_boundary() {
+        let buf = 1u64 << 63;
+        assert_eq!(queue_level((1 << 62) - 1, buf, 2), LevelCode::level(0));
+        assert_eq!(queue_level(1 << 62, buf, 2), LevelCode::level(1));
+        assert_eq!(
+            queue_level_by_division((1 << 62) - 1, buf, 2),
+            LevelCode::level(0)
+        );
+    }
+
     #[test]
     fn thresholds_round_down() {
         // floor(1001 * 3 / 10) = 300
