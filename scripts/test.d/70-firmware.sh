@@ -296,7 +296,10 @@ costs() {
   local dir=$work/cost missing
   mkdir -p "$dir"
   bash "$bm/gen-trace.sh" "$work/steady.bin" "$fw/traces/steady.csv" >"$dir/trace.h"
-  bash "$fw/cost/gen-signed.sh" "$lcmp" "$work/steady.bin" "$fw/cost/cost-key.pem" \
+  # Generation 2: the signed install must be newer than the generation-1
+  # tables the decider already runs (the floor is the larger of the two).
+  "$lcmp" tables --topology testbed8 --switch DC1 --generation 2 -o "$dir/gen2.bin" >/dev/null
+  bash "$fw/cost/gen-signed.sh" "$lcmp" "$dir/gen2.bin" "$fw/cost/cost-key.pem" \
     "$fw/cost/cost-key.pub" >"$dir/signed.h"
   bm_main=$fw/cost/cost.c bm_image "$dir/cost.elf" "$dir"
   timeout 300 "${qemu[@]}" -icount shift=7 -kernel "$dir/cost.elf" 2>"$dir/cost.out" >/dev/null || {

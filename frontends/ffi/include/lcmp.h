@@ -1220,25 +1220,25 @@ int32_t lcmp_tables_install_signed(struct lcmp_tables *t,
  * scripts/test.d/70-firmware.sh checks against measurements (5 %).
  *
  *   call                                  stack B  instructions
- *   lcmp_sample                               236           927 (at most 1000)
- *   lcmp_on_packet:hit                        248           346
- *   lcmp_on_packet:new                        500          1336
- *   lcmp_on_packets:32hit                     888         10726
- *   lcmp_on_packets:32new                    1140         44027
- *   lcmp_explain                             1372          4584
- *   lcmp_set_port                              40            68
+ *   lcmp_sample                               236           932 (at most 1000)
+ *   lcmp_on_packet:hit                        252           537
+ *   lcmp_on_packet:new                        500          1521
+ *   lcmp_on_packets:32hit                     908         18410
+ *   lcmp_on_packets:32new                    1156         51456
+ *   lcmp_explain                             1412          4769
+ *   lcmp_set_port                              40            74
  *   lcmp_gc                                    56         20634
- *   lcmp_install                             1908         30314
- *   lcmp_install_signed                      6080       1947629
- *   lcmp_install_signed:replay               6080       1917390
- *   lcmp_install_signed:refused              2860        116295
- *   lcmp_decider_init                         112         13269
+ *   lcmp_install                             1908         30344
+ *   lcmp_install_signed                      6176       1958027
+ *   lcmp_install_signed:replay               2948        117234
+ *   lcmp_install_signed:refused              2948        116294
+ *   lcmp_decider_init                         184         13331
  *   lcmp_tables_install                      1868         18332
- *   lcmp_tables_install_signed               6032       1935643
- *   lcmp_tables_install_signed:refused       2868        116299
- *   lcmp_use_tables                           252         12023
+ *   lcmp_tables_install_signed               6136       1946037
+ *   lcmp_tables_install_signed:refused       2956        116299
+ *   lcmp_use_tables                           252         12053
  *   lcmp_release_tables                         8            37
- *   lcmp_decider_init_shared                  112          1970
+ *   lcmp_decider_init_shared                  184          2036
  *   lcmp_tables_init                           48           231
  *   lcmp_digest_update                        200           206
  *   lcmp_digest_init                            8            21
@@ -1250,8 +1250,8 @@ int32_t lcmp_tables_install_signed(struct lcmp_tables *t,
  *   lcmp_tables_generation                     16            58
  *   lcmp_tables_users                           8            32
  *   lcmp_blob_len                               8            39
- *   lcmp_set_scheme                             8            25
- *   lcmp_set_tables_current                     8            21
+ *   lcmp_set_scheme                             8            24
+ *   lcmp_set_tables_current                     8            28
  *   lcmp_strerror                               8            11
  *   lcmp_reason_str                             8            10
  *   lcmp_decider_size                           8            27
