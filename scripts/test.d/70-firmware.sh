@@ -344,7 +344,16 @@ sizes() {
   if [ $((core + rodata)) -gt 16384 ]; then
     echo "the decision core exceeds the 16 KiB flash budget"; exit 1
   fi
+  # docs/firmware.md ("Sizes") gives these figures: the image's row and the
+  # core's line must be today's (after an intended change, copy them in).
+  expect_line docs/firmware.md -F "| \`lcmp-firmware\` (logging, two scenarios, signed blobs) |\
+ $(group "$(section "$image" .text)") | $(group "$(section "$image" .rodata)") |\
+ $(group "$(section "$image" .data)") | $(group "$(section "$image" .bss)") |"
+  expect_line docs/firmware.md -F "**LCMP decision core: $(group "$core") B \`.text\` + $(group "$rodata") B \`.rodata\`"
 }
+
+# group N: N with a space every three digits, as the docs write numbers.
+group() { sed ':a;s/\B[0-9]\{3\}\>/ &/;ta' <<<"$1"; }
 
 # section ELF NAME: the size of section NAME.
 section() { "$llvm_bin/llvm-size" -A "$1" | awk -v s="$2" '$1 == s { print $2 }'; }
