@@ -187,8 +187,8 @@ pub struct Counters {
 /// guess against an unknown key) toward another group is another entry.
 #[inline]
 const fn cache_tag(fingerprint: u64, group: GroupId) -> u64 {
-    const HASH_MASK: u64 = (1 << crate::flow_cache::HASH_BITS) - 1;
-    (fingerprint & HASH_MASK) | ((group.0 as u64) << crate::flow_cache::HASH_BITS)
+    use crate::flow_cache::{HASH_BITS, HASH_MASK};
+    (fingerprint & HASH_MASK) | ((group.0 as u64) << HASH_BITS)
 }
 
 /// Whether a pin can be honoured, and if not, why.

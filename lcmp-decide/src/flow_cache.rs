@@ -64,7 +64,8 @@ const TAG_MASK: u64 = (1 << 56) - 1;
 /// the decider's tag (its bits 40..56 are the flow's group, see
 /// [`crate::DeciderWith::on_packet`]).
 pub const HASH_BITS: u32 = 40;
-const HASH_MASK: u64 = (1 << HASH_BITS) - 1;
+/// The tag bits that come from the fingerprint (the rest hold the group).
+pub(crate) const HASH_MASK: u64 = (1 << HASH_BITS) - 1;
 
 /// An empty slot: key 0 (no flow has tag 0, see [`tag_of`]) and tick 0.
 /// Empty storage is all zero bytes, so a decider without flows can live in
