@@ -329,19 +329,12 @@ impl Fabric {
 #[cfg(test)]
 mod test {
     use super::*;
-    use lcmp_tables::{BuildOptions, Topology};
 
     const G: u64 = 1_000_000_000;
 
     /// Two DCs joined by one 200 Gbps link.
     fn two_dcs() -> Network {
-        let topo = Topology::from_json(
-            r#"{"name":"two","buffer_bytes":1073741824,
-            "dcs":[{"id":1,"name":"A"},{"id":2,"name":"B"}],
-            "links":[{"a":1,"b":2,"capacity_bps":200000000000,"delay_us":1000}]}"#,
-        )
-        .expect("valid topology");
-        Network::new(&topo, &BuildOptions::default()).expect("network")
+        super::super::test::two_dcs_at(200_000_000_000)
     }
 
     /// (rate, shift, headroom) of every switch ingress of the first DC,

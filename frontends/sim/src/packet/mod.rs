@@ -1123,11 +1123,17 @@ mod test {
     use lcmp_tables::{BuildOptions, Topology};
 
     fn two_dcs() -> Network {
-        let topo = Topology::from_json(
-            r#"{"name":"two","buffer_bytes":1073741824,
-            "dcs":[{"id":1,"name":"A"},{"id":2,"name":"B"}],
-            "links":[{"a":1,"b":2,"capacity_bps":100000000000,"delay_us":1000}]}"#,
-        )
+        two_dcs_at(100_000_000_000)
+    }
+
+    /// Two DCs joined by one 1 ms link of `capacity_bps` (also the fabric's
+    /// tests' network).
+    pub(super) fn two_dcs_at(capacity_bps: u64) -> Network {
+        let topo = Topology::from_json(&format!(
+            r#"{{"name":"two","buffer_bytes":1073741824,
+            "dcs":[{{"id":1,"name":"A"}},{{"id":2,"name":"B"}}],
+            "links":[{{"a":1,"b":2,"capacity_bps":{capacity_bps},"delay_us":1000}}]}}"#
+        ))
         .expect("valid topology");
         Network::new(&topo, &BuildOptions::default()).expect("network")
     }
