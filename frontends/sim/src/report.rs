@@ -553,10 +553,12 @@ pub struct JsonReport<'a, C: Serialize> {
 }
 
 #[cfg(test)]
-mod test {
+pub(crate) mod test {
     use super::*;
 
-    fn run(scheme: &str, seed: u64, p50: f64, p99: f64) -> RunResult {
+    /// A one-flow run result with these percentiles (also vs_artifact's
+    /// tests' base).
+    pub(crate) fn run(scheme: &str, seed: u64, p50: f64, p99: f64) -> RunResult {
         RunResult {
             scheme: scheme.into(),
             load: 0.3,

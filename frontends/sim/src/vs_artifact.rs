@@ -407,15 +407,8 @@ mod test {
     fn run(scheme: &str, seed: u64, shift: f64) -> RunResult {
         let publ = published(0.3).expect("30 %");
         RunResult {
-            scheme: scheme.into(),
-            load: 0.3,
-            seed,
             flows: 1000,
             completed: 1000,
-            p50: 0.0,
-            p99: 0.0,
-            mean: 0.0,
-            buckets: Vec::new(),
             bins: publ
                 .iter()
                 .map(|b| {
@@ -428,14 +421,7 @@ mod test {
                     }
                 })
                 .collect(),
-            links: Vec::new(),
-            bytes_offered: 0,
-            bytes_delivered: 0,
-            unrouted: 0,
-            unpinned: 0,
-            sim_time_s: 0.0,
-            wall_time_s: 0.0,
-            packet: None,
+            ..crate::report::test::run(scheme, seed, 0.0, 0.0)
         }
     }
 
