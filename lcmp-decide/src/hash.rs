@@ -413,6 +413,22 @@ const fn fmix32(mut h: u32) -> u32 {
 #[cfg(test)]
 mod test {
     use super::*;
+
+    /// The key is a device secret: its Debug form names the type only, and
+    /// `is_zero` tells the unkeyed default from any key.
+    #[test]
+    fn a_flow_cache_key_is_not_printed_and_zero_only_when_all_zero() {
+        let key = FlowCacheKey::from_bytes(*b"a per-device key");
+        assert_eq!(std::format!("{key:?}"), "FlowCacheKey(..)");
+        assert!(FlowCacheKey::ZERO.is_zero());
+        assert!(!key.is_zero());
+        let mut low = [0u8; 16];
+        low[0] = 1;
+        assert!(!FlowCacheKey::from_bytes(low).is_zero());
+        let mut high = [0u8; 16];
+        high[15] = 1;
+        assert!(!FlowCacheKey::from_bytes(high).is_zero());
+    }
     use core::net::Ipv4Addr;
     use quickcheck::quickcheck;
     use std::vec::Vec;
