@@ -65,6 +65,8 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include <sodium.h>
+
 #include "lcmp.h"
 #include "parse.h"
 
@@ -93,10 +95,12 @@ struct app_config {
 	unsigned int n_rx_ports;
 	struct egress egress[LCMP_PORTS]; /* by LCMP port */
 	char tables_path[4096];
-	/* Trusted Ed25519 public keys ('trust' lines): with any, only signed
-	 * blobs of a newer generation are installed. */
-	uint8_t trust_keys[2 * LCMP_PUBLIC_KEY_LEN];
-	size_t n_trust;
+	/* With any 'trust' line, only signed blobs of a newer generation are
+	 * installed (the keys themselves: `trust`, below). */
+	bool signed_only;
+	/* The state file ('state' line): the trusted keys, their floors and
+	 * the removed key ids, kept across restarts. */
+	char state_path[4096];
 	/* This switch's scope ('scope' line, `lcmp tables scope`): a signed
 	 * blob for another switch or topology is refused. Required with
 	 * 'trust'. */
@@ -153,6 +157,7 @@ struct table_gen {
 	size_t len;          /* the blob's bytes */
 	struct lcmp_tables *tables;
 	void *mem;           /* the object's memory (rte_malloc) */
+	unsigned int signer; /* signed: the key (trust.keys) that signed it */
 };
 
 static struct table_gen *volatile g_gen; /* read with __atomic_load_n */
@@ -248,15 +253,35 @@ now_us(void)
 
 /* ---- blobs --------------------------------------------------------------- */
 
+/* Reads a whole regular file (at most 64 MiB); NULL with `*why` set. The
+ * file is opened non-blocking and checked with fstat before any read, so
+ * a FIFO or a device named by the control file is refused at once
+ * instead of blocking the control lcore. */
 static uint8_t *
-read_file(const char *path, size_t *len)
+read_file(const char *path, size_t *len, const char **why)
 {
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	FILE *f;
 	uint8_t *buf = NULL;
 	size_t cap = 0, n = 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-	if (f == NULL)
+	if (fd < 0) {
+		*why = strerror(errno);
 		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "rb");
+	if (f == NULL) {
+		*why = strerror(errno);
+		close(fd);
+		return NULL;
+	}
+	*why = "out of memory";
 	for (;;) {
 		size_t got;
 
@@ -267,7 +292,7 @@ read_file(const char *path, size_t *len)
 			if (cap > (64u << 20)) {
 				free(buf);
 				fclose(f);
-				errno = EFBIG;
+				*why = strerror(EFBIG);
 				return NULL;
 			}
 			nb = realloc(buf, cap);
@@ -284,6 +309,7 @@ read_file(const char *path, size_t *len)
 			break;
 	}
 	if (ferror(f)) {
+		*why = strerror(errno);
 		free(buf);
 		fclose(f);
 		return NULL;
@@ -291,6 +317,336 @@ read_file(const char *path, size_t *len)
 	fclose(f);
 	*len = n;
 	return buf;
+}
+
+/* ---- trust: keys, per-key floors, the state file ------------------------ */
+
+/* The trusted keys, each with its rollback floor, and the key ids removed
+ * for good (docs/dpdk.md, "Trusted keys and the state file"). Only the
+ * control lcore reads or changes them. A signed blob must be newer than
+ * the largest floor of the keys trusted now: a key's floor is the newest
+ * generation it signed that this device installed, so removing a key
+ * (a rotation) drops its floor with it, as TUF resets the versions it
+ * stored when a role's keys rotate, and a stolen key's generation
+ * u64::MAX is undone by rotating that key away. */
+#define MAX_REVOKED 64
+
+struct trust_key {
+	uint8_t pk[LCMP_PUBLIC_KEY_LEN];
+	uint64_t id; /* the envelope's key id: the key's first 8 bytes, LE */
+	uint64_t floor;
+};
+
+struct trust_set {
+	struct trust_key keys[LCMP_MAX_TRUSTED_KEYS];
+	unsigned int n;
+	uint64_t revoked[MAX_REVOKED];
+	unsigned int n_revoked;
+};
+
+static struct trust_set trust;
+static uint64_t trust_changes, trust_refused;
+
+static uint64_t
+key_id(const uint8_t pk[LCMP_PUBLIC_KEY_LEN])
+{
+	uint64_t id = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		id = (id << 8) | pk[i];
+	return id;
+}
+
+static uint64_t
+trust_floor(const struct trust_set *t)
+{
+	uint64_t floor = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->keys[i].floor > floor)
+			floor = t->keys[i].floor;
+	return floor;
+}
+
+static int
+trust_find(const struct trust_set *t, uint64_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->keys[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+static bool
+trust_is_revoked(const struct trust_set *t, uint64_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n_revoked; i++)
+		if (t->revoked[i] == id)
+			return true;
+	return false;
+}
+
+/* Hex digits into bytes: exactly 2 * n digits; 0 on success. */
+static int
+parse_hex(const char *hex, uint8_t *out, size_t n)
+{
+	size_t i;
+
+	if (strlen(hex) != 2 * n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		unsigned int v;
+
+		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
+		    sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+/* A key id as `lcmp tables keygen` prints it: 16 hex digits. */
+static int
+parse_key_id(const char *s, uint64_t *id)
+{
+	char *end;
+
+	if (strlen(s) != 16 || !isxdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	*id = strtoull(s, &end, 16);
+	return *end == '\0' && errno == 0 ? 0 : -1;
+}
+
+static void
+hex_of(const uint8_t *b, size_t n, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+/* Writes the state file atomically: a temporary file beside it, written
+ * and fsync'ed, renamed over it, and the directory fsync'ed, so a crash
+ * leaves the old state or the new one, never a torn one. 0, or -1 with
+ * `*why` set. */
+static int
+state_write(const struct trust_set *t, const char **why)
+{
+	char tmp[sizeof(cfg.state_path) + 8], dir[sizeof(cfg.state_path)];
+	char text[256 + LCMP_MAX_TRUSTED_KEYS * 128 + MAX_REVOKED * 32];
+	size_t len = 0, off = 0;
+	unsigned int i;
+	char *slash;
+	int fd, dfd;
+
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+				"# lcmp-fwd state (docs/dpdk.md, \"Trusted keys and the state "
+				"file\"): written by lcmp-fwd, do not edit while it runs\n"
+				"lcmp-fwd-state 1\n");
+	for (i = 0; i < t->n; i++) {
+		char pk[2 * LCMP_PUBLIC_KEY_LEN + 1];
+
+		hex_of(t->keys[i].pk, LCMP_PUBLIC_KEY_LEN, pk);
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"key %016" PRIx64 " %s %" PRIu64 "\n", t->keys[i].id, pk,
+					t->keys[i].floor);
+	}
+	for (i = 0; i < t->n_revoked; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "revoked %016" PRIx64 "\n",
+					t->revoked[i]);
+	if (len >= sizeof(text)) { /* cannot happen: sized for the limits */
+		errno = EOVERFLOW;
+		goto fail;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", cfg.state_path);
+	snprintf(dir, sizeof(dir), "%s", cfg.state_path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto fail;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			unlink(tmp);
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) != 0) {
+		close(fd);
+		unlink(tmp);
+		goto fail;
+	}
+	if (close(fd) != 0 || rename(tmp, cfg.state_path) != 0) {
+		unlink(tmp);
+		goto fail;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		goto fail;
+	if (fsync(dfd) != 0) {
+		close(dfd);
+		goto fail;
+	}
+	close(dfd);
+	return 0;
+fail:
+	*why = strerror(errno);
+	return -1;
+}
+
+/* Reads the state file into `t` at start. 1 if it exists (its keys are
+ * the trusted set), 0 if it does not; dies (one line) if it is bad. */
+static int
+state_read(struct trust_set *t)
+{
+	const char *path = cfg.state_path, *why;
+	size_t len = 0;
+	char *text, *line, *save = NULL;
+	int n = 0;
+	bool header = false;
+
+	text = (char *)read_file(path, &len, &why);
+	if (text == NULL) {
+		struct stat st;
+
+		if (lstat(path, &st) != 0 && errno == ENOENT)
+			return 0;
+		die("state %s: %s", path, why);
+	}
+	if (memchr(text, '\0', len) != NULL || len == 0 || text[len - 1] != '\n')
+		die("state %s: not a state file", path);
+	text[len - 1] = '\0';
+	memset(t, 0, sizeof(*t));
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		char *argv[5], *s2 = NULL, *tok;
+		int argc = 0;
+
+		n++;
+		if (line[0] == '#')
+			continue;
+		for (tok = strtok_r(line, " ", &s2); tok != NULL && argc < 5; tok = strtok_r(NULL, " ", &s2))
+			argv[argc++] = tok;
+		if (!header) {
+			if (argc != 2 || strcmp(argv[0], "lcmp-fwd-state") != 0 || strcmp(argv[1], "1") != 0)
+				die("state %s:%d: expected 'lcmp-fwd-state 1'", path, n);
+			header = true;
+		} else if (argc == 4 && strcmp(argv[0], "key") == 0) {
+			struct trust_key *k = &t->keys[t->n];
+			uint64_t id;
+			char *end;
+
+			if (t->n == LCMP_MAX_TRUSTED_KEYS)
+				die("state %s:%d: more than %d keys", path, n, LCMP_MAX_TRUSTED_KEYS);
+			if (parse_key_id(argv[1], &id) != 0 ||
+			    parse_hex(argv[2], k->pk, LCMP_PUBLIC_KEY_LEN) != 0 || key_id(k->pk) != id ||
+			    trust_find(t, id) >= 0 || !isdigit((unsigned char)argv[3][0]))
+				die("state %s:%d: bad key line", path, n);
+			errno = 0;
+			k->floor = strtoull(argv[3], &end, 10);
+			if (*end != '\0' || errno != 0)
+				die("state %s:%d: bad key line", path, n);
+			k->id = id;
+			t->n++;
+		} else if (argc == 2 && strcmp(argv[0], "revoked") == 0) {
+			if (t->n_revoked == MAX_REVOKED)
+				die("state %s:%d: more than %d revoked keys", path, n, MAX_REVOKED);
+			if (parse_key_id(argv[1], &t->revoked[t->n_revoked]) != 0)
+				die("state %s:%d: bad revoked line", path, n);
+			t->n_revoked++;
+		} else {
+			die("state %s:%d: expected 'key ID PUBKEY FLOOR' or 'revoked ID'", path, n);
+		}
+	}
+	free(text);
+	if (t->n == 0)
+		die("state %s: no trusted key", path);
+	return 1;
+}
+
+/* Makes `next` the trusted set: written to the state file first (if
+ * any), so nothing is trusted that a restart would forget. */
+static int
+trust_commit(const struct trust_set *next, const char **why)
+{
+	if (cfg.state_path[0] != '\0' && state_write(next, why) != 0)
+		return -1;
+	trust = *next;
+	return 0;
+}
+
+/* Reads an Ed25519 public key from a SubjectPublicKeyInfo PEM file (what
+ * `lcmp tables keygen --pubkey` and `openssl pkey -pubout` write): the
+ * base64 between the BEGIN and END PUBLIC KEY lines is 44 bytes of DER,
+ * the Ed25519 SPKI prefix and the key. Written by hand because neither
+ * libc nor DPDK decodes base64. 0, or -1 with `why` set. */
+static int
+read_public_key(const char *path, uint8_t key[LCMP_PUBLIC_KEY_LEN], const char **why)
+{
+	static const uint8_t spki[12] = {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03,
+					 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00};
+	static const char begin[] = "-----BEGIN PUBLIC KEY-----";
+	static const char end[] = "-----END PUBLIC KEY-----";
+	uint8_t der[64];
+	size_t len = 0, n = 0, i;
+	uint32_t acc = 0;
+	unsigned int bits = 0;
+	char *text = (char *)read_file(path, &len, why), *p, *q;
+
+	if (text == NULL)
+		return -1;
+	*why = "not an Ed25519 public key (PEM SubjectPublicKeyInfo)";
+	p = memmem(text, len, begin, sizeof(begin) - 1);
+	q = p != NULL ? memmem(p, len - (size_t)(p - text), end, sizeof(end) - 1) : NULL;
+	if (p == NULL || q == NULL) {
+		free(text);
+		return -1;
+	}
+	for (p += sizeof(begin) - 1; p < q; p++) {
+		const char *alphabet =
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		const char *at;
+
+		if (*p == '\r' || *p == '\n' || *p == ' ' || *p == '\t')
+			continue;
+		if (*p == '=')
+			break;
+		at = *p != '\0' ? strchr(alphabet, *p) : NULL;
+		if (at == NULL || n == sizeof(der)) {
+			free(text);
+			return -1;
+		}
+		acc = (acc << 6) | (uint32_t)(at - alphabet);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			der[n++] = (uint8_t)(acc >> bits);
+		}
+	}
+	free(text);
+	if (n != sizeof(spki) + LCMP_PUBLIC_KEY_LEN || memcmp(der, spki, sizeof(spki)) != 0)
+		return -1;
+	for (i = 0; i < LCMP_PUBLIC_KEY_LEN; i++)
+		key[i] = der[sizeof(spki) + i];
+	return 0;
 }
 
 static void
@@ -301,17 +657,19 @@ free_gen(struct table_gen *g)
 }
 
 /* Reads a blob and installs it into a new tables object; NULL (and one
- * line on stderr) if bad. Workers only ever see valid tables. */
+ * line on stderr) if bad. Workers only ever see valid tables. A signed
+ * blob's signer is g->signer (an index into trust.keys). */
 static struct table_gen *
 load_gen(const char *path, uint64_t seq)
 {
 	struct table_gen *g;
 	size_t len = 0;
 	int32_t rc;
-	uint8_t *blob = read_file(path, &len);
+	const char *why;
+	uint8_t *blob = read_file(path, &len, &why);
 
 	if (blob == NULL) {
-		fprintf(stderr, "lcmp-fwd: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "lcmp-fwd: %s: %s\n", path, why);
 		return NULL;
 	}
 	g = calloc(1, sizeof(*g));
@@ -323,20 +681,29 @@ load_gen(const char *path, uint64_t seq)
 		free(blob);
 		return NULL;
 	}
-	if (cfg.n_trust > 0) {
+	if (cfg.signed_only) {
 		/* Signed: the envelope's length is the file's; the blob's
-		 * generation must be newer than the published one's. */
-		struct table_gen *cur = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
-		uint64_t installed = cur != NULL ? cur->generation : 0, signed_gen = 0;
+		 * generation must be newer than every trusted key's floor.
+		 * One key at a time, so that the signer is known (its floor
+		 * moves): a key id that is not the key's is refused before
+		 * any curve arithmetic, so the other key costs nothing. */
+		uint64_t signed_gen = 0;
 		/* The host's clock: a blob past its signed expiry is refused. */
 		time_t now = time(NULL);
+		unsigned int i;
 
 		rc = lcmp_tables_init(g->mem, lcmp_tables_size(), &g->tables);
-		if (rc == LCMP_OK)
-			rc = lcmp_tables_install_signed(g->tables, blob, len, cfg.trust_keys,
-							cfg.n_trust, cfg.scope,
-							now > 0 ? (uint64_t)now : 0,
-							installed, &signed_gen);
+		for (i = 0; rc == LCMP_OK && i < trust.n; i++) {
+			rc = lcmp_tables_install_signed(g->tables, blob, len, trust.keys[i].pk, 1,
+							cfg.scope, now > 0 ? (uint64_t)now : 0,
+							trust_floor(&trust), &signed_gen);
+			if (rc == LCMP_OK) {
+				g->signer = i;
+				break;
+			}
+			if (rc == LCMP_ERR_SIG_UNKNOWN_KEY && i + 1 < trust.n)
+				rc = LCMP_OK; /* not this key's: the next one */
+		}
 	} else {
 		rc = lcmp_blob_len(blob, len, &len);
 		if (rc == LCMP_OK)
@@ -369,6 +736,20 @@ install_blob(const char *path)
 
 	if (g == NULL)
 		return -1;
+	if (cfg.signed_only) {
+		/* The signer's floor is persisted before any worker can use
+		 * the tables (docs/tables.md, "What a device persists"). */
+		struct trust_set next = trust;
+		const char *why;
+
+		next.keys[g->signer].floor = g->generation;
+		if (trust_commit(&next, &why) != 0) {
+			fprintf(stderr, "lcmp-fwd: %s: not installed: state %s: %s\n", path,
+				cfg.state_path, why);
+			free_gen(g);
+			return -1;
+		}
+	}
 	gen_seq++;
 	old = __atomic_exchange_n(&g_gen, g, __ATOMIC_RELEASE);
 	/* After the grace period no worker holds `old` itself... */
@@ -450,83 +831,6 @@ add_route(const char *file, int line, const char *prefix, const char *group_s)
 	}
 }
 
-/* Reads an Ed25519 public key from a SubjectPublicKeyInfo PEM file (what
- * `lcmp tables keygen --pubkey` and `openssl pkey -pubout` write): the
- * base64 between the BEGIN and END PUBLIC KEY lines is 44 bytes of DER,
- * the Ed25519 SPKI prefix and the key. Written by hand because neither
- * libc nor DPDK decodes base64. 0, or -1 with `why` set. */
-static int
-read_public_key(const char *path, uint8_t key[LCMP_PUBLIC_KEY_LEN], const char **why)
-{
-	static const uint8_t spki[12] = {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03,
-					 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00};
-	static const char begin[] = "-----BEGIN PUBLIC KEY-----";
-	static const char end[] = "-----END PUBLIC KEY-----";
-	uint8_t der[64];
-	size_t len = 0, n = 0, i;
-	uint32_t acc = 0;
-	unsigned int bits = 0;
-	char *text = (char *)read_file(path, &len), *p, *q;
-
-	*why = "not an Ed25519 public key (PEM SubjectPublicKeyInfo)";
-	if (text == NULL) {
-		*why = strerror(errno);
-		return -1;
-	}
-	p = memmem(text, len, begin, sizeof(begin) - 1);
-	q = p != NULL ? memmem(p, len - (size_t)(p - text), end, sizeof(end) - 1) : NULL;
-	if (p == NULL || q == NULL) {
-		free(text);
-		return -1;
-	}
-	for (p += sizeof(begin) - 1; p < q; p++) {
-		const char *alphabet =
-			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-		const char *at;
-
-		if (*p == '\r' || *p == '\n' || *p == ' ' || *p == '\t')
-			continue;
-		if (*p == '=')
-			break;
-		at = *p != '\0' ? strchr(alphabet, *p) : NULL;
-		if (at == NULL || n == sizeof(der)) {
-			free(text);
-			return -1;
-		}
-		acc = (acc << 6) | (uint32_t)(at - alphabet);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			der[n++] = (uint8_t)(acc >> bits);
-		}
-	}
-	free(text);
-	if (n != sizeof(spki) + LCMP_PUBLIC_KEY_LEN || memcmp(der, spki, sizeof(spki)) != 0)
-		return -1;
-	for (i = 0; i < LCMP_PUBLIC_KEY_LEN; i++)
-		key[i] = der[sizeof(spki) + i];
-	return 0;
-}
-
-/* 40 hex digits into a scope's 20 bytes; 0 on success. */
-static int
-parse_scope(const char *hex, uint8_t out[LCMP_SCOPE_LEN])
-{
-	size_t i;
-
-	if (strlen(hex) != 2 * LCMP_SCOPE_LEN)
-		return -1;
-	for (i = 0; i < LCMP_SCOPE_LEN; i++) {
-		unsigned int v;
-
-		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
-		    sscanf(hex + 2 * i, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return 0;
-}
-
 /* The config file (docs/dpdk.md, "Configuration"):
  *   rx DEV                          a DPDK port (id or name) to receive on
  *   port LCMP_PORT DEV NEXT_HOP_MAC an LCMP port: egress DPDK port, next hop
@@ -536,6 +840,8 @@ parse_scope(const char *hex, uint8_t out[LCMP_SCOPE_LEN])
  *                                   then only signed blobs are installed
  *   scope HEX                       this switch's scope (40 hex digits,
  *                                   `lcmp tables scope`), with 'trust'
+ *   state FILE                      with 'trust': the trusted keys and
+ *                                   their floors, kept across restarts
  * '#' starts a comment. */
 static void
 read_config(const char *path)
@@ -600,28 +906,38 @@ read_config(const char *path)
 				die("%s:%d: path too long", path, n);
 			strcpy(cfg.tables_path, argv[1]);
 		} else if (strcmp(argv[0], "trust") == 0 && argc == 2) {
+			struct trust_key *k = &trust.keys[trust.n];
 			const char *why;
 
-			if (cfg.n_trust == 2)
-				die("%s:%d: at most two trusted keys", path, n);
-			if (read_public_key(argv[1],
-					    cfg.trust_keys + cfg.n_trust * LCMP_PUBLIC_KEY_LEN,
-					    &why) != 0)
+			if (trust.n == LCMP_MAX_TRUSTED_KEYS)
+				die("%s:%d: at most %d trusted keys", path, n, LCMP_MAX_TRUSTED_KEYS);
+			if (read_public_key(argv[1], k->pk, &why) != 0)
 				die("%s:%d: %s: %s", path, n, argv[1], why);
-			cfg.n_trust++;
+			k->id = key_id(k->pk);
+			if (trust_find(&trust, k->id) >= 0)
+				die("%s:%d: %s: a second key with key id %016" PRIx64, path, n, argv[1],
+				    k->id);
+			trust.n++;
+			cfg.signed_only = true;
+		} else if (strcmp(argv[0], "state") == 0 && argc == 2) {
+			if (strlen(argv[1]) + 8 >= sizeof(cfg.state_path))
+				die("%s:%d: path too long", path, n);
+			strcpy(cfg.state_path, argv[1]);
 		} else if (strcmp(argv[0], "scope") == 0 && argc == 2) {
-			if (parse_scope(argv[1], cfg.scope) != 0)
+			if (parse_hex(argv[1], cfg.scope, LCMP_SCOPE_LEN) != 0)
 				die("%s:%d: scope: expected 40 hex digits (lcmp tables scope)", path, n);
 			cfg.has_scope = true;
 		} else {
 			die("%s:%d: expected 'rx DEV', 'port N DEV MAC', "
-			    "'route PREFIX/LEN GROUP', 'tables BLOB', 'trust PUBKEY' or 'scope HEX'",
-			    path, n);
+			    "'route PREFIX/LEN GROUP', 'tables BLOB', 'trust PUBKEY', 'scope HEX' "
+			    "or 'state FILE'", path, n);
 		}
 	}
 	fclose(f);
-	if (cfg.n_trust > 0 && !cfg.has_scope)
+	if (cfg.signed_only && !cfg.has_scope)
 		die("%s: 'trust' needs this switch's 'scope' line (lcmp tables scope)", path);
+	if (cfg.state_path[0] != '\0' && !cfg.signed_only)
+		die("%s: 'state' needs 'trust' (it keeps the signed generations)", path);
 	if (cfg.n_rx_ports == 0)
 		die("%s: no 'rx' line", path);
 	if (cfg.tables_path[0] == '\0')
@@ -1129,6 +1445,114 @@ poll_links(void)
 	sync_links();
 }
 
+/* Key rotation through the control file (docs/dpdk.md, "Trusted keys and
+ * the state file"). The control file is not authenticated, so a change
+ * of the trusted set is: it needs a statement signed (Ed25519, 64 bytes
+ * in file `sig_path`) by a key trusted now, over the text
+ *   "lcmp-fwd trust add <the new key, 64 hex digits>\n"
+ *   "lcmp-fwd trust remove <key id, 16 hex digits>\n"
+ * (as `openssl pkeyutl -sign -rawin` makes it). Verified with libsodium
+ * (crypto_sign_verify_detached, which refuses small-order and
+ * non-canonical points); the C ABI verifies table blobs only. A removed
+ * key id is never trusted again (a replayed 'add' is refused), and the
+ * last key cannot be removed. 0, or -1 with `*why` set. */
+static int
+trust_statement_ok(const char *text, const char *sig_path, const char **why)
+{
+	size_t len = 0;
+	unsigned int i;
+	uint8_t *sig = read_file(sig_path, &len, why);
+	int ok = -1;
+
+	if (sig == NULL)
+		return -1;
+	*why = "the signature file is not 64 bytes";
+	if (len == crypto_sign_BYTES) {
+		*why = "the statement is not signed by a trusted key";
+		for (i = 0; i < trust.n && ok != 0; i++)
+			if (crypto_sign_verify_detached(sig, (const unsigned char *)text,
+							strlen(text), trust.keys[i].pk) == 0)
+				ok = 0;
+	}
+	free(sig);
+	return ok;
+}
+
+static int
+trust_add(const char *key_path, const char *sig_path, const char **why)
+{
+	struct trust_set next = trust;
+	struct trust_key k;
+	char text[64 + 2 * LCMP_PUBLIC_KEY_LEN], hex[2 * LCMP_PUBLIC_KEY_LEN + 1];
+
+	memset(&k, 0, sizeof(k));
+	if (read_public_key(key_path, k.pk, why) != 0)
+		return -1;
+	k.id = key_id(k.pk);
+	if (trust_find(&trust, k.id) >= 0) {
+		*why = "that key id is trusted already";
+		return -1;
+	}
+	if (trust_is_revoked(&trust, k.id)) {
+		*why = "that key id was removed: it is never trusted again";
+		return -1;
+	}
+	if (trust.n == LCMP_MAX_TRUSTED_KEYS) {
+		*why = "two keys are trusted: remove one first";
+		return -1;
+	}
+	hex_of(k.pk, LCMP_PUBLIC_KEY_LEN, hex);
+	snprintf(text, sizeof(text), "lcmp-fwd trust add %s\n", hex);
+	if (trust_statement_ok(text, sig_path, why) != 0)
+		return -1;
+	next.keys[next.n++] = k; /* floor 0: it signed nothing here yet */
+	if (trust_commit(&next, why) != 0)
+		return -1;
+	printf("trust: key id %016" PRIx64 " added (%u trusted, floor %" PRIu64 ")\n", k.id,
+	       trust.n, trust_floor(&trust));
+	fflush(stdout);
+	return 0;
+}
+
+static int
+trust_remove(const char *id_s, const char *sig_path, const char **why)
+{
+	struct trust_set next = trust;
+	char text[64];
+	uint64_t id, dropped;
+	int at;
+
+	if (parse_key_id(id_s, &id) != 0) {
+		*why = "expected a key id (16 hex digits)";
+		return -1;
+	}
+	at = trust_find(&trust, id);
+	if (at < 0) {
+		*why = "no trusted key has that key id";
+		return -1;
+	}
+	if (trust.n == 1) {
+		*why = "the last trusted key: add its successor first";
+		return -1;
+	}
+	snprintf(text, sizeof(text), "lcmp-fwd trust remove %016" PRIx64 "\n", id);
+	if (trust_statement_ok(text, sig_path, why) != 0)
+		return -1;
+	dropped = next.keys[at].floor;
+	next.keys[at] = next.keys[--next.n];
+	if (next.n_revoked == MAX_REVOKED) /* the oldest removal is forgotten */
+		memmove(next.revoked, next.revoked + 1, (MAX_REVOKED - 1) * sizeof(next.revoked[0]));
+	else
+		next.n_revoked++;
+	next.revoked[next.n_revoked - 1] = id;
+	if (trust_commit(&next, why) != 0)
+		return -1;
+	printf("trust: key id %016" PRIx64 " removed with its floor %" PRIu64
+	       " (%u trusted, floor %" PRIu64 ")\n", id, dropped, trust.n, trust_floor(&trust));
+	fflush(stdout);
+	return 0;
+}
+
 /* The control file (--control FILE): when it appears, each line is run
  * ("install BLOB", "link PORT up|down", "stats", "quit") and the file is
  * removed. Write it elsewhere and rename it into place. */
@@ -1168,25 +1592,42 @@ poll_control_file(void)
 		return;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
-		char cmd[16], arg1[4096], arg2[16];
-		int k = sscanf(line, "%15s %4095s %15s", cmd, arg1, arg2);
+		char *argv[5], *save = NULL, *tok;
+		int argc = 0;
 
 		n++;
-		if (k <= 0 || cmd[0] == '#')
+		for (tok = strtok_r(line, " \t\r\n", &save); tok != NULL && argc < 5;
+		     tok = strtok_r(NULL, " \t\r\n", &save))
+			argv[argc++] = tok;
+		if (argc == 0 || argv[0][0] == '#')
 			continue;
-		if (strcmp(cmd, "install") == 0 && k == 2) {
-			install_blob(arg1);
-		} else if (strcmp(cmd, "link") == 0 && k == 3) {
-			unsigned long lp = strtoul(arg1, NULL, 10);
+		if (strcmp(argv[0], "install") == 0 && argc == 2) {
+			install_blob(argv[1]);
+		} else if (strcmp(argv[0], "link") == 0 && argc == 3) {
+			char *end;
+			unsigned long lp = strtoul(argv[1], &end, 10);
 
-			if (lp < LCMP_PORTS && cfg.egress[lp].used &&
-			    (strcmp(arg2, "up") == 0 || strcmp(arg2, "down") == 0))
-				admin_down[lp] = strcmp(arg2, "down") == 0;
+			if (*end == '\0' && lp < LCMP_PORTS && cfg.egress[lp].used &&
+			    (strcmp(argv[2], "up") == 0 || strcmp(argv[2], "down") == 0))
+				admin_down[lp] = strcmp(argv[2], "down") == 0;
 			else
 				fprintf(stderr, "lcmp-fwd: control: line %d: bad link command\n", n);
-		} else if (strcmp(cmd, "stats") == 0) {
+		} else if (strcmp(argv[0], "trust") == 0 && argc == 4 &&
+			   (strcmp(argv[1], "add") == 0 || strcmp(argv[1], "remove") == 0)) {
+			const char *why = NULL;
+			int rc = strcmp(argv[1], "add") == 0 ? trust_add(argv[2], argv[3], &why)
+							   : trust_remove(argv[2], argv[3], &why);
+
+			if (rc == 0) {
+				trust_changes++;
+			} else {
+				trust_refused++;
+				fprintf(stderr, "lcmp-fwd: control: line %d: trust %s: %s\n", n,
+					argv[1], why);
+			}
+		} else if (strcmp(argv[0], "stats") == 0 && argc == 1) {
 			print_stats("stats");
-		} else if (strcmp(cmd, "quit") == 0) {
+		} else if (strcmp(argv[0], "quit") == 0 && argc == 1) {
 			__atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
 		} else {
 			/* The line is not echoed: the file is not trusted input. */
@@ -1261,12 +1702,12 @@ print_stats(const char *label)
 	       " non_ip=%" PRIu64 " unknown_dst=%" PRIu64 " no_route=%" PRIu64
 	       " unmapped=%" PRIu64 " tx_full=%" PRIu64 " dropped=%" PRIu64
 	       " samples=%" PRIu64 " links=%" PRIu64 " ctl_dropped=%" PRIu64
-	       " links_pending=%u\n",
+	       " links_pending=%u trust_changes=%" PRIu64 " trust_refused=%" PRIu64 "\n",
 	       label, t.rx, t.tx, t.truncated, t.non_ip, t.unknown_dst,
 	       t.no_route, t.unmapped, t.tx_full,
 	       t.truncated + t.non_ip + t.unknown_dst + t.no_route + t.unmapped +
 		       t.tx_full,
-	       t.samples, t.links, ctl_dropped, links_pending);
+	       t.samples, t.links, ctl_dropped, links_pending, trust_changes, trust_refused);
 	fflush(stdout);
 }
 
@@ -1402,6 +1843,8 @@ main(int argc, char **argv)
 	uint64_t last_rx = 0, first_rx_tsc = 0, end_tsc;
 	struct lcmp_config lc;
 
+	if (sodium_init() < 0)
+		die("libsodium: cannot initialise");
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
 		die("EAL: %s", rte_strerror(rte_errno));
@@ -1413,6 +1856,23 @@ main(int argc, char **argv)
 	parse_args(argc, argv);
 	tsc_per_us = (rte_get_tsc_hz() + 999999) / 1000000;
 	read_config(opt.config);
+	if (cfg.state_path[0] != '\0') {
+		/* Once written, the state file is the trusted set: a key the
+		 * control file removed stays removed whatever the config says. */
+		struct trust_set stored;
+		unsigned int i;
+
+		if (state_read(&stored) == 1) {
+			trust = stored;
+			printf("lcmp-fwd: state %s:", cfg.state_path);
+			for (i = 0; i < trust.n; i++)
+				printf(" key id %016" PRIx64 " floor %" PRIu64, trust.keys[i].id,
+				       trust.keys[i].floor);
+			printf(" (%u removed)\n", trust.n_revoked);
+		} else {
+			printf("lcmp-fwd: state %s: none yet, the config's keys\n", cfg.state_path);
+		}
+	}
 
 	n_lcores_needed = 1 + opt.workers + (opt.workers > 1 && !opt.rss ? 1 : 0);
 	if (rte_lcore_count() < n_lcores_needed)

@@ -23,9 +23,10 @@ source scripts/lib.sh
 if ! pkg-config --exists libdpdk 2>/dev/null; then
   ensure_apt pkg-config libdpdk-dev libpcap-dev
 fi
-# The build (make) and the pcap generator and checker (Python 3, standard
-# library only).
-ensure_apt make python3
+# The build (make; libsodium: the dispatcher's keyed hash and key-rotation
+# statements), the pcap generator and checker (Python 3, standard library
+# only) and OpenSSL's CLI (the test signs key-rotation statements with it).
+ensure_apt make python3 libsodium-dev openssl
 expect "pkg-config finds libdpdk" pkg-config --exists libdpdk
 echo "DPDK $(pkg-config --modversion libdpdk)"
 
@@ -170,14 +171,37 @@ echo "--- a link event reaches a stalled worker whose control ring was full"
 run stall 1 --stall-worker-ms 3000 --sample-us 1 --control "$work/ctl-stall"
 wait
 expect_line "$work/stall.stats" -F "link: LCMP port 0 (DPDK port 1) down"
-expect_line "$work/stall.stats" -E "^exit: total: .* links=6 ctl_dropped=[1-9][0-9]* links_pending=0$"
+expect_line "$work/stall.stats" -E "^exit: total: .* links=6 ctl_dropped=[1-9][0-9]* links_pending=0( |$)"
 no_route_of() { sed -n 's/^exit: total: .* no_route=\([0-9]*\) .*/\1/p' "$1"; }
 stalled=$(no_route_of "$work/stall.stats") all_up=$(no_route_of "$work/w1.stats")
 expect "port 0's down reached the stalled worker (no_route $stalled > $all_up)" test "$stalled" -gt "$all_up"
 
+# rejects EXPECTED-STDERR-REGEX CONFIG [APP OPTIONS...]
+rejects() {
+  local want=$1 conf=$2 status=0
+  shift 2
+  timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@$c0,1@$c1" --file-prefix "lcmp-test-$$" \
+    --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$work/in.pcap" \
+    --vdev "net_pcap1,tx_pcap=$work/rejected.pcap" -- -c "$conf" "$@" \
+    >"$work/rejected.out" 2>"$work/rejected.raw" || status=$?
+  # EAL's own start-up notice is not the app's.
+  grep -v '^TELEMETRY: ' "$work/rejected.raw" >"$work/rejected.err" || true
+  if [ "$status" -ne 1 ] || [ "$(wc -l <"$work/rejected.err")" -ne 1 ] ||
+    ! grep -qE "$want" "$work/rejected.err"; then
+    echo "lcmp-fwd -c $conf $*: status $status (want 1), stderr:"
+    cat "$work/rejected.err"
+    echo "(want one line matching: $want)"
+    exit 1
+  fi
+  echo "rejected: $(cat "$work/rejected.err")"
+}
 echo "--- signed blobs: with a 'trust' line, only signed and newer tables are installed"
-"$lcmp" tables keygen --key "$work/k.pem" --pubkey "$work/pub.pem" >/dev/null
-"$lcmp" tables keygen --key "$work/other.pem" --pubkey "$work/other.pub.pem" >/dev/null
+# key_id: the id `lcmp tables keygen` printed.
+key_id() { sed -n 's/.*; key id \([0-9a-f]\{16\}\)$/\1/p' "$1"; }
+"$lcmp" tables keygen --key "$work/k.pem" --pubkey "$work/pub.pem" >"$work/k.id"
+"$lcmp" tables keygen --key "$work/other.pem" --pubkey "$work/other.pub.pem" >"$work/other.id"
+kid=$(key_id "$work/k.id") oid=$(key_id "$work/other.id")
+expect "keygen printed two key ids ($kid, $oid)" test "${#kid}" -eq 16 -a "${#oid}" -eq 16
 dc1=(--topology testbed8 --switch DC1)
 "$lcmp" tables sign --key "$work/k.pem" "${dc1[@]}" "$work/t1.bin" -o "$work/t1.signed" >/dev/null
 "$lcmp" tables sign --key "$work/k.pem" "${dc1[@]}" "$work/t2.bin" -o "$work/t2.signed" >/dev/null
@@ -220,26 +244,85 @@ for case in "t2.bin:$refused_unsigned" "t2.other:$refused_other" "t1.signed:$ref
     --replay "$work/replay1.txt" "$work/refused-$blob"/out-*.pcap
 done
 
-echo "--- bad command lines and configs: one line, status 1"
-# rejects EXPECTED-STDERR-REGEX CONFIG [APP OPTIONS...]
-rejects() {
-  local want=$1 conf=$2 status=0
-  shift 2
-  timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@$c0,1@$c1" --file-prefix "lcmp-test-$$" \
-    --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$work/in.pcap" \
-    --vdev "net_pcap1,tx_pcap=$work/rejected.pcap" -- -c "$conf" "$@" \
-    >"$work/rejected.out" 2>"$work/rejected.raw" || status=$?
-  # EAL's own start-up notice is not the app's.
-  grep -v '^TELEMETRY: ' "$work/rejected.raw" >"$work/rejected.err" || true
-  if [ "$status" -ne 1 ] || [ "$(wc -l <"$work/rejected.err")" -ne 1 ] ||
-    ! grep -qE "$want" "$work/rejected.err"; then
-    echo "lcmp-fwd -c $conf $*: status $status (want 1), stderr:"
-    cat "$work/rejected.err"
-    echo "(want one line matching: $want)"
-    exit 1
-  fi
-  echo "rejected: $(cat "$work/rejected.err")"
+echo "--- the floor survives a restart (state file); key rotation through the control file"
+# state.conf: signed1.conf (key k trusted, t1.signed at start) with a state
+# file. t2 (generation 2) installed: the state file keeps k's floor 2.
+state=$work/fwd.state
+{ cat "$work/signed1.conf"; echo "state $state"; } >"$work/state.conf"
+CONF=$work/state.conf run state1 1 --install-after "1500:$work/t2.signed"
+expect_line "$work/state1.stats" -F "generation 2 published"
+expect_line "$state" -xE "key $kid [0-9a-f]{64} 2"
+expect "the state file was renamed into place (no temporary left)" test ! -e "$state.tmp"
+# The small config of `rejects` (below) with the same key, scope and state.
+scope_dc1=$("$lcmp" tables scope "${dc1[@]}")
+small_state() { # small_state NAME BLOB: $work/NAME.conf starting with BLOB
+  printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\nroute 10.0.7.0/24 8\ntrust %s\nscope %s\nstate %s\ntables %s\n' \
+    "$work/pub.pem" "$scope_dc1" "$state" "$2" >"$work/$1.conf"
 }
+# A restart with an older or the same generation is refused, in one line.
+small_state restart1 "$work/t1.signed"
+small_state restart2 "$work/t2.signed"
+rejects "^lcmp-fwd: $work/t1.signed: $refused_rollback$" "$work/restart1.conf"
+rejects "^lcmp-fwd: $work/t2.signed: $refused_rollback$" "$work/restart2.conf"
+# The stolen key's blob (k signs generation 1 000), the new key's (other:
+# 4) and one of k's after its removal (5).
+for g in 4 5 1000; do
+  "$lcmp" tables --topology testbed8 --switch DC1 --generation "$g" -o "$work/t$g.bin" >/dev/null
+done
+"$lcmp" tables sign --key "$work/k.pem" "${dc1[@]}" "$work/t1000.bin" -o "$work/t1000.k" >/dev/null
+"$lcmp" tables sign --key "$work/other.pem" "${dc1[@]}" "$work/t4.bin" -o "$work/t4.other" >/dev/null
+"$lcmp" tables sign --key "$work/k.pem" "${dc1[@]}" "$work/t5.bin" -o "$work/t5.k" >/dev/null
+# Rotation statements, signed with OpenSSL (docs/dpdk.md): k adds other,
+# other removes k; one signed by the key being added (not trusted yet).
+other_hex=$(openssl pkey -pubin -in "$work/other.pub.pem" -outform DER | tail -c 32 | xxd -p -c 64)
+printf 'lcmp-fwd trust add %s\n' "$other_hex" >"$work/add.txt"
+printf 'lcmp-fwd trust remove %s\n' "$kid" >"$work/remove.txt"
+openssl pkeyutl -sign -inkey "$work/k.pem" -rawin -in "$work/add.txt" -out "$work/add.sig"
+openssl pkeyutl -sign -inkey "$work/other.pem" -rawin -in "$work/add.txt" -out "$work/add.self.sig"
+openssl pkeyutl -sign -inkey "$work/other.pem" -rawin -in "$work/remove.txt" -out "$work/remove.sig"
+# Start on the stolen key's generation 1 000 (newer than k's floor 2), then
+# rotate to the other key without a restart.
+sed "s|^tables .*|tables $work/t1000.k|" "$work/state.conf" >"$work/rotate.conf"
+cat >"$work/ctl-rotate" <<EOF2
+install $work/t4.other
+trust add $work/other.pub.pem $work/add.self.sig
+trust add $work/other.pub.pem $work/add.sig
+install $work/t4.other
+trust remove $kid $work/add.sig
+trust remove $kid $work/remove.sig
+install $work/t4.other
+install $work/t5.k
+trust remove $oid $work/remove.sig
+trust add $work/pub.pem $work/add.sig
+EOF2
+CONF=$work/rotate.conf run rotate 1 --control "$work/ctl-rotate"
+expect "lcmp-fwd consumed the control file" test ! -e "$work/ctl-rotate"
+expect_line "$work/rotate.stats" -F "generation 1000 published"
+err=$work/rotate.err
+# 1 and 4: generation 4 is refused while k (floor 1 000) is trusted, before
+# and after the other key is added (the generation is checked before the
+# key); 2: a statement not signed by a trusted key.
+rollbacks=$(grep -cxE "lcmp-fwd: $work/t4.other: $refused_rollback" "$err" || true)
+expect "t4.other refused twice as a rollback while k is trusted ($rollbacks)" test "$rollbacks" -eq 2
+expect_line "$err" -xF "lcmp-fwd: control: line 2: trust add: the statement is not signed by a trusted key"
+expect_line "$work/rotate.stats" -xF "trust: key id $oid added (2 trusted, floor 1000)"
+# 5: a statement for another change (the add's) does not remove.
+expect_line "$err" -xF "lcmp-fwd: control: line 5: trust remove: the statement is not signed by a trusted key"
+expect_line "$work/rotate.stats" -xF "trust: key id $kid removed with its floor 1000 (1 trusted, floor 0)"
+# 7: with k and its floor gone, the new key's generation 4 installs; 8: k's
+# blobs are refused; 9: the last key stays; 10: a removed key never returns.
+expect_line "$work/rotate.stats" -F "$work/t4.other generation 4 published"
+expect_line "$err" -xF "lcmp-fwd: $work/t5.k: signed by a key that is not trusted (-41)"
+expect_line "$err" -xF "lcmp-fwd: control: line 9: trust remove: the last trusted key: add its successor first"
+expect_line "$err" -xF "lcmp-fwd: control: line 10: trust add: that key id was removed: it is never trusted again"
+expect_line "$work/rotate.stats" -E "^exit: total: .* trust_changes=2 trust_refused=4$"
+expect_line "$work/rotate.stats" -E "^exit: worker 0 .* generation=4$"
+expect_line "$state" -xE "key $oid [0-9a-f]{64} 4"
+expect_line "$state" -xF "revoked $kid"
+expect "the state file trusts one key" test "$(grep -c '^key ' "$state")" -eq 1
+echo "rotation: k (generation 1000) -> other (4) without a restart; state: $(grep -v '^#' "$state" | tr '\n' ' ')"
+
+echo "--- bad command lines and configs: one line, status 1"
 printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\nroute 10.0.7.0/24 8\ntables %s\n' \
   "$work/t1.bin" >"$work/small.conf"
 printf 'rx net_pcap0\nport 70 net_pcap1 02:00:00:00:01:00\n' >"$work/badport.conf"
@@ -262,6 +345,19 @@ printf 'rx net_pcap0\ntrust %s\n' "$work/k.pem" >"$work/badkey.conf"
 rejects "^lcmp-fwd: $work/t1.bin: $refused_unsigned$" "$work/unsigned.conf"
 rejects "^lcmp-fwd: error: $work/badkey.conf:2: $work/k.pem: not an Ed25519 public key \(PEM SubjectPublicKeyInfo\)$" \
   "$work/badkey.conf"
+# Restarts with the state file: the config trusts k, the state file only
+# the other key (k was removed), with its floor 4.
+small_state restart-k "$work/t5.k"
+small_state restart-old "$work/t4.other"
+rejects "^lcmp-fwd: $work/t5.k: $refused_other$" "$work/restart-k.conf"
+rejects "^lcmp-fwd: $work/t4.other: $refused_rollback$" "$work/restart-old.conf"
+printf 'lcmp-fwd-state 1\nkey %s %s 4\n' "$oid" "$(printf 0%.0s {1..64})" >"$work/badstate"
+small_state badstate "$work/t4.other"
+sed -i "s|^state .*|state $work/badstate|" "$work/badstate.conf"
+rejects "^lcmp-fwd: error: state $work/badstate:2: bad key line$" "$work/badstate.conf"
+printf 'rx net_pcap0\nstate %s\n' "$state" >"$work/stateonly.conf"
+rejects "^lcmp-fwd: error: $work/stateonly.conf: 'state' needs 'trust' \(it keeps the signed generations\)$" \
+  "$work/stateonly.conf"
 rejects "^lcmp-fwd: error: --flows: a power of two of at least 16, got 1000$" "$work/small.conf" --flows 1000
 rejects "^lcmp-fwd: error: --workers: expected a number up to 16, got \"x\"$" "$work/small.conf" --workers x
 rejects "^lcmp-fwd: error: 4 lcores needed \(main, 2 worker\(s\), dispatcher\), EAL gave 2: use -l or --lcores$" \
