@@ -53,7 +53,6 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
-#include <rte_hash_crc.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_lpm.h>
@@ -76,7 +75,6 @@
 #define MAX_ROUTES 4096
 #define RX_DESC 1024
 #define TX_DESC 1024
-#define WORKER_RING 4096
 #define CTL_RING 1024
 #define TXQ_MAX 512 /* packets a worker holds per port while TX is busy */
 #define GC_BUDGET 64
@@ -133,6 +131,7 @@ struct options {
 	unsigned int stall_ms;  /* test only: worker 0 sleeps this long at start */
 	unsigned int mbufs;     /* 0: 8192 + 4096 per worker */
 	unsigned int mbuf_size; /* data room after the headroom */
+	unsigned int worker_ring; /* --dispatch sw: each worker's ring (a power of two) */
 };
 
 static struct app_config cfg;
@@ -145,6 +144,7 @@ static struct options opt = {
 	.exit_idle_ms = 0,
 	.hold = true,
 	.scheme = LCMP_SCHEME_LCMP,
+	.worker_ring = 4096,
 };
 
 /* ---- table generations ------------------------------------------------- */
@@ -224,8 +224,6 @@ static uint64_t tsc_per_us;
 static uint64_t g_rx_total;     /* packets received, all RX lcores */
 static uint64_t g_dispatched;   /* handed to worker rings */
 static int g_hook_state;        /* 0 idle, 1 requested, 2 done */
-
-static uint64_t dispatch_stats_rx;
 
 static void
 die(const char *fmt, ...)
@@ -1275,8 +1273,19 @@ worker_main(void *arg)
 	return 0;
 }
 
-/* The software dispatcher: RX, flow hash, the worker's ring. A packet the
- * parser rejects goes to worker 0, which counts and drops it. */
+/* The software dispatcher: RX, a keyed flow hash, the worker's ring. A
+ * packet the parser rejects goes to worker 0, which counts and drops it.
+ *
+ * The hash is SipHash-2-4 (libsodium's crypto_shorthash) under a key
+ * drawn at every start and never printed: with a public hash (CRC32-C
+ * from a fixed seed, as before; a random CRC seed would not do, CRC is
+ * affine in it, so collisions stay collisions) anyone could craft flows
+ * that all land on one worker. And a full worker ring drops what it
+ * refused (counted: dispatch_dropped) instead of stopping RX for every
+ * worker: one overloaded or stalled worker loses its own packets only. */
+static uint8_t dispatch_key[crypto_shorthash_KEYBYTES];
+static uint64_t dispatch_dropped; /* written by the dispatcher only */
+
 static int
 dispatcher_main(void *arg)
 {
@@ -1288,27 +1297,8 @@ dispatcher_main(void *arg)
 
 	(void)arg;
 	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
-		uint16_t n = 0, i;
-		bool pending = false;
+		uint16_t n = rx_direct(&fake, m, &next_port), i;
 
-		/* Lossless backpressure: what a full ring refused is retried
-		 * before anything new is received. */
-		for (w = 0; w < opt.workers; w++) {
-			if (n_held[w] != 0) {
-				unsigned int sent = rte_ring_sp_enqueue_burst(
-					workers[w].in, (void **)held[w], n_held[w], NULL);
-
-				if (sent != 0) {
-					memmove(held[w], held[w] + sent,
-						(n_held[w] - sent) * sizeof(held[w][0]));
-					n_held[w] -= sent;
-					__atomic_fetch_add(&g_dispatched, sent, __ATOMIC_RELEASE);
-				}
-				pending |= n_held[w] != 0;
-			}
-		}
-		if (!pending)
-			n = rx_direct(&fake, m, &next_port);
 		if (n == 0) {
 			if (++idle > 256) {
 				rte_delay_us_sleep(10);
@@ -1317,28 +1307,29 @@ dispatcher_main(void *arg)
 			continue;
 		}
 		idle = 0;
-		dispatch_stats_rx += n;
 		for (i = 0; i < n; i++) {
 			struct parsed p;
-			uint32_t h = 0;
+			uint64_t h = 0;
 
 			if (parse_packet(m[i], &p) == PARSE_OK)
-				h = rte_hash_crc(&p.flow, sizeof(p.flow), 0);
-			w = h % opt.workers;
+				crypto_shorthash((unsigned char *)&h, (const unsigned char *)&p.flow,
+						 sizeof(p.flow), dispatch_key);
+			w = (unsigned int)(h % opt.workers);
 			held[w][n_held[w]++] = m[i];
 		}
 		for (w = 0; w < opt.workers; w++) {
-			if (n_held[w] != 0) {
-				unsigned int sent = rte_ring_sp_enqueue_burst(
-					workers[w].in, (void **)held[w], n_held[w], NULL);
+			unsigned int sent, k;
 
-				if (sent != 0) {
-					memmove(held[w], held[w] + sent,
-						(n_held[w] - sent) * sizeof(held[w][0]));
-					n_held[w] -= sent;
-					__atomic_fetch_add(&g_dispatched, sent, __ATOMIC_RELEASE);
-				}
-			}
+			if (n_held[w] == 0)
+				continue;
+			sent = rte_ring_sp_enqueue_burst(workers[w].in, (void **)held[w],
+							 n_held[w], NULL);
+			__atomic_fetch_add(&g_dispatched, sent, __ATOMIC_RELEASE);
+			for (k = sent; k < n_held[w]; k++)
+				rte_pktmbuf_free(held[w][k]);
+			if (sent < n_held[w])
+				INC(dispatch_dropped, n_held[w] - sent);
+			n_held[w] = 0;
 		}
 	}
 	return 0;
@@ -1658,7 +1649,8 @@ run_hook(void)
 			want = dispatcher_lcore == RTE_MAX_LCORE
 				       ? __atomic_load_n(&g_rx_total, __ATOMIC_ACQUIRE)
 				       : __atomic_load_n(&g_dispatched, __ATOMIC_ACQUIRE);
-			if (done >= want && want >= opt.install_after)
+			/* (What the dispatcher dropped no worker will route.) */
+			if (done >= want && want + LOAD(dispatch_dropped) >= opt.install_after)
 				break;
 			rte_delay_us_sleep(10);
 		}
@@ -1698,15 +1690,18 @@ print_stats(const char *label)
 		       unknown_dst, no_route, unmapped, tx_full, samples, links,
 		       installs, install_errors, LOAD(s->generation));
 	}
+	/* The dispatcher's drops never reached a worker: the total counts
+	 * them received and dropped, so that rx = tx + dropped. */
+	t.rx += LOAD(dispatch_dropped);
 	printf("%s: total: rx=%" PRIu64 " tx=%" PRIu64 " truncated=%" PRIu64
 	       " non_ip=%" PRIu64 " unknown_dst=%" PRIu64 " no_route=%" PRIu64
-	       " unmapped=%" PRIu64 " tx_full=%" PRIu64 " dropped=%" PRIu64
-	       " samples=%" PRIu64 " links=%" PRIu64 " ctl_dropped=%" PRIu64
+	       " unmapped=%" PRIu64 " tx_full=%" PRIu64 " dispatch_dropped=%" PRIu64
+	       " dropped=%" PRIu64 " samples=%" PRIu64 " links=%" PRIu64 " ctl_dropped=%" PRIu64
 	       " links_pending=%u trust_changes=%" PRIu64 " trust_refused=%" PRIu64 "\n",
 	       label, t.rx, t.tx, t.truncated, t.non_ip, t.unknown_dst,
-	       t.no_route, t.unmapped, t.tx_full,
+	       t.no_route, t.unmapped, t.tx_full, LOAD(dispatch_dropped),
 	       t.truncated + t.non_ip + t.unknown_dst + t.no_route + t.unmapped +
-		       t.tx_full,
+		       t.tx_full + LOAD(dispatch_dropped),
 	       t.samples, t.links, ctl_dropped, links_pending, trust_changes, trust_refused);
 	fflush(stdout);
 }
@@ -1728,7 +1723,8 @@ usage(void)
 		"         [--dispatch sw|rss] [--scheme lcmp|ecmp|ucmp] [--seed N]\n"
 		"         [--stats-ms MS] [--sample-us US] [--link-ms MS]\n"
 		"         [--control FILE] [--exit-idle-ms MS]\n"
-		"         [--install-after N:BLOB [--no-hold]] [--mbufs N] [--mbuf-size BYTES]\n");
+		"         [--install-after N:BLOB [--no-hold]] [--mbufs N] [--mbuf-size BYTES]\n"
+		"         [--worker-ring N]\n");
 }
 
 static unsigned long
@@ -1764,6 +1760,7 @@ parse_args(int argc, char **argv)
 		{"mbufs", required_argument, NULL, 'M'},
 		{"stall-worker-ms", required_argument, NULL, 'W'},
 		{"mbuf-size", required_argument, NULL, 'Z'},
+		{"worker-ring", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1817,6 +1814,12 @@ parse_args(int argc, char **argv)
 		case 'H': opt.hold = false; break;
 		case 'M': opt.mbufs = (unsigned int)num_arg("--mbufs", optarg, 1u << 26); break;
 		case 'Z': opt.mbuf_size = (unsigned int)num_arg("--mbuf-size", optarg, 65535 - RTE_PKTMBUF_HEADROOM); break;
+		case 'R':
+			opt.worker_ring = (unsigned int)num_arg("--worker-ring", optarg, 1u << 20);
+			if (opt.worker_ring < 64 || !rte_is_power_of_2(opt.worker_ring))
+				die("--worker-ring: a power of two from 64 to 1048576, got %u",
+				    opt.worker_ring);
+			break;
 		case 'h': usage(); exit(0);
 		default: usage(); exit(2);
 		}
@@ -1928,6 +1931,9 @@ main(int argc, char **argv)
 	    getrandom(&opt.seed, sizeof(opt.seed), 0) != (ssize_t)sizeof(opt.seed))
 		die("getrandom: %s", strerror(errno));
 	lc.seed = opt.seed;
+	/* The dispatcher's SipHash key, also never printed. */
+	if (getrandom(dispatch_key, sizeof(dispatch_key), 0) != (ssize_t)sizeof(dispatch_key))
+		die("getrandom: %s", strerror(errno));
 	/* Every worker's decider reads the published generation's tables:
 	 * it needs no tables of its own. */
 	dsize = lcmp_decider_shared_size(opt.flows);
@@ -1968,7 +1974,7 @@ main(int argc, char **argv)
 			die("worker %u: out of memory", w);
 		if (opt.workers > 1 && !opt.rss) {
 			snprintf(name, sizeof(name), "lcmp_in%u", w);
-			wk->in = rte_ring_create(name, WORKER_RING, socket,
+			wk->in = rte_ring_create(name, opt.worker_ring, socket,
 						 RING_F_SP_ENQ | RING_F_SC_DEQ);
 			if (wk->in == NULL)
 				die("worker %u: ring: %s", w, rte_strerror(rte_errno));

@@ -195,6 +195,27 @@ rejects() {
   fi
   echo "rejected: $(cat "$work/rejected.err")"
 }
+echo "--- the dispatcher drops for a full worker ring instead of stalling every worker"
+# Two workers behind the software dispatcher, worker 0 asleep for 3 s, the
+# rings 512 deep: what a full ring refuses is dropped and counted, and
+# worker 1 routes meanwhile (the first stats line, at 1 s, shows worker 1
+# with its final rx and worker 0 with none). Before, a full ring stopped
+# the dispatcher's RX for every worker until worker 0 woke.
+run dstall 2 --stall-worker-ms 3000 --worker-ring 512 --stats-ms 1000 --exit-idle-ms 5000
+frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$work/bad.json")
+total=$(grep '^exit: total:' "$work/dstall.stats")
+re=' rx=([0-9]+) tx=([0-9]+) .* dispatch_dropped=([0-9]+) dropped=([0-9]+) '
+[[ $total =~ $re ]] || { echo "no totals in $work/dstall.stats"; exit 1; }
+read -r d_rx d_tx d_ddrop d_drop <<<"${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]} ${BASH_REMATCH[4]}"
+expect "every frame received ($d_rx of $frames)" test "$d_rx" -eq "$frames"
+expect "worker 0's full ring dropped frames (dispatch_dropped=$d_ddrop)" test "$d_ddrop" -gt 0
+expect "rx = tx + dropped ($d_rx = $d_tx + $d_drop)" test "$d_rx" -eq $((d_tx + d_drop))
+w_rx() { sed -n "s/^$1: worker $2 lcore [0-9]*: rx=\([0-9]*\) .*/\1/p" "$work/dstall.stats" | head -n1; }
+w0_at1=$(w_rx stats 0) w1_at1=$(w_rx stats 1) w1_end=$(w_rx exit 1)
+expect "worker 0 was asleep at the first stats line (rx=$w0_at1)" test "$w0_at1" -eq 0
+expect "worker 1 had routed all it got by then ($w1_at1 of $w1_end)" test "$w1_at1" -eq "$w1_end" -a "$w1_end" -gt 0
+echo "dispatcher: $d_ddrop frames dropped for full rings; worker 1 routed $w1_end while worker 0 slept"
+
 echo "--- signed blobs: with a 'trust' line, only signed and newer tables are installed"
 # key_id: the id `lcmp tables keygen` printed.
 key_id() { sed -n 's/.*; key id \([0-9a-f]\{16\}\)$/\1/p' "$1"; }
