@@ -132,9 +132,16 @@ struct options {
 	unsigned int mbufs;     /* 0: 8192 + 4096 per worker */
 	unsigned int mbuf_size; /* data room after the headroom */
 	unsigned int worker_ring; /* --dispatch sw: each worker's ring (a power of two) */
+	bool promiscuous;         /* route unicast frames for any MAC */
+	uint8_t vlan;             /* VLAN_STRIP, VLAN_KEEP or VLAN_DROP */
 };
 
+enum { VLAN_STRIP, VLAN_KEEP, VLAN_DROP };
+
 static struct app_config cfg;
+/* Each receiving DPDK port's own MAC: frames for another are not routed
+ * (unless --promiscuous). */
+static struct rte_ether_addr rx_mac[RTE_MAX_ETHPORTS];
 static struct options opt = {
 	.workers = 1,
 	.flows = 65536,
@@ -178,8 +185,9 @@ struct ctl_msg { /* 16 bytes: an rte_ring element */
 
 /* Counters a worker publishes (relaxed stores) and the main lcore reads. */
 struct worker_stats {
-	uint64_t rx, tx, truncated, non_ip, unknown_dst, no_route, unmapped,
-		tx_full, samples, links, installs, install_errors;
+	uint64_t rx, tx, truncated, non_ip, l2_multicast, other_mac, vlan_dropped,
+		ttl_expired, unknown_dst, no_route, unmapped, tx_full, samples, links,
+		installs, install_errors;
 	uint64_t seq; /* the generation it runs */
 	uint64_t generation;
 } __rte_cache_aligned;
@@ -995,7 +1003,15 @@ port_setup(uint16_t port, uint16_t n_rx, uint16_t n_tx)
 	rc = rte_eth_dev_start(port);
 	if (rc != 0)
 		die("port %u: start: %s", port, rte_strerror(-rc));
-	rte_eth_promiscuous_enable(port); /* may be unsupported: not fatal */
+	/* Only frames for this port's MAC are routed: promiscuous mode only
+	 * when asked (either call may be unsupported: not fatal, the
+	 * workers check the destination MAC anyway). */
+	if (opt.promiscuous)
+		rte_eth_promiscuous_enable(port);
+	else
+		rte_eth_promiscuous_disable(port);
+	if (rte_eth_macaddr_get(port, &rx_mac[port]) != 0)
+		die("port %u: no MAC address", port);
 }
 
 static bool
@@ -1071,6 +1087,68 @@ tx_enqueue(struct worker *w, uint16_t port, struct rte_mbuf *m)
 		tx_flush(w, port);
 }
 
+/* The IPv4 header at `ip` (its first 12 bytes writable): TTL decremented
+ * and the header checksum updated incrementally, RFC 1624 eqn. 3:
+ * HC' = ~(~HC + ~m + m'), m the 16-bit word holding the TTL. Written by
+ * hand because DPDK 22.11 has no incremental update (rte_ipv4_cksum
+ * recomputes the whole header, options included); on the bytes as they
+ * are on the wire, so no byte order is involved. A header whose checksum
+ * was wrong stays wrong (RFC 1624's point against RFC 1141). */
+static inline void
+ipv4_decrement_ttl(uint8_t *ip)
+{
+	uint32_t old_word = ((uint32_t)ip[8] << 8) | ip[9], new_word, sum;
+	uint16_t hc = (uint16_t)(((uint32_t)ip[10] << 8) | ip[11]);
+
+	ip[8]--;
+	new_word = ((uint32_t)ip[8] << 8) | ip[9];
+	sum = (uint32_t)(uint16_t)~hc + (uint32_t)(uint16_t)~old_word + new_word;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	hc = (uint16_t)~sum;
+	ip[10] = (uint8_t)(hc >> 8);
+	ip[11] = (uint8_t)hc;
+}
+
+/* True (and counted) for a parsed frame a router does not route
+ * (docs/dpdk.md, "What a worker does"). */
+static inline bool
+l2_l3_refused(struct worker *w, const struct rte_mbuf *m, const struct parsed *p)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	/* The parser read 14 bytes at offset 0, contiguous in the first
+	 * segment for any real mbuf (headroom + data room). */
+	if (unlikely(!rte_is_unicast_ether_addr(&eth->dst_addr))) {
+		/* Broadcast and multicast are the host's (ARP, ND, routing
+		 * protocols), never routed. */
+		INC(w->stats.l2_multicast, 1);
+		return true;
+	}
+	if (unlikely(!opt.promiscuous &&
+		     (m->port >= RTE_MAX_ETHPORTS ||
+		      !rte_is_same_ether_addr(&eth->dst_addr, &rx_mac[m->port])))) {
+		INC(w->stats.other_mac, 1);
+		return true;
+	}
+	if (unlikely(p->n_vlan != 0 && opt.vlan == VLAN_DROP)) {
+		INC(w->stats.vlan_dropped, 1);
+		return true;
+	}
+	if (unlikely(p->ttl <= 1)) {
+		/* Expired (no ICMP time exceeded is sent). */
+		INC(w->stats.ttl_expired, 1);
+		return true;
+	}
+	/* The rewrite needs the Ethernet and VLAN headers and the IP
+	 * header's first 12 bytes in the first segment. */
+	if (unlikely(rte_pktmbuf_data_len(m) < p->l3_off + 12)) {
+		INC(w->stats.truncated, 1);
+		return true;
+	}
+	return false;
+}
+
 /* Routes a burst of received frames. */
 static void
 route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
@@ -1078,6 +1156,11 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 	struct lcmp_packet pkts[BURST];
 	struct lcmp_decision dec[BURST];
 	struct rte_mbuf *ok[BURST];
+	struct {
+		uint32_t l3_off;
+		uint8_t n_vlan;
+		uint8_t family;
+	} hdr[BURST];
 	struct parsed p;
 	uint16_t i, k = 0;
 	int32_t rc;
@@ -1095,12 +1178,19 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 			rte_pktmbuf_free(m[i]);
 			continue;
 		}
+		if (unlikely(l2_l3_refused(w, m[i], &p))) {
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
 		if (unlikely(!route_group(&p, &pkts[k].group))) {
 			INC(w->stats.unknown_dst, 1);
 			rte_pktmbuf_free(m[i]);
 			continue;
 		}
 		pkts[k].flow = p.flow;
+		hdr[k].l3_off = p.l3_off;
+		hdr[k].n_vlan = p.n_vlan;
+		hdr[k].family = p.flow.family;
 		ok[k++] = m[i];
 	}
 	if (k == 0)
@@ -1116,6 +1206,7 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 	for (i = 0; i < k; i++) {
 		const struct egress *e;
 		struct rte_ether_hdr *eth;
+		uint8_t *ip;
 
 		if (dec[i].port == LCMP_NO_PORT) {
 			INC(w->stats.no_route, 1);
@@ -1128,14 +1219,23 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 			rte_pktmbuf_free(ok[i]);
 			continue;
 		}
-		/* The parser read 14 bytes at offset 0, contiguous in the
-		 * first segment for any real mbuf (headroom + data room). */
-		eth = rte_pktmbuf_mtod(ok[i], struct rte_ether_hdr *);
-		if (unlikely(rte_pktmbuf_data_len(ok[i]) < sizeof(*eth))) {
-			INC(w->stats.truncated, 1);
-			rte_pktmbuf_free(ok[i]);
-			continue;
+		/* l2_l3_refused checked that the headers up to the IP
+		 * header's 12th byte are in the first segment. */
+		ip = rte_pktmbuf_mtod_offset(ok[i], uint8_t *, hdr[i].l3_off);
+		if (hdr[i].family == LCMP_FAMILY_V4)
+			ipv4_decrement_ttl(ip);
+		else
+			ip[7]--; /* the hop limit: IPv6 has no header checksum */
+		if (hdr[i].n_vlan != 0 && opt.vlan == VLAN_STRIP) {
+			/* The destination and source MACs move over the tags
+			 * (rewritten below anyway), which leave the frame. */
+			uint16_t tags = (uint16_t)(4 * hdr[i].n_vlan);
+			uint8_t *f = rte_pktmbuf_mtod(ok[i], uint8_t *);
+
+			memmove(f + tags, f, 2 * RTE_ETHER_ADDR_LEN);
+			rte_pktmbuf_adj(ok[i], tags);
 		}
+		eth = rte_pktmbuf_mtod(ok[i], struct rte_ether_hdr *);
 		rte_ether_addr_copy(&e->next_hop, &eth->dst_addr);
 		rte_ether_addr_copy(&e->src, &eth->src_addr);
 		tx_enqueue(w, e->dpdk_port, ok[i]);
@@ -1676,32 +1776,37 @@ print_stats(const char *label)
 		const struct worker_stats *s = &workers[w].stats;
 
 #define F(x) uint64_t x = LOAD(s->x); t.x += x
-		F(rx); F(tx); F(truncated); F(non_ip); F(unknown_dst);
-		F(no_route); F(unmapped); F(tx_full); F(samples); F(links);
-		F(installs); F(install_errors);
+		F(rx); F(tx); F(truncated); F(non_ip); F(l2_multicast); F(other_mac);
+		F(vlan_dropped); F(ttl_expired); F(unknown_dst); F(no_route); F(unmapped);
+		F(tx_full); F(samples); F(links); F(installs); F(install_errors);
 #undef F
 		printf("%s: worker %u lcore %u: rx=%" PRIu64 " tx=%" PRIu64
-		       " truncated=%" PRIu64 " non_ip=%" PRIu64
+		       " truncated=%" PRIu64 " non_ip=%" PRIu64 " l2_multicast=%" PRIu64
+		       " other_mac=%" PRIu64 " vlan_dropped=%" PRIu64 " ttl_expired=%" PRIu64
 		       " unknown_dst=%" PRIu64 " no_route=%" PRIu64
 		       " unmapped=%" PRIu64 " tx_full=%" PRIu64
 		       " samples=%" PRIu64 " links=%" PRIu64 " installs=%" PRIu64
 		       " install_errors=%" PRIu64 " generation=%" PRIu64 "\n",
-		       label, w, workers[w].lcore, rx, tx, truncated, non_ip,
-		       unknown_dst, no_route, unmapped, tx_full, samples, links,
-		       installs, install_errors, LOAD(s->generation));
+		       label, w, workers[w].lcore, rx, tx, truncated, non_ip, l2_multicast,
+		       other_mac, vlan_dropped, ttl_expired, unknown_dst, no_route, unmapped,
+		       tx_full, samples, links, installs, install_errors, LOAD(s->generation));
 	}
 	/* The dispatcher's drops never reached a worker: the total counts
 	 * them received and dropped, so that rx = tx + dropped. */
 	t.rx += LOAD(dispatch_dropped);
 	printf("%s: total: rx=%" PRIu64 " tx=%" PRIu64 " truncated=%" PRIu64
-	       " non_ip=%" PRIu64 " unknown_dst=%" PRIu64 " no_route=%" PRIu64
+	       " non_ip=%" PRIu64 " l2_multicast=%" PRIu64 " other_mac=%" PRIu64
+	       " vlan_dropped=%" PRIu64 " ttl_expired=%" PRIu64
+	       " unknown_dst=%" PRIu64 " no_route=%" PRIu64
 	       " unmapped=%" PRIu64 " tx_full=%" PRIu64 " dispatch_dropped=%" PRIu64
 	       " dropped=%" PRIu64 " samples=%" PRIu64 " links=%" PRIu64 " ctl_dropped=%" PRIu64
 	       " links_pending=%u trust_changes=%" PRIu64 " trust_refused=%" PRIu64 "\n",
-	       label, t.rx, t.tx, t.truncated, t.non_ip, t.unknown_dst,
-	       t.no_route, t.unmapped, t.tx_full, LOAD(dispatch_dropped),
-	       t.truncated + t.non_ip + t.unknown_dst + t.no_route + t.unmapped +
-		       t.tx_full + LOAD(dispatch_dropped),
+	       label, t.rx, t.tx, t.truncated, t.non_ip, t.l2_multicast, t.other_mac,
+	       t.vlan_dropped, t.ttl_expired, t.unknown_dst, t.no_route, t.unmapped,
+	       t.tx_full, LOAD(dispatch_dropped),
+	       t.truncated + t.non_ip + t.l2_multicast + t.other_mac + t.vlan_dropped +
+		       t.ttl_expired + t.unknown_dst + t.no_route + t.unmapped + t.tx_full +
+		       LOAD(dispatch_dropped),
 	       t.samples, t.links, ctl_dropped, links_pending, trust_changes, trust_refused);
 	fflush(stdout);
 }
@@ -1724,7 +1829,7 @@ usage(void)
 		"         [--stats-ms MS] [--sample-us US] [--link-ms MS]\n"
 		"         [--control FILE] [--exit-idle-ms MS]\n"
 		"         [--install-after N:BLOB [--no-hold]] [--mbufs N] [--mbuf-size BYTES]\n"
-		"         [--worker-ring N]\n");
+		"         [--worker-ring N] [--promiscuous] [--vlan strip|keep|drop]\n");
 }
 
 static unsigned long
@@ -1761,6 +1866,8 @@ parse_args(int argc, char **argv)
 		{"stall-worker-ms", required_argument, NULL, 'W'},
 		{"mbuf-size", required_argument, NULL, 'Z'},
 		{"worker-ring", required_argument, NULL, 'R'},
+		{"promiscuous", no_argument, NULL, 'P'},
+		{"vlan", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1819,6 +1926,17 @@ parse_args(int argc, char **argv)
 			if (opt.worker_ring < 64 || !rte_is_power_of_2(opt.worker_ring))
 				die("--worker-ring: a power of two from 64 to 1048576, got %u",
 				    opt.worker_ring);
+			break;
+		case 'P': opt.promiscuous = true; break;
+		case 'V':
+			if (strcmp(optarg, "strip") == 0)
+				opt.vlan = VLAN_STRIP;
+			else if (strcmp(optarg, "keep") == 0)
+				opt.vlan = VLAN_KEEP;
+			else if (strcmp(optarg, "drop") == 0)
+				opt.vlan = VLAN_DROP;
+			else
+				die("--vlan: expected strip, keep or drop, got \"%s\"", optarg);
 			break;
 		case 'h': usage(); exit(0);
 		default: usage(); exit(2);
@@ -1989,6 +2107,18 @@ main(int argc, char **argv)
 	       opt.workers, opt.flows, dsize,
 	       opt.workers == 1 ? "direct RX" : opt.rss ? "RSS" : "software dispatcher",
 	       rte_get_main_lcore(), opt.seed_set ? "as given" : "random");
+	for (w = 0; w < cfg.n_rx_ports; w++) {
+		char name[RTE_ETH_NAME_MAX_LEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
+		uint16_t port = cfg.rx_ports[w];
+
+		if (rte_eth_dev_get_name_by_port(port, name) != 0)
+			strcpy(name, "?");
+		rte_ether_format_addr(mac, sizeof(mac), &rx_mac[port]);
+		printf("lcmp-fwd: rx DPDK port %u (%s) MAC %s: %s, VLAN tags %s\n", port, name, mac,
+		       opt.promiscuous ? "promiscuous (unicast for any MAC routed)"
+				       : "unicast for this MAC routed",
+		       opt.vlan == VLAN_STRIP ? "stripped" : opt.vlan == VLAN_KEEP ? "kept" : "dropped");
+	}
 	printf("lcmp-fwd: tables shared by every worker: %zu bytes a generation "
 	       "(%zu bytes a worker with tables of its own)\n", lcmp_tables_size(),
 	       lcmp_decider_size(opt.flows));

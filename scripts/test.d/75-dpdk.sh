@@ -99,12 +99,32 @@ run() {
   grep '^exit: total:' "$work/$name.stats" | sed "s/^/$name: /"
 }
 
-echo "--- per-packet egress == lcmp replay, 1 and 2 workers"
+echo "--- per-packet egress == lcmp replay, 1 and 2 workers; routed as a router routes"
+# The checker also wants every egressed frame's TTL (hop limit) one less
+# than sent, with a valid IPv4 header checksum, its VLAN tags stripped,
+# and none of the frames for another MAC, broadcast, multicast or with TTL
+# 0 or 1 routed (each counted).
 for workers in 1 2; do
   run "w$workers" "$workers"
   "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/w$workers.stats" \
     --replay "$work/replay1.txt" "$work/w$workers"/out-*.pcap
 done
+# The frames are addressed to net_pcap0's MAC (pcaptest.py: DST_MAC).
+expect_line "$work/w1.stats" -F "lcmp-fwd: rx DPDK port 0 (net_pcap0) MAC 02:70:63:61:70:00: unicast for this MAC routed, VLAN tags stripped"
+expect_line "$work/w1.stats" -E "^exit: total: .* l2_multicast=[1-9][0-9]* other_mac=[1-9][0-9]* vlan_dropped=0 ttl_expired=[1-9][0-9]* "
+# --vlan keep: the tags leave with the frame; drop: tagged frames are not
+# routed (counted); --promiscuous: frames for another MAC are routed (still
+# not broadcast, multicast or expired ones).
+run vlan-keep 1 --vlan keep
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/vlan-keep.stats" \
+  --replay "$work/replay1.txt" --vlan keep "$work/vlan-keep"/out-*.pcap
+run vlan-drop 2 --vlan drop
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/vlan-drop.stats" \
+  --replay "$work/replay1.txt" --vlan drop "$work/vlan-drop"/out-*.pcap
+run promisc 1 --promiscuous
+expect_line "$work/promisc.stats" -F "MAC 02:70:63:61:70:00: promiscuous (unicast for any MAC routed)"
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/promisc.stats" \
+  --replay "$work/replay1.txt" --promiscuous "$work/promisc"/out-*.pcap
 
 # Shared tables: each worker's decider holds no tables of its own; one
 # generation's compiled tables exist once, whatever the worker count.
@@ -137,9 +157,14 @@ expect_line "$work/badblob.err" -E "^lcmp-fwd: $work/bad.bin: table blob truncat
 
 # The control file: an install while (or after) the pcap is replayed; the
 # file is consumed, every worker ends on generation 2, nothing is lost.
-printf '# a comment\ninstall %s\nstats\nbogus s3cret-token\n' "$work/t2.bin" >"$work/ctl"
+# A FIFO named by 'install' is refused at once (opened non-blocking,
+# fstat'ed): it would block the control lcore, and the install after it.
+mkfifo "$work/fifo.bin"
+printf '# a comment\ninstall %s\nstats\nbogus s3cret-token\ninstall %s\n' "$work/fifo.bin" \
+  "$work/t2.bin" >"$work/ctl"
 run control 2 --control "$work/ctl"
 expect "lcmp-fwd consumed the control file $work/ctl" test ! -e "$work/ctl"
+expect_line "$work/control.err" -xF "lcmp-fwd: $work/fifo.bin: not a regular file"
 # A bad line is reported by number, its content never echoed.
 expect_line "$work/control.err" -xF "lcmp-fwd: control: line 4: unknown command"
 expect "the control file's content is not echoed" bash -c "! grep -q s3cret '$work/control.err'"
