@@ -24,9 +24,10 @@
  * the previous generation). The control lcore frees the old generation
  * only after every worker has passed a quiescent state (rte_rcu_qsbr: no
  * worker still reads the old struct table_gen) and the object's user
- * count is 0 (no decider reads its tables). Samples and link events go to
- * each worker through its own control ring, so a decider is only ever
- * touched by the lcore that owns it.
+ * count is 0 (no decider reads its tables). Samples go to each worker
+ * through its own control ring (dropped when it is full), link states
+ * through two published masks that every worker applies (never lost), so
+ * a decider is only ever touched by the lcore that owns it.
  */
 #define _GNU_SOURCE /* memmem */
 #include <ctype.h>
@@ -168,17 +169,26 @@ struct table_gen {
 };
 
 static struct table_gen *volatile g_gen; /* read with __atomic_load_n */
+
+/* The link state every decider must have: bit P of g_link_known says that
+ * LCMP port P's state is known, bit P of g_link_up that it is up. The
+ * control lcore writes them (g_link_up first, then g_link_known with
+ * release), every worker compares them with its own at every loop. A
+ * state, not a message: it cannot be dropped for a full ring or wait
+ * behind queued samples, and a worker that was stalled applies the latest
+ * state before its next packet (docs/dpdk.md, "Table updates, samples and
+ * link events"). */
+static uint64_t g_link_known, g_link_up;
 static struct rte_rcu_qsbr *g_qsbr;
 
 /* ---- per-lcore state --------------------------------------------------- */
 
-enum ctl_kind { CTL_SAMPLE = 1, CTL_LINK = 2 };
+enum ctl_kind { CTL_SAMPLE = 1 };
 
 struct ctl_msg { /* 16 bytes: an rte_ring element */
 	uint8_t kind;
 	uint8_t port; /* LCMP port */
-	uint8_t up;
-	uint8_t pad;
+	uint8_t pad[2];
 	uint32_t now;
 	uint64_t bytes;
 };
@@ -206,6 +216,7 @@ struct worker {
 	struct txq *txq;      /* by DPDK port */
 	uint64_t *backlog_bytes; /* by DPDK port: the queue-depth proxy */
 	struct worker_stats stats;
+	uint64_t link_known, link_up; /* the link states its decider has */
 	struct lcmp_counters lcmp; /* copied at exit */
 	uint64_t cpu_ns;           /* the worker thread's CPU time, at exit */
 } __rte_cache_aligned;
@@ -1249,6 +1260,7 @@ worker_control(struct worker *w, uint64_t *seq)
 	struct table_gen *g = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
 	struct ctl_msg msgs[32];
 	unsigned int i, n;
+	uint64_t known, up, changed;
 
 	if (g != NULL && g->seq != *seq) {
 		int32_t rc = lcmp_use_tables(w->d, g->tables);
@@ -1271,12 +1283,22 @@ worker_control(struct worker *w, uint64_t *seq)
 			if (lcmp_sample(w->d, msgs[i].now, msgs[i].port,
 					msgs[i].bytes) == LCMP_OK)
 				INC(w->stats.samples, 1);
-		} else if (msgs[i].kind == CTL_LINK) {
-			if (lcmp_set_port(w->d, msgs[i].port, msgs[i].up != 0) ==
-			    LCMP_OK)
-				INC(w->stats.links, 1);
 		}
 	}
+	/* Link states: the published masks, applied where they differ from
+	 * what this decider has (g_link_known, below). */
+	known = __atomic_load_n(&g_link_known, __ATOMIC_ACQUIRE);
+	up = __atomic_load_n(&g_link_up, __ATOMIC_RELAXED) & known;
+	changed = (known & ~w->link_known) | ((up ^ w->link_up) & known);
+	while (changed != 0) {
+		unsigned int lp = (unsigned int)__builtin_ctzll(changed);
+
+		changed &= changed - 1;
+		if (lcmp_set_port(w->d, (uint8_t)lp, (uint8_t)((up >> lp) & 1)) == LCMP_OK)
+			INC(w->stats.links, 1);
+	}
+	w->link_known = known;
+	w->link_up = up;
 }
 
 /* RX for one worker that polls ports itself (one worker, or RSS). With
@@ -1475,42 +1497,6 @@ send_samples(void)
 
 static int link_state[LCMP_PORTS]; /* -1 unknown, 0 down, 1 up */
 static bool admin_down[LCMP_PORTS];
-/* The link state last enqueued to each worker (-1: none yet). Samples may
- * be dropped for a full ring, link events may not: a port whose state a
- * worker has not been sent is resent at every control loop until its ring
- * takes it (docs/dpdk.md, "Table updates, samples and link events"). */
-static int sent_link[MAX_WORKERS][LCMP_PORTS];
-static unsigned int links_pending;
-
-/* Sends every worker the link states it has not been sent; counts the
- * (worker, port) pairs still pending. */
-static void
-sync_links(void)
-{
-	unsigned int w, lp, pending = 0;
-
-	for (lp = 0; lp < LCMP_PORTS; lp++) {
-		struct ctl_msg msg = {.kind = CTL_LINK};
-
-		if (!cfg.egress[lp].used || link_state[lp] < 0)
-			continue;
-		msg.port = (uint8_t)lp;
-		msg.up = (uint8_t)link_state[lp];
-		msg.now = now_us();
-		for (w = 0; w < opt.workers; w++) {
-			if (sent_link[w][lp] == link_state[lp])
-				continue;
-			if (rte_ring_sp_enqueue_elem(workers[w].ctl, &msg, sizeof(msg)) == 0) {
-				sent_link[w][lp] = link_state[lp];
-			} else {
-				ctl_dropped++;
-				pending++;
-			}
-		}
-	}
-	links_pending = pending;
-}
-
 static void
 poll_links(void)
 {
@@ -1529,11 +1515,15 @@ poll_links(void)
 		if (up == link_state[lp])
 			continue;
 		link_state[lp] = up;
+		if (up)
+			__atomic_fetch_or(&g_link_up, 1ull << lp, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_and(&g_link_up, ~(1ull << lp), __ATOMIC_RELAXED);
+		__atomic_fetch_or(&g_link_known, 1ull << lp, __ATOMIC_RELEASE);
 		printf("link: LCMP port %u (DPDK port %u) %s\n", lp,
 		       cfg.egress[lp].dpdk_port, up ? "up" : "down");
 		fflush(stdout);
 	}
-	sync_links();
 }
 
 /* Key rotation through the control file (docs/dpdk.md, "Trusted keys and
@@ -1800,14 +1790,14 @@ print_stats(const char *label)
 	       " unknown_dst=%" PRIu64 " no_route=%" PRIu64
 	       " unmapped=%" PRIu64 " tx_full=%" PRIu64 " dispatch_dropped=%" PRIu64
 	       " dropped=%" PRIu64 " samples=%" PRIu64 " links=%" PRIu64 " ctl_dropped=%" PRIu64
-	       " links_pending=%u trust_changes=%" PRIu64 " trust_refused=%" PRIu64 "\n",
+	       " trust_changes=%" PRIu64 " trust_refused=%" PRIu64 "\n",
 	       label, t.rx, t.tx, t.truncated, t.non_ip, t.l2_multicast, t.other_mac,
 	       t.vlan_dropped, t.ttl_expired, t.unknown_dst, t.no_route, t.unmapped,
 	       t.tx_full, LOAD(dispatch_dropped),
 	       t.truncated + t.non_ip + t.l2_multicast + t.other_mac + t.vlan_dropped +
 		       t.ttl_expired + t.unknown_dst + t.no_route + t.unmapped + t.tx_full +
 		       LOAD(dispatch_dropped),
-	       t.samples, t.links, ctl_dropped, links_pending, trust_changes, trust_refused);
+	       t.samples, t.links, ctl_dropped, trust_changes, trust_refused);
 	fflush(stdout);
 }
 
@@ -1845,6 +1835,24 @@ num_arg(const char *name, const char *s, unsigned long max)
 	return v;
 }
 
+/* The index of `s` in the NULL-terminated `names`; dies otherwise, naming
+ * the choices ("--vlan: expected strip, keep or drop, got \"x\""). */
+static unsigned int
+choice_arg(const char *name, const char *s, const char *const *names)
+{
+	char list[128] = "";
+	unsigned int i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	for (i = 0; names[i] != NULL; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i == 0 ? "" : names[i + 1] == NULL ? " or " : ", ", names[i]);
+	die("%s: expected %s, got \"%s\"", name, list, s);
+	return 0;
+}
+
 static void
 parse_args(int argc, char **argv)
 {
@@ -1878,24 +1886,20 @@ parse_args(int argc, char **argv)
 		case 'c': opt.config = optarg; break;
 		case 'w': opt.workers = (unsigned int)num_arg("--workers", optarg, MAX_WORKERS); break;
 		case 'f': opt.flows = num_arg("--flows", optarg, 1ul << 26); break;
-		case 'D':
-			if (strcmp(optarg, "sw") == 0)
-				opt.rss = false;
-			else if (strcmp(optarg, "rss") == 0)
-				opt.rss = true;
-			else
-				die("--dispatch: expected sw or rss, got \"%s\"", optarg);
+		case 'D': {
+			static const char *const modes[] = {"sw", "rss", NULL};
+
+			opt.rss = choice_arg("--dispatch", optarg, modes) == 1;
 			break;
-		case 'S':
-			if (strcmp(optarg, "lcmp") == 0)
-				opt.scheme = LCMP_SCHEME_LCMP;
-			else if (strcmp(optarg, "ecmp") == 0)
-				opt.scheme = LCMP_SCHEME_ECMP;
-			else if (strcmp(optarg, "ucmp") == 0)
-				opt.scheme = LCMP_SCHEME_UCMP;
-			else
-				die("--scheme: expected lcmp, ecmp or ucmp, got \"%s\"", optarg);
+		}
+		case 'S': {
+			static const char *const schemes[] = {"lcmp", "ecmp", "ucmp", NULL};
+			static const uint8_t ids[] = {LCMP_SCHEME_LCMP, LCMP_SCHEME_ECMP,
+						      LCMP_SCHEME_UCMP};
+
+			opt.scheme = ids[choice_arg("--scheme", optarg, schemes)];
 			break;
+		}
 		case 's':
 			opt.seed = (uint32_t)num_arg("--seed", optarg, UINT32_MAX);
 			opt.seed_set = true;
@@ -1928,16 +1932,13 @@ parse_args(int argc, char **argv)
 				    opt.worker_ring);
 			break;
 		case 'P': opt.promiscuous = true; break;
-		case 'V':
-			if (strcmp(optarg, "strip") == 0)
-				opt.vlan = VLAN_STRIP;
-			else if (strcmp(optarg, "keep") == 0)
-				opt.vlan = VLAN_KEEP;
-			else if (strcmp(optarg, "drop") == 0)
-				opt.vlan = VLAN_DROP;
-			else
-				die("--vlan: expected strip, keep or drop, got \"%s\"", optarg);
+		case 'V': {
+			/* In the order of VLAN_STRIP, VLAN_KEEP, VLAN_DROP. */
+			static const char *const modes[] = {"strip", "keep", "drop", NULL};
+
+			opt.vlan = (uint8_t)choice_arg("--vlan", optarg, modes);
 			break;
+		}
 		case 'h': usage(); exit(0);
 		default: usage(); exit(2);
 		}
@@ -2017,7 +2018,6 @@ main(int argc, char **argv)
 			continue;
 		port_setup(p, n_rx, n_tx);
 	}
-	memset(sent_link, 0xff, sizeof(sent_link)); /* -1: nothing sent */
 	for (w = 0; w < LCMP_PORTS; w++) {
 		link_state[w] = -1;
 		if (cfg.egress[w].used)
@@ -2145,10 +2145,6 @@ main(int argc, char **argv)
 		if (opt.link_ms != 0 && now - last_link >= opt.link_ms * 1000 * tsc_per_us) {
 			poll_links();
 			last_link = now;
-		} else if (links_pending != 0) {
-			/* A link state a full ring refused: retried every loop
-			 * (50 us), not only at the next link poll. */
-			sync_links();
 		}
 		if (now - last_ctl >= 100000 * tsc_per_us) {
 			poll_control_file();
