@@ -179,6 +179,7 @@ static struct table_gen *volatile g_gen; /* read with __atomic_load_n */
  * state before its next packet (docs/dpdk.md, "Table updates, samples and
  * link events"). */
 static uint64_t g_link_known, g_link_up;
+_Static_assert(LCMP_PORTS <= 64, "one bit per LCMP port in a 64-bit mask");
 static struct rte_rcu_qsbr *g_qsbr;
 
 /* ---- per-lcore state --------------------------------------------------- */
@@ -1121,15 +1122,17 @@ ipv4_decrement_ttl(uint8_t *ip)
 	ip[11] = (uint8_t)hc;
 }
 
-/* True (and counted) for a parsed frame a router does not route
- * (docs/dpdk.md, "What a worker does"). */
+/* True (and counted) for a frame a router does not route because of its
+ * destination MAC (docs/dpdk.md, "What a worker does"): checked before
+ * parsing, as a NIC's address filter would. A frame shorter than an
+ * Ethernet header is left to the parser (truncated). */
 static inline bool
-l2_l3_refused(struct worker *w, const struct rte_mbuf *m, const struct parsed *p)
+l2_refused(struct worker *w, const struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 
-	/* The parser read 14 bytes at offset 0, contiguous in the first
-	 * segment for any real mbuf (headroom + data room). */
+	if (unlikely(rte_pktmbuf_data_len(m) < sizeof(*eth)))
+		return false;
 	if (unlikely(!rte_is_unicast_ether_addr(&eth->dst_addr))) {
 		/* Broadcast and multicast are the host's (ARP, ND, routing
 		 * protocols), never routed. */
@@ -1142,6 +1145,14 @@ l2_l3_refused(struct worker *w, const struct rte_mbuf *m, const struct parsed *p
 		INC(w->stats.other_mac, 1);
 		return true;
 	}
+	return false;
+}
+
+/* True (and counted) for a parsed frame a router does not route: tagged
+ * under --vlan drop, expired, or with headers the rewrite cannot reach. */
+static inline bool
+l3_refused(struct worker *w, const struct rte_mbuf *m, const struct parsed *p)
+{
 	if (unlikely(p->n_vlan != 0 && opt.vlan == VLAN_DROP)) {
 		INC(w->stats.vlan_dropped, 1);
 		return true;
@@ -1180,6 +1191,10 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 		int r;
 
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
+		if (unlikely(l2_refused(w, m[i]))) {
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
 		r = parse_packet(m[i], &p);
 		if (unlikely(r != PARSE_OK)) {
 			if (r == PARSE_TRUNCATED)
@@ -1189,7 +1204,7 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 			rte_pktmbuf_free(m[i]);
 			continue;
 		}
-		if (unlikely(l2_l3_refused(w, m[i], &p))) {
+		if (unlikely(l3_refused(w, m[i], &p))) {
 			rte_pktmbuf_free(m[i]);
 			continue;
 		}
@@ -1230,7 +1245,7 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 			rte_pktmbuf_free(ok[i]);
 			continue;
 		}
-		/* l2_l3_refused checked that the headers up to the IP
+		/* l3_refused checked that the headers up to the IP
 		 * header's 12th byte are in the first segment. */
 		ip = rte_pktmbuf_mtod_offset(ok[i], uint8_t *, hdr[i].l3_off);
 		if (hdr[i].family == LCMP_FAMILY_V4)
