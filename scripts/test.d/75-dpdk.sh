@@ -402,6 +402,17 @@ printf 'lcmp-fwd-state 1\nkey %s %s 4\n' "$oid" "$(printf 0%.0s {1..64})" >"$wor
 small_state badstate "$work/t4.other"
 sed -i "s|^state .*|state $work/badstate|" "$work/badstate.conf"
 rejects "^lcmp-fwd: error: state $work/badstate:2: bad key line$" "$work/badstate.conf"
+# The temporary state file is never followed through a symlink: the
+# install is refused and the link's target untouched.
+mkdir "$work/st2"
+echo "victim" >"$work/victim"
+ln -s "$work/victim" "$work/st2/fwd.state.tmp"
+small_state tmplink "$work/t1.signed"
+sed -i "s|^state .*|state $work/st2/fwd.state|" "$work/tmplink.conf"
+rejects "^lcmp-fwd: $work/t1.signed: not installed: state $work/st2/fwd.state: Too many levels of symbolic links$" \
+  "$work/tmplink.conf"
+expect "the symlink's target is untouched" test "$(cat "$work/victim")" = victim
+expect "no state file was written" test ! -e "$work/st2/fwd.state"
 printf 'rx net_pcap0\nstate %s\n' "$state" >"$work/stateonly.conf"
 rejects "^lcmp-fwd: error: $work/stateonly.conf: 'state' needs 'trust' \(it keeps the signed generations\)$" \
   "$work/stateonly.conf"
