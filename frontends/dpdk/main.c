@@ -1411,7 +1411,9 @@ worker_main(void *arg)
 }
 
 /* The software dispatcher: RX, a keyed flow hash, the worker's ring. A
- * packet the parser rejects goes to worker 0, which counts and drops it.
+ * packet the parser rejects goes to the next worker in turn, which counts
+ * and drops it (all to one worker, garbage would let anyone fill that
+ * worker's ring and have its flows dropped).
  *
  * The hash is SipHash-2-4 (libsodium's crypto_shorthash) under a key
  * drawn at every start and never printed: with a public hash (CRC32-C
@@ -1429,7 +1431,7 @@ dispatcher_main(void *arg)
 	struct rte_mbuf *m[BURST];
 	struct rte_mbuf *held[MAX_WORKERS][BURST];
 	unsigned int n_held[MAX_WORKERS] = {0};
-	unsigned int next_port = 0, w, idle = 0;
+	unsigned int next_port = 0, w, idle = 0, next_bad = 0;
 	struct worker fake = {.id = 0};
 
 	(void)arg;
@@ -1446,12 +1448,16 @@ dispatcher_main(void *arg)
 		idle = 0;
 		for (i = 0; i < n; i++) {
 			struct parsed p;
-			uint64_t h = 0;
+			uint64_t h;
 
-			if (parse_packet(m[i], &p) == PARSE_OK)
+			if (parse_packet(m[i], &p) == PARSE_OK) {
 				crypto_shorthash((unsigned char *)&h, (const unsigned char *)&p.flow,
 						 sizeof(p.flow), dispatch_key);
-			w = (unsigned int)(h % opt.workers);
+				w = (unsigned int)(h % opt.workers);
+			} else {
+				w = next_bad;
+				next_bad = (next_bad + 1) % opt.workers;
+			}
 			held[w][n_held[w]++] = m[i];
 		}
 		for (w = 0; w < opt.workers; w++) {
