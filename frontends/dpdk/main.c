@@ -704,7 +704,8 @@ load_gen(const char *path, uint64_t seq)
 		 * generation must be newer than every trusted key's floor.
 		 * One key at a time, so that the signer is known (its floor
 		 * moves): a key id that is not the key's is refused before
-		 * any curve arithmetic, so the other key costs nothing. */
+		 * the signature is verified, so the other key costs no
+		 * verification. */
 		uint64_t signed_gen = 0;
 		/* The host's clock: a blob past its signed expiry is refused. */
 		time_t now = time(NULL);
