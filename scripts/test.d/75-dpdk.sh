@@ -422,6 +422,9 @@ rejects "^lcmp-fwd: error: $work/stateonly.conf: 'state' needs 'trust' \(it keep
   "$work/stateonly.conf"
 rejects "^lcmp-fwd: error: --flows: a power of two of at least 16, got 1000$" "$work/small.conf" --flows 1000
 rejects "^lcmp-fwd: error: --workers: expected a number up to 16, got \"x\"$" "$work/small.conf" --workers x
+rejects "^lcmp-fwd: error: --vlan: expected strip, keep or drop, got \"untag\"$" "$work/small.conf" --vlan untag
+rejects "^lcmp-fwd: error: --worker-ring: a power of two from 64 to 1048576, got 1000$" "$work/small.conf" \
+  --worker-ring 1000
 rejects "^lcmp-fwd: error: 4 lcores needed \(main, 2 worker\(s\), dispatcher\), EAL gave 2: use -l or --lcores$" \
   "$work/small.conf" --workers 2
 echo "lcmp-fwd: all pcap checks passed"
