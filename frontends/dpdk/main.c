@@ -13,8 +13,10 @@
  * queue of every RX port (--dispatch rss). Each worker owns one LCMP
  * decider and one TX queue per egress port, and runs:
  *
- *   RX burst (32) -> parse -> route group (LPM) -> lcmp_on_packets ->
- *   MAC rewrite for the next hop -> TX burst per port
+ *   RX burst (32) -> destination MAC check -> parse -> VLAN, TTL checks ->
+ *   route group (LPM) -> lcmp_on_packets -> TTL/hop limit - 1 (RFC 1624
+ *   checksum update), VLAN tags stripped -> MAC rewrite for the next hop
+ *   -> TX burst per port
  *
  * Tables: the control lcore installs a blob once into a new lcmp_tables
  * object (validated and compiled there, one copy for every worker) and
