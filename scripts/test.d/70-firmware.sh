@@ -262,8 +262,8 @@ c_api_panics() {
   echo "the bare-metal C image calls all $(wc -l <"$work/exports.h") exported functions"
   bm_image "$work/c-api-nosig.elf" "$trace_dir" -DLCMP_TOUR_NO_SIGNED
   missing=$(in_image "$work/c-api-nosig.elf" | comm -23 "$work/exports.h" -)
-  local want=$'lcmp_install_signed\nlcmp_tables_install_signed'
-  expect "the image without the signed installs lacks exactly them (lacks: $missing)" test "$missing" = "$want"
+  local want=$'lcmp_install_signed\nlcmp_tables_install_signed\nlcmp_verify_signed'
+  expect "the image without the signed calls lacks exactly them (lacks: $missing)" test "$missing" = "$want"
   if "$llvm_bin/llvm-nm" -C "$work/c-api-nosig.elf" | grep -E 'rust_begin_unwind|core::panicking::'; then
     echo "panic machinery (above) is linked into a C image of the API without lcmp_install_signed:"
     bash "$fw/panic-audit.sh" "$work/c-api-nosig.elf"
@@ -271,7 +271,7 @@ c_api_panics() {
   fi
   timeout 120 "${qemu[@]}" -kernel "$work/c-api-nosig.elf" 2>"$work/c-api-nosig.out" >/dev/null
   diff -u "$work/$name.cli" "$work/c-api-nosig.out"
-  echo "every exported function but the two signed installs: no panic path linked (image runs, digests match)"
+  echo "every exported function but the three signed calls: no panic path linked (image runs, digests match)"
   panics=$(bash "$fw/panic-audit.sh" "$trace_dir/image.elf" | sed 's/ | .*//; s/::h[0-9a-f]\{16\}.*//' | sort -u)
   others=$(grep -v '^ed25519_compact::' <<<"$panics" || true)
   if [ -n "$others" ]; then
