@@ -9,8 +9,11 @@
 # * firmware_build: lcmp-firmware (its own workspace): fmt, clippy, the
 #   release (logging) and nopanic (silent) images;
 # * firmware_run: the logging image under QEMU installs each scenario's
-#   signed blob and refuses a tampered payload, an untrusted key and a
-#   replayed older generation;
+#   signed blob (its floor persisted in a flash model first) and refuses a
+#   tampered payload, an untrusted key, another switch's blob and a
+#   replayed older generation; after a simulated reset it reads its floor
+#   back from the flash model, refuses the blob it installed before, keeps
+#   the floor through a torn write and installs a newer generation;
 # * digests: for each trace in frontends/firmware/traces, the digest and
 #   counters of `lcmp replay` == the C example == the firmware under QEMU
 #   (mps2-an386) == the bare-metal C example (arm-none-eabi-gcc +
@@ -160,6 +163,13 @@ firmware_run() {
   for rejected in 'tampered payload: bad signature' 'untrusted key: unknown key' \
     "another switch's blob: wrong scope" 'replayed older generation: rollback'; do
     expect_line "$work/fw.log" -xF "rejected $rejected"
+  done
+  # The floor survived a reset (docs/firmware.md, "What firmware persists").
+  local line
+  for line in 'after a reset: floor 2 read from flash' \
+    'after a reset: refused the blob installed before: rollback' \
+    'after a torn flash write: floor 2 kept' 'after a reset: installed the newer generation 3'; do
+    expect_line "$work/fw.log" -xF "$line"
   done
 }
 

@@ -116,9 +116,17 @@ fn trusted(keys: &[u8]) -> Result<TrustedKeys, i32> {
 /// the decider runs (`lcmp_generation`), whichever is larger. The scope,
 /// the expiry and the generation are checked before the signature, so a
 /// replayed or misdirected blob costs no verification. On success the
-/// generation is written to `*out_generation`: persist it (docs/firmware.md,
-/// "What firmware persists") and pass it next time. To persist it before
-/// the tables are used, verify first (`lcmp_verify_signed`), persist, then
+/// generation is written to `*out_generation`.
+///
+/// What firmware persists (docs/firmware.md, "What firmware persists"),
+/// because the library keeps nothing across a reset: the last installed
+/// generation per trusted key id (`*out_key_id` of `lcmp_verify_signed`),
+/// written atomically (a torn write must leave the old value), and passed
+/// as `installed_generation` next time: the largest among the keys still
+/// trusted (a retired key's generations no longer bind; its blobs are
+/// refused by key id). The scope and the trusted keys are provisioned
+/// configuration, not written from the management channel. Persist before
+/// the tables are used: verify first (`lcmp_verify_signed`), persist, then
 /// install with the floor from before; or install into a spare
 /// `lcmp_tables` object with `lcmp_tables_install_signed`, persist, then
 /// `lcmp_use_tables`.
