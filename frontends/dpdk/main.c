@@ -669,9 +669,14 @@ read_public_key(const char *path, uint8_t key[LCMP_PUBLIC_KEY_LEN], const char *
 	return 0;
 }
 
+/* Frees a generation no decider reads any more (its user count is 0):
+ * the object is ended first (lcmp_tables_fini clears its magic word), so
+ * that the memory, handed out again, is not taken for a live object. */
 static void
 free_gen(struct table_gen *g)
 {
+	if (g->tables != NULL)
+		lcmp_tables_fini(g->tables);
 	rte_free(g->mem);
 	free(g);
 }
