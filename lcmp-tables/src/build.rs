@@ -228,6 +228,25 @@ pub fn build_tables(
     if n == 0 || n > MAX_LEVELS {
         return Err(OptionError::InvalidLevelCount(n).into());
     }
+    // Every reachable destination is a group: refuse too many before the
+    // automatic saturation's search (one per destination) and the
+    // candidates' (one more each), from one search rooted at the switch
+    // (the graph is undirected, so "reaches the switch" is "reachable").
+    let graph = topo.graph();
+    let reachable = graph.index(switch).map_or(0, |s| {
+        graph
+            .to_dst(s)
+            .hops
+            .iter()
+            .filter(|h| matches!(h, Some(n) if *n > 0))
+            .count()
+    });
+    if reachable > MAX_GROUPS {
+        return Err(TablesError::TooMany {
+            what: Count::Groups,
+            count: reachable as u64,
+        });
+    }
     let mut params = opts.params;
     params.delay_shift = match opts.saturation {
         Saturation::Shift(s) => s,
@@ -305,7 +324,6 @@ pub fn build_tables(
         .filter(|&d| d != switch)
         .collect();
     dsts.sort_unstable();
-    let graph = topo.graph();
     for dst in dsts {
         let cands = candidates(topo, &graph, switch, dst, opts);
         if cands.is_empty() {
@@ -332,12 +350,7 @@ pub fn build_tables(
         }
         groups.push(g);
     }
-    if groups.len() > MAX_GROUPS {
-        return Err(TablesError::TooMany {
-            what: Count::Groups,
-            count: groups.len() as u64,
-        });
-    }
+    // At most `reachable <= MAX_GROUPS` groups (checked above).
     for g in groups {
         tables.groups.push(g).map_err(|_| TablesError::TooMany {
             what: Count::Groups,
