@@ -13,8 +13,10 @@
  * queue of every RX port (--dispatch rss). Each worker owns one LCMP
  * decider and one TX queue per egress port, and runs:
  *
- *   RX burst (32) -> parse -> route group (LPM) -> lcmp_on_packets ->
- *   MAC rewrite for the next hop -> TX burst per port
+ *   RX burst (32) -> destination MAC check -> parse -> VLAN, TTL checks ->
+ *   route group (LPM) -> lcmp_on_packets -> TTL/hop limit - 1 (RFC 1624
+ *   checksum update), VLAN tags stripped -> MAC rewrite for the next hop
+ *   -> TX burst per port
  *
  * Tables: the control lcore installs a blob once into a new lcmp_tables
  * object (validated and compiled there, one copy for every worker) and
@@ -667,9 +669,14 @@ read_public_key(const char *path, uint8_t key[LCMP_PUBLIC_KEY_LEN], const char *
 	return 0;
 }
 
+/* Frees a generation no decider reads any more (its user count is 0):
+ * the object is ended first (lcmp_tables_fini clears its magic word), so
+ * that the memory, handed out again, is not taken for a live object. */
 static void
 free_gen(struct table_gen *g)
 {
+	if (g->tables != NULL)
+		lcmp_tables_fini(g->tables);
 	rte_free(g->mem);
 	free(g);
 }
@@ -704,7 +711,8 @@ load_gen(const char *path, uint64_t seq)
 		 * generation must be newer than every trusted key's floor.
 		 * One key at a time, so that the signer is known (its floor
 		 * moves): a key id that is not the key's is refused before
-		 * any curve arithmetic, so the other key costs nothing. */
+		 * the signature is verified, so the other key costs no
+		 * verification. */
 		uint64_t signed_gen = 0;
 		/* The host's clock: a blob past its signed expiry is refused. */
 		time_t now = time(NULL);
@@ -1411,7 +1419,9 @@ worker_main(void *arg)
 }
 
 /* The software dispatcher: RX, a keyed flow hash, the worker's ring. A
- * packet the parser rejects goes to worker 0, which counts and drops it.
+ * packet the parser rejects goes to the next worker in turn, which counts
+ * and drops it (all to one worker, garbage would let anyone fill that
+ * worker's ring and have its flows dropped).
  *
  * The hash is SipHash-2-4 (libsodium's crypto_shorthash) under a key
  * drawn at every start and never printed: with a public hash (CRC32-C
@@ -1429,7 +1439,7 @@ dispatcher_main(void *arg)
 	struct rte_mbuf *m[BURST];
 	struct rte_mbuf *held[MAX_WORKERS][BURST];
 	unsigned int n_held[MAX_WORKERS] = {0};
-	unsigned int next_port = 0, w, idle = 0;
+	unsigned int next_port = 0, w, idle = 0, next_bad = 0;
 	struct worker fake = {.id = 0};
 
 	(void)arg;
@@ -1446,12 +1456,16 @@ dispatcher_main(void *arg)
 		idle = 0;
 		for (i = 0; i < n; i++) {
 			struct parsed p;
-			uint64_t h = 0;
+			uint64_t h;
 
-			if (parse_packet(m[i], &p) == PARSE_OK)
+			if (parse_packet(m[i], &p) == PARSE_OK) {
 				crypto_shorthash((unsigned char *)&h, (const unsigned char *)&p.flow,
 						 sizeof(p.flow), dispatch_key);
-			w = (unsigned int)(h % opt.workers);
+				w = (unsigned int)(h % opt.workers);
+			} else {
+				w = next_bad;
+				next_bad = (next_bad + 1) % opt.workers;
+			}
 			held[w][n_held[w]++] = m[i];
 		}
 		for (w = 0; w < opt.workers; w++) {

@@ -109,6 +109,10 @@ for workers in 1 2; do
   "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/w$workers.stats" \
     --replay "$work/replay1.txt" "$work/w$workers"/out-*.pcap
 done
+# Frames the parser rejects are spread over the workers (all to worker 0,
+# garbage could fill its ring): worker 1 counts some too.
+w1_bad=$(sed -n 's/^exit: worker 1 lcore [0-9]*: .* truncated=\([0-9]*\) .*/\1/p' "$work/w2.stats")
+expect "worker 1 dropped truncated frames too (truncated=$w1_bad)" test "${w1_bad:-0}" -gt 0
 # The frames are addressed to net_pcap0's MAC (pcaptest.py: DST_MAC).
 expect_line "$work/w1.stats" -F "lcmp-fwd: rx DPDK port 0 (net_pcap0) MAC 02:70:63:61:70:00: unicast for this MAC routed, VLAN tags stripped"
 expect_line "$work/w1.stats" -E "^exit: total: .* l2_multicast=[1-9][0-9]* other_mac=[1-9][0-9]* vlan_dropped=0 ttl_expired=[1-9][0-9]* "
@@ -402,11 +406,25 @@ printf 'lcmp-fwd-state 1\nkey %s %s 4\n' "$oid" "$(printf 0%.0s {1..64})" >"$wor
 small_state badstate "$work/t4.other"
 sed -i "s|^state .*|state $work/badstate|" "$work/badstate.conf"
 rejects "^lcmp-fwd: error: state $work/badstate:2: bad key line$" "$work/badstate.conf"
+# The temporary state file is never followed through a symlink: the
+# install is refused and the link's target untouched.
+mkdir "$work/st2"
+echo "victim" >"$work/victim"
+ln -s "$work/victim" "$work/st2/fwd.state.tmp"
+small_state tmplink "$work/t1.signed"
+sed -i "s|^state .*|state $work/st2/fwd.state|" "$work/tmplink.conf"
+rejects "^lcmp-fwd: $work/t1.signed: not installed: state $work/st2/fwd.state: Too many levels of symbolic links$" \
+  "$work/tmplink.conf"
+expect "the symlink's target is untouched" test "$(cat "$work/victim")" = victim
+expect "no state file was written" test ! -e "$work/st2/fwd.state"
 printf 'rx net_pcap0\nstate %s\n' "$state" >"$work/stateonly.conf"
 rejects "^lcmp-fwd: error: $work/stateonly.conf: 'state' needs 'trust' \(it keeps the signed generations\)$" \
   "$work/stateonly.conf"
 rejects "^lcmp-fwd: error: --flows: a power of two of at least 16, got 1000$" "$work/small.conf" --flows 1000
 rejects "^lcmp-fwd: error: --workers: expected a number up to 16, got \"x\"$" "$work/small.conf" --workers x
+rejects "^lcmp-fwd: error: --vlan: expected strip, keep or drop, got \"untag\"$" "$work/small.conf" --vlan untag
+rejects "^lcmp-fwd: error: --worker-ring: a power of two from 64 to 1048576, got 1000$" "$work/small.conf" \
+  --worker-ring 1000
 rejects "^lcmp-fwd: error: 4 lcores needed \(main, 2 worker\(s\), dispatcher\), EAL gave 2: use -l or --lcores$" \
   "$work/small.conf" --workers 2
 echo "lcmp-fwd: all pcap checks passed"
