@@ -17,7 +17,13 @@
 # * signed blobs ('trust' lines): a signed update installed; an unsigned
 #   one, one signed by an untrusted key and a replayed generation refused
 #   mid-trace with one line each, forwarding on the first tables;
-# * bad command lines and configs: one line on stderr, exit status 1.
+# * bad command lines and configs: one line on stderr, exit status 1;
+#   the config checked against its tables; default routes;
+# * every RX queue polled, the devices' own counters printed;
+# * rte_telemetry (/lcmp/*, read with dpdk-telemetry.py), the control
+#   file's cache and explain;
+# * af_packet over veth pairs in network namespaces with real UDP and TCP
+#   traffic (frontends/dpdk/tests/netns.sh), where namespaces can be made.
 set -euo pipefail
 source scripts/lib.sh
 if ! pkg-config --exists libdpdk 2>/dev/null; then
@@ -27,6 +33,9 @@ fi
 # statements), the pcap generator and checker (Python 3, standard library
 # only) and OpenSSL's CLI (the test signs key-rotation statements with it).
 ensure_apt make python3 libsodium-dev openssl
+# DPDK's telemetry client (dpdk-telemetry.py), and the namespace run's
+# tools (ip, nstat; ethtool).
+ensure_apt dpdk-dev iproute2 ethtool
 expect "pkg-config finds libdpdk" pkg-config --exists libdpdk
 echo "DPDK $(pkg-config --modversion libdpdk)"
 
@@ -562,4 +571,12 @@ wait "$first"
 expect "the second instance exits with status 1 ($status)" test "$status" -eq 1
 expect_line "$work/second.err" -xE "lcmp-fwd: error: EAL: another DPDK process \(pid [0-9]+\) runs with --file-prefix lcmp-test-$$: give each instance its own --file-prefix"
 expect "no 'already stopped' at a normal exit" bash -c "! grep -q 'already stopped' '$work/first.err'"
+echo "--- af_packet over veth pairs in network namespaces: real UDP and TCP"
+status=0
+frontends/dpdk/tests/netns.sh "$fwd" "$work" "$work/t1.bin" "$c0" "$c1" || status=$?
+if [ "$status" -eq 2 ]; then
+  echo "(skipped: this container cannot create network namespaces)"
+elif [ "$status" -ne 0 ]; then
+  exit 1
+fi
 echo "lcmp-fwd: all pcap checks passed"
