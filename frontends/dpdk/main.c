@@ -1707,6 +1707,9 @@ worker_main(void *arg)
 
 		for (tries = 0; tries < 1000 && w->txq[p].n != 0; tries++)
 			tx_flush(w, p);
+		/* What TX still refuses at exit is dropped, and counted
+		 * (tx_full), so that rx = tx + dropped holds at exit too. */
+		INC(w->stats.tx_full, w->txq[p].n);
 		while (w->txq[p].n != 0)
 			rte_pktmbuf_free(w->txq[p].pkts[--w->txq[p].n]);
 	}
