@@ -561,7 +561,8 @@ timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@$c0,1@$c1" --file-prefix
   --vdev "net_pcap1,tx_pcap=$work/first1.pcap" --vdev "net_pcap2,tx_pcap=$work/first2.pcap" \
   -- -c "$work/small.conf" --control "$work/ctl-first" --stats-ms 0 >"$work/first.out" 2>"$work/first.err" &
 first=$!
-for _ in $(seq 100); do grep -q '^lcmp-fwd: tables shared' "$work/first.out" && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q '^lcmp-fwd: tables shared' "$work/first.out" && break; sleep 0.1; done
+expect_line "$work/first.out" -F "lcmp-fwd: tables shared"
 status=0
 timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@$c0,1@$c1" --file-prefix "lcmp-test-$$" \
   --log-level=lib.eal:crit --vdev "net_pcap0,rx_pcap=$work/in.pcap" -- -c "$work/small.conf" \
@@ -575,7 +576,7 @@ echo "--- af_packet over veth pairs in network namespaces: real UDP and TCP"
 status=0
 frontends/dpdk/tests/netns.sh "$fwd" "$work" "$work/t1.bin" "$c0" "$c1" || status=$?
 if [ "$status" -eq 2 ]; then
-  echo "(skipped: this container cannot create network namespaces)"
+  echo "(skipped: this machine cannot create network namespaces or veth pairs)"
 elif [ "$status" -ne 0 ]; then
   exit 1
 fi

@@ -49,7 +49,10 @@ inf() { ip netns exec "$nsf" "$@"; }
 for ns in "$ns1" "$ns2" "$nsf"; do
   ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 done
-ip link add in0 netns "$nsf" type veth peer name eth0 netns "$ns1"
+if ! ip link add in0 netns "$nsf" type veth peer name eth0 netns "$ns1" 2>/dev/null; then
+  echo "netns: cannot create a veth pair here (ip link add type veth)"
+  exit 2
+fi
 ip link add out0 netns "$nsf" type veth peer name eth0 netns "$ns2"
 ip link add r1 netns "$ns1" type veth peer name r2 netns "$ns2"
 for l in in0 out0 lo; do inf ip link set "$l" up; done
