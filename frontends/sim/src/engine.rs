@@ -5,10 +5,10 @@
 //!
 //! 1. `sample_queues`: at the sampling cadence (default 1 ms) every DCI
 //!    switch's decider is fed the depth of each of its egress queues
-//!    ([`Decider::sample`]).
+//!    ([`Decider::sample`](lcmp_decide::Decider::sample)).
 //! 2. `admit_arrivals`: flows that start in the step are routed hop by
 //!    hop: at each switch the real decider picks the egress port for
-//!    group = destination DC ([`Decider::on_packet`]), until the flow
+//!    group = destination DC ([`Decider::on_packet`](lcmp_decide::Decider::on_packet)), until the flow
 //!    reaches its destination. (All hops are decided at the flow's start
 //!    time; see the limits in `docs/simulator.md`.)
 //! 3. `set_rates`: senders get rates: before one path RTT a flow sends at
@@ -35,17 +35,12 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
-use lcmp_decide::{Addresses, Decider, DeciderConfig, FlowKey, GroupId, Instant, Scheme};
+use lcmp_decide::{Addresses, FlowKey, GroupId, Instant, Scheme};
 
+use crate::dci::{self, Switch};
 use crate::network::Network;
 
 mod fair_share;
-
-/// Ports per simulated switch (the core's maximum).
-const PORTS: usize = 64;
-/// Flow-cache slots per simulated switch.
-const FLOWS: usize = 1 << 15;
-type Switch = Decider<PORTS, FLOWS>;
 
 /// One flow to simulate.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -339,7 +334,7 @@ struct Link {
     bytes_per_step: f64,
 }
 
-/// Runs `flows` over `net`, every switch a real [`Decider`] with `cfg.scheme`.
+/// Runs `flows` over `net`, every switch a real [`Decider`](lcmp_decide::Decider) with `cfg.scheme`.
 /// `window_us` only scopes [`LinkOutcome::bytes_in_window`].
 pub fn run(net: &Network, cfg: &EngineConfig, specs: &[FlowSpec], window_us: f64) -> RunOutput {
     let mut engine = Engine::new(
@@ -381,26 +376,7 @@ impl<'a> Engine<'a> {
         specs: Cow<'a, [FlowSpec]>,
         window_us: f64,
     ) -> Self {
-        let switches = net
-            .tables
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let seed = cfg
-                    .hash_seed
-                    .wrapping_mul(0x9E37_79B9)
-                    .wrapping_add((i as u32).wrapping_mul(0x85EB_CA6B));
-                let mut d = Box::new(Switch::new(
-                    DeciderConfig::DEFAULT
-                        .with_scheme(cfg.scheme)
-                        .with_seed(seed),
-                ));
-                // `Network::new` built these with `build_tables`, which
-                // compiles them; a failure here would be a tables bug.
-                let _ = d.install(t);
-                d
-            })
-            .collect();
+        let switches = dci::switches(&net, cfg.scheme, cfg.hash_seed);
         let dt_s = f64::from(cfg.dt_us) * 1e-6;
         let links = net
             .links
@@ -457,12 +433,12 @@ impl<'a> Engine<'a> {
         let (Some(sw), Some(ports)) = (self.switches.get_mut(s), self.net.port_links.get(s)) else {
             return;
         };
-        for (p, link) in ports.iter().enumerate() {
-            if let Some(l) = link {
-                let depth = self.links[*l].backlog;
-                let _ = sw.sample(now, lcmp_decide::PortId(p as u8), depth);
-            }
-        }
+        let links = &self.links;
+        let depths = ports
+            .iter()
+            .enumerate()
+            .filter_map(|(p, link)| link.map(|l| (p as u8, links[l].backlog)));
+        dci::sample(sw, now, depths);
     }
 
     /// The artifact node number of a host (`DC index * hosts + host`).
@@ -546,7 +522,7 @@ impl<'a> Engine<'a> {
         let spec = self.specs[i];
         let f = self.flows.len() as u32;
         let ideal_us = self.ideal_us(&spec);
-        let now = Instant::from_ticks(spec.start_us as u64 as u32);
+        let now = dci::instant_at_us(spec.start_us as u64);
         let route = self.routes(&spec, now);
         let host = self.net.index(spec.src_dc).unwrap_or(0)
             * usize::from(self.cfg.hosts_per_dc.max(1))
@@ -669,7 +645,7 @@ impl<'a> Engine<'a> {
         let sample_every = u64::from(self.cfg.sample_us.max(1));
         let now_us = t0 as u64;
         if now_us >= st.next_sample_us {
-            self.sample_all(Instant::from_ticks(now_us as u32));
+            self.sample_all(dci::instant_at_us(now_us));
             st.next_sample_us = (now_us / sample_every + 1) * sample_every;
             self.fair_dirty = true;
         }

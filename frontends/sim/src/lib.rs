@@ -47,6 +47,7 @@
 
 #[cfg(feature = "cli")]
 pub mod cli;
+mod dci;
 pub mod engine;
 pub mod error;
 pub mod experiment;
