@@ -57,6 +57,7 @@ pub mod packet;
 pub mod plot;
 pub mod report;
 pub mod rng;
+pub mod run;
 pub mod stats;
 #[cfg(feature = "cli")]
 pub mod sweep;

@@ -48,11 +48,11 @@ use lcmp_decide::{FlowKey, GroupId, Instant, Scheme};
 use serde::{Deserialize, Serialize};
 
 use crate::dci::{self, Switch};
-use crate::engine::{
+use crate::network::Network;
+use crate::run::{
     artifact_flow_id, artifact_ip, AckPath, EngineConfig, FlowIdentity, FlowOutcome, FlowSpec,
     LinkOutcome, RunOutput, ARTIFACT_DPORT,
 };
-use crate::network::Network;
 
 pub mod dcqcn;
 mod fabric;
@@ -340,7 +340,7 @@ impl<'a> Sim<'a> {
             .map(|s| FlowOutcome {
                 path: Vec::new(),
                 fct_us: None,
-                ideal_us: crate::engine::ideal_us(net, cfg, s),
+                ideal_us: crate::run::ideal_us(net, cfg, s),
             })
             .collect();
         Sim {
@@ -1330,7 +1330,7 @@ mod test {
 
 #[cfg(test)]
 mod ideal_test {
-    use crate::engine::{ideal_us, EngineConfig, FlowSpec, IdealFct};
+    use crate::run::{ideal_us, EngineConfig, FlowSpec, IdealFct};
     use lcmp_tables::{BuildOptions, Topology};
 
     #[test]
