@@ -14,7 +14,7 @@
 //! 3. `set_rates`: senders get rates: before one path RTT a flow sends at
 //!    its share of its host's 100 Gbps NIC (line rate if alone); after it,
 //!    congestion control has converged to a max-min fair share of the
-//!    path's links and the NIC (`fair_share`, in `engine/fair_share.rs`).
+//!    path's links and the NIC (`fair_share`, in `fluid/fair_share.rs`).
 //!    A link with a standing queue offers fair-phase flows `(1 - drain)` of
 //!    its capacity, so standing queues drain.
 //! 4. `serve`: each link serves at most its capacity's worth of bytes from
