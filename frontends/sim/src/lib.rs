@@ -11,8 +11,10 @@
 //! * [`rng`]: the seeded PCG32 generator every random draw comes from.
 //! * [`traffic`]: Poisson arrivals over an arrival window.
 //! * [`network`]: directed links and per-switch tables from a topology.
-//! * [`engine`]: the time-stepped fluid engine with FIFO queues, back-pressure
-//!   and one [`lcmp_decide::Decider`] per DCI switch.
+//! * [`run`]: what both models take and return (flows, settings,
+//!   outcomes).
+//! * [`fluid`] (also [`engine`]): the time-stepped fluid engine with FIFO
+//!   queues, back-pressure and one [`lcmp_decide::Decider`] per DCI switch.
 //! * [`packet`]: the discrete-event packet-level RoCE model (`--model
 //!   packet`): leaf-spine fabrics behind every DCI switch, PFC, ECN,
 //!   DCQCN, go-back-N and routed ACKs, a decider per DCI switch per packet.
@@ -47,7 +49,11 @@
 
 #[cfg(feature = "cli")]
 pub mod cli;
-pub mod engine;
+mod dci;
+pub mod fluid;
+/// The fluid model under its first name ([`fluid`]): `lcmp_sim::engine::run`
+/// and the run vocabulary it re-exports keep working.
+pub use fluid as engine;
 pub mod error;
 pub mod experiment;
 pub mod network;
@@ -56,6 +62,7 @@ pub mod packet;
 pub mod plot;
 pub mod report;
 pub mod rng;
+pub mod run;
 pub mod stats;
 #[cfg(feature = "cli")]
 pub mod sweep;

@@ -31,7 +31,7 @@
 //!   sender goes back to the first missing packet (go-back-N). An RTO
 //!   (not in the artifact) recovers a lost tail.
 //! * **Routing**: at a DCI switch a packet towards another DC is routed by
-//!   the switch's [`Decider`] (`on_packet` per packet, so the flow cache
+//!   the switch's [`Decider`](lcmp_decide::Decider) (`on_packet` per packet, so the flow cache
 //!   pins and refreshes flows); acknowledgements are a flow of their own,
 //!   routed back by the destination's decider. Every `sample_us` each DCI
 //!   switch's decider is fed the data bytes queued at each inter-DC port
@@ -44,14 +44,15 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use lcmp_decide::{Decider, DeciderConfig, FlowKey, GroupId, Instant, PortId, Scheme};
+use lcmp_decide::{FlowKey, GroupId, Instant, Scheme};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{
+use crate::dci::{self, Switch};
+use crate::network::Network;
+use crate::run::{
     artifact_flow_id, artifact_ip, AckPath, EngineConfig, FlowIdentity, FlowOutcome, FlowSpec,
     LinkOutcome, RunOutput, ARTIFACT_DPORT,
 };
-use crate::network::Network;
 
 pub mod dcqcn;
 mod fabric;
@@ -62,12 +63,6 @@ use dcqcn::{DcqcnParams, Rp};
 use fabric::{Fabric, NodeKind};
 use mmu::PfcAction;
 use queue::EventQueue;
-
-/// Ports per simulated decider (the core's maximum).
-const PORTS: usize = 64;
-/// Flow-cache slots per simulated decider.
-const FLOWS: usize = 1 << 15;
-type Switch = Decider<PORTS, FLOWS>;
 
 /// Picoseconds per microsecond.
 pub const PS_PER_US: u64 = 1_000_000;
@@ -276,7 +271,7 @@ struct Host {
 }
 
 /// Runs `specs` over `net` at packet level, every DCI switch a real
-/// [`Decider`] with `cfg.scheme`. `window_us` only scopes the link
+/// [`Decider`](lcmp_decide::Decider) with `cfg.scheme`. `window_us` only scopes the link
 /// statistics. The result has the fluid engine's shape, with
 /// [`RunOutput::packet`] set.
 pub fn run(net: &Network, cfg: &EngineConfig, specs: &[FlowSpec], window_us: f64) -> RunOutput {
@@ -326,23 +321,7 @@ impl<'a> Sim<'a> {
     fn new(net: &'a Network, cfg: &'a EngineConfig, specs: &'a [FlowSpec], window_us: f64) -> Self {
         let pc = &cfg.packet;
         let fab = Fabric::new(net, cfg);
-        let deciders = net
-            .tables
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let mut dc = DeciderConfig::DEFAULT;
-                dc.scheme = cfg.scheme;
-                dc.seed = cfg
-                    .hash_seed
-                    .wrapping_mul(0x9E37_79B9)
-                    .wrapping_add((i as u32).wrapping_mul(0x85EB_CA6B));
-                let mut d = Box::new(Switch::new(dc));
-                // `Network::new` built these with `build_tables`.
-                let _ = d.install(t);
-                d
-            })
-            .collect();
+        let deciders = dci::switches(net, cfg.scheme, cfg.hash_seed);
         let hosts = (0..fab.nodes.len())
             .map(|_| Host {
                 ready: BinaryHeap::new(),
@@ -361,7 +340,7 @@ impl<'a> Sim<'a> {
             .map(|s| FlowOutcome {
                 path: Vec::new(),
                 fct_us: None,
-                ideal_us: crate::engine::ideal_us(net, cfg, s),
+                ideal_us: crate::run::ideal_us(net, cfg, s),
             })
             .collect();
         Sim {
@@ -460,7 +439,7 @@ impl<'a> Sim<'a> {
     }
 
     fn instant(&self) -> Instant {
-        Instant::from_ticks((self.now / PS_PER_US) as u32)
+        dci::instant_at_us(self.now / PS_PER_US)
     }
 
     fn sample_all(&mut self) {
@@ -477,11 +456,12 @@ impl<'a> Sim<'a> {
     fn sample_switch(&mut self, d: usize) {
         let now = self.instant();
         let node = self.fab.dci[d];
-        for &(core, port) in &self.fab.core_ports[d] {
-            let depth = self.fab.port(node, port).map_or(0, |p| p.data_bytes);
-            if let Some(sw) = self.deciders.get_mut(d) {
-                let _ = sw.sample(now, PortId(core), depth);
-            }
+        let fab = &self.fab;
+        let depths = fab.core_ports[d]
+            .iter()
+            .map(|&(core, port)| (core, fab.port(node, port).map_or(0, |p| p.data_bytes)));
+        if let Some(sw) = self.deciders.get_mut(d) {
+            dci::sample(sw, now, depths);
         }
     }
 
@@ -1350,7 +1330,7 @@ mod test {
 
 #[cfg(test)]
 mod ideal_test {
-    use crate::engine::{ideal_us, EngineConfig, FlowSpec, IdealFct};
+    use crate::run::{ideal_us, EngineConfig, FlowSpec, IdealFct};
     use lcmp_tables::{BuildOptions, Topology};
 
     #[test]
