@@ -371,6 +371,15 @@ for case in "t2.bin:$refused_unsigned" "t2.other:$refused_other" "t1.signed:$ref
     --replay "$work/replay1.txt" "$work/refused-$blob"/out-*.pcap
 done
 
+# Unsigned mode: another switch's tables (DC2's, generation 2) mid-trace
+# are refused against the config (its route groups), counted 'config',
+# every packet on the first tables.
+run wrongsw 1 --install-after "1500:$work/t2dc2.bin"
+expect_line "$work/wrongsw.err" -xE "lcmp-fwd: $work/fwd.conf:[0-9]+: .* \($work/t2dc2.bin\)"
+expect_line "$work/wrongsw.stats" -xE "exit: installs: published=1 refused=1 read=0 blob=0 signature=0 rollback=0 config=1 state=0"
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/wrongsw.stats" \
+  --replay "$work/replay1.txt" "$work/wrongsw"/out-*.pcap
+
 echo "--- the floor survives a restart (state file); key rotation through the control file"
 # state.conf: signed1.conf (key k trusted, t1.signed at start) with a state
 # file. t2 (generation 2) installed: the state file keeps k's floor 2.
