@@ -4,6 +4,8 @@
 
 use heapless::Vec;
 
+// The description's types compile into this module's; the description
+// imports nothing back (one direction, as the layers above the core).
 use super::description::{Params, PortConfig, QueueThresholds, Tables};
 use super::ids::*;
 use crate::cost::{delay_score, link_cap_score, path_cost};
@@ -11,6 +13,39 @@ use crate::estimator::queue::QueueScale;
 use crate::Error;
 
 impl Tables {
+    /// Validates the tables for a decider with `port_capacity` ports and
+    /// precomputes every candidate's `delayScore`, `linkCapScore` and
+    /// `C_path`, into a new value. [`Tables::compile_into`] does the same in
+    /// place, without a `CompiledTables` (about 19 KiB) on the stack.
+    pub fn compile(&self, port_capacity: usize) -> Result<CompiledTables, Error> {
+        let mut out = CompiledTables::new();
+        self.compile_into(port_capacity, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Tables::compile`] into existing memory: validates first
+    /// ([`Tables::validate`]); on error `out` is unchanged, on success it is
+    /// rebuilt in place (nothing of its previous contents remains). Needs
+    /// well under 1 KiB of stack whatever the size of the tables.
+    ///
+    /// ```
+    /// # use lcmp_decide::{GroupId, Tables};
+    /// let mut compiled = Tables::paper_defaults().compile(8).unwrap();
+    /// let mut bad = Tables::paper_defaults();
+    /// bad.levels.clear();
+    /// assert!(bad.compile_into(8, &mut compiled).is_err());
+    /// assert_eq!(compiled, Tables::paper_defaults().compile(8).unwrap());
+    /// ```
+    pub fn compile_into(
+        &self,
+        port_capacity: usize,
+        out: &mut CompiledTables,
+    ) -> Result<(), Error> {
+        self.validate(port_capacity)?;
+        self.compile_validated(out);
+        Ok(())
+    }
+
     /// The infallible half of [`Tables::compile_into`], for tables that
     /// passed [`Tables::validate`]: rebuilds `out` in place. (On tables that
     /// did not, it still writes something without panicking, but not
