@@ -1321,15 +1321,15 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  *   lcmp_explain                             1412          4769
  *   lcmp_set_port                              40            74
  *   lcmp_gc                                    56         20634
- *   lcmp_install                             1908         30683
- *   lcmp_install_signed                      6440       1958722
+ *   lcmp_install                             1908         30731
+ *   lcmp_install_signed                      6440       1958770
  *   lcmp_install_signed:replay               2948        117250
  *   lcmp_install_signed:refused              2948        116294
  *   lcmp_decider_init                         184         13473
  *   lcmp_tables_install                      1868         18672
  *   lcmp_tables_install_signed               6400       1946733
  *   lcmp_tables_install_signed:refused       2956        116300
- *   lcmp_use_tables                           252         12054
+ *   lcmp_use_tables                           244         12102
  *   lcmp_release_tables                         8            37
  *   lcmp_decider_init_shared                  184          2042
  *   lcmp_tables_init                           48           251
