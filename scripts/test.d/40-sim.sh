@@ -65,3 +65,6 @@ if [ "$(wc -l <"$out")" -ne 1 ] || ! grep -q '^lcmp: error: .*no-such-topology' 
   echo "a bad topology's error is not one 'lcmp: error: ... no-such-topology' line" >&2
   exit 1
 fi
+# No import circle between lcmp-sim's modules (issue 31 item 4: the fluid
+# and packet models, the run vocabulary, the command line and the sweep).
+expect "no import circle in lcmp-sim" python3 scripts/module-circles.py frontends/sim/src

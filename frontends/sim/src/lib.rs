@@ -48,6 +48,8 @@
 #![deny(missing_docs)]
 
 #[cfg(feature = "cli")]
+pub mod args;
+#[cfg(feature = "cli")]
 pub mod cli;
 mod dci;
 pub mod fluid;
