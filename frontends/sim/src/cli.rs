@@ -60,6 +60,8 @@ pub struct EchoConfig {
     pub sampling: String,
     /// `fluid` or `packet`.
     pub model: String,
+    /// The commit the simulator was built from ([`crate::COMMIT`]).
+    pub commit: String,
     /// `--label`, if given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -69,7 +71,7 @@ pub struct EchoConfig {
 
 /// One line naming what decides a run's regime: the model, the preset,
 /// the profile, the delay saturation, the idle timeout, the window(s),
-/// the seeds and the command line.
+/// the seeds, the commit and the command line.
 #[must_use]
 pub fn run_label(args: &SimArgs, exp: &Experiment) -> String {
     let model = match exp.engine.model {
@@ -96,10 +98,11 @@ pub fn run_label(args: &SimArgs, exp: &Experiment) -> String {
         _ => "none".into(),
     };
     format!(
-        "model {model}; preset {preset}; profile {}; saturation {saturation}; idle timeout {} ms; window {} s; seeds {seeds}; command: lcmp sim {}",
+        "model {model}; preset {preset}; profile {}; saturation {saturation}; idle timeout {} ms; window {} s; seeds {seeds}; commit {}; command: lcmp sim {}",
         args.profile.as_deref().unwrap_or(if preset == "artifact" { "artifact's" } else { "paper" }),
         exp.tables.params.idle_timeout_ticks / 1000,
         windows.join("/"),
+        crate::COMMIT,
         to_args(args).join(" ")
     )
 }
@@ -232,6 +235,7 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
                 Model::Packet => "packet",
             }
             .into(),
+            commit: crate::COMMIT.into(),
             label: args.label.clone(),
             wall_time_s: wall,
         };
