@@ -48,6 +48,8 @@
 #![deny(missing_docs)]
 
 #[cfg(feature = "cli")]
+pub mod args;
+#[cfg(feature = "cli")]
 pub mod cli;
 mod dci;
 pub mod fluid;
@@ -71,3 +73,11 @@ pub mod vs_artifact;
 pub mod workload;
 
 pub use error::SimError;
+
+/// The commit this crate was built from (`git rev-parse --short=12 HEAD`
+/// at build time, by `build.rs`), or `unknown` outside a git checkout:
+/// every run's text header and JSON `config` carry it.
+pub const COMMIT: &str = match option_env!("LCMP_SIM_COMMIT") {
+    Some(c) => c,
+    None => "unknown",
+};

@@ -127,7 +127,7 @@ pub struct EngineConfig {
     /// ([`crate::packet`]).
     pub model: Model,
     /// The packet model's settings (unused by the fluid engine).
-    pub packet: crate::packet::PacketConfig,
+    pub packet: crate::packet::config::PacketConfig,
 }
 
 /// The simulation model of a run.
@@ -202,7 +202,7 @@ impl Default for EngineConfig {
             flow_id: FlowIdentity::FiveTuple,
             sample_on_decision: false,
             model: Model::Fluid,
-            packet: crate::packet::PacketConfig::DEFAULT,
+            packet: crate::packet::config::PacketConfig::DEFAULT,
         }
     }
 }
@@ -261,7 +261,7 @@ pub struct RunOutput {
     /// Whether every queue stayed within `0..=buffer` at every step.
     pub queues_within_buffer: bool,
     /// The packet model's counters (`None` for the fluid engine).
-    pub packet: Option<crate::packet::PacketStats>,
+    pub packet: Option<crate::packet::config::PacketStats>,
 }
 
 /// A flow's ideal FCT, microseconds ([`IdealFct`]); both models divide by
