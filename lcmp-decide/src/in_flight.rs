@@ -411,6 +411,20 @@ mod test {
         assert!(!p.may_move(t(100 + 420_000), old, true));
     }
 
+    /// The window round-trips; unknown stays unknown; a window too long
+    /// for `u32` is clamped below the one value that means unknown (so a
+    /// saturated window still lets a flow move once it is that old).
+    #[test]
+    fn windows_known_unknown_and_saturated() {
+        assert_eq!(Window::new(Some(0)).ticks(), Some(0));
+        assert_eq!(Window::new(Some(20_000)).ticks(), Some(20_000));
+        assert_eq!(Window::new(Some(u32::MAX - 1)).ticks(), Some(u32::MAX - 1));
+        assert_eq!(Window::new(Some(u32::MAX)).ticks(), Some(u32::MAX - 1));
+        assert_eq!(Window::new(None).ticks(), None);
+        assert_eq!(Window::ZERO.ticks(), Some(0));
+        assert_eq!(Window::UNKNOWN.ticks(), None);
+    }
+
     #[test]
     fn down_unlisted_and_unknown_units() {
         let p = port();
