@@ -97,6 +97,42 @@ fn figures_and_json_are_written() {
         let svg = std::fs::read_to_string(f).expect("readable");
         assert!(svg.starts_with("<svg") && svg.contains("lcmp"), "{f}");
     }
+    // A scheme keeps its colour without the schemes before it (a merged
+    // figure of some runs), and the legend is right of the chart (x past
+    // 940 px), where it hides no curve.
+    let slowdown = |rs: &[lcmp_sim::stats::RunResult], sub: &str| {
+        let d = dir.join(sub);
+        lcmp_sim::plot::write_all(&d, "test", rs).expect("written");
+        std::fs::read_to_string(d.join("slowdown-30.svg")).expect("readable")
+    };
+    let stroke_of = |svg: &str, scheme: &str| -> String {
+        // The legend row: the line sample just before the scheme's label.
+        let at = svg
+            .find(&format!(">\n{scheme}\n</text>"))
+            .expect("a legend label");
+        let before = &svg[..at];
+        let line = before.rfind("<polyline").expect("a legend line");
+        let stroke = before[line..].find("stroke=\"").expect("a stroke") + line + 8;
+        before[stroke..stroke + 18].to_string()
+    };
+    let all = slowdown(&results, "all");
+    let lcmp_only: Vec<_> = results
+        .iter()
+        .filter(|r| r.scheme == "lcmp")
+        .cloned()
+        .collect();
+    let alone = slowdown(&lcmp_only, "alone");
+    assert_eq!(stroke_of(&all, "lcmp"), stroke_of(&alone, "lcmp"));
+    assert_ne!(stroke_of(&all, "lcmp"), stroke_of(&all, "ecmp"));
+    let label = all.find(">\nlcmp\n</text>").expect("legend label");
+    let text = all[..label].rfind("<text").expect("a text element");
+    let x: f64 = all[text..label]
+        .split("x=\"")
+        .nth(1)
+        .and_then(|t| t.split('"').next())
+        .and_then(|t| t.parse().ok())
+        .expect("an x coordinate");
+    assert!(x > 940.0, "legend at x = {x}");
     let _ = std::fs::remove_dir_all(&dir);
     let v = serde_json::to_value(lcmp_sim::report::summarise(&results)).expect("json");
     assert!(v[0]["links"][0]["utilisation"]["mean"].is_number());
