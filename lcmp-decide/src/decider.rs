@@ -184,6 +184,22 @@ fn bump(counter: &mut u64) {
     *counter = counter.saturating_add(1);
 }
 
+/// Whether a flow last seen on `port` at `last_seen` may move at `now`
+/// (the in-flight bound of `port`, under its liveness).
+fn may_move_on(
+    ports: &[PortState],
+    in_flight: &[InFlight],
+    now: Instant,
+    port: PortId,
+    last_seen: Instant,
+) -> bool {
+    let i = usize::from(port.0);
+    let up = ports.get(i).is_some_and(PortState::is_up);
+    in_flight
+        .get(i)
+        .is_some_and(|b| b.may_move(now, last_seen, up))
+}
+
 /// Packets of a burst are decided this many at a time by
 /// [`DeciderWith::on_packets`] (DPDK's `rte_eth_rx_burst` default).
 pub const BURST: usize = 32;
@@ -452,6 +468,17 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
             state.set_up(up);
         }
         Ok(())
+    }
+
+    /// Whether a flow whose last packet left on `port` at `last_seen` could
+    /// be moved at `now` without reordering it: the predicate by which a
+    /// full cache reuses an active flow's entry (`Counters::reclaimed`;
+    /// docs/design.md, "The in-order promise"). A port out of range may
+    /// not be moved from. A data plane that reuses its own flow state by
+    /// idle time (the Tofino export's pin cells) reads its safe gap from
+    /// here.
+    pub fn may_move(&self, now: Instant, port: PortId, last_seen: Instant) -> bool {
+        may_move_on(&self.ports, &self.in_flight, now, port, last_seen)
     }
 
     /// A port's monitor state.
@@ -737,13 +764,7 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     #[cold]
     fn reclaim(&mut self, now: Instant, fingerprint: u64, port: PortId) -> bool {
         let (ports, in_flight) = (&self.ports, &self.in_flight);
-        let may_move = |p: PortId, last_seen: Instant| {
-            let i = usize::from(p.0);
-            let up = ports.get(i).is_some_and(PortState::is_up);
-            in_flight
-                .get(i)
-                .is_some_and(|b| b.may_move(now, last_seen, up))
-        };
+        let may_move = |p: PortId, last_seen: Instant| may_move_on(ports, in_flight, now, p, last_seen);
         self.cache.reclaim(fingerprint, port, now, may_move).is_ok()
     }
 
@@ -1263,6 +1284,14 @@ mod test {
         assert_eq!(d.counters().reclaimed, 1);
         assert_eq!(d.flow_cache().len(), 16);
         assert_eq!(d.on_packet(later, &x, GroupId(1)), Decision::Hit(PortId(0)));
+        // `may_move` is the predicate `reclaim` used: not at the drain
+        // bound, past it; at once on a down port; never on an unknown one.
+        let seen = Instant::from_ticks(1);
+        assert!(!d.may_move(Instant::from_ticks(1 + 8_389), PortId(0), seen));
+        assert!(d.may_move(later, PortId(0), seen));
+        assert!(!d.may_move(later, PortId(7), seen));
+        d.set_port_up(PortId(0), false).expect("port 0");
+        assert!(d.may_move(Instant::from_ticks(2), PortId(0), seen));
     }
 
     #[test]

@@ -145,6 +145,10 @@ pub struct PinRegisters {
     pub fail: BTreeMap<u64, PinCell>,
     /// `lcmp_clock`: the wraps of the 32-bit stamp and the last stamp.
     pub clock: Clock,
+    /// The register parameters `pin0_gap` and `pin1_gap` the agent writes
+    /// (`Agent::pin_gap_units`): a cell idle longer is reused. `None`: not
+    /// written since the program was loaded, the idle timeout (`PIN_IDLE`).
+    pub gaps: [Option<u32>; 2],
 }
 
 /// `lcmp_clock`'s one cell: `{lo: wraps << 24, hi: last stamp}`,
@@ -517,9 +521,11 @@ impl<'a> Interpreter<'a> {
         let port_mask = (1u64 << PORT_BITS) - 1;
         // meta.out_port: set_port's.
         let mut out = selected;
-        // pin0_lookup / pin1_lookup.
-        let lookup = |c: &mut PinCell| {
-            if expired(now, c.seen, idle) {
+        let [gap0, gap1] = pins.gaps.map(|g| g.unwrap_or(idle));
+        // pin0_lookup / pin1_lookup: a cell idle past its register's gap
+        // is taken.
+        let lookup = |c: &mut PinCell, gap: u32| {
+            if expired(now, c.seen, gap) {
                 *c = PinCell { sig, seen: now };
                 PinStatus::Taken
             } else if c.sig == sig {
@@ -530,20 +536,20 @@ impl<'a> Interpreter<'a> {
             }
         };
         let [way0, way1] = &mut pins.ways;
-        let st0 = lookup(way0.entry(i0).or_default());
+        let st0 = lookup(way0.entry(i0).or_default(), gap0);
         let st1 = match st0 {
             PinStatus::Hit => PinStatus::None,
             PinStatus::Taken => {
                 // pin1_find: only the flow's own live pin.
                 let c = way1.entry(i1).or_default();
-                if c.sig == sig && !expired(now, c.seen, idle) {
+                if c.sig == sig && !expired(now, c.seen, gap1) {
                     c.seen = now;
                     PinStatus::Hit
                 } else {
                     PinStatus::None
                 }
             }
-            _ => lookup(way1.entry(i1).or_default()),
+            _ => lookup(way1.entry(i1).or_default(), gap1),
         };
         tr.pin_hit = st0 == PinStatus::Hit;
         let [port0, port1] = &mut pins.ports;

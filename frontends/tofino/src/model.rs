@@ -706,6 +706,47 @@ impl Agent {
         )
     }
 
+    /// The safe gap the pin registers reuse cells by, in the data plane's
+    /// clock units (`meta.now`, 2^24 ns): the agent writes it into
+    /// `pin0_gap` and `pin1_gap` (docs/tofino.md, "Reusing idle pins").
+    ///
+    /// A cell whose flow has been idle more than `G` units may be taken
+    /// by another flow; so `G` is the smallest count of units such that the
+    /// core's own in-flight bound (`Decider::may_move`, the predicate its
+    /// full flow cache reclaims by) lets a flow move after any idle time
+    /// above `G` units on any up LCMP port: the pin cells do not record
+    /// their flow's port, so the largest port's gap applies to all. Idle
+    /// times are probed at every quarter unit up to the idle timeout, and
+    /// `G` is one unit above the longest one that may not move. At most
+    /// the idle timeout (the program's `PIN_IDLE`, the cells' default).
+    ///
+    /// Sound while the agent polls within the longest interval between
+    /// polls the core has seen (its bound's staleness margin): the data
+    /// plane keeps the last `G` until the next write.
+    pub fn pin_gap_units(&self, now: Instant) -> u32 {
+        let idle = u32::try_from(self.program().pin_idle_units()).unwrap_or(u32::MAX);
+        let tps = u128::from(self.compiled.params().ticks_per_second);
+        // Ticks of `q` quarter units (2^22 ns each), rounded up.
+        let ticks = |q: u32| -> u32 {
+            let ns = u128::from(q) << (crate::schema::CLOCK_UNIT_SHIFT - 2);
+            u32::try_from((ns * tps).div_ceil(1_000_000_000)).unwrap_or(u32::MAX)
+        };
+        let ports: Vec<PortId> = (0..MAX_PORTS as u8)
+            .map(PortId)
+            .filter(|p| self.compiled.port(*p).is_some())
+            .collect();
+        let pinned_at = |q: u32| Instant::from_ticks(now.ticks().wrapping_sub(ticks(q)));
+        // The longest idle time (in quarter units) at which a flow may not
+        // move, scanning down from the idle timeout.
+        let longest = (0..=idle.saturating_mul(4))
+            .rev()
+            .find(|&q| ports.iter().any(|&p| !self.decider.may_move(now, p, pinned_at(q))));
+        match longest {
+            None => 0,
+            Some(q) => (q / 4 + 1).min(idle),
+        }
+    }
+
     /// The pick list of a group in the current state: `P[b]` is the port
     /// of bucket `b` (empty: no route).
     ///

@@ -568,6 +568,11 @@ pub mod names {
     pub const REG_PORT1: &str = "lcmp_port1";
     /// The data plane's clock: `{wraps of the 32-bit stamp, last stamp}`.
     pub const REG_CLOCK: &str = "lcmp_clock";
+    /// The safe gap of `lcmp_pin0`'s cells (a `RegisterParam`, clock
+    /// units; the agent writes it, `Agent::pin_gap_units`).
+    pub const PARAM_GAP0: &str = "pin0_gap";
+    /// The safe gap of `lcmp_pin1`'s cells.
+    pub const PARAM_GAP1: &str = "pin1_gap";
     /// The pin-failure digest.
     pub const DIGEST_PIN_FAIL: &str = "pin_fail";
 }

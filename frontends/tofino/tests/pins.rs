@@ -192,6 +192,94 @@ fn an_expired_cell_is_taken_and_a_way_one_pin_survives_way_zero_freeing() {
     assert_eq!(ta.port, i1.ingress(&a).expect("a").port);
 }
 
+/// The agent after 3 s of 10 ms polls (past the core's two epochs) with
+/// every queue empty: the agent, the last poll's time (µs) and its pin gap.
+fn polled_agent() -> (Agent, u32, u32) {
+    let mut agent = agent();
+    let ports: Vec<lcmp_decide::PortId> = agent.tables().ports.iter().map(|p| p.id).collect();
+    let mut t_us = 0u32;
+    for _ in 0..300 {
+        t_us += 10_000;
+        for &p in &ports {
+            agent
+                .on_usage_cells(lcmp_decide::Instant::from_ticks(t_us), p, 0)
+                .expect("poll");
+        }
+    }
+    let gap = agent.pin_gap_units(lcmp_decide::Instant::from_ticks(t_us));
+    (agent, t_us, gap)
+}
+
+/// The pin cells' safe gap the agent derives from its queue polls is the
+/// core's own in-order bound (`Decider::may_move`, by which a full flow
+/// cache reclaims an entry): every idle time above it may move on every
+/// port, the unit below it may not on some port; deep queues lengthen it,
+/// and it never exceeds the idle timeout.
+#[test]
+fn the_agents_pin_gap_is_the_cores_safe_gap() {
+    let (mut agent, mut t_us, gap) = polled_agent();
+    let idle = u32::try_from(agent.program().pin_idle_units()).expect("units");
+    let unit_ns = 1u64 << lcmp_tofino::schema::CLOCK_UNIT_SHIFT;
+    let ports: Vec<lcmp_decide::PortId> = agent.tables().ports.iter().map(|p| p.id).collect();
+    let now = lcmp_decide::Instant::from_ticks(t_us);
+    assert!(gap > 0 && gap < idle, "shallow queues: gap {gap} of {idle}");
+    let unit_us = |units: u64| ((units * unit_ns) / 1_000) as u32;
+    for units in u64::from(gap)..=u64::from(idle) {
+        let seen = lcmp_decide::Instant::from_ticks(t_us - unit_us(units) - 1);
+        for &p in &ports {
+            assert!(agent.decider().may_move(now, p, seen), "{units} units, {p:?}");
+        }
+    }
+    let seen = lcmp_decide::Instant::from_ticks(t_us - unit_us(u64::from(gap) - 1));
+    assert!(ports.iter().any(|&p| !agent.decider().may_move(now, p, seen)));
+    // Deep queues (5 GB on every port): a longer gap, at most the timeout.
+    for _ in 0..3 {
+        t_us += 10_000;
+        for &p in &ports {
+            agent
+                .on_usage_cells(lcmp_decide::Instant::from_ticks(t_us), p, 40_000_000)
+                .expect("poll");
+        }
+    }
+    let deep = agent.pin_gap_units(lcmp_decide::Instant::from_ticks(t_us));
+    assert!(deep > gap && deep <= idle, "deep queues: gap {deep}, shallow {gap}");
+}
+
+/// The core's in-order reuse in the data plane: with the agent's gap
+/// written into `pin0_gap`/`pin1_gap`, a cell whose flow has been idle
+/// longer than the gap is taken by a new flow, long before the idle
+/// timeout; a cell idle for less is not, nor is one under the loaded
+/// default (the idle timeout).
+#[test]
+fn a_cell_idle_past_the_agents_safe_gap_is_reused() {
+    let (agent, _, gap) = polled_agent();
+    let program = agent.program();
+    let entries = agent.entries().expect("entries");
+    let unit_ns = 1u64 << lcmp_tofino::schema::CLOCK_UNIT_SHIFT;
+    let a = flow(1, 1000);
+    let (sa, ia) = pin_slot(&a, PIN_SLOTS);
+    let x = (2..64u32)
+        .flat_map(|src| (0..2048u16).map(move |sport| flow(src, sport)))
+        .find(|f| {
+            let (s, i) = pin_slot(f, PIN_SLOTS);
+            i == ia && s != sa
+        })
+        .expect("a way-0 collision");
+    let run = |gap: Option<u32>, after_units: u64| {
+        let i = Interpreter::new(&program, &entries);
+        let mut pins = PinRegisters {
+            gaps: [gap, gap],
+            ..PinRegisters::default()
+        };
+        let t0 = 5_000_000_000u64;
+        assert_eq!(i.packet(&mut pins, &a, t0).expect("a").ways.0, PinStatus::Taken);
+        i.packet(&mut pins, &x, t0 + after_units * unit_ns).expect("x").ways.0
+    };
+    assert_eq!(run(Some(gap), u64::from(gap) + 2), PinStatus::Taken);
+    assert_eq!(run(Some(gap), u64::from(gap) - 1), PinStatus::Busy);
+    assert_eq!(run(None, u64::from(gap) + 2), PinStatus::Busy);
+}
+
 #[test]
 fn a_dead_pinned_port_is_resubmitted_and_re_pinned() {
     let mut agent = agent();

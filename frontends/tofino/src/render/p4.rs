@@ -25,7 +25,7 @@ const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 /// name; for a register, `@@REGISTER KEY@@` is its declaration; for a
 /// digest, `@@STRUCT KEY@@`, `@@DIGEST KEY@@` and `@@PACK KEY@@` are its
 /// struct, its extern and its `pack` call.
-pub const TEMPLATE_NAMES: [(&str, &str); 14] = [
+pub const TEMPLATE_NAMES: [(&str, &str); 16] = [
     ("DST_GROUP", names::DST_GROUP),
     ("ROUTE", names::ROUTE),
     ("BUCKET", names::BUCKET),
@@ -39,6 +39,8 @@ pub const TEMPLATE_NAMES: [(&str, &str); 14] = [
     ("REG_PORT1", names::REG_PORT1),
     ("REG_CLOCK", names::REG_CLOCK),
     ("REG_FAIL", names::REG_FAIL),
+    ("PARAM_GAP0", names::PARAM_GAP0),
+    ("PARAM_GAP1", names::PARAM_GAP1),
     ("DIGEST_PIN_FAIL", names::DIGEST_PIN_FAIL),
 ];
 

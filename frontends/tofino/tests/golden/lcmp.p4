@@ -305,12 +305,19 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
 
     // Flow pins (LCMP §3.1 step 2): two ways of {signature, last seen},
     // way 0 indexed by sig[15:0], way 1 by sig[31:16]. A cell is taken
-    // only once it has expired, so live flows never evict each other. Cells
-    // start at {0, 0}, idle since the clock's start.
+    // once its flow has been idle longer than the safe gap, so no flow is
+    // moved while a packet of it may still be in flight (the core's
+    // in-order reuse): the agent computes the gap from its queue polls and
+    // the tables, as lcmp-decide does, and writes it into the register
+    // parameters (one per register: bf-p4c allows a RegisterParam in one
+    // register's actions); until it does, the gap is the idle timeout.
+    // Cells start at {0, 0}, idle since the clock's start.
+    RegisterParam<bit<32>>(PIN_IDLE) pin0_gap;
+    RegisterParam<bit<32>>(PIN_IDLE) pin1_gap;
     Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x00000000}) lcmp_pin0;
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin0) pin0_lookup = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (meta.now - v.hi > PIN_IDLE) {
+            if (meta.now - v.hi > pin0_gap.read()) {
                 v.lo = meta.sig;
                 v.hi = meta.now;
                 st = pin_status_t.TAKEN;
@@ -325,7 +332,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x00000000}) lcmp_pin1;
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin1) pin1_lookup = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (meta.now - v.hi > PIN_IDLE) {
+            if (meta.now - v.hi > pin1_gap.read()) {
                 v.lo = meta.sig;
                 v.hi = meta.now;
                 st = pin_status_t.TAKEN;
@@ -344,7 +351,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     // is output in another control flow").
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin1) pin1_find = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (v.lo == meta.sig && meta.now - v.hi <= PIN_IDLE) {
+            if (v.lo == meta.sig && meta.now - v.hi <= pin1_gap.read()) {
                 v.hi = meta.now;
                 st = pin_status_t.HIT;
             } else {

@@ -282,6 +282,27 @@ class Table:
         setattr(self, name, d[name].__get__(self))
 
 
+class RegisterParam:
+    """A `RegisterParam` as bf-rt.json describes one (bf-p4c
+    `BFRuntimeSchemaGenerator::addRegisterParam`): a keyless table with one
+    data field, `value`, written as its default entry. `entries` holds that
+    entry once written, so `snapshot` compares it too."""
+
+    def __init__(self, name, bits):
+        self.name = name
+        self.value = Field("value", bits, "data")
+        self.entries = {}
+
+    def set_default(self, value, pipe=None):
+        ok, v = self.value.parse_input("set_default", value)
+        if not ok:
+            raise BfRtTableError("{}: bad value {!r}".format(self.name, value))
+        self.entries[()] = ("$DEFAULT", (("value", v),))
+
+    def get_default(self, pipe=None):
+        return self.entries.get((), (None, ()))
+
+
 class Node:
     def __init__(self, what, children):
         self._what, self._children = what, children
@@ -314,6 +335,10 @@ def make_bfrt(decls, program="lcmp"):
             table = Table("pipe.{}.{}".format(ctl, t), keys, actions, default_only)
             children[t] = table
             tables[table.name] = table
+        for prm, pd in d.get("params", {}).items():
+            param = RegisterParam("pipe.{}.{}".format(ctl, prm), pd["bits"])
+            children[prm] = param
+            tables[param.name] = param
         controls[ctl] = Node(ctl, children)
     pipe = Node("pipe", controls)
 
@@ -327,5 +352,17 @@ def make_bfrt(decls, program="lcmp"):
 def snapshot(tables):
     """Every installed entry: (table, key, action, data), sorted."""
     return sorted(
-        (name, k, a, d) for name, t in tables.items() for k, (a, d) in t.entries.items()
+        (name, k, a, d)
+        for name, t in tables.items()
+        if not isinstance(t, RegisterParam)
+        for k, (a, d) in t.entries.items()
     )
+
+
+def params(tables):
+    """The register parameters written: name -> value."""
+    return {
+        name: dict(t.entries[()][1])["value"]
+        for name, t in tables.items()
+        if isinstance(t, RegisterParam) and () in t.entries
+    }

@@ -27,6 +27,7 @@ install the same entries.
 import copy
 import io
 import json
+import re
 import os
 import py_compile
 import sys
@@ -208,6 +209,13 @@ def check_agent(idle, trace, new):
         raise CheckError("the core failed")
     if bfrt_reader.snapshot(tables) != bfrt_reader.snapshot(want):
         raise CheckError("agent: load + polls differ from the new load")
+    # The safe gap of the pin cells: written into both pin registers'
+    # parameters, equal, and at most the idle timeout (PIN_IDLE).
+    gaps = bfrt_reader.params(tables)
+    pin_idle = int(re.search(r"PIN_IDLE = 32w(\d+)", (Path(idle) / "lcmp.p4").read_text()).group(1))
+    if sorted(gaps) != ["pipe.LcmpIngress.pin0_gap", "pipe.LcmpIngress.pin1_gap"] \
+            or len(set(gaps.values())) != 1 or not 0 <= min(gaps.values()) <= pin_idle:
+        raise CheckError(f"agent: pin gaps {gaps}, idle timeout {pin_idle}")
     if n == 0 or calls.getvalue().count("bfrt.lcmp.pipe.") != n:
         raise CheckError(f"{n} writes, printed {calls.getvalue().count('bfrt.lcmp.pipe.')}")
     sent = sum(len(p.get("digests", [])) for p in polls)
