@@ -764,7 +764,8 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     #[cold]
     fn reclaim(&mut self, now: Instant, fingerprint: u64, port: PortId) -> bool {
         let (ports, in_flight) = (&self.ports, &self.in_flight);
-        let may_move = |p: PortId, last_seen: Instant| may_move_on(ports, in_flight, now, p, last_seen);
+        let may_move =
+            |p: PortId, last_seen: Instant| may_move_on(ports, in_flight, now, p, last_seen);
         self.cache.reclaim(fingerprint, port, now, may_move).is_ok()
     }
 

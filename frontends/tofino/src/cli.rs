@@ -96,22 +96,22 @@ pub fn agent_loop(
     // The pin cells' safe gap the switch holds (`None`: the program's
     // initial PIN_IDLE), written after the entries when it changes.
     let mut held_gap: Option<u32> = None;
-    let mut write = |t_us: Option<u32>,
-                     plan: &crate::model::Plan,
-                     gap: Option<u32>|
-     -> Result<(), Error> {
-        let mut v = crate::render::bfrt::plan_json(&schema, plan);
-        if let Some(m) = v.as_object_mut() {
-            if let Some(t) = t_us {
-                m.insert("t_us".into(), t.into());
+    let mut write =
+        |t_us: Option<u32>, plan: &crate::model::Plan, gap: Option<u32>| -> Result<(), Error> {
+            let mut v = crate::render::bfrt::plan_json(&schema, plan);
+            if let Some(m) = v.as_object_mut() {
+                if let Some(t) = t_us {
+                    m.insert("t_us".into(), t.into());
+                }
+                if let (Some(g), Some(phases)) =
+                    (gap, m.get_mut("phases").and_then(|p| p.as_array_mut()))
+                {
+                    phases.push(crate::render::bfrt::pin_gap_phase(g));
+                }
             }
-            if let (Some(g), Some(phases)) = (gap, m.get_mut("phases").and_then(|p| p.as_array_mut())) {
-                phases.push(crate::render::bfrt::pin_gap_phase(g));
-            }
-        }
-        writeln!(output, "{v}").map_err(io)?;
-        output.flush().map_err(io)
-    };
+            writeln!(output, "{v}").map_err(io)?;
+            output.flush().map_err(io)
+        };
     if args.load {
         write(None, &held.load_plan(), None)?;
     }

@@ -706,9 +706,10 @@ impl Agent {
         )
     }
 
-    /// The safe gap the pin registers reuse cells by, in the data plane's
-    /// clock units (`meta.now`, 2^24 ns): the agent writes it into
-    /// `pin0_gap` and `pin1_gap` (docs/tofino.md, "Reusing idle pins").
+    /// The safe gap after which the data plane's pin cells may be reused
+    /// without reordering, in its clock units (`meta.now`, 2^24 ns): the
+    /// value the pin registers' reuse (issue 32, item 1) compares a cell's
+    /// idle time with.
     ///
     /// A cell whose flow has been idle more than `G` units may be taken
     /// by another flow; so `G` is the smallest count of units such that the
@@ -721,8 +722,8 @@ impl Agent {
     /// the idle timeout (the program's `PIN_IDLE`, the cells' default).
     ///
     /// Sound while the agent polls within the longest interval between
-    /// polls the core has seen (its bound's staleness margin): the data
-    /// plane keeps the last `G` until the next write.
+    /// polls the core has seen (its bound's staleness margin), for a data
+    /// plane that keeps the last `G` until the next write.
     pub fn pin_gap_units(&self, now: Instant) -> u32 {
         let idle = u32::try_from(self.program().pin_idle_units()).unwrap_or(u32::MAX);
         let tps = u128::from(self.compiled.params().ticks_per_second);
@@ -738,9 +739,11 @@ impl Agent {
         let pinned_at = |q: u32| Instant::from_ticks(now.ticks().wrapping_sub(ticks(q)));
         // The longest idle time (in quarter units) at which a flow may not
         // move, scanning down from the idle timeout.
-        let longest = (0..=idle.saturating_mul(4))
-            .rev()
-            .find(|&q| ports.iter().any(|&p| !self.decider.may_move(now, p, pinned_at(q))));
+        let longest = (0..=idle.saturating_mul(4)).rev().find(|&q| {
+            ports
+                .iter()
+                .any(|&p| !self.decider.may_move(now, p, pinned_at(q)))
+        });
         match longest {
             None => 0,
             Some(q) => (q / 4 + 1).min(idle),

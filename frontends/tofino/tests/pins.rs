@@ -196,18 +196,24 @@ fn an_expired_cell_is_taken_and_a_way_one_pin_survives_way_zero_freeing() {
 /// every queue empty: the agent, the last poll's time (µs) and its pin gap.
 fn polled_agent() -> (Agent, u32, u32) {
     let mut agent = agent();
+    let t_us = poll(&mut agent, 0, 300, 0);
+    let gap = agent.pin_gap_units(lcmp_decide::Instant::from_ticks(t_us));
+    (agent, t_us, gap)
+}
+
+/// `polls` polls 10 ms apart after `t_us`, every LCMP port at `cells`; the
+/// last poll's time.
+fn poll(agent: &mut Agent, mut t_us: u32, polls: u32, cells: u64) -> u32 {
     let ports: Vec<lcmp_decide::PortId> = agent.tables().ports.iter().map(|p| p.id).collect();
-    let mut t_us = 0u32;
-    for _ in 0..300 {
+    for _ in 0..polls {
         t_us += 10_000;
         for &p in &ports {
             agent
-                .on_usage_cells(lcmp_decide::Instant::from_ticks(t_us), p, 0)
+                .on_usage_cells(lcmp_decide::Instant::from_ticks(t_us), p, cells)
                 .expect("poll");
         }
     }
-    let gap = agent.pin_gap_units(lcmp_decide::Instant::from_ticks(t_us));
-    (agent, t_us, gap)
+    t_us
 }
 
 /// The pin cells' safe gap the agent derives from its queue polls is the
@@ -217,7 +223,7 @@ fn polled_agent() -> (Agent, u32, u32) {
 /// and it never exceeds the idle timeout.
 #[test]
 fn the_agents_pin_gap_is_the_cores_safe_gap() {
-    let (mut agent, mut t_us, gap) = polled_agent();
+    let (mut agent, t_us, gap) = polled_agent();
     let idle = u32::try_from(agent.program().pin_idle_units()).expect("units");
     let unit_ns = 1u64 << lcmp_tofino::schema::CLOCK_UNIT_SHIFT;
     let ports: Vec<lcmp_decide::PortId> = agent.tables().ports.iter().map(|p| p.id).collect();
@@ -227,22 +233,23 @@ fn the_agents_pin_gap_is_the_cores_safe_gap() {
     for units in u64::from(gap)..=u64::from(idle) {
         let seen = lcmp_decide::Instant::from_ticks(t_us - unit_us(units) - 1);
         for &p in &ports {
-            assert!(agent.decider().may_move(now, p, seen), "{units} units, {p:?}");
+            assert!(
+                agent.decider().may_move(now, p, seen),
+                "{units} units, {p:?}"
+            );
         }
     }
     let seen = lcmp_decide::Instant::from_ticks(t_us - unit_us(u64::from(gap) - 1));
-    assert!(ports.iter().any(|&p| !agent.decider().may_move(now, p, seen)));
+    assert!(ports
+        .iter()
+        .any(|&p| !agent.decider().may_move(now, p, seen)));
     // Deep queues (5 GB on every port): a longer gap, at most the timeout.
-    for _ in 0..3 {
-        t_us += 10_000;
-        for &p in &ports {
-            agent
-                .on_usage_cells(lcmp_decide::Instant::from_ticks(t_us), p, 40_000_000)
-                .expect("poll");
-        }
-    }
+    let t_us = poll(&mut agent, t_us, 3, 40_000_000);
     let deep = agent.pin_gap_units(lcmp_decide::Instant::from_ticks(t_us));
-    assert!(deep > gap && deep <= idle, "deep queues: gap {deep}, shallow {gap}");
+    assert!(
+        deep > gap && deep <= idle,
+        "deep queues: gap {deep}, shallow {gap}"
+    );
 }
 
 /// The core's in-order reuse in the data plane: with the agent's gap
@@ -272,8 +279,14 @@ fn a_cell_idle_past_the_agents_safe_gap_is_reused() {
             ..PinRegisters::default()
         };
         let t0 = 5_000_000_000u64;
-        assert_eq!(i.packet(&mut pins, &a, t0).expect("a").ways.0, PinStatus::Taken);
-        i.packet(&mut pins, &x, t0 + after_units * unit_ns).expect("x").ways.0
+        assert_eq!(
+            i.packet(&mut pins, &a, t0).expect("a").ways.0,
+            PinStatus::Taken
+        );
+        i.packet(&mut pins, &x, t0 + after_units * unit_ns)
+            .expect("x")
+            .ways
+            .0
     };
     assert_eq!(run(Some(gap), u64::from(gap) + 2), PinStatus::Taken);
     assert_eq!(run(Some(gap), u64::from(gap) - 1), PinStatus::Busy);
