@@ -573,6 +573,8 @@ pub mod names {
     pub const PARAM_GAP0: &str = "pin0_gap";
     /// The safe gap of `lcmp_pin1`'s cells.
     pub const PARAM_GAP1: &str = "pin1_gap";
+    /// The pin-failure digests' rate limit (a one-cell packet `Meter`).
+    pub const METER_DIGEST: &str = "digest_meter";
     /// The pin-failure digest.
     pub const DIGEST_PIN_FAIL: &str = "pin_fail";
 }

@@ -7,7 +7,9 @@
 
 use lcmp_decide::{DeciderConfig, HashAlgorithm, Scheme};
 use lcmp_tofino::hash::Headers;
-use lcmp_tofino::interp::{pin_indices, pin_slot, Interpreter, PinRegisters, PinStatus};
+use lcmp_tofino::interp::{
+    pin_indices, pin_slot, DigestMeter, Interpreter, PinRegisters, PinStatus,
+};
 use lcmp_tofino::model::Match;
 use lcmp_tofino::schema::names;
 use lcmp_tofino::{Agent, EntrySet, ExportOptions, Program};
@@ -484,6 +486,56 @@ fn the_pin_failure_digest_is_sent_once_per_flow_and_timeout() {
         later += usize::from(interp.packet(&mut pins, &c, at).expect("c").digest);
     }
     assert_eq!(later, 1);
+}
+
+/// A digest storm: 3 000 live flows over 512 pin cells, each sending a
+/// packet every 10 ms for 0.5 s, interleaved; most find no cell and most of
+/// those share a cell of the digest filter with another, so without the
+/// meter nearly every interleaved packet sends a digest. The meter (200
+/// packets per second, burst 20, as the agent configures it) holds the
+/// digests to its burst plus its rate, whatever the collisions.
+#[test]
+fn thousands_of_colliding_unpinned_flows_send_metered_digests() {
+    let (program, entries) = program_and_entries();
+    let interp = Interpreter::new(&program, &entries);
+    let flows: Vec<Headers> = (0..3_000u32)
+        .map(|i| flow(i / 500 + 1, (i % 500) as u16))
+        .collect();
+    let run = |meter: Option<DigestMeter>| {
+        let mut pins = PinRegisters {
+            digest_meter: meter,
+            ..PinRegisters::default()
+        };
+        let (mut digests, mut metered, mut unpinned) = (0u64, 0u64, 0u64);
+        for round in 0..50u64 {
+            for (i, f) in flows.iter().enumerate() {
+                let at = 1_000_000_000 + round * 10_000_000 + i as u64 * 3_000;
+                let tr = interp.packet(&mut pins, f, at).expect("packet");
+                assert!(tr.port.is_some(), "every flow is forwarded: {tr:?}");
+                digests += u64::from(tr.digest);
+                metered += u64::from(tr.metered);
+                unpinned += u64::from(tr.pin_failed && round == 49);
+            }
+        }
+        (digests, metered, unpinned)
+    };
+    let (storm, none, unpinned) = run(None);
+    assert_eq!(none, 0);
+    assert!(
+        unpinned > 2_000,
+        "{unpinned} flows unpinned in the last round"
+    );
+    assert!(storm > 50_000, "without the meter: {storm} digests");
+    let (sent, held, _) = run(Some(DigestMeter::new(200, 20)));
+    // 0.5 s of traffic: at most the burst plus half a second's rate.
+    assert!(sent <= 20 + 100 + 1, "{sent} digests sent");
+    assert!(sent >= 100, "{sent} digests sent");
+    eprintln!("digests: {storm} unmetered, {sent} metered; {unpinned} flows unpinned");
+    assert_eq!(
+        sent + held,
+        storm,
+        "the meter only holds back what the filter passed"
+    );
 }
 
 /// A packet the selection does not route (a bucket or selection miss)

@@ -40,6 +40,10 @@ pub fn render(agent: &Agent, core: &str) -> String {
         ("DIGEST_FIELDS", format!("[{}]", fields.join(", "))),
         ("CORE", core.to_string()),
         (
+            "METER",
+            format!("{}.{}", Control::Ingress.name(), names::METER_DIGEST),
+        ),
+        (
             "PERIOD_S",
             match target {
                 Target::Tofino1 | Target::Tofino2 => "0.01".to_string(),

@@ -25,7 +25,7 @@ const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 /// name; for a register, `@@REGISTER KEY@@` is its declaration; for a
 /// digest, `@@STRUCT KEY@@`, `@@DIGEST KEY@@` and `@@PACK KEY@@` are its
 /// struct, its extern and its `pack` call.
-pub const TEMPLATE_NAMES: [(&str, &str); 16] = [
+pub const TEMPLATE_NAMES: [(&str, &str); 17] = [
     ("DST_GROUP", names::DST_GROUP),
     ("ROUTE", names::ROUTE),
     ("BUCKET", names::BUCKET),
@@ -41,6 +41,7 @@ pub const TEMPLATE_NAMES: [(&str, &str); 16] = [
     ("REG_FAIL", names::REG_FAIL),
     ("PARAM_GAP0", names::PARAM_GAP0),
     ("PARAM_GAP1", names::PARAM_GAP1),
+    ("METER_DIGEST", names::METER_DIGEST),
     ("DIGEST_PIN_FAIL", names::DIGEST_PIN_FAIL),
 ];
 

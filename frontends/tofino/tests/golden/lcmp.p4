@@ -15,8 +15,8 @@
  *     stage 3: lcmp_pin0, 1 statement
  *     stage 4: lcmp_pin1, 2 statements
  *     stage 5: lcmp_port1, lcmp_fail, 1 statement
- *     stage 6: lcmp_port0, 1 statement
- *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop
+ *     stage 6: lcmp_port0, digest_meter
+ *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop, 1 statement
  *     stage 8: 5 statements
  *   LcmpEgress: 0 stages
  *   object                              kind  entries stage  SRAM  TCAM
@@ -30,10 +30,11 @@
  *   LcmpIngress.lcmp_port1          register    65536     5     9     0
  *   LcmpIngress.lcmp_fail           register     4096     5     3     0
  *   LcmpIngress.lcmp_port0          register    65536     6     9     0
+ *   LcmpIngress.digest_meter        register        1     6     2     0
  *   LcmpIngress.lcmp_port_alive        exact        6     7     1     0
  *   LcmpIngress.lcmp_member            exact       42     7     1     0
  *   LcmpIngress.lcmp_next_hop          exact      512     7     1     0
- *   SRAM 96/960 blocks (10%), TCAM 4/288 (2%) per pipe
+ *   SRAM 98/960 blocks (11%), TCAM 4/288 (2%) per pipe
  *
  * Tofino 2 (stage analysis, crate::analysis; budget 20 stages per gress):
  *   LcmpIngress: 9 stages
@@ -43,11 +44,11 @@
  *     stage 3: lcmp_pin0, 1 statement
  *     stage 4: lcmp_pin1, 2 statements
  *     stage 5: lcmp_port1, lcmp_fail, 1 statement
- *     stage 6: lcmp_port0, 1 statement
- *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop
+ *     stage 6: lcmp_port0, digest_meter
+ *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop, 1 statement
  *     stage 8: 6 statements
  *   LcmpEgress: 0 stages
- *   SRAM 96/1600 blocks (6%), TCAM 4/480 (1%) per pipe
+ *   SRAM 98/1600 blocks (7%), TCAM 4/480 (1%) per pipe
  */
 
 #include <core.p4>
@@ -160,6 +161,7 @@ struct lcmp_meta_t {
     bit<1>   way1;       // way 1 was looked up (way 0 busy)
     bit<1>   pin_hit;    // the flow follows a live pin
     bit<8>   report;     // the pin-failure filter lets this digest through
+    bit<8>   color;      // the digest meter's colour (GREEN: send)
     bit<1>   dead;       // out_port is down
     bit<1>   member;     // out_port is a candidate of the group
     bit<16>  l4_sport;
@@ -187,6 +189,7 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         meta.way1 = 0;
         meta.pin_hit = 0;
         meta.report = 0;
+        meta.color = 0;
         meta.dead = 0;
         meta.member = 0;
         meta.out_port = 0;
@@ -395,6 +398,13 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             }
         }
     };
+
+    // The digests' rate limit: one packet meter per pipe, whatever the
+    // collisions in the filter above (two unpinned flows sharing a filter
+    // cell each pass it on every interleaved packet). The agent sets its
+    // rate at start (DIGEST_RATE_PPS, DIGEST_BURST in lcmp_agent.py); only
+    // GREEN packets send a digest.
+    Meter<bit<1>>(1, MeterType_t.PACKETS) digest_meter;
 
     @id(0x000001)
     action set_group(bit<16> group, bit<8> k) {
@@ -605,7 +615,10 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                 port0_write.execute(meta.sig[15:0]);
             }
             if (meta.report == 1) {
-                ig_dprsr_md.digest_type = LCMP_DIGEST_PIN_FAIL;
+                meta.color = digest_meter.execute(0);
+                if (meta.color == (bit<8>)MeterColor_t.GREEN) {
+                    ig_dprsr_md.digest_type = LCMP_DIGEST_PIN_FAIL;
+                }
             }
             lcmp_port_alive.apply();
             lcmp_member.apply();

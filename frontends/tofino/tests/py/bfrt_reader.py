@@ -292,6 +292,7 @@ class RegisterParam:
         self.name = name
         self.value = Field("value", bits, "data")
         self.entries = {}
+        self.errors = []
 
     def set_default(self, value, pipe=None):
         ok, v = self.value.parse_input("set_default", value)
@@ -301,6 +302,35 @@ class RegisterParam:
 
     def get_default(self, pipe=None):
         return self.entries.get((), (None, ()))
+
+
+class Meter:
+    """An indirect `Meter` as bf-rt.json describes one: key `$METER_INDEX`,
+    data `$METER_SPEC_{CIR,PIR}_PPS` and `$METER_SPEC_{CBS,PBS}_PKTS` for a
+    packet meter; bfrt_python's `mod` takes them without the `$`."""
+
+    SPEC = ("CIR_PPS", "PIR_PPS", "CBS_PKTS", "PBS_PKTS")
+
+    def __init__(self, name, size):
+        self.name = name
+        self.index = Field("$METER_INDEX", max(1, (size - 1).bit_length()), "key", "EXACT")
+        self.data = {s: Field("$METER_SPEC_" + s, 64, "data") for s in self.SPEC}
+        self.entries = {}
+        self.errors = []
+
+    def mod(self, METER_INDEX=None, pipe=None, **spec):
+        ok, i = self.index.parse_input("mod", METER_INDEX)
+        if not ok:
+            raise BfRtTableError("{}: bad index {!r}".format(self.name, METER_INDEX))
+        data = []
+        for s in self.SPEC:
+            if "METER_SPEC_" + s not in spec:
+                raise BfRtTableError("{}: no METER_SPEC_{}".format(self.name, s))
+            ok, v = self.data[s].parse_input("mod", spec.pop("METER_SPEC_" + s))
+            data.append((s, v))
+        if spec:
+            raise BfRtTableError("{}: unknown fields {}".format(self.name, sorted(spec)))
+        self.entries[(i,)] = ("$METER", tuple(data))
 
 
 class Node:
@@ -339,6 +369,10 @@ def make_bfrt(decls, program="lcmp"):
             param = RegisterParam("pipe.{}.{}".format(ctl, prm), pd["bits"])
             children[prm] = param
             tables[param.name] = param
+        for m, md in d.get("meters", {}).items():
+            meter = Meter("pipe.{}.{}".format(ctl, m), md["size"])
+            children[m] = meter
+            tables[meter.name] = meter
         controls[ctl] = Node(ctl, children)
     pipe = Node("pipe", controls)
 
@@ -354,9 +388,16 @@ def snapshot(tables):
     return sorted(
         (name, k, a, d)
         for name, t in tables.items()
-        if not isinstance(t, RegisterParam)
+        if not isinstance(t, (RegisterParam, Meter))
         for k, (a, d) in t.entries.items()
     )
+
+
+def meters(tables):
+    """The meters configured: name -> {index: spec}."""
+    return {
+        name: dict(t.entries) for name, t in tables.items() if isinstance(t, Meter) and t.entries
+    }
 
 
 def params(tables):

@@ -216,11 +216,18 @@ def check_agent(idle, trace, new):
     if sorted(gaps) != ["pipe.LcmpIngress.pin0_gap", "pipe.LcmpIngress.pin1_gap"] \
             or len(set(gaps.values())) != 1 or not 0 <= min(gaps.values()) <= pin_idle:
         raise CheckError(f"agent: pin gaps {gaps}, idle timeout {pin_idle}")
+    spec = (("CIR_PPS", agent.DIGEST_RATE_PPS), ("PIR_PPS", agent.DIGEST_RATE_PPS),
+            ("CBS_PKTS", agent.DIGEST_BURST), ("PBS_PKTS", agent.DIGEST_BURST))
+    if bfrt_reader.meters(tables) != {"pipe.LcmpIngress.digest_meter": {(0,): ("$METER", spec)}}:
+        raise CheckError(f"agent: digest meter {bfrt_reader.meters(tables)}")
+
     if n == 0 or calls.getvalue().count("bfrt.lcmp.pipe.") != n:
         raise CheckError(f"{n} writes, printed {calls.getvalue().count('bfrt.lcmp.pipe.')}")
     sent = sum(len(p.get("digests", [])) for p in polls)
     if sum(digests.per_group.values()) != sent or sent == 0:
         raise CheckError(f"digests: {digests.per_group} of {sent}")
+    if digests.received != sent or digests.malformed != 0:
+        raise CheckError(f"agent: {digests.received} digests received of {sent}")
     # A poll of a port that is no LCMP port: the core stops with an error.
     import subprocess
     core = agent.Core(os.environ["LCMP_CORE"], stderr=subprocess.DEVNULL)
