@@ -109,6 +109,9 @@ pub struct IngressTrace {
     pub digest: bool,
     /// The filter let a digest through but the meter held it back.
     pub metered: bool,
+    /// Neither way could hold the flow: it took the group's stable
+    /// fallback port (`lcmp_fallback`).
+    pub fallback: bool,
     /// The default route's port, for a destination that is no LCMP group.
     pub routed: Option<u64>,
     /// The next hop's `(src_mac, dst_mac)` of a forwarded packet.
@@ -563,7 +566,8 @@ impl<'a> Interpreter<'a> {
     ) -> Result<IngressTrace, InterpError> {
         // clock_tick runs for every packet.
         let now = pins.clock.tick(tstamp_ns);
-        let mut tr = self.route(h.dst, self.hash(h))?;
+        let hash = self.hash(h);
+        let mut tr = self.route(h.dst, hash)?;
         if let Some(port) = tr.routed {
             tr.port = Some(port); // a default route: no pins, no liveness
             return Ok(tr);
@@ -624,6 +628,13 @@ impl<'a> Interpreter<'a> {
             }
             PinStatus::Busy => {
                 tr.pin_failed = true;
+                // lcmp_fallback: the group's stable fallback port.
+                if let Some(e) = self.lookup(names::FALLBACK, &[group, u64::from(hash & 0xFFFF)])? {
+                    if let Some(&p) = e.params.first() {
+                        out = p & port_mask;
+                        tr.fallback = true;
+                    }
+                }
                 if !resubmit_flag {
                     // fail_report: once per signature and idle timeout.
                     let c = pins.fail.entry(fail_index(sig)).or_default();

@@ -135,11 +135,23 @@ fn colliding_live_flows_keep_their_ports_and_a_third_is_reported() {
         );
         assert!(!ta.pin_failed && !tb.pin_failed);
     }
-    // c finds both cells live: routed by the selection, unpinned, digest.
+    // c finds both cells live: unpinned, digest, and routed to its group's
+    // stable fallback, which the bucket rewrite did not move: the same
+    // port under the old and the new selection.
     let tc = i1.packet(&mut pins, &c, ms(50)).expect("c");
-    assert!(tc.pin_failed, "{tc:?}");
+    assert!(tc.pin_failed && tc.fallback && tc.digest, "{tc:?}");
     assert!(!tc.pin_hit);
-    assert_eq!(tc.port, i1.ingress(&c).expect("c").port);
+    let before = i0.packet(&mut pins.clone(), &c, ms(50)).expect("c");
+    assert!(
+        before.fallback && before.port == tc.port,
+        "{before:?} {tc:?}"
+    );
+    let hash = u64::from(i1.hash(&c) & 0xFFFF);
+    let fb = i1
+        .lookup(names::FALLBACK, &[8, hash])
+        .expect("lookup")
+        .expect("a fallback entry");
+    assert_eq!(tc.port, Some(fb.params[0]));
     // a and b are untouched by it.
     assert_eq!(i1.packet(&mut pins, &a, ms(51)).expect("a").port, Some(pa));
     assert_eq!(i1.packet(&mut pins, &b, ms(51)).expect("b").port, Some(pb));
@@ -486,6 +498,85 @@ fn the_pin_failure_digest_is_sent_once_per_flow_and_timeout() {
         later += usize::from(interp.packet(&mut pins, &c, at).expect("c").digest);
     }
     assert_eq!(later, 1);
+}
+
+/// The fallback of a flow no pin cell holds is stable: congestion (queue
+/// samples that move selection buckets) changes no `lcmp_fallback` entry,
+/// and a port going down changes exactly the ranges that named it, each
+/// to a live candidate of the group; when it comes back, they return.
+#[test]
+fn the_fallback_moves_only_the_ranges_of_a_dead_port() {
+    let fallback = |a: &Agent| -> Vec<(Vec<Match>, u64)> {
+        let e = a.entries().expect("entries");
+        e.entries
+            .iter()
+            .filter(|e| e.table == names::FALLBACK)
+            .map(|e| (e.matches.clone(), e.params[0]))
+            .collect()
+    };
+    let mut a = agent();
+    let idle = fallback(&a);
+    let groups = a.tables().groups.len();
+    let candidates: usize = a.tables().groups.iter().map(|g| g.candidates.len()).sum();
+    assert_eq!(
+        idle.len(),
+        candidates,
+        "one range per candidate of {groups} groups"
+    );
+    let select = |a: &Agent| -> Vec<u64> {
+        let e = a.entries().expect("entries");
+        e.entries
+            .iter()
+            .filter(|e| e.table == names::SELECT)
+            .map(|e| e.params[0])
+            .collect()
+    };
+    let idle_select = select(&a);
+    // Deep queues on ports 4 and 2 (the golden state's samples): the
+    // selection moves, the fallback does not.
+    for (t, p, q) in [
+        (1_000, 4, 4_500_000_000),
+        (2_000, 4, 4_600_000_000),
+        (2_000, 2, 1_200_000),
+    ] {
+        a.sample(
+            lcmp_decide::Instant::from_ticks(t),
+            lcmp_decide::PortId(p),
+            q,
+        )
+        .expect("sample");
+    }
+    assert_ne!(select(&a), idle_select, "congestion moved buckets");
+    assert_eq!(fallback(&a), idle, "and no fallback entry");
+    // Port 0 down: only its ranges change, to live ports.
+    a.set_port_up(lcmp_decide::PortId(0), false)
+        .expect("port 0");
+    let down = fallback(&a);
+    let dead = a.dev_port(lcmp_decide::PortId(0));
+    // A group whose only candidate is port 0 keeps it (it has no route).
+    let only_dead = |m: &[Match]| {
+        a.tables().groups.iter().any(|g| {
+            m[0] == Match::Exact(u64::from(g.id.0))
+                && g.candidates
+                    .iter()
+                    .all(|c| c.port == lcmp_decide::PortId(0))
+        })
+    };
+    let mut changed = 0;
+    for ((m, before), (m2, after)) in idle.iter().zip(&down) {
+        assert_eq!(m, m2);
+        if only_dead(m) {
+            continue;
+        }
+        if before != after {
+            changed += 1;
+        }
+        assert_eq!(before != after, *before == dead, "{m:?}");
+        assert_ne!(*after, dead, "{m:?}");
+    }
+    assert!(changed > 0);
+    a.set_port_up(lcmp_decide::PortId(0), true).expect("port 0");
+    assert_eq!(fallback(&a), idle);
 }
 
 /// A digest storm: 3 000 live flows over 512 pin cells, each sending a

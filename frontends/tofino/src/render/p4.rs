@@ -25,7 +25,7 @@ const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 /// name; for a register, `@@REGISTER KEY@@` is its declaration; for a
 /// digest, `@@STRUCT KEY@@`, `@@DIGEST KEY@@` and `@@PACK KEY@@` are its
 /// struct, its extern and its `pack` call.
-pub const TEMPLATE_NAMES: [(&str, &str); 17] = [
+pub const TEMPLATE_NAMES: [(&str, &str); 18] = [
     ("DST_GROUP", names::DST_GROUP),
     ("ROUTE", names::ROUTE),
     ("BUCKET", names::BUCKET),
@@ -33,6 +33,7 @@ pub const TEMPLATE_NAMES: [(&str, &str); 17] = [
     ("PORT_ALIVE", names::PORT_ALIVE),
     ("MEMBER", names::MEMBER),
     ("NEXT_HOP", names::NEXT_HOP),
+    ("FALLBACK", names::FALLBACK),
     ("REG_PIN0", names::REG_PIN0),
     ("REG_PIN1", names::REG_PIN1),
     ("REG_PORT0", names::REG_PORT0),

@@ -14,7 +14,7 @@
  *     stage 2: lcmp_select
  *     stage 3: lcmp_pin0, 1 statement
  *     stage 4: lcmp_pin1, 2 statements
- *     stage 5: lcmp_port1, lcmp_fail, 1 statement
+ *     stage 5: lcmp_port1, lcmp_fallback, lcmp_fail, 1 statement
  *     stage 6: lcmp_port0, digest_meter
  *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop, 1 statement
  *     stage 8: 5 statements
@@ -28,13 +28,14 @@
  *   LcmpIngress.lcmp_pin0           register    65536     3    33     0
  *   LcmpIngress.lcmp_pin1           register    65536     4    33     0
  *   LcmpIngress.lcmp_port1          register    65536     5     9     0
+ *   LcmpIngress.lcmp_fallback          range       48     5     1     1
  *   LcmpIngress.lcmp_fail           register     4096     5     3     0
  *   LcmpIngress.lcmp_port0          register    65536     6     9     0
  *   LcmpIngress.digest_meter        register        1     6     2     0
  *   LcmpIngress.lcmp_port_alive        exact        6     7     1     0
  *   LcmpIngress.lcmp_member            exact       48     7     1     0
  *   LcmpIngress.lcmp_next_hop          exact      512     7     1     0
- *   SRAM 98/960 blocks (11%), TCAM 4/288 (2%) per pipe
+ *   SRAM 99/960 blocks (11%), TCAM 5/288 (2%) per pipe
  *
  * Tofino 2 (stage analysis, crate::analysis; budget 20 stages per gress):
  *   LcmpIngress: 9 stages
@@ -43,12 +44,12 @@
  *     stage 2: lcmp_select
  *     stage 3: lcmp_pin0, 1 statement
  *     stage 4: lcmp_pin1, 2 statements
- *     stage 5: lcmp_port1, lcmp_fail, 1 statement
+ *     stage 5: lcmp_port1, lcmp_fallback, lcmp_fail, 1 statement
  *     stage 6: lcmp_port0, digest_meter
  *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop, 1 statement
  *     stage 8: 6 statements
  *   LcmpEgress: 0 stages
- *   SRAM 98/1600 blocks (7%), TCAM 4/480 (1%) per pipe
+ *   SRAM 99/1600 blocks (7%), TCAM 5/480 (2%) per pipe
  */
 
 #include <core.p4>
@@ -162,6 +163,7 @@ struct lcmp_meta_t {
     bit<1>   pin_hit;    // the flow follows a live pin
     bit<8>   report;     // the pin-failure filter lets this digest through
     bit<8>   color;      // the digest meter's colour (GREEN: send)
+    bit<1>   fallback;   // no pin cell: the group's stable fallback port
     bit<1>   dead;       // out_port is down
     bit<1>   member;     // out_port is a candidate of the group
     bit<16>  l4_sport;
@@ -190,6 +192,7 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         meta.pin_hit = 0;
         meta.report = 0;
         meta.color = 0;
+        meta.fallback = 0;
         meta.dead = 0;
         meta.member = 0;
         meta.out_port = 0;
@@ -464,6 +467,14 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         hdr.ethernet.dst_addr = dst_mac;
         hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
     }
+    @id(0x00000E)
+    action fallback(PortId_t port) {
+        meta.out_port = port;
+        meta.fallback = 1;
+    }
+    @id(0x00000F)
+    action fallback_miss() {
+    }
 
     @id(0x000001)
     table lcmp_dst_group {
@@ -560,6 +571,20 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         size = 512;
     }
 
+    @id(0x000008)
+    table lcmp_fallback {
+        key = {
+            meta.group                : exact @name("group");
+            meta.hash[15:0]           : range @name("hash_lo");
+        }
+        actions = {
+            fallback;
+            @defaultonly fallback_miss;
+        }
+        const default_action = fallback_miss();
+        size = 48;
+    }
+
     apply {
         if (hdr.ipv4.isValid()) {
             lcmp_dst_group.apply();
@@ -600,8 +625,14 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                 }
             } else if (st1 == pin_status_t.TAKEN) {
                 port1_write.execute(meta.sig[31:16]);
-            } else if (meta.way1 == 1 && ig_intr_md.resubmit_flag == 0) {
-                meta.report = fail_report.execute(meta.sig[23:12]);
+            } else if (meta.way1 == 1) {
+                // Both ways hold other live flows: the group's stable
+                // fallback, which bucket rewrites do not move; reported
+                // once per flow and idle timeout, metered.
+                lcmp_fallback.apply();
+                if (ig_intr_md.resubmit_flag == 0) {
+                    meta.report = fail_report.execute(meta.sig[23:12]);
+                }
             }
             // Way 0's port; a newly taken way-0 cell copies the flow's way-1
             // pin if it had one (out_port was read from it just above).
