@@ -162,7 +162,7 @@ fn run(load: &Load, target: Target, after: bool) -> Counts {
         // and (after) the safe gap.
         // Every 0.5 s another port (or none) is congested: the changes
         // that rewrite selection buckets.
-        if counts.polls % 50 == 0 {
+        if counts.polls.is_multiple_of(50) {
             hot = (rng.next() % (ports.len() as u64 + 1)) as usize;
         }
         for (i, &p) in ports.iter().enumerate() {
