@@ -8,8 +8,9 @@
 # structural lint of lcmp.p4, P4Runtime text with the PyPI p4runtime
 # protobufs and with finsy, the bfrt_python script, the BF-Runtime JSON
 # and the P4Runtime requests loaded through a reimplementation of
-# bfrt_python's reader (open-p4studio bfrtcli.py / bfrtTable.py), and the
-# agent's dry run (lcmp_agent.py with the core of `lcmp tofino agent`).
+# bfrt_python's reader (open-p4studio bfrtcli.py / bfrtTable.py), the
+# agent's dry run (lcmp_agent.py with the core of `lcmp tofino agent`), and
+# the agent's Switch class against a recording fake of bfrt_python.
 set -euo pipefail
 source scripts/lib.sh
 
@@ -39,11 +40,18 @@ export_to() {
 }
 golden=frontends/tofino/tests/golden
 export_to entries --topology bso13 --switch DC3 --seed 12648430 \
-  --dev-port 0=128 --dev-port 1=136 --dev-port 2=144 -o "$work/bso13-dc3"
+  --dev-port 0=128 --dev-port 1=136 --dev-port 2=144 --placeholder-next-hops -o "$work/bso13-dc3"
 export_to entries --topology testbed8 --switch DC8 --scheme ecmp --seed 7 \
-  --target tofino2 --pin-slots 1024 -o "$work/testbed8-dc8-ecmp"
+  --target tofino2 --pin-slots 1024 --placeholder-next-hops -o "$work/testbed8-dc8-ecmp"
 # The idle load the golden update starts from.
-export_to entries --topology testbed8 --switch DC1 -o "$work/testbed8-dc1-idle"
+export_to entries --topology testbed8 --switch DC1 --placeholder-next-hops -o "$work/testbed8-dc1-idle"
+# Without next hops for every routed port, entries are refused.
+if cargo run -q -p lcmp-tofino --example tofino_export -- \
+    entries --topology testbed8 --switch DC1 --next-hop 0=02:00:00:00:00:01,02:00:00:00:00:02 \
+    -o "$work/no-next-hops" 2>"$work/err"; then
+  echo "an export without next hops was not refused"; exit 1
+fi
+expect_line "$work/err" -F "device port 1 has no next hop"
 # A murmur3 configuration is refused with the typed error.
 if cargo run -q -p lcmp-tofino --example tofino_export -- \
     p4 --topology testbed8 --switch DC1 --hash murmur3 -o "$work/murmur3" 2>"$work/err"; then
@@ -65,6 +73,10 @@ echo "--- update: idle testbed8 DC1 -> $golden/state.json"
 "$PY" frontends/tofino/tests/py/check_bfrt.py selftest "$golden"
 echo "--- agent dry run: idle testbed8 DC1 + polls -> $golden/state.json's entries"
 cargo build -q -p lcmp-tofino --example tofino_export
-LCMP_CORE="$(cargo metadata --format-version 1 --no-deps | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/tofino_export agent --topology testbed8 --switch DC1" \
+LCMP_CORE="$(cargo metadata --format-version 1 --no-deps | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/tofino_export agent --topology testbed8 --switch DC1 --placeholder-next-hops" \
   "$PY" frontends/tofino/tests/py/check_bfrt.py agent "$work/testbed8-dc1-idle" \
+  frontends/tofino/tests/fixtures/agent_trace.json "$golden"
+echo "--- the agent's Switch class against a recording fake of bfrt_python"
+LCMP_CORE="$(cargo metadata --format-version 1 --no-deps | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/tofino_export agent --topology testbed8 --switch DC1 --placeholder-next-hops" \
+  "$PY" frontends/tofino/tests/py/check_bfrt.py switch "$work/testbed8-dc1-idle" \
   frontends/tofino/tests/fixtures/agent_trace.json "$golden"

@@ -144,6 +144,7 @@ fn tofino_exports_the_tuned_profile() {
             "DC1",
             "--profile",
             profile,
+            "--placeholder-next-hops",
             "-o",
             &d,
         ]);

@@ -165,6 +165,7 @@ fn the_agent_answers_each_poll_with_a_plan() {
                 "testbed8",
                 "--switch",
                 "DC1",
+                "--placeholder-next-hops",
             ])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

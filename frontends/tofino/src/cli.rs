@@ -86,7 +86,7 @@ pub fn agent_loop(
     input: impl std::io::BufRead,
     mut output: impl std::io::Write,
 ) -> Result<usize, Error> {
-    let mut agent = agent(&args.common)?;
+    let mut agent = routing_agent(&args.common)?;
     let schema = agent.program().schema();
     let mut held = agent.entries()?;
     let io = |source| Error::Io {
@@ -264,10 +264,16 @@ pub struct CommonArgs {
     /// `A.B.C.D/LEN=DEV_PORT` (repeatable).
     #[arg(long = "route", value_name = "PREFIX/LEN=DEV_PORT", value_parser = parse_route)]
     pub routes: Vec<Route>,
-    /// A port's next hop, `DEV_PORT=SRC_MAC,DST_MAC` (repeatable; ports not
-    /// named get placeholder MACs 02:00:00:00:PP:PP and 02:00:00:01:PP:PP).
+    /// A port's next hop, `DEV_PORT=SRC_MAC,DST_MAC` (repeatable): every
+    /// routed device port (LCMP ports and default routes) needs one for
+    /// `entries`, `update` and `agent`.
     #[arg(long = "next-hop", value_name = "DEV_PORT=SRC_MAC,DST_MAC", value_parser = parse_next_hop)]
     pub next_hops: Vec<NextHop>,
+    /// Give routed ports without `--next-hop` the placeholder MACs
+    /// 02:00:00:00:PP:PP and 02:00:00:01:PP:PP (a lab without real next
+    /// hops; never on a switch that forwards).
+    #[arg(long)]
+    pub placeholder_next_hops: bool,
 }
 
 /// Parses `A.B.C.D/LEN=DEV_PORT`.
@@ -427,6 +433,22 @@ fn config(c: &CommonArgs) -> DeciderConfig {
         })
 }
 
+/// [`agent`] for the commands that export entries: refuses a routed
+/// device port without a next hop unless `--placeholder-next-hops`.
+fn routing_agent(c: &CommonArgs) -> Result<Agent, Error> {
+    let a = agent(c)?;
+    if !c.placeholder_next_hops {
+        if let Some(d) = a
+            .routed_dev_ports()
+            .into_iter()
+            .find(|d| !c.next_hops.iter().any(|n| n.dev_port == *d))
+        {
+            return Err(Error::NoNextHop(d));
+        }
+    }
+    Ok(a)
+}
+
 fn agent(c: &CommonArgs) -> Result<Agent, Error> {
     let topo = load_topology(&c.topology)?;
     let mut options = ExportOptions {
@@ -494,6 +516,9 @@ pub fn core_command(c: &CommonArgs) -> String {
             r.dev_port
         ));
     }
+    if c.placeholder_next_hops {
+        v.push("--placeholder-next-hops".to_string());
+    }
     for n in &c.next_hops {
         let mac = |m: u64| {
             (0..6)
@@ -523,7 +548,7 @@ pub fn agent_file(c: &CommonArgs) -> Result<(String, String), Error> {
 
 /// The program and entries `lcmp tofino entries` writes.
 pub fn export(args: &EntriesArgs) -> Result<(Program, EntrySet), Error> {
-    let mut agent = agent(&args.common)?;
+    let mut agent = routing_agent(&args.common)?;
     if let Some(path) = &args.state {
         read_state(path)?.apply(&mut agent)?;
     }
@@ -532,14 +557,14 @@ pub fn export(args: &EntriesArgs) -> Result<(Program, EntrySet), Error> {
 
 /// The program and the entries before and after, for `lcmp tofino update`.
 pub fn export_update(args: &UpdateArgs) -> Result<(Program, EntrySet, EntrySet), Error> {
-    let mut agent = agent(&args.common)?;
+    let mut agent = routing_agent(&args.common)?;
     if let Some(path) = &args.from {
         read_state(path)?.apply(&mut agent)?;
     }
     let old = agent.entries()?;
     // A fresh agent on the same tables: the new state is what the switch
     // measures next, not a continuation of the old samples.
-    let mut agent = self::agent(&args.common)?;
+    let mut agent = routing_agent(&args.common)?;
     read_state(&args.state)?.apply(&mut agent)?;
     Ok((agent.program(), old, agent.entries()?))
 }
@@ -724,5 +749,45 @@ mod test {
             .map(|v| v.get_name().to_string())
             .collect();
         assert_eq!(pv, ["lcmp", "ecmp", "ucmp"]);
+    }
+
+    fn entries(extra: &[&str]) -> Result<EntrySet, Error> {
+        let argv = [
+            "lcmp-tofino",
+            "entries",
+            "--topology",
+            "testbed8",
+            "--switch",
+            "DC1",
+        ];
+        let cli = Cli::try_parse_from(argv.iter().chain(extra)).expect("parses");
+        match cli.args.command {
+            TofinoCommand::Entries(e) => export(&e).map(|(_, entries)| entries),
+            _ => unreachable!("parsed entries"),
+        }
+    }
+
+    /// No made-up MACs: entries are refused until every routed device
+    /// port (testbed8 DC1's six LCMP ports, and a default route's) has a
+    /// next hop, unless placeholders are asked for.
+    #[test]
+    fn entries_need_a_next_hop_for_every_routed_port() {
+        let hop = |d: u16| format!("--next-hop={d}=02:aa:00:00:00:{d:02x},02:bb:00:00:00:{d:02x}");
+        let hops: Vec<String> = (0..6).map(hop).collect();
+        let mut args: Vec<&str> = hops.iter().map(String::as_str).collect();
+        let err = entries(&args[..5]).expect_err("port 5 has none");
+        assert!(matches!(err, Error::NoNextHop(5)), "{err}");
+        assert!(err.to_string().contains("--next-hop 5="), "{err}");
+        let e = entries(&args).expect("every port has one");
+        let macs: Vec<u64> = e
+            .entries
+            .iter()
+            .filter(|e| e.table == crate::schema::names::NEXT_HOP)
+            .map(|e| e.params[0] >> 32)
+            .collect();
+        assert_eq!(macs, [0x02aa; 6], "the given MACs, not placeholders");
+        args.push("--route=11.0.0.0/8=9");
+        assert!(matches!(entries(&args), Err(Error::NoNextHop(9))));
+        assert!(entries(&["--placeholder-next-hops"]).is_ok());
     }
 }

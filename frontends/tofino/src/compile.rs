@@ -627,7 +627,7 @@ pub fn bfrt_mismatches(schema: &crate::schema::Schema, bf_rt_json: &str) -> Vec<
     let tables = doc["tables"].as_array().cloned().unwrap_or_default();
     let mut out = Vec::new();
     for t in &schema.tables {
-        let name = format!("{}.{}", crate::render::p4runtime::PIPE, t.full_name());
+        let name = format!("{}.{}", crate::schema::PIPE, t.full_name());
         let Some(c) = tables.iter().find(|x| x["name"] == name.as_str()) else {
             out.push(format!("table {name}: not in bf-rt.json"));
             continue;

@@ -36,10 +36,6 @@ pub enum Error {
     /// An entry names a table, action or register the schema lacks, or has
     /// the wrong number of matches or parameters (a bug in the model).
     Schema(&'static str),
-    /// No probe flow reached one of the group's buckets, so its pick list
-    /// could not be read from the core (65 536 probes for at most 16
-    /// buckets: not expected with a CRC).
-    PickProbe(u16),
     /// The device port given for this core port is not below 512, or is
     /// shared with another LCMP port.
     DevPort(u8),
@@ -51,6 +47,9 @@ pub enum Error {
     /// A next hop names a device port of 512 or more or one named by another
     /// next hop, or a MAC address wider than 48 bits.
     NextHop(u16),
+    /// A routed device port (an LCMP port's or a default route's) has no
+    /// `--next-hop`: its packets would leave with made-up MACs.
+    NoNextHop(u16),
     /// A step of `lcmp tofino compile` exited with a failure (its output
     /// is in the log).
     Compile {
@@ -111,7 +110,6 @@ impl fmt::Display for Error {
                 write!(f, "{object}.{field}: value does not fit in {bits} bits")
             }
             Error::Schema(name) => write!(f, "internal: {name} does not fit the P4 schema"),
-            Error::PickProbe(g) => write!(f, "group {g}: no probe flow reached every bucket"),
             Error::DevPort(p) => write!(
                 f,
                 "port {p}: its device port must be below 512 and not shared with another port"
@@ -128,6 +126,11 @@ impl fmt::Display for Error {
                 f,
                 "next hop of device port {d}: the port must be below 512 and named once, \
                  the MACs 48 bits"
+            ),
+            Error::NoNextHop(d) => write!(
+                f,
+                "device port {d} has no next hop: give --next-hop {d}=SRC_MAC,DST_MAC for every \
+                 routed port (or --placeholder-next-hops in a lab)"
             ),
             Error::Compile { step, status, log } => {
                 let code = status.map_or("a signal".to_string(), |c| format!("status {c}"));

@@ -202,6 +202,10 @@ impl Register {
     }
 }
 
+/// The pipeline's name (`Pipeline(...) pipe;` in `lcmp.p4`), which
+/// prefixes the compiler's control-plane names (`pipe.LcmpIngress.x`).
+pub const PIPE: &str = "pipe";
+
 /// The low 24 bits of the id p4c gives an object it numbers by name (TNA
 /// registers and digests): Bob Jenkins' one-at-a-time hash of its
 /// pipeline-qualified name (`pipe.LcmpIngress.lcmp_pin0`), as p4c's
@@ -211,7 +215,7 @@ impl Register {
 /// output, `tests/stamps.rs`). p4c moves an id on a collision; the
 /// schema's test checks there is none among our names.
 pub fn compiler_name_id(full_name: &str) -> u32 {
-    let name = format!("{}.{full_name}", crate::render::p4runtime::PIPE);
+    let name = format!("{PIPE}.{full_name}");
     let mut h: u32 = 0;
     for b in name.bytes() {
         h = h.wrapping_add(u32::from(b));

@@ -32,6 +32,7 @@ fn common(out: PathBuf) -> CommonArgs {
         profile: lcmp_decide::Profile::Paper,
         routes: vec![],
         next_hops: vec![],
+        placeholder_next_hops: true,
     }
 }
 

@@ -39,6 +39,7 @@ fn args(topology: &str, switch: &str, target: TargetArg) -> EntriesArgs {
             profile: lcmp_decide::Profile::Paper,
             routes: vec![],
             next_hops: vec![],
+            placeholder_next_hops: true,
         },
         state: None,
     }

@@ -24,6 +24,24 @@ pub fn render(agent: &Agent, core: &str) -> String {
         .iter()
         .map(|f| format!("\"{}\"", f.name))
         .collect();
+    // Each table's key fields and match kinds (the agent turns its load
+    // into writes from what a restarted switch holds).
+    let schema = agent.program().schema();
+    let keys: Vec<String> = schema
+        .tables
+        .iter()
+        .map(|t| {
+            let mut fields: Vec<String> = t
+                .keys
+                .iter()
+                .map(|k| format!("(\"{}\", \"{}\")", k.name, k.kind.p4()))
+                .collect();
+            if t.needs_priority() {
+                fields.push("(\"$MATCH_PRIORITY\", \"exact\")".to_string());
+            }
+            format!("\"{}\": [{}]", t.full_name(), fields.join(", "))
+        })
+        .collect();
     let subs = [
         ("PROGRAM", super::bfrt::PROGRAM.to_string()),
         ("TM_TABLE", target.tm_counter_table().to_string()),
@@ -42,6 +60,10 @@ pub fn render(agent: &Agent, core: &str) -> String {
         (
             "METER",
             format!("{}.{}", Control::Ingress.name(), names::METER_DIGEST),
+        ),
+        (
+            "TABLE_KEYS",
+            format!("{{\n    {},\n}}", keys.join(",\n    ")),
         ),
         (
             "PERIOD_S",

@@ -25,7 +25,7 @@ const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 /// name; for a register, `@@REGISTER KEY@@` is its declaration; for a
 /// digest, `@@STRUCT KEY@@`, `@@DIGEST KEY@@` and `@@PACK KEY@@` are its
 /// struct, its extern and its `pack` call.
-pub const TEMPLATE_NAMES: [(&str, &str); 18] = [
+pub const TEMPLATE_NAMES: [(&str, &str); 19] = [
     ("DST_GROUP", names::DST_GROUP),
     ("ROUTE", names::ROUTE),
     ("BUCKET", names::BUCKET),
@@ -44,6 +44,7 @@ pub const TEMPLATE_NAMES: [(&str, &str); 18] = [
     ("PARAM_GAP1", names::PARAM_GAP1),
     ("METER_DIGEST", names::METER_DIGEST),
     ("DIGEST_PIN_FAIL", names::DIGEST_PIN_FAIL),
+    ("PIPE", crate::schema::PIPE),
 ];
 
 fn key_line(k: &KeyField) -> String {

@@ -22,8 +22,7 @@ use crate::schema::{Control, Schema};
 
 use crate::schema::{ACTION_ID_PREFIX, DIGEST_ID_PREFIX, REGISTER_ID_PREFIX, TABLE_ID_PREFIX};
 
-/// The pipeline's name in the compiler's control-plane names.
-pub const PIPE: &str = "pipe";
+pub use crate::schema::PIPE;
 
 /// The P4Info id of a table: its `@id` with the table prefix (0 for a
 /// table the schema lacks).

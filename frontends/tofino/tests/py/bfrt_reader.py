@@ -31,6 +31,7 @@ range tables) are built from lcmp.p4 the way bf-p4c names them."""
 
 import ipaddress
 import json
+import json as _json
 import keyword
 
 
@@ -169,6 +170,22 @@ class Table:
         del self.entries[k]
 
     # -- bfrtcli.py --
+    def dump(self, table=False, pipe=None, gress_dir=None, prsr_id=None, json=False,
+             from_hw=False, return_ents=False, print_zero=True):
+        """`dump(json=True)`: the entries as `add_from_json` reads them
+        (TableEntryDumper.dump_json's fields: table_name, action, key, data)."""
+        if not json:
+            raise BfRtTableError("only dump(json=True) is reimplemented")
+        out = []
+        for k, (action, data) in self.entries.items():
+            out.append({
+                "table_name": self.name,
+                "action": action.decode("ascii") if action is not None else None,
+                "key": {n.decode("ascii"): list(v) if isinstance(v, tuple) else v for n, v in k},
+                "data": {n.decode("ascii"): v for n, v in data},
+            })
+        return _json.dumps(out)
+
     def add_from_json(self, entry_blob):
         if isinstance(entry_blob, str):
             jents = json.loads(entry_blob)

@@ -18,6 +18,15 @@ install the same entries.
       the core of $LCMP_CORE, writing through the reader's tables, must
       end with NEW's entries; every digest of the trace is handled, and a
       poll naming an unknown device port stops the core with an error.
+  check_bfrt.py switch IDLE TRACE NEW
+      lcmp_agent.py's `Switch` class (the one that runs on the switch)
+      against a recording fake of bfrt_python (the reader's tables, the TM
+      counter and port tables, the digest's learn object, batches): the
+      calls and their order (deregister, register, read-back, batched
+      phases each completed; every TM read from_hw=True), a start on empty
+      tables, a restart with the idle load and a stale entry present (only
+      the difference is written), a digest burst, and a write that fails
+      (retried, then reported); must end with NEW's entries.
   check_bfrt.py selftest DIR
       The reader refuses what bfrt_python refuses: LPM and range keys as
       objects, an entry without `action`, a value wider than its field,
@@ -203,7 +212,7 @@ def check_agent(idle, trace, new):
     switch = agent.DryRun(polls, bfrt=bfrt, out=calls)
     digests = agent.DigestLog(out=io.StringIO())
     switch.on_digest(digests)
-    core = agent.Core(os.environ["LCMP_CORE"])
+    core = agent.Core(os.environ["LCMP_CORE"], load=True)
     n = agent.run(switch, switch.polls(), core)
     if core.close() != 0:
         raise CheckError("the core failed")
@@ -240,6 +249,214 @@ def check_agent(idle, trace, new):
         raise CheckError("the core exited 0 after a bad poll")
     print(f"agent ok: {len(polls)} polls, {n} writes, {sent} digests; "
           "the dry run reaches the new entries")
+
+
+class Recorder:
+    """A recording fake of bfrt_python around the reader's tables: every
+    call on the program's tables, the TM counter table, the port table,
+    the digest's learn object and the session (batches, completion) is
+    appended to `calls` as (path, method, kwargs)."""
+
+    def __init__(self, bfrt, tables, agent, cells=None, down=()):
+        self.calls = []
+        self.tables = tables
+        self.fail = {}  # (table path, method) -> failures left
+        rec = self
+        self.callbacks = []
+
+        class Wrap:
+            def __init__(self, path, target):
+                self._path, self._target = path, target
+
+            def __getattr__(self, attr):
+                v = getattr(self._target, attr)
+                if callable(v):
+                    def call(*a, **kw):
+                        rec.calls.append((self._path, attr, kw))
+                        left = rec.fail.get((self._path, attr), 0)
+                        if left:
+                            rec.fail[(self._path, attr)] = left - 1
+                            raise Exception("injected failure")
+                        return v(*a, **kw)
+                    return call
+                return Wrap(self._path + "." + attr, v)
+
+        class Entry:
+            def __init__(self, data):
+                self.data = data
+
+        class Tm:
+            def get(self, dev_port=None, from_hw=False, print_ents=True):
+                return Entry({b"usage_cells": (cells or {}).get(dev_port, 0)})
+
+        class Port:
+            def get(self, DEV_PORT=None, print_ents=True):
+                return Entry({b"$PORT_UP": DEV_PORT not in down})
+
+        class Learn:
+            def callback_register(self, cb):
+                rec.callbacks.append(cb)
+
+            def callback_deregister(self):
+                if not rec.callbacks:
+                    raise Exception("no callback registered")
+                rec.callbacks.clear()
+
+        class Session:
+            def batch_begin(self):
+                pass
+
+            def batch_end(self):
+                pass
+
+            def complete_operations(self):
+                pass
+
+        tm = Tm()
+        tm_node = bfrt_reader.Node("tm", {})
+        path = agent.TM_TABLE.split(".")
+        tree = {path[-1]: tm}
+        for part in reversed(path[:-1]):
+            tree = {part: bfrt_reader.Node(part, tree)}
+        del tm_node
+        ctl, digest = agent.DIGEST.split(".")
+        pipe = bfrt.lcmp.pipe
+        controls = dict(pipe._children)
+        controls[ctl] = bfrt_reader.Node(ctl, dict(getattr(controls.get(ctl), "_children", {}),
+                                                   **{digest: Learn()}))
+        program = bfrt_reader.Node("lcmp", {"pipe": bfrt_reader.Node("pipe", controls)})
+        root = dict(tree, port=bfrt_reader.Node("port", {"port": Port()}), lcmp=program)
+        session = Session()
+        for m in ("batch_begin", "batch_end", "complete_operations"):
+            root[m] = getattr(session, m)
+        self.bfrt = Wrap("bfrt", bfrt_reader.Node("bfrt", root))
+
+
+def check_switch(idle, trace, new):
+    want, errors = load_json(new)
+    if errors:
+        raise CheckError("add_from_json: " + "; ".join(errors[:5]))
+    agent = load_agent(idle)
+    polls = json.loads(Path(trace).read_text())
+    core_cmd = os.environ["LCMP_CORE"]
+
+    def start(bfrt, tables, polls_, cells=None, down=()):
+        rec = Recorder(bfrt, tables, agent, cells, down)
+        switch = agent.Switch(rec.bfrt, out=io.StringIO())
+        digests = agent.DigestLog(out=io.StringIO())
+        switch.on_digest(digests)
+        core = agent.Core(core_cmd, load=True)
+        n = agent.run(switch, polls_, core)
+        if core.close() != 0:
+            raise CheckError("the core failed")
+        return rec, switch, digests, n
+
+    def writes(rec):
+        return [c for c in rec.calls if c[0].startswith("bfrt.lcmp.pipe.Lcmp")
+                and c[1] not in ("dump", "callback_register", "callback_deregister")]
+
+    # 1. Empty tables: the agent loads them, then follows the polls.
+    bfrt, tables = fresh(idle)
+    trace_polls = [{k: p[k] for k in ("t_us", "usage_cells", "down") if k in p} for p in polls]
+    rec, switch, digests, n_empty = start(bfrt, tables, iter(trace_polls))
+    n = n_empty
+    if bfrt_reader.snapshot(tables) != bfrt_reader.snapshot(want):
+        raise CheckError("switch: empty tables + polls differ from the new load")
+    methods = [c[1] for c in rec.calls]
+    if methods[:3] != ["callback_deregister", "callback_register", "dump"] or rec.callbacks == []:
+        raise CheckError(f"switch: starts with {methods[:3]}")
+    if len(writes(rec)) != n or n == 0:
+        raise CheckError(f"switch: {n} writes, {len(writes(rec))} recorded")
+    # Every phase is one batch, completed after it ends.
+    i = methods.index("batch_begin")
+    seq = [m for m in methods[i:] if m in ("batch_begin", "batch_end", "complete_operations")]
+    if seq != ["batch_begin", "batch_end", "complete_operations"] * (len(seq) // 3) or not seq:
+        raise CheckError(f"switch: batches {seq[:6]}")
+    for c in rec.calls:
+        if c[1].startswith(("add_with_", "mod_with_", "delete")):
+            before = methods[:rec.calls.index(c)]
+            if before.count("batch_begin") != before.count("batch_end") + 1:
+                raise CheckError(f"switch: write outside a batch: {c}")
+
+    # 2. The poll reads every TM counter from the hardware.
+    rec2 = Recorder(*fresh(idle), agent, cells={4: 7}, down=(5,))
+    sw2 = agent.Switch(rec2.bfrt, out=io.StringIO())
+    poll = sw2.poll(5)
+    if poll["usage_cells"].get("4") != 7 or poll["down"] != [5]:
+        raise CheckError(f"switch: poll {poll}")
+
+    # 3. A restart on tables that hold the idle load, plus a stale entry
+    # and a changed one: only the differences are written, and the digest
+    # callback is deregistered before it is registered again.
+    bfrt, tables = fresh(idle)
+    run_script(bfrt, Path(idle) / "lcmp_entries.py")
+    bfrt.lcmp.pipe.LcmpIngress.lcmp_select.mod_with_set_port(group=8, bucket=0, port=511)
+    bfrt.lcmp.pipe.LcmpIngress.lcmp_route.add_with_route(dst_addr=0x0B000000, dst_addr_p_length=8, port=3)
+    rec, switch, digests, n = start(bfrt, tables, iter([]))
+    first = [c[1] for c in writes(rec)]
+    if sorted(first) != ["delete", "mod", "mod_with_set_port"]:  # mod: the digest meter
+        raise CheckError(f"switch: restart wrote {first}")
+    idle_want, _ = load_json(idle)
+    if bfrt_reader.snapshot(tables) != bfrt_reader.snapshot(idle_want):
+        raise CheckError("switch: the restart did not reach the idle load")
+    rec.calls.clear()
+    switch.on_digest(digests)
+    if [c[1] for c in rec.calls] != ["callback_deregister", "callback_register"] \
+            or len(rec.callbacks) != 1:
+        raise CheckError(f"switch: re-registering: {rec.calls}")
+
+    # 4. A digest burst through the registered callback: every message
+    # counted, malformed ones too.
+    msg = polls[0]["digests"][0]
+    burst = [{k.encode(): v for k, v in msg.items()} for _ in range(5000)] + [{b"group": 1}]
+    rec.callbacks[0](0, 0, 0, 0, None, burst)
+    if sum(digests.per_group.values()) != 5000:
+        raise CheckError(f"switch: digest burst counted {digests.per_group}")
+
+    # 5. A write that fails twice is retried and succeeds; one that fails
+    # every time is reported and stops the plan.
+    bfrt, tables = fresh(idle)
+    rec = Recorder(bfrt, tables, agent)
+    switch = agent.Switch(rec.bfrt, out=io.StringIO())
+    op = {"table": "LcmpIngress.lcmp_port_alive", "method": "add_with_port_up", "args": {"port": 4}}
+    rec.fail[("bfrt.lcmp.pipe.LcmpIngress.lcmp_port_alive", "add_with_port_up")] = 2
+    switch.write(op)
+    if switch.retried != 2 or switch.failed != 0:
+        raise CheckError(f"switch: retried {switch.retried}, failed {switch.failed}")
+    op = dict(op, args={"port": 5})
+    rec.fail[("bfrt.lcmp.pipe.LcmpIngress.lcmp_port_alive", "add_with_port_up")] = agent.RETRIES
+    try:
+        agent.apply(switch, {"phases": [{"what": "x", "ops": [op]}]})
+        raise CheckError("switch: a failing write was not reported")
+    except agent.WriteError:
+        pass
+    if switch.failed != 1 or "failed 3 times" not in switch.out.getvalue():
+        raise CheckError(f"switch: failure not reported: {switch.out.getvalue()!r}")
+    # 6. The period the loop holds against the fake: 200 polls, each read
+    # from the fake's TM and port tables, planned by the core and applied,
+    # alternating between the idle state and the trace's (so every poll
+    # writes).
+    import time
+    bfrt, tables = fresh(idle)
+    rec = Recorder(bfrt, tables, agent, cells={4: 0})
+    switch = agent.Switch(rec.bfrt, out=io.StringIO())
+    core = agent.Core(core_cmd, load=True)
+    t_us = [0]
+
+    def timed():
+        for i in range(200):
+            t_us[0] += 10_000
+            p = switch.poll(t_us[0])
+            if i % 2:
+                p = dict(trace_polls[1], t_us=t_us[0])
+            yield p
+    t0 = time.monotonic()
+    writes_200 = agent.run(switch, timed(), core)
+    per_poll_ms = (time.monotonic() - t0) * 1000 / 200
+    core.close()
+    print(f"switch ok: {n_empty} writes from empty tables, restart wrote {first}, "
+          "5000-digest burst counted, retries and failures reported; "
+          f"200 polls with {writes_200} writes: {per_poll_ms:.2f} ms a poll against the fake")
 
 
 def check_selftest(d):
@@ -294,7 +511,7 @@ if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
     try:
         {"load": check_load, "update": check_update, "agent": check_agent,
-         "selftest": check_selftest}[mode](*args)
+         "switch": check_switch, "selftest": check_selftest}[mode](*args)
     except (CheckError, bfrt_reader.BfRtTableError, OSError, AttributeError, KeyError,
             TypeError) as e:
         print(f"FAIL: {type(e).__name__}: {e}")

@@ -402,7 +402,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         }
     };
 
-    // The digests' rate limit: one packet meter per pipe, whatever the
+    // The digests' rate limit: one packet meter, whatever the
     // collisions in the filter above (two unpinned flows sharing a filter
     // cell each pass it on every interleaved packet). The agent sets its
     // rate at start (DIGEST_RATE_PPS, DIGEST_BURST in lcmp_agent.py); only
