@@ -18,14 +18,15 @@
 //! the golden state, which moves selection buckets; each poll's entries are
 //! installed at once.
 //!
-//! Two programs per chip, at its default pin cells (Tofino 1 2 x 65 536,
+//! Three programs per chip, at its default pin cells (Tofino 1 2 x 65 536,
 //! Tofino 2 2 x 32 768):
 //!
 //! * **before** (the program before issue 32): a cell is taken only past
 //!   the idle timeout, and a flow no cell holds follows the selection;
-//! * **after**: the agent writes the safe gap of its polls
-//!   (`Agent::pin_gap_units`) into the pin registers' parameters, and a
-//!   flow no cell holds takes its group's stable fallback (`lcmp_fallback`).
+//! * **reuse**: the agent writes the safe gap of its polls
+//!   (`Agent::pin_gap_units`) into the pin registers' parameters;
+//! * **reuse+fallback**: also, a flow no cell holds takes its group's
+//!   stable fallback (`lcmp_fallback`).
 //!
 //! Counted over the flows that start after the warm-up (4 s): flows with a
 //! packet no cell held ("unpinned"), and flows whose packets left on more
@@ -127,7 +128,7 @@ struct Counts {
     gap_units: (u32, u32),
 }
 
-fn run(load: &Load, target: Target, after: bool) -> Counts {
+fn run(load: &Load, target: Target, reuse: bool, fallback: bool) -> Counts {
     let mut agent = agent(target);
     let program = agent.program();
     let ports: Vec<PortId> = agent.tables().ports.iter().map(|p| p.id).collect();
@@ -182,7 +183,7 @@ fn run(load: &Load, target: Target, after: bool) -> Counts {
             + a.len().abs_diff(b.len()) as u64;
         entries = next;
         counts.polls += 1;
-        if after {
+        if reuse {
             let gap = agent.pin_gap_units(Instant::from_ticks(now));
             pins.gaps = [Some(gap), Some(gap)];
             if now >= WARMUP_US {
@@ -190,7 +191,7 @@ fn run(load: &Load, target: Target, after: bool) -> Counts {
                 counts.gap_units.1 = counts.gap_units.1.max(gap);
             }
         }
-        let installed = if after {
+        let installed = if fallback {
             entries.clone()
         } else {
             without_fallback(entries.clone())
@@ -258,14 +259,18 @@ fn main() {
             .into_iter()
             .filter(|&t| want(arg(t), &["tofino1", "tofino2"]))
         {
-            for after in [false, true] {
-                let c = run(load, target, after);
+            for (what, reuse, fallback) in [
+                ("before", false, false),
+                ("reuse", true, false),
+                ("reuse+fallback", true, true),
+            ] {
+                let c = run(load, target, reuse, fallback);
                 println!(
                     "{} {} {}: {} flows, unpinned {} ({:.2} %), moved {} ({:.3} %); \
                      {} polls, {} bucket rewrites; gap {}..{} units",
                     load.name,
                     target.name(),
-                    if after { "after" } else { "before" },
+                    what,
                     c.flows,
                     c.unpinned,
                     100.0 * c.unpinned as f64 / c.flows.max(1) as f64,
@@ -273,8 +278,8 @@ fn main() {
                     100.0 * c.moved as f64 / c.flows.max(1) as f64,
                     c.polls,
                     c.moved_buckets,
-                    if after { c.gap_units.0 } else { 0 },
-                    if after { c.gap_units.1 } else { 0 },
+                    if reuse { c.gap_units.0 } else { 0 },
+                    if reuse { c.gap_units.1 } else { 0 },
                 );
             }
         }
