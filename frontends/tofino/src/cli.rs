@@ -93,16 +93,27 @@ pub fn agent_loop(
         path: PathBuf::from("<stdout>"),
         source,
     };
-    let mut write = |t_us: Option<u32>, plan: &crate::model::Plan| -> Result<(), Error> {
-        let mut v = crate::render::bfrt::plan_json(&schema, plan);
-        if let (Some(t), Some(m)) = (t_us, v.as_object_mut()) {
-            m.insert("t_us".into(), t.into());
-        }
-        writeln!(output, "{v}").map_err(io)?;
-        output.flush().map_err(io)
-    };
+    // The pin cells' safe gap the switch holds (`None`: the program's
+    // initial PIN_IDLE), written after the entries when it changes.
+    let mut held_gap: Option<u32> = None;
+    let mut write =
+        |t_us: Option<u32>, plan: &crate::model::Plan, gap: Option<u32>| -> Result<(), Error> {
+            let mut v = crate::render::bfrt::plan_json(&schema, plan);
+            if let Some(m) = v.as_object_mut() {
+                if let Some(t) = t_us {
+                    m.insert("t_us".into(), t.into());
+                }
+                if let (Some(g), Some(phases)) =
+                    (gap, m.get_mut("phases").and_then(|p| p.as_array_mut()))
+                {
+                    phases.push(crate::render::bfrt::pin_gap_phase(g));
+                }
+            }
+            writeln!(output, "{v}").map_err(io)?;
+            output.flush().map_err(io)
+        };
     if args.load {
-        write(None, &held.load_plan())?;
+        write(None, &held.load_plan(), None)?;
     }
     let mut dev_to_port = std::collections::BTreeMap::new();
     for p in 0..lcmp_decide::tables::MAX_PORTS as u8 {
@@ -132,8 +143,11 @@ pub fn agent_loop(
             agent.set_port_up(lcmp_decide::PortId(*port), !poll.down.contains(dev))?;
         }
         let next = agent.entries()?;
-        write(Some(poll.t_us), &next.plan_from(&held))?;
+        let gap = agent.pin_gap_units(now);
+        let gap_write = (held_gap != Some(gap)).then_some(gap);
+        write(Some(poll.t_us), &next.plan_from(&held), gap_write)?;
         held = next;
+        held_gap = Some(gap);
         n += 1;
     }
     Ok(n)

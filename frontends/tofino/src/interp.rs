@@ -104,8 +104,14 @@ pub struct IngressTrace {
     /// The pinned or selected port is a candidate of the group
     /// (`lcmp_member`; stateful passes only).
     pub member: bool,
-    /// The pin-failure digest was sent (the filter let it through).
+    /// The pin-failure digest was sent (the filter let it through and
+    /// the meter coloured the packet GREEN).
     pub digest: bool,
+    /// The filter let a digest through but the meter held it back.
+    pub metered: bool,
+    /// Neither way could hold the flow: it took the group's stable
+    /// fallback port (`lcmp_fallback`).
+    pub fallback: bool,
     /// The default route's port, for a destination that is no LCMP group.
     pub routed: Option<u64>,
     /// The next hop's `(src_mac, dst_mac)` of a forwarded packet.
@@ -145,6 +151,64 @@ pub struct PinRegisters {
     pub fail: BTreeMap<u64, PinCell>,
     /// `lcmp_clock`: the wraps of the 32-bit stamp and the last stamp.
     pub clock: Clock,
+    /// The register parameters `pin0_gap` and `pin1_gap` the agent writes
+    /// (`Agent::pin_gap_units`): a cell idle longer is reused. `None`: not
+    /// written since the program was loaded, the idle timeout (`PIN_IDLE`).
+    pub gaps: [Option<u32>; 2],
+    /// `digest_meter`, as the agent configures it; `None`: not modelled
+    /// (every digest the filter lets through is sent).
+    pub digest_meter: Option<DigestMeter>,
+}
+
+/// The pin-failure digests' one-cell packet meter (`digest_meter`), as a
+/// committed-rate token bucket: a packet is GREEN, and sends its digest,
+/// when the bucket holds a whole token. The agent configures the rate
+/// (packets per second) and burst (packets) of the meter's committed
+/// bucket; the peak bucket is set the same, so no packet is YELLOW.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DigestMeter {
+    /// Committed rate, packets per second.
+    pub rate_pps: u64,
+    /// Committed burst, packets.
+    pub burst: u64,
+    /// Tokens, in 10^-9 packets (starts full).
+    tokens: u128,
+    /// The last packet's MAC timestamp, ns.
+    last_ns: u64,
+}
+
+impl DigestMeter {
+    /// A meter of `rate_pps` and `burst` packets, its bucket full.
+    pub fn new(rate_pps: u64, burst: u64) -> DigestMeter {
+        DigestMeter {
+            rate_pps,
+            burst,
+            tokens: u128::from(burst) * 1_000_000_000,
+            last_ns: 0,
+        }
+    }
+
+    /// Colours a packet at `tstamp_ns`: whether it is GREEN (takes a token).
+    ///
+    /// ```
+    /// use lcmp_tofino::interp::DigestMeter;
+    /// let mut m = DigestMeter::new(1_000, 2);
+    /// assert!(m.green(0) && m.green(0));
+    /// assert!(!m.green(0));          // the burst is spent
+    /// assert!(m.green(1_000_000));   // 1 ms later: one more token
+    /// ```
+    pub fn green(&mut self, tstamp_ns: u64) -> bool {
+        let elapsed = u128::from(tstamp_ns.saturating_sub(self.last_ns));
+        self.last_ns = self.last_ns.max(tstamp_ns);
+        let cap = u128::from(self.burst) * 1_000_000_000;
+        self.tokens = (self.tokens + elapsed * u128::from(self.rate_pps)).min(cap);
+        if self.tokens >= 1_000_000_000 {
+            self.tokens -= 1_000_000_000;
+            true
+        } else {
+            false
+        }
+    }
 }
 
 /// `lcmp_clock`'s one cell: `{lo: wraps << 24, hi: last stamp}`,
@@ -502,7 +566,8 @@ impl<'a> Interpreter<'a> {
     ) -> Result<IngressTrace, InterpError> {
         // clock_tick runs for every packet.
         let now = pins.clock.tick(tstamp_ns);
-        let mut tr = self.route(h.dst, self.hash(h))?;
+        let hash = self.hash(h);
+        let mut tr = self.route(h.dst, hash)?;
         if let Some(port) = tr.routed {
             tr.port = Some(port); // a default route: no pins, no liveness
             return Ok(tr);
@@ -517,9 +582,11 @@ impl<'a> Interpreter<'a> {
         let port_mask = (1u64 << PORT_BITS) - 1;
         // meta.out_port: set_port's.
         let mut out = selected;
-        // pin0_lookup / pin1_lookup.
-        let lookup = |c: &mut PinCell| {
-            if expired(now, c.seen, idle) {
+        let [gap0, gap1] = pins.gaps.map(|g| g.unwrap_or(idle));
+        // pin0_lookup / pin1_lookup: a cell idle past its register's gap
+        // is taken.
+        let lookup = |c: &mut PinCell, gap: u32| {
+            if expired(now, c.seen, gap) {
                 *c = PinCell { sig, seen: now };
                 PinStatus::Taken
             } else if c.sig == sig {
@@ -530,20 +597,20 @@ impl<'a> Interpreter<'a> {
             }
         };
         let [way0, way1] = &mut pins.ways;
-        let st0 = lookup(way0.entry(i0).or_default());
+        let st0 = lookup(way0.entry(i0).or_default(), gap0);
         let st1 = match st0 {
             PinStatus::Hit => PinStatus::None,
             PinStatus::Taken => {
                 // pin1_find: only the flow's own live pin.
                 let c = way1.entry(i1).or_default();
-                if c.sig == sig && !expired(now, c.seen, idle) {
+                if c.sig == sig && !expired(now, c.seen, gap1) {
                     c.seen = now;
                     PinStatus::Hit
                 } else {
                     PinStatus::None
                 }
             }
-            _ => lookup(way1.entry(i1).or_default()),
+            _ => lookup(way1.entry(i1).or_default(), gap1),
         };
         tr.pin_hit = st0 == PinStatus::Hit;
         let [port0, port1] = &mut pins.ports;
@@ -561,12 +628,24 @@ impl<'a> Interpreter<'a> {
             }
             PinStatus::Busy => {
                 tr.pin_failed = true;
+                // lcmp_fallback: the group's stable fallback port.
+                if let Some(e) = self.lookup(names::FALLBACK, &[group, u64::from(hash & 0xFFFF)])? {
+                    if let Some(&p) = e.params.first() {
+                        out = p & port_mask;
+                        tr.fallback = true;
+                    }
+                }
                 if !resubmit_flag {
                     // fail_report: once per signature and idle timeout.
                     let c = pins.fail.entry(fail_index(sig)).or_default();
                     if c.sig != sig || expired(now, c.seen, idle) {
                         *c = PinCell { sig, seen: now };
-                        tr.digest = true;
+                        // digest_meter: only a GREEN packet sends it.
+                        tr.digest = pins
+                            .digest_meter
+                            .as_mut()
+                            .is_none_or(|m| m.green(tstamp_ns));
+                        tr.metered = !tr.digest;
                     }
                 }
             }

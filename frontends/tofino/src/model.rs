@@ -34,7 +34,8 @@ use lcmp_decide::{Decider, DeciderConfig, GroupId, HashAlgorithm, Instant, Pick,
 
 use crate::error::Error;
 use crate::schema::actions::{
-    MEMBER, NO_ROUTE, PORT_DOWN, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP, SET_PORT,
+    FALLBACK, MEMBER, NO_ROUTE, PORT_DOWN, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP,
+    SET_PORT,
 };
 use crate::schema::{names, Action, Schema, Sizes, HASH_HI_BITS, MAX_PRIORITY, PORT_BITS};
 
@@ -258,7 +259,8 @@ fn phase_of(u: &Update) -> usize {
         (names::MEMBER, Op::Delete) => 8,
         (names::MEMBER, _) => 3,
         (names::SELECT, Op::Insert) => 4,
-        (names::SELECT, Op::Modify) => 5,
+        (names::SELECT | names::FALLBACK, Op::Modify) => 5,
+        (names::FALLBACK, Op::Insert) => 3,
         (names::SELECT, Op::Delete) => 7,
         (names::DST_GROUP | names::ROUTE, _) => 6,
         (_, Op::Delete) => 9,
@@ -822,6 +824,30 @@ impl Agent {
                     None,
                     &MEMBER,
                     vec![],
+                )?;
+            }
+        }
+        // Each group's stable fallback (a flow no pin cell could hold):
+        // static hash[15:0] ranges, one per candidate, in candidate order;
+        // a range keeps its candidate while it is up, else takes the next
+        // live candidate after it (cyclically). Only a candidate going
+        // down or coming back changes an entry; congestion never does.
+        for g in groups {
+            let up: Vec<bool> = g
+                .candidates
+                .iter()
+                .map(|c| self.decider.port_state(c.port).is_some_and(|s| s.is_up()))
+                .collect();
+            let n = g.candidates.len();
+            for (j, low, high) in bucket_ranges(n as u64) {
+                let j = j as usize;
+                let to = (0..n).map(|d| (j + d) % n).find(|&i| up[i]).unwrap_or(j);
+                b.entry(
+                    names::FALLBACK,
+                    vec![Match::Exact(u64::from(g.id.0)), Match::Range { low, high }],
+                    Some(1),
+                    &FALLBACK,
+                    vec![self.dev_port(g.candidates[to].port)],
                 )?;
             }
         }

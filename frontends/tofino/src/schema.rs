@@ -454,9 +454,27 @@ pub mod actions {
         ],
     };
 
+    /// A flow no pin cell could hold: the group's stable fallback port
+    /// (a hash over its live candidates that congestion changes do not
+    /// move), counted by the table's direct counter.
+    pub const FALLBACK: Action = Action {
+        name: "fallback",
+        id: 0x0E,
+        params: &[port("port")],
+        body: &["meta.out_port = port;", "meta.fallback = 1;"],
+    };
+    /// No fallback entry (never, with consistent tables): the selection's
+    /// port.
+    pub const FALLBACK_MISS: Action = Action {
+        name: "fallback_miss",
+        id: 0x0F,
+        params: &[],
+        body: &[],
+    };
+
     /// Every action of `LcmpIngress`, in the order `lcmp.p4` declares
     /// them (a unit test checks that it holds exactly the tables' actions).
-    pub const INGRESS: [&Action; 13] = [
+    pub const INGRESS: [&Action; 15] = [
         &SET_GROUP,
         &NO_ROUTE,
         &LCMP_MISS,
@@ -470,6 +488,8 @@ pub mod actions {
         &MEMBER,
         &NOT_MEMBER,
         &SET_NEXT_HOP,
+        &FALLBACK,
+        &FALLBACK_MISS,
     ];
 }
 
@@ -542,6 +562,10 @@ mod keys {
         key("port", "meta.out_port", PORT_BITS, Exact),
     ];
     pub(super) const NEXT_HOP: &[KeyField] = &[key("port", "meta.out_port", PORT_BITS, Exact)];
+    pub(super) const FALLBACK: &[KeyField] = &[
+        key("group", "meta.group", 16, Exact),
+        key("hash_lo", "meta.hash[15:0]", HASH_HI_BITS, Range),
+    ];
 }
 
 /// The table, register and digest names, for lookups by name.
@@ -562,6 +586,8 @@ pub mod names {
     pub const NEXT_HOP: &str = "lcmp_next_hop";
     /// The pin-failure digest's filter: `{signature, last reported}`.
     pub const REG_FAIL: &str = "lcmp_fail";
+    /// `(group, hash[15:0])` ranges to the group's stable fallback port.
+    pub const FALLBACK: &str = "lcmp_fallback";
     /// Flow pin, way 0: `{signature, last seen}`.
     pub const REG_PIN0: &str = "lcmp_pin0";
     /// Flow pin, way 1.
@@ -572,6 +598,13 @@ pub mod names {
     pub const REG_PORT1: &str = "lcmp_port1";
     /// The data plane's clock: `{wraps of the 32-bit stamp, last stamp}`.
     pub const REG_CLOCK: &str = "lcmp_clock";
+    /// The safe gap of `lcmp_pin0`'s cells (a `RegisterParam`, clock
+    /// units; the agent writes it, `Agent::pin_gap_units`).
+    pub const PARAM_GAP0: &str = "pin0_gap";
+    /// The safe gap of `lcmp_pin1`'s cells.
+    pub const PARAM_GAP1: &str = "pin1_gap";
+    /// The pin-failure digests' rate limit (a one-cell packet `Meter`).
+    pub const METER_DIGEST: &str = "digest_meter";
     /// The pin-failure digest.
     pub const DIGEST_PIN_FAIL: &str = "pin_fail";
 }
@@ -681,6 +714,15 @@ impl Schema {
                 &[SET_NEXT_HOP],
                 &DROP_MISS,
                 NEXT_HOP_TABLE_SIZE,
+                true,
+            ),
+            t(
+                FALLBACK,
+                0x08,
+                keys::FALLBACK,
+                &[actions::FALLBACK],
+                &FALLBACK_MISS,
+                candidates,
                 true,
             ),
         ];

@@ -58,6 +58,10 @@ pub fn render(agent: &Agent, core: &str) -> String {
         ("DIGEST_FIELDS", format!("[{}]", fields.join(", "))),
         ("CORE", core.to_string()),
         (
+            "METER",
+            format!("{}.{}", Control::Ingress.name(), names::METER_DIGEST),
+        ),
+        (
             "TABLE_KEYS",
             format!("{{\n    {},\n}}", keys.join(",\n    ")),
         ),

@@ -25,7 +25,7 @@ const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 /// name; for a register, `@@REGISTER KEY@@` is its declaration; for a
 /// digest, `@@STRUCT KEY@@`, `@@DIGEST KEY@@` and `@@PACK KEY@@` are its
 /// struct, its extern and its `pack` call.
-pub const TEMPLATE_NAMES: [(&str, &str); 15] = [
+pub const TEMPLATE_NAMES: [(&str, &str); 19] = [
     ("DST_GROUP", names::DST_GROUP),
     ("ROUTE", names::ROUTE),
     ("BUCKET", names::BUCKET),
@@ -33,12 +33,16 @@ pub const TEMPLATE_NAMES: [(&str, &str); 15] = [
     ("PORT_ALIVE", names::PORT_ALIVE),
     ("MEMBER", names::MEMBER),
     ("NEXT_HOP", names::NEXT_HOP),
+    ("FALLBACK", names::FALLBACK),
     ("REG_PIN0", names::REG_PIN0),
     ("REG_PIN1", names::REG_PIN1),
     ("REG_PORT0", names::REG_PORT0),
     ("REG_PORT1", names::REG_PORT1),
     ("REG_CLOCK", names::REG_CLOCK),
     ("REG_FAIL", names::REG_FAIL),
+    ("PARAM_GAP0", names::PARAM_GAP0),
+    ("PARAM_GAP1", names::PARAM_GAP1),
+    ("METER_DIGEST", names::METER_DIGEST),
     ("DIGEST_PIN_FAIL", names::DIGEST_PIN_FAIL),
     ("PIPE", crate::schema::PIPE),
 ];

@@ -36,6 +36,7 @@ install the same entries.
 import copy
 import io
 import json
+import re
 import os
 import py_compile
 import sys
@@ -217,11 +218,25 @@ def check_agent(idle, trace, new):
         raise CheckError("the core failed")
     if bfrt_reader.snapshot(tables) != bfrt_reader.snapshot(want):
         raise CheckError("agent: load + polls differ from the new load")
+    # The safe gap of the pin cells: written into both pin registers'
+    # parameters, equal, and at most the idle timeout (PIN_IDLE).
+    gaps = bfrt_reader.params(tables)
+    pin_idle = int(re.search(r"PIN_IDLE = 32w(\d+)", (Path(idle) / "lcmp.p4").read_text()).group(1))
+    if sorted(gaps) != ["pipe.LcmpIngress.pin0_gap", "pipe.LcmpIngress.pin1_gap"] \
+            or len(set(gaps.values())) != 1 or not 0 <= min(gaps.values()) <= pin_idle:
+        raise CheckError(f"agent: pin gaps {gaps}, idle timeout {pin_idle}")
+    spec = (("CIR_PPS", agent.DIGEST_RATE_PPS), ("PIR_PPS", agent.DIGEST_RATE_PPS),
+            ("CBS_PKTS", agent.DIGEST_BURST), ("PBS_PKTS", agent.DIGEST_BURST))
+    if bfrt_reader.meters(tables) != {"pipe.LcmpIngress.digest_meter": {(0,): ("$METER", spec)}}:
+        raise CheckError(f"agent: digest meter {bfrt_reader.meters(tables)}")
+
     if n == 0 or calls.getvalue().count("bfrt.lcmp.pipe.") != n:
         raise CheckError(f"{n} writes, printed {calls.getvalue().count('bfrt.lcmp.pipe.')}")
     sent = sum(len(p.get("digests", [])) for p in polls)
     if sum(digests.per_group.values()) != sent or sent == 0:
         raise CheckError(f"digests: {digests.per_group} of {sent}")
+    if digests.received != sent or digests.malformed != 0:
+        raise CheckError(f"agent: {digests.received} digests received of {sent}")
     # A poll of a port that is no LCMP port: the core stops with an error.
     import subprocess
     core = agent.Core(os.environ["LCMP_CORE"], stderr=subprocess.DEVNULL)
@@ -379,7 +394,7 @@ def check_switch(idle, trace, new):
     bfrt.lcmp.pipe.LcmpIngress.lcmp_route.add_with_route(dst_addr=0x0B000000, dst_addr_p_length=8, port=3)
     rec, switch, digests, n = start(bfrt, tables, iter([]))
     first = [c[1] for c in writes(rec)]
-    if sorted(first) != ["delete", "mod_with_set_port"]:
+    if sorted(first) != ["delete", "mod", "mod_with_set_port"]:  # mod: the digest meter
         raise CheckError(f"switch: restart wrote {first}")
     idle_want, _ = load_json(idle)
     if bfrt_reader.snapshot(tables) != bfrt_reader.snapshot(idle_want):

@@ -61,7 +61,8 @@ def main(path):
         for reg, _ in externs:
             if reg not in d["registers"]:
                 errors.append(f"{ctl}: RegisterAction on undeclared register {reg}")
-        callable_ = {name for _, name in externs} | set(re.findall(r"\bLpf<[^;]*\)\s*(\w+)\s*;", body))
+        callable_ = {name for _, name in externs} | set(re.findall(r"\bLpf<[^;]*\)\s*(\w+)\s*;", body)) \
+            | set(d["meters"])
         for m in re.finditer(r"\b(\w+)\.execute\(", body):
             if m.group(1) not in callable_:
                 errors.append(f"{ctl}: {m.group(1)}.execute has no declaration")

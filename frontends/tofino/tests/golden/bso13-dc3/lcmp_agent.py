@@ -39,6 +39,22 @@ DEV_PORTS = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5}
 DIGEST = "LcmpIngressDeparser.pin_fail"
 DIGEST_FIELDS = ["src_addr", "dst_addr", "src_port", "dst_port", "protocol", "group"]
 CORE = os.environ.get("LCMP_CORE", "lcmp tofino agent --topology bso13 --switch DC3 --seed 0 --scheme lcmp --profile paper --pin-slots 131072 --target tofino1 --placeholder-next-hops")
+# The pin-failure digests' meter (one per pipe, packets): at most
+# DIGEST_RATE_PPS digests a second after a burst of DIGEST_BURST, whatever
+# the collisions in the data plane's digest filter.
+METER = "LcmpIngress.digest_meter"
+DIGEST_RATE_PPS = int(os.environ.get("LCMP_DIGEST_RATE_PPS", "1000"))
+DIGEST_BURST = int(os.environ.get("LCMP_DIGEST_BURST", "100"))
+
+
+def meter_op():
+    """The write that sets the digest meter: committed and peak buckets
+    alike (so no packet is YELLOW; only GREEN ones send a digest)."""
+    return {"table": METER, "method": "mod", "args": {
+        "METER_INDEX": 0,
+        "METER_SPEC_CIR_PPS": DIGEST_RATE_PPS, "METER_SPEC_PIR_PPS": DIGEST_RATE_PPS,
+        "METER_SPEC_CBS_PKTS": DIGEST_BURST, "METER_SPEC_PBS_PKTS": DIGEST_BURST,
+    }}
 PERIOD_S = float(os.environ.get("LCMP_PERIOD_S", "0.01"))
 # Attempts per write before it is reported as failed.
 RETRIES = 3
@@ -52,6 +68,7 @@ TABLE_KEYS = {
     "LcmpIngress.lcmp_port_alive": [("port", "exact")],
     "LcmpIngress.lcmp_member": [("group", "exact"), ("port", "exact")],
     "LcmpIngress.lcmp_next_hop": [("port", "exact")],
+    "LcmpIngress.lcmp_fallback": [("group", "exact"), ("hash_lo", "range"), ("$MATCH_PRIORITY", "exact")],
 }
 
 
@@ -226,19 +243,25 @@ class DryRun:
 class DigestLog:
     """The pin-failure digest handler: the data plane sends one per flow
     and idle timeout that neither pin way could hold (the flow is routed,
-    unpinned). Counts them per group and logs each flow once; a group with
-    many is a sign that the pin registers are too small for its flows."""
+    unpinned), at most DIGEST_RATE_PPS a second (the meter). Counts every
+    message it gets (`received`; `malformed` for those without the digest's
+    fields) and the flows per group, and logs each flow; a group with many
+    is a sign that the pin registers are too small for its flows."""
 
     def __init__(self, out=sys.stderr):
         self.per_group = {}
+        self.received = 0
+        self.malformed = 0
         self.out = out
 
     def __call__(self, msg):
+        self.received += 1
         d = {}
         for f in DIGEST_FIELDS:
             try:
                 d[f] = int(field(msg, f))
             except (KeyError, TypeError, ValueError):
+                self.malformed += 1
                 print("lcmp_agent: digest without %s: %r" % (f, msg), file=self.out)
                 return
         g = d["group"]
@@ -327,10 +350,11 @@ def reconcile(load, held):
 
 
 def run(switch, polls, core):
-    """Reconciles the switch with the idle load, then one plan per poll;
-    returns the number of writes."""
+    """Reconciles the switch with the idle load, sets the digest meter,
+    then one plan per poll; returns the number of writes."""
     held = {t: switch.held(t) for t in TABLE_KEYS}
     n = apply(switch, reconcile(core.initial, held))
+    n += apply(switch, {"phases": [{"what": "digest meter", "ops": [meter_op()]}]})
     for poll in polls:
         n += apply(switch, core.plan(poll))
     return n
@@ -352,8 +376,8 @@ def main(argv):
         core = Core(CORE, load=True)
         n = run(switch, switch.polls(), core)
         status = core.close()
-        print("# %d writes, %d digests, core exit %d" %
-              (n, sum(digests.per_group.values()), status))
+        print("# %d writes, %d digests (%d malformed), core exit %d" %
+              (n, digests.received, digests.malformed, status))
         return status
     switch = Switch(bfrt)  # noqa: F821 (bfrt_python's global)
     switch.on_digest(DigestLog())
