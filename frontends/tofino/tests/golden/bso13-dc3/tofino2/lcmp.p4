@@ -14,9 +14,9 @@
  *     stage 2: lcmp_select
  *     stage 3: lcmp_pin0, 1 statement
  *     stage 4: lcmp_pin1, 2 statements
- *     stage 5: lcmp_port1, lcmp_fail, 1 statement
- *     stage 6: lcmp_port0, 1 statement
- *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop
+ *     stage 5: lcmp_port1, lcmp_fallback, lcmp_fail, 1 statement
+ *     stage 6: lcmp_port0, digest_meter
+ *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop, 1 statement
  *     stage 8: 5 statements
  *   LcmpEgress: 0 stages
  *   object                              kind  entries stage  SRAM  TCAM
@@ -28,12 +28,14 @@
  *   LcmpIngress.lcmp_pin0           register    32768     3    17     0
  *   LcmpIngress.lcmp_pin1           register    32768     4    17     0
  *   LcmpIngress.lcmp_port1          register    32768     5     5     0
+ *   LcmpIngress.lcmp_fallback          range       48     5     1     1
  *   LcmpIngress.lcmp_fail           register     4096     5     3     0
  *   LcmpIngress.lcmp_port0          register    32768     6     5     0
+ *   LcmpIngress.digest_meter        register        1     6     2     0
  *   LcmpIngress.lcmp_port_alive        exact        6     7     1     0
  *   LcmpIngress.lcmp_member            exact       48     7     1     0
  *   LcmpIngress.lcmp_next_hop          exact      512     7     1     0
- *   SRAM 56/960 blocks (6%), TCAM 4/288 (2%) per pipe
+ *   SRAM 59/960 blocks (7%), TCAM 5/288 (2%) per pipe
  *
  * Tofino 2 (stage analysis, crate::analysis; budget 20 stages per gress):
  *   LcmpIngress: 9 stages
@@ -42,12 +44,12 @@
  *     stage 2: lcmp_select
  *     stage 3: lcmp_pin0, 1 statement
  *     stage 4: lcmp_pin1, 2 statements
- *     stage 5: lcmp_port1, lcmp_fail, 1 statement
- *     stage 6: lcmp_port0, 1 statement
- *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop
+ *     stage 5: lcmp_port1, lcmp_fallback, lcmp_fail, 1 statement
+ *     stage 6: lcmp_port0, digest_meter
+ *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop, 1 statement
  *     stage 8: 6 statements
  *   LcmpEgress: 0 stages
- *   SRAM 56/1600 blocks (4%), TCAM 4/480 (1%) per pipe
+ *   SRAM 59/1600 blocks (4%), TCAM 5/480 (2%) per pipe
  */
 
 #include <core.p4>
@@ -160,6 +162,8 @@ struct lcmp_meta_t {
     bit<1>   way1;       // way 1 was looked up (way 0 busy)
     bit<1>   pin_hit;    // the flow follows a live pin
     bit<8>   report;     // the pin-failure filter lets this digest through
+    bit<8>   color;      // the digest meter's colour (GREEN: send)
+    bit<1>   fallback;   // no pin cell: the group's stable fallback port
     bit<1>   dead;       // out_port is down
     bit<1>   member;     // out_port is a candidate of the group
     bit<16>  l4_sport;
@@ -187,6 +191,8 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         meta.way1 = 0;
         meta.pin_hit = 0;
         meta.report = 0;
+        meta.color = 0;
+        meta.fallback = 0;
         meta.dead = 0;
         meta.member = 0;
         meta.out_port = 0;
@@ -305,12 +311,19 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
 
     // Flow pins (LCMP §3.1 step 2): two ways of {signature, last seen},
     // way 0 indexed by sig[14:0], way 1 by sig[31:17]. A cell is taken
-    // only once it has expired, so live flows never evict each other. Cells
-    // start at {0, 0}, idle since the clock's start.
+    // once its flow has been idle longer than the safe gap, so no flow is
+    // moved while a packet of it may still be in flight (the core's
+    // in-order reuse): the agent computes the gap from its queue polls and
+    // the tables, as lcmp-decide does, and writes it into the register
+    // parameters (one per register: bf-p4c allows a RegisterParam in one
+    // register's actions); until it does, the gap is the idle timeout.
+    // Cells start at {0, 0}, idle since the clock's start.
+    RegisterParam<bit<32>>(PIN_IDLE) pin0_gap;
+    RegisterParam<bit<32>>(PIN_IDLE) pin1_gap;
     Register<lcmp_pin_t, pin_index_t>(32768, {32w0, 32w0x00000000}) lcmp_pin0;
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin0) pin0_lookup = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (meta.now - v.hi > PIN_IDLE) {
+            if (meta.now - v.hi > pin0_gap.read()) {
                 v.lo = meta.sig;
                 v.hi = meta.now;
                 st = pin_status_t.TAKEN;
@@ -325,7 +338,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     Register<lcmp_pin_t, pin_index_t>(32768, {32w0, 32w0x00000000}) lcmp_pin1;
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin1) pin1_lookup = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (meta.now - v.hi > PIN_IDLE) {
+            if (meta.now - v.hi > pin1_gap.read()) {
                 v.lo = meta.sig;
                 v.hi = meta.now;
                 st = pin_status_t.TAKEN;
@@ -344,7 +357,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     // is output in another control flow").
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin1) pin1_find = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (v.lo == meta.sig && meta.now - v.hi <= PIN_IDLE) {
+            if (v.lo == meta.sig && meta.now - v.hi <= pin1_gap.read()) {
                 v.hi = meta.now;
                 st = pin_status_t.HIT;
             } else {
@@ -388,6 +401,13 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             }
         }
     };
+
+    // The digests' rate limit: one packet meter, whatever the
+    // collisions in the filter above (two unpinned flows sharing a filter
+    // cell each pass it on every interleaved packet). The agent sets its
+    // rate at start (DIGEST_RATE_PPS, DIGEST_BURST in lcmp_agent.py); only
+    // GREEN packets send a digest.
+    Meter<bit<1>>(1, MeterType_t.PACKETS) digest_meter;
 
     @id(0x000001)
     action set_group(bit<16> group, bit<8> k) {
@@ -446,6 +466,14 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         hdr.ethernet.src_addr = src_mac;
         hdr.ethernet.dst_addr = dst_mac;
         hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+    }
+    @id(0x00000E)
+    action fallback(PortId_t port) {
+        meta.out_port = port;
+        meta.fallback = 1;
+    }
+    @id(0x00000F)
+    action fallback_miss() {
     }
 
     @id(0x000001)
@@ -543,6 +571,20 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         size = 512;
     }
 
+    @id(0x000008)
+    table lcmp_fallback {
+        key = {
+            meta.group                : exact @name("group");
+            meta.hash[15:0]           : range @name("hash_lo");
+        }
+        actions = {
+            fallback;
+            @defaultonly fallback_miss;
+        }
+        const default_action = fallback_miss();
+        size = 48;
+    }
+
     apply {
         if (hdr.ipv4.isValid()) {
             lcmp_dst_group.apply();
@@ -583,8 +625,14 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                 }
             } else if (st1 == pin_status_t.TAKEN) {
                 port1_write.execute(meta.sig[31:17]);
-            } else if (meta.way1 == 1 && ig_intr_md.resubmit_flag == 0) {
-                meta.report = fail_report.execute(meta.sig[23:12]);
+            } else if (meta.way1 == 1) {
+                // Both ways hold other live flows: the group's stable
+                // fallback, which bucket rewrites do not move; reported
+                // once per flow and idle timeout, metered.
+                lcmp_fallback.apply();
+                if (ig_intr_md.resubmit_flag == 0) {
+                    meta.report = fail_report.execute(meta.sig[23:12]);
+                }
             }
             // Way 0's port; a newly taken way-0 cell copies the flow's way-1
             // pin if it had one (out_port was read from it just above).
@@ -598,7 +646,10 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                 port0_write.execute(meta.sig[14:0]);
             }
             if (meta.report == 1) {
-                ig_dprsr_md.digest_type = LCMP_DIGEST_PIN_FAIL;
+                meta.color = digest_meter.execute(0);
+                if (meta.color == (bit<8>)MeterColor_t.GREEN) {
+                    ig_dprsr_md.digest_type = LCMP_DIGEST_PIN_FAIL;
+                }
             }
             lcmp_port_alive.apply();
             lcmp_member.apply();
