@@ -274,6 +274,21 @@ pub struct CommonArgs {
     /// hops; never on a switch that forwards).
     #[arg(long)]
     pub placeholder_next_hops: bool,
+    /// The switch CPU's device port, where control traffic (not IP) and
+    /// packets whose TTL expired are sent with an `lcmp_cpu_h` header
+    /// (default: the target's PCIe CPU port, 192 on Tofino 1, 0 on
+    /// Tofino 2; the SDE's `device_configuration.pcie_cpu_port`).
+    #[arg(long, value_name = "DEV_PORT", value_parser = parse_cpu_port)]
+    pub cpu_port: Option<u16>,
+}
+
+/// Parses a device port (below 512).
+fn parse_cpu_port(s: &str) -> Result<u16, String> {
+    s.trim()
+        .parse::<u16>()
+        .ok()
+        .filter(|p| u32::from(*p) < 1 << crate::schema::PORT_BITS)
+        .ok_or_else(|| format!("bad device port {s:?} (0 to 511)"))
 }
 
 /// Parses `A.B.C.D/LEN=DEV_PORT`.
@@ -456,6 +471,7 @@ fn agent(c: &CommonArgs) -> Result<Agent, Error> {
         target: target(c),
         routes: c.routes.clone(),
         next_hops: c.next_hops.clone(),
+        cpu_port: c.cpu_port,
         ..ExportOptions::default()
     };
     for &(port, dev) in &c.dev_ports {

@@ -597,12 +597,12 @@ pub fn p4info_mismatches(schema: &crate::schema::Schema, compiler: &str) -> Vec<
             }
         }
     }
-    for kind in ["registers", "digests"] {
+    for kind in ["registers", "digests", "counters"] {
         for (n, t) in by_name(&theirs, kind) {
             instances.push((n, low(t.at("preamble.id"))));
         }
     }
-    for kind in ["registers", "digests"] {
+    for kind in ["registers", "digests", "counters"] {
         for (name, t) in by_name(&ours, kind) {
             match instances.iter().find(|(n, _)| *n == name) {
                 None => out.push(format!("{kind} {name}: not in the compiler's P4Info")),

@@ -35,9 +35,9 @@ use lcmp_decide::{Decider, DeciderConfig, GroupId, HashAlgorithm, Instant, Pick,
 use crate::error::Error;
 use crate::schema::actions::{
     FALLBACK, MEMBER, NO_ROUTE, PORT_DOWN, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP,
-    SET_PORT,
+    SET_PORT, TO_CPU,
 };
-use crate::schema::{names, Action, Schema, Sizes, HASH_HI_BITS, MAX_PRIORITY, PORT_BITS};
+use crate::schema::{names, Action, Reason, Schema, Sizes, HASH_HI_BITS, MAX_PRIORITY, PORT_BITS};
 
 /// The ASIC generation the agent runs on: it sets the traffic manager's
 /// cell size (queue counters count cells) and the stage budget.
@@ -64,6 +64,18 @@ impl Target {
         match self {
             Target::Tofino1 => DEFAULT_PIN_SLOTS,
             Target::Tofino2 => DEFAULT_PIN_SLOTS / 2,
+        }
+    }
+
+    /// The device port of the switch CPU's PCIe port on the common SKUs
+    /// (Tofino 1 with two pipes: pipe 1's port 64, 192; Tofino 2: 0), where
+    /// the exception table sends control traffic and expired TTLs unless
+    /// `--cpu-port` says otherwise (the SDE's
+    /// `device_configuration.pcie_cpu_port` names the switch's own).
+    pub const fn pcie_cpu_port(self) -> u16 {
+        match self {
+            Target::Tofino1 => 192,
+            Target::Tofino2 => 0,
         }
     }
 
@@ -453,6 +465,9 @@ pub struct ExportOptions {
     /// Next hops by device port; a port without one (an LCMP port or a
     /// route's) gets [`NextHop::placeholder`].
     pub next_hops: Vec<NextHop>,
+    /// The device port exceptions go to (`lcmp_exception`'s `to_cpu`);
+    /// `None`: the target's [`Target::pcie_cpu_port`].
+    pub cpu_port: Option<u16>,
 }
 
 /// The identity port map.
@@ -474,6 +489,7 @@ impl Default for ExportOptions {
             target: Target::Tofino1,
             routes: Vec::new(),
             next_hops: Vec::new(),
+            cpu_port: None,
         }
     }
 }
@@ -810,6 +826,21 @@ impl Agent {
                     vec![bucket],
                 )?;
             }
+        }
+        // Static: the exceptions the switch CPU answers go to its port; the
+        // others are dropped by the default action, counted either way.
+        let cpu_port = self
+            .options
+            .cpu_port
+            .unwrap_or(self.options.target.pcie_cpu_port());
+        for r in Reason::ALL.iter().filter(|r| r.to_cpu()) {
+            b.entry(
+                names::EXCEPTION,
+                vec![Match::Exact(u64::from(r.code()))],
+                None,
+                &TO_CPU,
+                vec![u64::from(cpu_port)],
+            )?;
         }
         let groups = self.compiled.groups();
         // Every candidate of every group: a pin on one is followed.

@@ -5,13 +5,15 @@
 //! CPU by a digest; a flow pinned in way 1 whose way-0 cell frees up keeps
 //! its port; a flow whose pinned port died is re-pinned through a resubmit.
 
-use lcmp_decide::{DeciderConfig, HashAlgorithm, Scheme};
+mod common;
+
+use lcmp_decide::{DeciderConfig, HashAlgorithm};
 use lcmp_tofino::hash::Headers;
 use lcmp_tofino::interp::{
     pin_indices, pin_slot, DigestMeter, Interpreter, PinRegisters, PinStatus,
 };
 use lcmp_tofino::model::Match;
-use lcmp_tofino::schema::names;
+use lcmp_tofino::schema::{names, Reason};
 use lcmp_tofino::{Agent, EntrySet, ExportOptions, Program};
 
 const PIN_SLOTS: u32 = 512;
@@ -21,16 +23,10 @@ fn agent() -> Agent {
 }
 
 fn agent_with(pin_slots: u32) -> Agent {
-    let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
-    let cfg = DeciderConfig::default()
-        .with_scheme(Scheme::Lcmp)
-        .with_seed(7)
-        .with_hash(HashAlgorithm::Crc32);
-    let opts = ExportOptions {
+    common::testbed8_dc1(ExportOptions {
         pin_slots,
         ..ExportOptions::default()
-    };
-    lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, opts).expect("agent")
+    })
 }
 
 fn flow(src: u32, sport: u16) -> Headers {
@@ -649,9 +645,14 @@ fn a_selection_miss_writes_no_pin() {
         pins,
         PinRegisters {
             clock: pins.clock,
+            exceptions: pins.exceptions,
             ..PinRegisters::default()
         }
     );
+    // Not silently: counted under R_TABLE_MISS, and dropped.
+    assert_eq!(t.reason, Some(Reason::TableMiss));
+    assert_eq!(pins.exceptions[usize::from(Reason::TableMiss.code())], 1);
+    assert_eq!(pins.exceptions.iter().sum::<u64>(), 1);
     // With the selection back, the flow's first packet takes its cell.
     let interp = Interpreter::new(&program, &entries);
     let t = interp.packet(&mut pins, &a, 2_000_000_000).expect("a");
@@ -695,7 +696,7 @@ fn next_hops_ttl_default_routes_and_fragments() {
         .expect("a");
     assert!(t.ttl_expired && t.port.is_none());
     // Not an LCMP destination: the default route, its next hop, no pins.
-    let other = parsed(0x0A01_0001, 0xC0A8_0101, 1, 2, 6, 0);
+    let other = parsed(0x0A01_0001, 0xC0A8_0101, 1, 2, 6, false, 0);
     let before = pins.clone();
     let t = interp
         .packet(&mut pins, &other, 2_000_000_000)
@@ -704,14 +705,14 @@ fn next_hops_ttl_default_routes_and_fragments() {
     assert_eq!(t.next_hop, Some((0x0011_2233_4455, 0x0066_7788_99AA)));
     assert_eq!(pins.ways, before.ways);
     // No route at all: dropped.
-    let nowhere = parsed(0x0A01_0001, 0xAC10_0001, 1, 2, 6, 0);
+    let nowhere = parsed(0x0A01_0001, 0xAC10_0001, 1, 2, 6, false, 0);
     let t = interp
         .packet(&mut pins, &nowhere, 2_000_000_000)
         .expect("x");
     assert_eq!(t.port, None);
     // A later fragment hashes with ports 0, like the core's key for it.
-    let first = parsed(a.src, a.dst, a.sport, a.dport, a.proto, 0);
-    let later = parsed(a.src, a.dst, a.sport, a.dport, a.proto, 185);
+    let first = parsed(a.src, a.dst, a.sport, a.dport, a.proto, false, 0);
+    let later = parsed(a.src, a.dst, a.sport, a.dport, a.proto, false, 185);
     assert_eq!(first, a);
     assert_eq!((later.sport, later.dport), (0, 0));
     let key = lcmp_decide::FlowKey::v4(
@@ -728,10 +729,13 @@ fn next_hops_ttl_default_routes_and_fragments() {
     // The program parses ports only for TCP and UDP first fragments, past
     // IPv4 options, and rewrites MACs and TTL.
     let text = lcmp_tofino::render::p4::render(&program);
-    assert!(text.contains("(0, 6): parse_l4;") && text.contains("(0, 17): parse_l4;"));
+    assert!(text.contains("(0, 0, 6): parse_l4;") && text.contains("(0, 0, 17): parse_l4;"));
+    assert!(text.contains(
+        "transition select(hdr.ipv4.flags[0:0], hdr.ipv4.frag_offset, hdr.ipv4.protocol) {"
+    ));
     // (ihl - 5 in ihl's own 4 bits: a 16-bit form made bf-p4c warn that its
     // folded constant does not fit.)
     assert!(text.contains("pkt.extract(hdr.ipv4_options, (bit<32>)(hdr.ipv4.ihl - 5) * 32);"));
     assert!(text.contains("hdr.ipv4.ttl = hdr.ipv4.ttl - 1;"));
-    assert!(text.contains("if (meta.routed == 1 && hdr.ipv4.ttl > 1) {"));
+    assert!(text.contains("if (hdr.ipv4.ttl > 1) {"));
 }

@@ -40,6 +40,7 @@ fn args(topology: &str, switch: &str, target: TargetArg) -> EntriesArgs {
             routes: vec![],
             next_hops: vec![],
             placeholder_next_hops: true,
+            cpu_port: None,
         },
         state: None,
     }

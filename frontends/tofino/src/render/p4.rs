@@ -12,8 +12,8 @@ use crate::analysis;
 use crate::hash::{p4_field_list, CrcSpec, CRC32C, ECMP_FIELDS, SIG_FIELDS};
 use crate::model::{Program, Target};
 use crate::schema::{
-    actions, names, Action, Control, Digest, KeyField, Register, Schema, Table, FAIL_CELLS,
-    FAIL_INDEX_HI, PAIR_CELL_TYPE, PIN_EMPTY_SEEN, REGISTER_INDEX_TYPE,
+    actions, names, pin_event, Action, Control, Counter, Digest, KeyField, Reason, Register,
+    Schema, Table, FAIL_CELLS, FAIL_INDEX_HI, PAIR_CELL_TYPE, PIN_EMPTY_SEEN, REGISTER_INDEX_TYPE,
 };
 
 /// The P4 type of the pin-failure filter's index (`fail_index_t`).
@@ -24,8 +24,9 @@ const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 /// The schema names the template uses, by placeholder: `@@KEY@@` is the
 /// name; for a register, `@@REGISTER KEY@@` is its declaration; for a
 /// digest, `@@STRUCT KEY@@`, `@@DIGEST KEY@@` and `@@PACK KEY@@` are its
-/// struct, its extern and its `pack` call.
-pub const TEMPLATE_NAMES: [(&str, &str); 19] = [
+/// struct, its extern and its `pack` call; for a counter, `@@COUNTER KEY@@`
+/// is its declaration.
+pub const TEMPLATE_NAMES: [(&str, &str); 23] = [
     ("DST_GROUP", names::DST_GROUP),
     ("ROUTE", names::ROUTE),
     ("BUCKET", names::BUCKET),
@@ -34,6 +35,10 @@ pub const TEMPLATE_NAMES: [(&str, &str); 19] = [
     ("MEMBER", names::MEMBER),
     ("NEXT_HOP", names::NEXT_HOP),
     ("FALLBACK", names::FALLBACK),
+    ("EXCEPTION", names::EXCEPTION),
+    ("CTR_EXCEPTIONS", names::CTR_EXCEPTIONS),
+    ("CTR_PIN_EVENTS", names::CTR_PIN_EVENTS),
+    ("CTR_PORT_TX", names::CTR_PORT_TX),
     ("REG_PIN0", names::REG_PIN0),
     ("REG_PIN1", names::REG_PIN1),
     ("REG_PORT0", names::REG_PORT0),
@@ -136,6 +141,35 @@ fn register_decl(r: &Register) -> String {
     format!("Register<{cell}, {index}>({}{initial}) {};", r.size, r.name)
 }
 
+/// `Counter<bit<64>, index>(size, PACKETS_AND_BYTES) name;` (no `@id`:
+/// numbered by name, as registers are).
+fn counter_decl(c: &Counter) -> String {
+    format!(
+        "Counter<bit<64>, {}>({}, CounterType_t.PACKETS_AND_BYTES) {};",
+        c.index_type, c.size, c.name
+    )
+}
+
+/// `const bit<8> R_<NAME> = code;` for every [`Reason`].
+fn reason_consts() -> String {
+    Reason::ALL
+        .iter()
+        .map(|r| {
+            format!(
+                "const bit<8> R_{} = {};{}",
+                r.name().to_uppercase(),
+                r.code(),
+                if r.to_cpu() {
+                    "   // to the CPU port"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A digest's struct, its `Digest` extern and its `pack` call.
 fn digest_decls(d: &Digest) -> [String; 3] {
     let mut st = format!("struct {} {{\n", d.type_name);
@@ -186,6 +220,8 @@ fn substitutions(program: &Program, schema: &Schema) -> Vec<(String, String)> {
                 .join("\n"),
         ),
         ("TABLES", tables_of(schema, Control::Ingress)),
+        ("REASONS", reason_consts()),
+        ("PIN_EVENT_RESUBMITTED", pin_event::RESUBMITTED.to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
@@ -194,6 +230,9 @@ fn substitutions(program: &Program, schema: &Schema) -> Vec<(String, String)> {
         subs.push((key.to_string(), name.to_string()));
         if let Some(r) = schema.register(name) {
             subs.push((format!("REGISTER {key}"), register_decl(r)));
+        }
+        if let Some(c) = schema.counters.iter().find(|c| c.name == name) {
+            subs.push((format!("COUNTER {key}"), counter_decl(c)));
         }
         if let Some(d) = schema.digests.iter().find(|d| d.name == name) {
             let [st, extern_, pack] = digest_decls(d);

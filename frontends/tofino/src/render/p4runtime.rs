@@ -20,7 +20,9 @@ use core::fmt::Write as _;
 use crate::model::{Match, Op, Plan, TableEntry};
 use crate::schema::{Control, Schema};
 
-use crate::schema::{ACTION_ID_PREFIX, DIGEST_ID_PREFIX, REGISTER_ID_PREFIX, TABLE_ID_PREFIX};
+use crate::schema::{
+    ACTION_ID_PREFIX, COUNTER_ID_PREFIX, DIGEST_ID_PREFIX, REGISTER_ID_PREFIX, TABLE_ID_PREFIX,
+};
 
 pub use crate::schema::PIPE;
 
@@ -142,6 +144,16 @@ pub fn p4info(schema: &Schema) -> String {
         let bits = if r.pair { 2 * r.bits } else { r.bits };
         let _ = writeln!(o, "  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {bits}\n      }}\n    }}\n  }}");
         let _ = writeln!(o, "  size: {}\n}}", r.size);
+    }
+    for c in &schema.counters {
+        let _ = writeln!(
+            o,
+            "counters {{\n  preamble {{\n    id: {}\n    name: \"{PIPE}.{}\"\n    alias: \"{}\"\n  }}\n  spec {{\n    unit: BOTH\n  }}\n  size: {}\n}}",
+            COUNTER_ID_PREFIX | c.id(),
+            c.full_name(),
+            c.name,
+            c.size
+        );
     }
     for d in &schema.digests {
         // The struct is described as one bitstring of its total width, like

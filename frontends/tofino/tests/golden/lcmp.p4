@@ -8,17 +8,19 @@
  * (65536 per way); ECMP hash CRC-32 ^ 0x00000000.
  *
  * Tofino 1 (stage analysis, crate::analysis; budget 12 stages per gress):
- *   LcmpIngress: 9 stages
+ *   LcmpIngress: 10 stages
  *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash, lcmp_clock, 1 statement
  *     stage 1: lcmp_route, lcmp_bucket, 1 statement
  *     stage 2: lcmp_select
- *     stage 3: lcmp_pin0, 1 statement
- *     stage 4: lcmp_pin1, 2 statements
- *     stage 5: lcmp_port1, lcmp_fallback, lcmp_fail, 1 statement
- *     stage 6: lcmp_port0, digest_meter
+ *     stage 3: lcmp_pin0, 2 statements
+ *     stage 4: lcmp_pin1, 3 statements
+ *     stage 5: lcmp_port1, lcmp_fallback, lcmp_fail, 3 statements
+ *     stage 6: lcmp_port0, digest_meter, 1 statement
  *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop, 1 statement
- *     stage 8: 5 statements
- *   LcmpEgress: 0 stages
+ *     stage 8: 6 statements
+ *     stage 9: lcmp_exception
+ *   LcmpEgress: 1 stages
+ *     stage 0: 1 statement
  *   object                              kind  entries stage  SRAM  TCAM
  *   LcmpIngress.lcmp_dst_group           lpm        7     0     1     1
  *   LcmpIngress.lcmp_route               lpm     1024     1     1     2
@@ -35,21 +37,24 @@
  *   LcmpIngress.lcmp_port_alive        exact        6     7     1     0
  *   LcmpIngress.lcmp_member            exact       42     7     1     0
  *   LcmpIngress.lcmp_next_hop          exact      512     7     1     0
- *   SRAM 99/960 blocks (11%), TCAM 5/288 (2%) per pipe
+ *   LcmpIngress.lcmp_exception         exact       16     9     1     0
+ *   SRAM 100/960 blocks (11%), TCAM 5/288 (2%) per pipe
  *
  * Tofino 2 (stage analysis, crate::analysis; budget 20 stages per gress):
- *   LcmpIngress: 9 stages
+ *   LcmpIngress: 10 stages
  *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash, lcmp_clock, 1 statement
  *     stage 1: lcmp_route, lcmp_bucket, 1 statement
  *     stage 2: lcmp_select
- *     stage 3: lcmp_pin0, 1 statement
- *     stage 4: lcmp_pin1, 2 statements
- *     stage 5: lcmp_port1, lcmp_fallback, lcmp_fail, 1 statement
- *     stage 6: lcmp_port0, digest_meter
+ *     stage 3: lcmp_pin0, 2 statements
+ *     stage 4: lcmp_pin1, 3 statements
+ *     stage 5: lcmp_port1, lcmp_fallback, lcmp_fail, 3 statements
+ *     stage 6: lcmp_port0, digest_meter, 1 statement
  *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop, 1 statement
- *     stage 8: 6 statements
- *   LcmpEgress: 0 stages
- *   SRAM 99/1600 blocks (7%), TCAM 5/480 (2%) per pipe
+ *     stage 8: 7 statements
+ *     stage 9: lcmp_exception
+ *   LcmpEgress: 1 stages
+ *     stage 0: 1 statement
+ *   SRAM 100/1600 blocks (7%), TCAM 5/480 (2%) per pipe
  */
 
 #include <core.p4>
@@ -72,6 +77,19 @@ const bit<8> NO_BUCKET = 0xFF;             // meta.bucket until the bucket table
 const bit<8> LCMP_FAILOVER = 1;            // resubmit data kind
 const ResubmitType_t LCMP_RESUBMIT = 1;
 const DigestType_t LCMP_DIGEST_PIN_FAIL = 1;
+// Why a packet is not forwarded (meta.reason, 0: forwarded): the key of
+// the exception table, which sends it to the CPU port or drops it, and the
+// index of the counter of packets not forwarded.
+const bit<8> R_NOT_IP = 1;   // to the CPU port
+const bit<8> R_IPV6 = 2;
+const bit<8> R_BAD_IPV4 = 3;
+const bit<8> R_TTL_EXPIRED = 4;   // to the CPU port
+const bit<8> R_UNROUTED = 5;
+const bit<8> R_NO_LIVE_PORT = 6;
+const bit<8> R_TABLE_MISS = 7;
+const bit<8> R_PORT_DOWN = 8;
+// meta.pin_event's bits: the index of the pin-event counter.
+const bit<3> PIN_EVENT_RESUBMITTED = 4;
 
 // A way's result. A plain enum: bf-p4c encodes it in the stateful ALU's
 // predicate output (a RegisterAction may output only one constant itself).
@@ -104,6 +122,14 @@ header ipv4_options_h {
     varbit<320> data;
 }
 
+// In front of a packet sent to the switch CPU (an exception): why, and
+// where it came in.
+header lcmp_cpu_h {
+    bit<8>   reason;
+    bit<7>   pad;
+    PortId_t ingress_port;
+}
+
 header l4_h {
     bit<16> src_port;
     bit<16> dst_port;
@@ -120,6 +146,7 @@ header lcmp_resubmit_h {
 }
 
 struct headers_t {
+    lcmp_cpu_h     cpu;
     ethernet_h     ethernet;
     ipv4_h         ipv4;
     ipv4_options_h ipv4_options;
@@ -169,6 +196,8 @@ struct lcmp_meta_t {
     bit<16>  l4_sport;
     bit<16>  l4_dport;
     bit<16>  csum_residual; // the IPv4 checksum without ttl and protocol
+    bit<8>   reason;     // why the packet is not forwarded (R_*), 0: forwarded
+    bit<3>   pin_event;  // pin hit | unpinned << 1 | resubmitted pass << 2
 }
 
 struct lcmp_egress_meta_t {
@@ -199,6 +228,8 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         meta.l4_sport = 0;
         meta.l4_dport = 0;
         meta.csum_residual = 0;
+        meta.reason = R_NOT_IP;
+        meta.pin_event = 0;
         meta.raw = ig_intr_md.ingress_mac_tstamp[47:16];
         meta.tick = ig_intr_md.ingress_mac_tstamp[47:24];
         transition select(ig_intr_md.resubmit_flag) {
@@ -208,6 +239,7 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
     }
     state parse_resubmit {
         pkt.extract(meta.resubmit);
+        meta.pin_event = PIN_EVENT_RESUBMITTED;
 #if __TARGET_TOFINO__ != 1
         pkt.advance(64);
 #endif
@@ -221,8 +253,15 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         pkt.extract(hdr.ethernet);
         transition select(hdr.ethernet.ether_type) {
             0x0800: parse_ipv4;
-            default: accept;
+            0x86DD: refuse_ipv6;
+            default: accept;   // not IP: R_NOT_IP
         }
+    }
+    // IPv6 is not routed here (the tables hold IPv4 prefixes): counted
+    // under R_IPV6, dropped unless the exception table sends it to the CPU.
+    state refuse_ipv6 {
+        meta.reason = R_IPV6;
+        transition accept;
     }
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
@@ -232,23 +271,32 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         ipv4_csum.subtract({hdr.ipv4.ttl, hdr.ipv4.protocol});
         ipv4_csum.subtract({hdr.ipv4.hdr_checksum});
         meta.csum_residual = ipv4_csum.get();
-        transition select(hdr.ipv4.ihl) {
-            5: parse_ipv4_l4;
-            0 &&& 0xC: accept;   // 0-3: malformed, no L4
-            4: accept;
-            default: parse_ipv4_options;
+        transition select(hdr.ipv4.version, hdr.ipv4.ihl) {
+            (4, 5): parse_ipv4_l4;
+            (4, 0 &&& 0xC): bad_ipv4;   // IHL 0-3
+            (4, 4): bad_ipv4;
+            (4, _): parse_ipv4_options;
+            default: bad_ipv4;          // not version 4
         }
+    }
+    // Malformed: not routed, counted under R_BAD_IPV4 and dropped.
+    state bad_ipv4 {
+        meta.reason = R_BAD_IPV4;
+        transition accept;
     }
     state parse_ipv4_options {
         pkt.extract(hdr.ipv4_options, (bit<32>)(hdr.ipv4.ihl - 5) * 32);
         transition parse_ipv4_l4;
     }
-    // Only a first fragment carries the L4 ports; later fragments hash
-    // with ports 0 (so do other protocols).
+    // A well-formed IPv4 packet: routed. Only an unfragmented packet's
+    // L4 ports are hashed: every fragment of a datagram (more-fragments
+    // set, or an offset) hashes with ports 0, so all of them take one
+    // path; so do other protocols.
     state parse_ipv4_l4 {
-        transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
-            (0, 6): parse_l4;
-            (0, 17): parse_l4;
+        meta.reason = 0;
+        transition select(hdr.ipv4.flags[0:0], hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (0, 0, 6): parse_l4;
+            (0, 0, 17): parse_l4;
             default: accept;
         }
     }
@@ -409,6 +457,11 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     // GREEN packets send a digest.
     Meter<bit<1>>(1, MeterType_t.PACKETS) digest_meter;
 
+    // Packets not forwarded, by reason (the exception table's actions
+    // count them); packets the selection routed, by pin event.
+    Counter<bit<64>, bit<8>>(16, CounterType_t.PACKETS_AND_BYTES) lcmp_exceptions;
+    Counter<bit<64>, bit<3>>(8, CounterType_t.PACKETS_AND_BYTES) lcmp_pin_events;
+
     @id(0x000001)
     action set_group(bit<16> group, bit<8> k) {
         meta.group = group;
@@ -419,6 +472,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     @id(0x000002)
     action no_route() {
         ig_dprsr_md.drop_ctl = 1;
+        meta.reason = R_NO_LIVE_PORT;
     }
     @id(0x000003)
     action lcmp_miss() {
@@ -436,6 +490,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     @id(0x000006)
     action drop_miss() {
         ig_dprsr_md.drop_ctl = 1;
+        meta.reason = R_TABLE_MISS;
     }
     @id(0x000007)
     action port_up() {
@@ -474,6 +529,21 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     }
     @id(0x00000F)
     action fallback_miss() {
+    }
+    @id(0x000010)
+    action to_cpu(PortId_t port) {
+        hdr.cpu.setValid();
+        hdr.cpu.reason = meta.reason;
+        hdr.cpu.pad = 0;
+        hdr.cpu.ingress_port = ig_intr_md.ingress_port;
+        ig_tm_md.ucast_egress_port = port;
+        ig_dprsr_md.drop_ctl = 0;
+        lcmp_exceptions.count(meta.reason);
+    }
+    @id(0x000011)
+    action drop_exception() {
+        ig_dprsr_md.drop_ctl = 1;
+        lcmp_exceptions.count(meta.reason);
     }
 
     @id(0x000001)
@@ -585,8 +655,21 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         size = 42;
     }
 
+    @id(0x000009)
+    table lcmp_exception {
+        key = {
+            meta.reason               : exact @name("reason");
+        }
+        actions = {
+            to_cpu;
+            @defaultonly drop_exception;
+        }
+        const default_action = drop_exception();
+        size = 16;
+    }
+
     apply {
-        if (hdr.ipv4.isValid()) {
+        if (meta.reason == 0) {
             lcmp_dst_group.apply();
         }
         // Not an LCMP destination: the default route table.
@@ -608,6 +691,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             st0 = pin0_lookup.execute(meta.sig[15:0]);
             if (st0 == pin_status_t.HIT) {
                 meta.pin_hit = 1;
+                meta.pin_event[0:0] = 1;
             } else if (st0 == pin_status_t.TAKEN) {
                 st1 = pin1_find.execute(meta.sig[31:16]);
             } else {
@@ -618,6 +702,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             // record a new one, or report that both ways are busy.
             if (st1 == pin_status_t.HIT) {
                 meta.pin_hit = 1;
+                meta.pin_event[0:0] = 1;
                 if (ig_intr_md.resubmit_flag == 0) {
                     meta.out_port = (PortId_t)port1_read.execute(meta.sig[31:16]);
                 } else {
@@ -629,6 +714,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                 // Both ways hold other live flows: the group's stable
                 // fallback, which bucket rewrites do not move; reported
                 // once per flow and idle timeout, metered.
+                meta.pin_event[1:1] = 1;
                 lcmp_fallback.apply();
                 if (ig_intr_md.resubmit_flag == 0) {
                     meta.report = fail_report.execute(meta.sig[23:12]);
@@ -651,15 +737,21 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                     ig_dprsr_md.digest_type = LCMP_DIGEST_PIN_FAIL;
                 }
             }
+            lcmp_pin_events.count(meta.pin_event);
             lcmp_port_alive.apply();
             lcmp_member.apply();
         }
-        // The next hop of the chosen port: MAC rewrite and TTL decrement.
-        // Not routed (not IPv4, or no route): drop.
-        if (meta.routed == 1 && hdr.ipv4.ttl > 1) {
-            lcmp_next_hop.apply();
-        } else {
-            ig_dprsr_md.drop_ctl = 1;
+        // The next hop of the chosen port: MAC rewrite and TTL decrement;
+        // TTL 0 or 1: to the CPU (ICMP time exceeded). A well-formed IPv4
+        // packet that no route took is unrouted.
+        if (meta.routed == 1) {
+            if (hdr.ipv4.ttl > 1) {
+                lcmp_next_hop.apply();
+            } else {
+                meta.reason = R_TTL_EXPIRED;
+            }
+        } else if (meta.reason == 0) {
+            meta.reason = R_UNROUTED;
         }
         // A pinned port that went down or is no longer a candidate of the
         // group: decide again as a new flow (the resubmitted pass re-pins).
@@ -673,10 +765,15 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                     meta.resubmit.pad2 = 0;
 #endif
                     ig_dprsr_md.resubmit_type = LCMP_RESUBMIT;
+                    meta.reason = 0;   // the resubmitted pass decides
                 } else {
-                    ig_dprsr_md.drop_ctl = 1;
+                    meta.reason = R_PORT_DOWN;
                 }
             }
+        }
+        // Not forwarded: to the CPU port or dropped, counted by reason.
+        if (meta.reason != 0) {
+            lcmp_exception.apply();
         }
     }
 }
@@ -699,7 +796,8 @@ control LcmpIngressDeparser(packet_out pkt, inout headers_t hdr, in lcmp_meta_t 
     }
 }
 
-// ---- Egress: nothing (the agent polls the traffic manager's queues) -----
+// ---- Egress: the per-port transmit counter (the agent polls the traffic
+// manager's queues) ---------------------------------------------------------
 parser LcmpEgressParser(packet_in pkt, out headers_t hdr, out lcmp_egress_meta_t emeta,
                         out egress_intrinsic_metadata_t eg_intr_md) {
     state start {
@@ -713,7 +811,9 @@ control LcmpEgress(inout headers_t hdr, inout lcmp_egress_meta_t emeta,
                    in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
                    inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                    inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    Counter<bit<64>, PortId_t>(512, CounterType_t.PACKETS_AND_BYTES) lcmp_port_tx;
     apply {
+        lcmp_port_tx.count(eg_intr_md.egress_port);
     }
 }
 

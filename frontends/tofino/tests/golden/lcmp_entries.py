@@ -20,7 +20,7 @@ p4.LcmpIngress.lcmp_port_alive.add_with_port_up(port=0x3)
 p4.LcmpIngress.lcmp_port_alive.add_with_port_up(port=0x4)
 p4.LcmpIngress.lcmp_port_alive.add_with_port_down(port=0x5)
 
-# Phase 3/6: static tables (21 writes)
+# Phase 3/6: static tables (23 writes)
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x1, hash_hi_start=0x0, hash_hi_end=0xffff, MATCH_PRIORITY=0, bucket=0x0)
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x2, hash_hi_start=0x0, hash_hi_end=0x7fff, MATCH_PRIORITY=0, bucket=0x0)
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x2, hash_hi_start=0x8000, hash_hi_end=0xffff, MATCH_PRIORITY=0, bucket=0x1)
@@ -42,6 +42,8 @@ p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x6, hash_hi_start=0x5556, hash
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x6, hash_hi_start=0x8000, hash_hi_end=0xaaaa, MATCH_PRIORITY=0, bucket=0x3)
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x6, hash_hi_start=0xaaab, hash_hi_end=0xd555, MATCH_PRIORITY=0, bucket=0x4)
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x6, hash_hi_start=0xd556, hash_hi_end=0xffff, MATCH_PRIORITY=0, bucket=0x5)
+p4.LcmpIngress.lcmp_exception.add_with_to_cpu(reason=0x1, port=0xc0)
+p4.LcmpIngress.lcmp_exception.add_with_to_cpu(reason=0x4, port=0xc0)
 
 # Phase 4/6: new members (24 writes)
 p4.LcmpIngress.lcmp_member.add_with_member(group=0x2, port=0x0)

@@ -350,6 +350,32 @@ class Meter:
         self.entries[(i,)] = ("$METER", tuple(data))
 
 
+class Counter:
+    """An indirect `Counter` as bf-rt.json describes one: key
+    `$COUNTER_INDEX`, data `$COUNTER_SPEC_BYTES` and `$COUNTER_SPEC_PKTS`
+    (packets and bytes). `get` returns an entry whose `data` holds them,
+    as bfrt_python's `get(..., print_ents=False)` does; `cells` is what
+    the data plane counted (index -> (packets, bytes)), which a test sets."""
+
+    def __init__(self, name, size):
+        self.name = name
+        self.index = Field("$COUNTER_INDEX", max(1, (size - 1).bit_length()), "key", "EXACT")
+        self.cells = {}
+        self.entries = {}
+        self.errors = []
+
+    def get(self, COUNTER_INDEX=None, from_hw=False, print_ents=True, pipe=None):
+        ok, i = self.index.parse_input("get", COUNTER_INDEX)
+        if not ok:
+            raise BfRtTableError("{}: bad index {!r}".format(self.name, COUNTER_INDEX))
+        pkts, nbytes = self.cells.get(i, (0, 0))
+
+        class Entry:
+            data = {b"$COUNTER_SPEC_PKTS": pkts, b"$COUNTER_SPEC_BYTES": nbytes}
+
+        return Entry()
+
+
 class Node:
     def __init__(self, what, children):
         self._what, self._children = what, children
@@ -386,6 +412,10 @@ def make_bfrt(decls, program="lcmp"):
             param = RegisterParam("pipe.{}.{}".format(ctl, prm), pd["bits"])
             children[prm] = param
             tables[param.name] = param
+        for c, cd in d.get("counters", {}).items():
+            counter = Counter("pipe.{}.{}".format(ctl, c), cd["size"])
+            children[c] = counter
+            tables[counter.name] = counter
         for m, md in d.get("meters", {}).items():
             meter = Meter("pipe.{}.{}".format(ctl, m), md["size"])
             children[m] = meter
@@ -405,7 +435,7 @@ def snapshot(tables):
     return sorted(
         (name, k, a, d)
         for name, t in tables.items()
-        if not isinstance(t, (RegisterParam, Meter))
+        if not isinstance(t, (RegisterParam, Meter, Counter))
         for k, (a, d) in t.entries.items()
     )
 

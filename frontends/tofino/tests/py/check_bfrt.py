@@ -379,11 +379,28 @@ def check_switch(idle, trace, new):
                 raise CheckError(f"switch: write outside a batch: {c}")
 
     # 2. The poll reads every TM counter from the hardware.
-    rec2 = Recorder(*fresh(idle), agent, cells={4: 7}, down=(5,))
+    bfrt2, tables2 = fresh(idle)
+    rec2 = Recorder(bfrt2, tables2, agent, cells={4: 7}, down=(5,))
     sw2 = agent.Switch(rec2.bfrt, out=io.StringIO())
     poll = sw2.poll(5)
     if poll["usage_cells"].get("4") != 7 or poll["down"] != [5]:
         raise CheckError(f"switch: poll {poll}")
+    # The counters: every listed cell read from the hardware, the non-zero
+    # ones reported by name.
+    tables2["pipe.LcmpIngress.lcmp_exceptions"].cells = {1: (3, 192), 4: (2, 128)}
+    tables2["pipe.LcmpIngress.lcmp_pin_events"].cells = {0: (5, 500), 1: (100, 10000)}
+    tables2["pipe.LcmpEgress.lcmp_port_tx"].cells = {4: (105, 10500)}
+    rec2.calls.clear()
+    line = agent.report(sw2.counters())
+    for want in ("not forwarded: not_ip 3 pkts 192 B, ttl_expired 2 pkts 128 B",
+                 "pins: new pin 5 pkts 500 B, pin hit 100 pkts 10000 B",
+                 "tx: port 4 105 pkts 10500 B"):
+        if want not in line:
+            raise CheckError(f"switch: counters line {line!r} lacks {want!r}")
+    reads = [c for c in rec2.calls if c[1] == "get"]
+    cells = sum(len(v[1]) for v in agent.COUNTERS.values())
+    if len(reads) != cells or not all(c[2].get("from_hw") for c in reads):
+        raise CheckError(f"switch: counter reads {reads[:3]} ({len(reads)} of {cells})")
 
     # 3. A restart on tables that hold the idle load, plus a stale entry
     # and a changed one: only the differences are written, and the digest
@@ -454,8 +471,12 @@ def check_switch(idle, trace, new):
     writes_200 = agent.run(switch, timed(), core)
     per_poll_ms = (time.monotonic() - t0) * 1000 / 200
     core.close()
+    reports = switch.out.getvalue().count("lcmp_agent: not forwarded: none; pins:")
+    every = max(1, round(agent.REPORT_S / agent.PERIOD_S))
+    if reports != 200 // every:
+        raise CheckError(f"switch: {reports} counter reports in 200 polls, every {every}")
     print(f"switch ok: {n_empty} writes from empty tables, restart wrote {first}, "
-          "5000-digest burst counted, retries and failures reported; "
+          "5000-digest burst counted, retries and failures reported, counters read and printed; "
           f"200 polls with {writes_200} writes: {per_poll_ms:.2f} ms a poll against the fake")
 
 

@@ -16,7 +16,9 @@
 # them to the core as one JSON line, and applies the core's answer: the
 # ordered, hitless writes (one bfrt call per write; the phases one after
 # the other, each completed before the next). It logs and counts the
-# data plane's pin-failure digests (LcmpIngressDeparser.pin_fail).
+# data plane's pin-failure digests (LcmpIngressDeparser.pin_fail), and prints its counters
+# (packets not forwarded by reason, pin events, packets per port) every
+# REPORT_S seconds.
 #
 # Dry run, without a switch (what the tests run):
 #     python3 lcmp_agent.py --dry-run TRACE.json
@@ -56,6 +58,18 @@ def meter_op():
         "METER_SPEC_CBS_PKTS": DIGEST_BURST, "METER_SPEC_PBS_PKTS": DIGEST_BURST,
     }}
 PERIOD_S = float(os.environ.get("LCMP_PERIOD_S", "0.01"))
+# The data plane's counters (packets and bytes), read from the hardware and
+# printed every REPORT_S seconds (non-zero cells): packets not forwarded
+# by reason, packets the selection routed by pin event, packets leaving
+# each LCMP port and the CPU port. {what: (counter, [cell, ...])}.
+COUNTERS = {
+    "not forwarded": ("LcmpIngress.lcmp_exceptions", [1, 2, 3, 4, 5, 6, 7, 8]),
+    "pins": ("LcmpIngress.lcmp_pin_events", [0, 1, 2, 4, 5, 6]),
+    "tx": ("LcmpEgress.lcmp_port_tx", [0, 1, 2, 3, 4, 5, 192]),
+}
+REASONS = {1: "not_ip", 2: "ipv6", 3: "bad_ipv4", 4: "ttl_expired", 5: "unrouted", 6: "no_live_port", 7: "table_miss", 8: "port_down"}
+PIN_EVENTS = {0: "new pin", 1: "pin hit", 2: "unpinned", 4: "re-decided, new pin", 5: "re-pinned", 6: "re-decided, unpinned"}
+REPORT_S = float(os.environ.get("LCMP_REPORT_S", "1"))
 # Attempts per write before it is reported as failed.
 RETRIES = 3
 # Key fields and match kinds of each table, and `$MATCH_PRIORITY` where
@@ -69,6 +83,7 @@ TABLE_KEYS = {
     "LcmpIngress.lcmp_member": [("group", "exact"), ("port", "exact")],
     "LcmpIngress.lcmp_next_hop": [("port", "exact")],
     "LcmpIngress.lcmp_fallback": [("group", "exact"), ("hash_lo", "range"), ("$MATCH_PRIORITY", "exact")],
+    "LcmpIngress.lcmp_exception": [("reason", "exact")],
 }
 
 
@@ -134,6 +149,22 @@ class Switch:
             if not field(p.data, "$PORT_UP"):
                 down.append(dev)
         return {"t_us": t_us, "usage_cells": cells, "down": down}
+
+    def counters(self):
+        """The counters' non-zero cells from the hardware: {what: {cell:
+        (packets, bytes)}}."""
+        out = {}
+        for what, (name, cells) in COUNTERS.items():
+            t = self.table(name)
+            got = {}
+            for i in cells:
+                e = t.get(COUNTER_INDEX=i, from_hw=True, print_ents=False)
+                pkts = int(field(e.data, "$COUNTER_SPEC_PKTS"))
+                nbytes = int(field(e.data, "$COUNTER_SPEC_BYTES"))
+                if pkts or nbytes:
+                    got[i] = (pkts, nbytes)
+            out[what] = got
+        return out
 
     def table(self, name):
         node = getattr(self.bfrt, PROGRAM).pipe
@@ -271,6 +302,22 @@ class DigestLog:
               file=self.out)
 
 
+def report(counters):
+    """One line of the counters: reasons and pin events by name, ports by
+    device port."""
+    names = {"not forwarded": REASONS, "pins": PIN_EVENTS}
+    parts = []
+    for what, _ in COUNTERS.items():
+        cells = counters.get(what, {})
+        label = names.get(what, {})
+        text = ", ".join(
+            "%s %d pkts %d B" % (label.get(i, "port %d" % i), p, b)
+            for i, (p, b) in sorted(cells.items())
+        )
+        parts.append("%s: %s" % (what, text or "none"))
+    return "lcmp_agent: " + "; ".join(parts)
+
+
 def apply(switch, plan):
     """The ordered writes: phase by phase, each as one batch completed
     before the next (the writes of one phase commute)."""
@@ -355,8 +402,11 @@ def run(switch, polls, core):
     held = {t: switch.held(t) for t in TABLE_KEYS}
     n = apply(switch, reconcile(core.initial, held))
     n += apply(switch, {"phases": [{"what": "digest meter", "ops": [meter_op()]}]})
-    for poll in polls:
+    every = max(1, round(REPORT_S / PERIOD_S))
+    for i, poll in enumerate(polls):
         n += apply(switch, core.plan(poll))
+        if hasattr(switch, "counters") and i % every == every - 1:
+            print(report(switch.counters()), file=switch.out)
     return n
 
 

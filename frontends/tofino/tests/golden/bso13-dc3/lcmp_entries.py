@@ -20,7 +20,7 @@ p4.LcmpIngress.lcmp_port_alive.add_with_port_up(port=0x3)
 p4.LcmpIngress.lcmp_port_alive.add_with_port_up(port=0x4)
 p4.LcmpIngress.lcmp_port_alive.add_with_port_up(port=0x5)
 
-# Phase 3/6: static tables (10 writes)
+# Phase 3/6: static tables (12 writes)
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x1, hash_hi_start=0x0, hash_hi_end=0xffff, MATCH_PRIORITY=0, bucket=0x0)
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x2, hash_hi_start=0x0, hash_hi_end=0x7fff, MATCH_PRIORITY=0, bucket=0x0)
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x2, hash_hi_start=0x8000, hash_hi_end=0xffff, MATCH_PRIORITY=0, bucket=0x1)
@@ -31,6 +31,8 @@ p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x4, hash_hi_start=0x0, hash_hi
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x4, hash_hi_start=0x4000, hash_hi_end=0x7fff, MATCH_PRIORITY=0, bucket=0x1)
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x4, hash_hi_start=0x8000, hash_hi_end=0xbfff, MATCH_PRIORITY=0, bucket=0x2)
 p4.LcmpIngress.lcmp_bucket.add_with_set_bucket(k=0x4, hash_hi_start=0xc000, hash_hi_end=0xffff, MATCH_PRIORITY=0, bucket=0x3)
+p4.LcmpIngress.lcmp_exception.add_with_to_cpu(reason=0x1, port=0xc0)
+p4.LcmpIngress.lcmp_exception.add_with_to_cpu(reason=0x4, port=0xc0)
 
 # Phase 4/6: new members (38 writes)
 p4.LcmpIngress.lcmp_member.add_with_member(group=0x1, port=0x0)
