@@ -521,6 +521,20 @@ impl Text {
         self.all(key).into_iter().next()
     }
 
+    /// The first scalar field `key` at any depth, depth first (the
+    /// `size` inside an extern instance's `info {[type.googleapis.com/
+    /// barefoot.Register] {...}}`, or a standard message's own).
+    pub fn deep(&self, key: &str) -> Option<&str> {
+        let Text::Msg(fields) = self else {
+            return None;
+        };
+        fields.iter().find_map(|(k, v)| match v {
+            Text::Scalar(s) if k == key => Some(s.as_str()),
+            Text::Scalar(_) => None,
+            Text::Msg(_) => v.deep(key),
+        })
+    }
+
     /// A scalar at a dotted path (`preamble.name`).
     pub fn at(&self, path: &str) -> Option<&str> {
         let mut t = self;
@@ -588,29 +602,44 @@ pub fn p4info_mismatches(schema: &crate::schema::Schema, compiler: &str) -> Vec<
     }
     // Registers and digests: standard messages here; externs (or, with
     // --p4runtime-force-std-externs, standard messages) in the compiler's.
+    // Registers and counters also by size (cells), from the instance's
+    // extern info or the standard message.
     let low = |s: Option<&str>| s.and_then(|s| s.parse::<u32>().ok()).map(|v| v & 0xFF_FFFF);
-    let mut instances: Vec<(String, Option<u32>)> = Vec::new();
+    let mut instances: Vec<(String, Option<u32>, Option<String>)> = Vec::new();
     for e in theirs.all("externs") {
         for i in e.all("instances") {
             if let Some(n) = i.at("preamble.name") {
-                instances.push((n.to_string(), low(i.at("preamble.id"))));
+                let size = i
+                    .get("info")
+                    .and_then(|x| x.deep("size"))
+                    .map(str::to_string);
+                instances.push((n.to_string(), low(i.at("preamble.id")), size));
             }
         }
     }
     for kind in ["registers", "digests", "counters"] {
         for (n, t) in by_name(&theirs, kind) {
-            instances.push((n, low(t.at("preamble.id"))));
+            let size = t.at("size").map(str::to_string);
+            instances.push((n, low(t.at("preamble.id")), size));
         }
     }
     for kind in ["registers", "digests", "counters"] {
         for (name, t) in by_name(&ours, kind) {
-            match instances.iter().find(|(n, _)| *n == name) {
-                None => out.push(format!("{kind} {name}: not in the compiler's P4Info")),
-                Some((_, id)) if *id != low(t.at("preamble.id")) => out.push(format!(
+            let Some((_, id, size)) = instances.iter().find(|(n, ..)| *n == name) else {
+                out.push(format!("{kind} {name}: not in the compiler's P4Info"));
+                continue;
+            };
+            if *id != low(t.at("preamble.id")) {
+                out.push(format!(
                     "{kind} {name}: id {:?}, the compiler's {id:?}",
                     low(t.at("preamble.id"))
-                )),
-                Some(_) => {}
+                ));
+            }
+            if kind != "digests" && t.at("size") != size.as_deref() {
+                out.push(format!(
+                    "{kind} {name}: size {:?}, the compiler's {size:?}",
+                    t.at("size")
+                ));
             }
         }
     }
@@ -695,6 +724,36 @@ mod compiled_test {
         );
         assert!(!p4info_mismatches(&s, &renamed).is_empty());
         assert!(Text::parse("a { b: 1").is_none());
+    }
+
+    /// The register sizes of the committed compiler output (bf-p4c's
+    /// extern form, `info {[type.googleapis.com/barefoot.Register] {size}}`)
+    /// are compared: the golden sizes agree, half the pin cells do not.
+    #[test]
+    fn a_changed_register_size_is_found_in_the_compilers_p4info() {
+        let compiled = include_str!("../tests/golden/compiled/tofino/p4info.txtpb");
+        let sizes = |pin_slots| Sizes {
+            groups: 7,
+            max_k: 6,
+            ports: 6,
+            pin_slots,
+        };
+        let size_errors = |pin_slots| -> Vec<String> {
+            p4info_mismatches(&Schema::new(&sizes(pin_slots)), compiled)
+                .into_iter()
+                .filter(|m| m.starts_with("registers") && m.contains("size"))
+                .collect()
+        };
+        assert_eq!(size_errors(131_072), Vec::<String>::new());
+        let m = size_errors(65_536);
+        for r in ["lcmp_pin0", "lcmp_pin1", "lcmp_port0", "lcmp_port1"] {
+            assert!(
+                m.iter()
+                    .any(|x| x.contains(&format!(".{r}: size Some(\"32768\")"))),
+                "{r}: {m:?}"
+            );
+        }
+        assert_eq!(m.len(), 4, "{m:?}");
     }
 
     #[test]
