@@ -207,7 +207,8 @@ impl Register {
     }
 }
 
-/// An indexed packet-and-byte counter (`Counter<bit<64>, index>`).
+/// An indexed packet-and-byte counter (`Counter<bit<32>, index>`, as
+/// open-p4studio's `tna_counter.p4` declares one).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Counter {
     /// Name inside its control.

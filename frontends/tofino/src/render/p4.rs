@@ -141,11 +141,11 @@ fn register_decl(r: &Register) -> String {
     format!("Register<{cell}, {index}>({}{initial}) {};", r.size, r.name)
 }
 
-/// `Counter<bit<64>, index>(size, PACKETS_AND_BYTES) name;` (no `@id`:
+/// `Counter<bit<32>, index>(size, PACKETS_AND_BYTES) name;` (no `@id`:
 /// numbered by name, as registers are).
 fn counter_decl(c: &Counter) -> String {
     format!(
-        "Counter<bit<64>, {}>({}, CounterType_t.PACKETS_AND_BYTES) {};",
+        "Counter<bit<32>, {}>({}, CounterType_t.PACKETS_AND_BYTES) {};",
         c.index_type, c.size, c.name
     )
 }

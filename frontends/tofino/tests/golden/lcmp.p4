@@ -459,8 +459,8 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
 
     // Packets not forwarded, by reason (the exception table's actions
     // count them); packets the selection routed, by pin event.
-    Counter<bit<64>, bit<8>>(16, CounterType_t.PACKETS_AND_BYTES) lcmp_exceptions;
-    Counter<bit<64>, bit<3>>(8, CounterType_t.PACKETS_AND_BYTES) lcmp_pin_events;
+    Counter<bit<32>, bit<8>>(16, CounterType_t.PACKETS_AND_BYTES) lcmp_exceptions;
+    Counter<bit<32>, bit<3>>(8, CounterType_t.PACKETS_AND_BYTES) lcmp_pin_events;
 
     @id(0x000001)
     action set_group(bit<16> group, bit<8> k) {
@@ -811,7 +811,7 @@ control LcmpEgress(inout headers_t hdr, inout lcmp_egress_meta_t emeta,
                    in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
                    inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                    inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
-    Counter<bit<64>, PortId_t>(512, CounterType_t.PACKETS_AND_BYTES) lcmp_port_tx;
+    Counter<bit<32>, PortId_t>(512, CounterType_t.PACKETS_AND_BYTES) lcmp_port_tx;
     apply {
         lcmp_port_tx.count(eg_intr_md.egress_port);
     }
