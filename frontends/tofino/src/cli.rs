@@ -635,9 +635,9 @@ pub fn compile(args: &CompileArgs) -> Result<String, Error> {
     use core::fmt::Write as _;
     let _ = writeln!(
         o,
-        "{}: sha256 {}",
+        "{}: sha256 {} (the text after its header comment)",
         p4.display(),
-        crate::sha256::hex(text.as_bytes())
+        crate::compile::body_sha256(&text)
     );
     let _ = writeln!(
         o,

@@ -296,7 +296,7 @@ pub fn assemble(bfas: &Path, out: &Path) -> Result<(), Error> {
 pub struct Stamp {
     /// The golden program (a path under `tests/golden`).
     pub program: String,
-    /// SHA-256 of its text (`sha256sum`).
+    /// SHA-256 of its text after the header comment ([`program_body`]).
     pub sha256: String,
     /// The compiler: repository and commit.
     pub compiler: String,
@@ -338,11 +338,42 @@ impl Stamps {
         serde_json::from_str(text).map_err(Error::Stamps)
     }
 
-    /// The stamp of a program text, if its hash is stamped.
+    /// The stamp of a program text, if the hash of its body
+    /// ([`program_body`]) is stamped.
     pub fn find(&self, text: &str) -> Option<&Stamp> {
-        let h = crate::sha256::hex(text.as_bytes());
+        let h = body_sha256(text);
         self.stamps.iter().find(|s| s.sha256 == h)
     }
+
+    /// The stamps committed beside the golden programs
+    /// (`tests/golden/compile-stamps.json`, compiled into the crate so that
+    /// a generated program's header states what the compiler said of it);
+    /// empty if the file does not parse (the stamp test fails then).
+    pub fn golden() -> Stamps {
+        Stamps::from_json(include_str!("../tests/golden/compile-stamps.json")).unwrap_or_default()
+    }
+}
+
+/// A generated program without its header comment: what the compiler
+/// compiles and a stamp records (the header states the stamp, so it cannot
+/// be part of what the stamp hashes).
+///
+/// ```
+/// use lcmp_tofino::compile::program_body;
+/// assert_eq!(program_body("/* header */\n\n#include <core.p4>\n"), "#include <core.p4>\n");
+/// assert_eq!(program_body("#include <core.p4>\n"), "#include <core.p4>\n");
+/// ```
+pub fn program_body(text: &str) -> &str {
+    match text.strip_prefix("/*").and_then(|t| t.split_once("*/")) {
+        Some((_, rest)) => rest.trim_start_matches('\n'),
+        None => text,
+    }
+}
+
+/// The SHA-256 (hex) of a program's body ([`program_body`]): the hash a
+/// stamp records.
+pub fn body_sha256(text: &str) -> String {
+    crate::sha256::hex(program_body(text).as_bytes())
 }
 
 #[cfg(test)]

@@ -105,7 +105,7 @@ fn every_golden_program_is_stamped() {
                 "{path}: sha256 {} is not stamped in tests/golden/compile-stamps.json: \
                  compile the changed program with `lcmp tofino compile` (docs/tofino.md) \
                  and stamp it",
-                lcmp_tofino::sha256::hex(text.as_bytes())
+                lcmp_tofino::compile::body_sha256(&text)
             );
         };
         assert_eq!(stamp.program, path);

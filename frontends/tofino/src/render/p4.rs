@@ -3,8 +3,8 @@
 //! and digest comes from the [`crate::schema::Schema`]: the template names
 //! none of them, it holds `@@NAME@@` placeholders (the names of
 //! [`TEMPLATE_NAMES`], declarations, configuration values) that [`body`]
-//! fills. The header comment carries the stage plan and resource report of
-//! [`crate::analysis`], run on the program's own text for both targets.
+//! fills. The header comment states what bf-p4c said of the program's text
+//! (its compile stamp), not the crate's own stage analysis.
 
 use core::fmt::Write as _;
 
@@ -254,9 +254,17 @@ pub fn body(program: &Program) -> String {
     o
 }
 
-/// The header comment: sizes, the stage plan of each target, and the
-/// resource table, all from [`analysis::analyze`] of `body`.
+/// The header comment: sizes, and what the compiler said of this program
+/// text: the stamp recorded for its body (`tests/golden/compile-stamps.json`,
+/// [`crate::compile::Stamps::golden`]), or that none is recorded. The
+/// crate's own stage analysis ([`analysis`]) is a lower bound, not a claim,
+/// and is not printed here.
 pub fn header_comment(program: &Program, body: &str) -> String {
+    header_with_stamps(program, body, &crate::compile::Stamps::golden())
+}
+
+/// [`header_comment`] against `stamps`.
+fn header_with_stamps(program: &Program, body: &str, stamps: &crate::compile::Stamps) -> String {
     let s = &program.sizes;
     let mut o = String::new();
     let _ = writeln!(o, "/*");
@@ -285,12 +293,50 @@ pub fn header_comment(program: &Program, body: &str) -> String {
         s.pin_way_slots(),
         program.seed
     );
+    let _ = writeln!(o, " *");
+    match stamps.find(body) {
+        Some(st) => {
+            let _ = writeln!(o, " * Compiled by bf-p4c ({}), stamped:", st.compiler);
+            for t in &st.targets {
+                match (t.errors, t.ingress_stages, t.egress_stages) {
+                    (Some(e), Some(i), Some(g)) => {
+                        let _ = writeln!(
+                            o,
+                            " *   {}: {e} errors, ingress {i} stages, egress {g} stages",
+                            t.target
+                        );
+                    }
+                    _ => {
+                        let _ = writeln!(o, " *   {}: compile pending", t.target);
+                    }
+                }
+            }
+        }
+        None => {
+            let _ = writeln!(
+                o,
+                " * No bf-p4c compile of this program text is recorded: its stages and"
+            );
+            let _ = writeln!(
+                o,
+                " * resources are what `lcmp tofino compile` prints (docs/tofino.md)."
+            );
+        }
+    }
+    // The analysis still runs: a program it finds a violation in says so.
     for target in Target::ALL {
-        let _ = writeln!(o, " *");
         match analysis::analyze(body, target) {
-            Ok(p) => o.push_str(&p.p4_comment()),
+            Ok(p) if p.violations.is_empty() => {}
+            Ok(p) => {
+                let _ = writeln!(
+                    o,
+                    " * {}: {} violation(s) of the text checks",
+                    target.name(),
+                    p.violations.len()
+                );
+            }
             Err(e) => {
-                let _ = writeln!(o, " * stage analysis failed: {e}");
+                let _ = writeln!(o, " * the text checks failed: {e}");
             }
         }
     }
@@ -324,6 +370,40 @@ mod test {
             ticks_per_second: 1_000_000,
             idle_timeout_ticks: 1000,
         }
+    }
+
+    /// The header states the stamp of the program's body, and that none
+    /// is recorded for another body; the header is not part of the hash.
+    #[test]
+    fn the_header_states_the_compilers_stamp() {
+        use crate::compile::{body_sha256, Stamp, Stamps, TargetStamp};
+        let p = program();
+        let text = body(&p);
+        let stamps = Stamps {
+            stamps: vec![Stamp {
+                program: "lcmp.p4".into(),
+                sha256: body_sha256(&text),
+                compiler: "p4lang/p4c 34b86e9".into(),
+                targets: vec![TargetStamp {
+                    target: "tofino".into(),
+                    errors: Some(0),
+                    ingress_stages: Some(11),
+                    egress_stages: Some(1),
+                }],
+            }],
+        };
+        let h = header_with_stamps(&p, &text, &stamps);
+        assert!(h.contains(" * Compiled by bf-p4c (p4lang/p4c 34b86e9), stamped:\n"));
+        assert!(h.contains(" *   tofino: 0 errors, ingress 11 stages, egress 1 stages\n"));
+        let whole = format!("{h}\n{text}");
+        assert!(stamps.find(&whole).is_some(), "the header is not hashed");
+        let other = text.replacen("PIN_IDLE = 32w", "PIN_IDLE = 32w1", 1);
+        let h = header_with_stamps(&p, &other, &stamps);
+        assert!(h.contains("No bf-p4c compile of this program text is recorded"));
+        assert!(
+            !h.contains("ingress"),
+            "no stage claim without a stamp: {h}"
+        );
     }
 
     #[test]
