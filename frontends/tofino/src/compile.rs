@@ -10,7 +10,7 @@
 //!   `p4include` and `bf-p4c/p4include`, given with `--p4include`); then
 //!   `p4c-barefoot --nocpp -D__TARGET_TOFINO__=N --target tofinoN --arch
 //!   tna|t2na -o OUT --bf-rt-schema OUT/bf-rt.json --p4runtime-files
-//!   OUT/p4info.txtpb FILE.p4pp`;
+//!   OUT/p4info.txtpb --p4runtime-force-std-externs FILE.p4pp`;
 //! * an SDE's `bf-p4c`, which preprocesses itself (no `--p4include`).
 //!
 //! The summary is read from what the compiler writes: the stage count of
@@ -93,6 +93,9 @@ pub fn compiler_args(target: Target, input: &Path, out: &Path, nocpp: bool) -> V
         out.join("bf-rt.json").display().to_string(),
         "--p4runtime-files".into(),
         out.join("p4info.txtpb").display().to_string(),
+        // The P4Info in standard messages, the one the exports use
+        // (render::p4runtime); bf-rt.json is the same either way.
+        "--p4runtime-force-std-externs".into(),
         input.display().to_string(),
     ]);
     args
@@ -428,7 +431,8 @@ mod test {
         assert_eq!(
             a.join(" "),
             "--nocpp --no-clot -D__TARGET_TOFINO__=2 --target tofino2 --arch t2na -o o -g \
-             --bf-rt-schema o/bf-rt.json --p4runtime-files o/p4info.txtpb x/lcmp.p4pp"
+             --bf-rt-schema o/bf-rt.json --p4runtime-files o/p4info.txtpb \
+             --p4runtime-force-std-externs x/lcmp.p4pp"
         );
         let p = preprocess_args(
             Target::Tofino1,
@@ -590,10 +594,19 @@ pub fn p4info_mismatches(schema: &crate::schema::Schema, compiler: &str) -> Vec<
         return vec!["a P4Info does not parse".into()];
     };
     let mut out = Vec::new();
+    // Names without the pipeline: bf-p4c's default form prefixes tables
+    // and extern instances with it, its --p4runtime-force-std-externs form
+    // (ours) strips it.
+    let unpiped = |n: &str| {
+        n.strip_prefix(crate::schema::PIPE)
+            .and_then(|r| r.strip_prefix('.'))
+            .unwrap_or(n)
+            .to_string()
+    };
     let by_name = |doc: &Text, kind: &str| -> Vec<(String, Text)> {
         doc.all(kind)
             .into_iter()
-            .filter_map(|t| Some((t.at("preamble.name")?.to_string(), t.clone())))
+            .filter_map(|t| Some((unpiped(t.at("preamble.name")?), t.clone())))
             .collect()
     };
     for kind in ["tables", "actions"] {
@@ -644,17 +657,17 @@ pub fn p4info_mismatches(schema: &crate::schema::Schema, compiler: &str) -> Vec<
                     .get("info")
                     .and_then(|x| x.deep("size"))
                     .map(str::to_string);
-                instances.push((n.to_string(), low(i.at("preamble.id")), size));
+                instances.push((unpiped(n), low(i.at("preamble.id")), size));
             }
         }
     }
-    for kind in ["registers", "digests", "counters"] {
+    for kind in ["registers", "digests", "counters", "meters"] {
         for (n, t) in by_name(&theirs, kind) {
             let size = t.at("size").map(str::to_string);
             instances.push((n, low(t.at("preamble.id")), size));
         }
     }
-    for kind in ["registers", "digests", "counters"] {
+    for kind in ["registers", "digests", "counters", "meters"] {
         for (name, t) in by_name(&ours, kind) {
             let Some((_, id, size)) = instances.iter().find(|(n, ..)| *n == name) else {
                 out.push(format!("{kind} {name}: not in the compiler's P4Info"));
@@ -746,14 +759,18 @@ mod compiled_test {
         let m = p4info_mismatches(&s, &wrong);
         assert!(
             m.iter()
-                .any(|x| x.contains("pipe.LcmpIngress.lcmp_select: id")),
+                .any(|x| x.contains("tables LcmpIngress.lcmp_select: id")),
             "{m:?}"
         );
-        let renamed = ours.replace(
-            "\"pipe.LcmpIngress.lcmp_pin0\"",
-            "\"LcmpIngress.lcmp_pin0\"",
-        );
+        let renamed = ours.replace("\"LcmpIngress.lcmp_pin0\"", "\"LcmpIngress.lcmp_pin_0\"");
         assert!(!p4info_mismatches(&s, &renamed).is_empty());
+        // bf-p4c's default form: the same names under the pipeline.
+        let piped = ours.replace(
+            "name: \"LcmpIngress.lcmp_",
+            "name: \"pipe.LcmpIngress.lcmp_",
+        );
+        assert_ne!(piped, ours);
+        assert!(p4info_mismatches(&s, &piped).is_empty());
         assert!(Text::parse("a { b: 1").is_none());
     }
 

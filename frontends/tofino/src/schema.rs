@@ -150,6 +150,8 @@ pub const REGISTER_ID_PREFIX: u32 = 0x16 << 24;
 pub const DIGEST_ID_PREFIX: u32 = 0x17 << 24;
 /// The P4Runtime type prefix of counters (`P4Ids.COUNTER`).
 pub const COUNTER_ID_PREFIX: u32 = 0x12 << 24;
+/// The P4Runtime type prefix of meters (`P4Ids.METER`).
+pub const METER_ID_PREFIX: u32 = 0x14 << 24;
 
 impl Table {
     /// `Control.table`.

@@ -107,7 +107,9 @@ def apply_p4runtime(tables, info, reqs, max_priority=1):
         for u in req.updates:
             te = u.entity.table_entry
             t = by_id[te.table_id]
-            table = tables[t.preamble.name]
+            # The P4Info names tables without the pipeline (bf-p4c's
+            # --p4runtime-force-std-externs form); BF-Runtime with it.
+            table = tables["pipe." + t.preamble.name]
             fields = {f.id: f.name for f in t.match_fields}
             key = {}
             for m in te.match:
