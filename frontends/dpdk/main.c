@@ -13,8 +13,10 @@
  * queue of every RX port (--dispatch rss). Each worker owns one LCMP
  * decider and one TX queue per egress port, and runs:
  *
- *   RX burst (32) -> parse -> route group (LPM) -> lcmp_on_packets ->
- *   MAC rewrite for the next hop -> TX burst per port
+ *   RX burst (32) -> destination MAC check -> parse -> VLAN, TTL checks ->
+ *   route group (LPM) -> lcmp_on_packets -> TTL/hop limit - 1 (RFC 1624
+ *   checksum update), VLAN tags stripped -> MAC rewrite for the next hop
+ *   -> TX burst per port
  *
  * Tables: the control lcore installs a blob once into a new lcmp_tables
  * object (validated and compiled there, one copy for every worker) and
@@ -24,9 +26,10 @@
  * the previous generation). The control lcore frees the old generation
  * only after every worker has passed a quiescent state (rte_rcu_qsbr: no
  * worker still reads the old struct table_gen) and the object's user
- * count is 0 (no decider reads its tables). Samples and link events go to
- * each worker through its own control ring, so a decider is only ever
- * touched by the lcore that owns it.
+ * count is 0 (no decider reads its tables). Samples go to each worker
+ * through its own control ring (dropped when it is full), link states
+ * through two published masks that every worker applies (never lost), so
+ * a decider is only ever touched by the lcore that owns it.
  */
 #define _GNU_SOURCE /* memmem */
 #include <ctype.h>
@@ -53,7 +56,6 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
-#include <rte_hash_crc.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_lpm.h>
@@ -65,6 +67,8 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include <sodium.h>
+
 #include "lcmp.h"
 #include "parse.h"
 
@@ -74,7 +78,6 @@
 #define MAX_ROUTES 4096
 #define RX_DESC 1024
 #define TX_DESC 1024
-#define WORKER_RING 4096
 #define CTL_RING 1024
 #define TXQ_MAX 512 /* packets a worker holds per port while TX is busy */
 #define GC_BUDGET 64
@@ -93,10 +96,12 @@ struct app_config {
 	unsigned int n_rx_ports;
 	struct egress egress[LCMP_PORTS]; /* by LCMP port */
 	char tables_path[4096];
-	/* Trusted Ed25519 public keys ('trust' lines): with any, only signed
-	 * blobs of a newer generation are installed. */
-	uint8_t trust_keys[2 * LCMP_PUBLIC_KEY_LEN];
-	size_t n_trust;
+	/* With any 'trust' line, only signed blobs of a newer generation are
+	 * installed (the keys themselves: `trust`, below). */
+	bool signed_only;
+	/* The state file ('state' line): the trusted keys, their floors and
+	 * the removed key ids, kept across restarts. */
+	char state_path[4096];
 	/* This switch's scope ('scope' line, `lcmp tables scope`): a signed
 	 * blob for another switch or topology is refused. Required with
 	 * 'trust'. */
@@ -129,9 +134,17 @@ struct options {
 	unsigned int stall_ms;  /* test only: worker 0 sleeps this long at start */
 	unsigned int mbufs;     /* 0: 8192 + 4096 per worker */
 	unsigned int mbuf_size; /* data room after the headroom */
+	unsigned int worker_ring; /* --dispatch sw: each worker's ring (a power of two) */
+	bool promiscuous;         /* route unicast frames for any MAC */
+	uint8_t vlan;             /* VLAN_STRIP, VLAN_KEEP or VLAN_DROP */
 };
 
+enum { VLAN_STRIP, VLAN_KEEP, VLAN_DROP };
+
 static struct app_config cfg;
+/* Each receiving DPDK port's own MAC: frames for another are not routed
+ * (unless --promiscuous). */
+static struct rte_ether_addr rx_mac[RTE_MAX_ETHPORTS];
 static struct options opt = {
 	.workers = 1,
 	.flows = 65536,
@@ -141,6 +154,7 @@ static struct options opt = {
 	.exit_idle_ms = 0,
 	.hold = true,
 	.scheme = LCMP_SCHEME_LCMP,
+	.worker_ring = 4096,
 };
 
 /* ---- table generations ------------------------------------------------- */
@@ -153,28 +167,40 @@ struct table_gen {
 	size_t len;          /* the blob's bytes */
 	struct lcmp_tables *tables;
 	void *mem;           /* the object's memory (rte_malloc) */
+	unsigned int signer; /* signed: the key (trust.keys) that signed it */
 };
 
 static struct table_gen *volatile g_gen; /* read with __atomic_load_n */
+
+/* The link state every decider must have: bit P of g_link_known says that
+ * LCMP port P's state is known, bit P of g_link_up that it is up. The
+ * control lcore writes them (g_link_up first, then g_link_known with
+ * release), every worker compares them with its own at every loop. A
+ * state, not a message: it cannot be dropped for a full ring or wait
+ * behind queued samples, and a worker that was stalled applies the latest
+ * state before its next packet (docs/dpdk.md, "Table updates, samples and
+ * link events"). */
+static uint64_t g_link_known, g_link_up;
+_Static_assert(LCMP_PORTS <= 64, "one bit per LCMP port in a 64-bit mask");
 static struct rte_rcu_qsbr *g_qsbr;
 
 /* ---- per-lcore state --------------------------------------------------- */
 
-enum ctl_kind { CTL_SAMPLE = 1, CTL_LINK = 2 };
+enum ctl_kind { CTL_SAMPLE = 1 };
 
 struct ctl_msg { /* 16 bytes: an rte_ring element */
 	uint8_t kind;
 	uint8_t port; /* LCMP port */
-	uint8_t up;
-	uint8_t pad;
+	uint8_t pad[2];
 	uint32_t now;
 	uint64_t bytes;
 };
 
 /* Counters a worker publishes (relaxed stores) and the main lcore reads. */
 struct worker_stats {
-	uint64_t rx, tx, truncated, non_ip, unknown_dst, no_route, unmapped,
-		tx_full, samples, links, installs, install_errors;
+	uint64_t rx, tx, truncated, non_ip, l2_multicast, other_mac, vlan_dropped,
+		ttl_expired, unknown_dst, no_route, unmapped, tx_full, samples, links,
+		installs, install_errors;
 	uint64_t seq; /* the generation it runs */
 	uint64_t generation;
 } __rte_cache_aligned;
@@ -193,6 +219,7 @@ struct worker {
 	struct txq *txq;      /* by DPDK port */
 	uint64_t *backlog_bytes; /* by DPDK port: the queue-depth proxy */
 	struct worker_stats stats;
+	uint64_t link_known, link_up; /* the link states its decider has */
 	struct lcmp_counters lcmp; /* copied at exit */
 	uint64_t cpu_ns;           /* the worker thread's CPU time, at exit */
 } __rte_cache_aligned;
@@ -220,8 +247,6 @@ static uint64_t g_rx_total;     /* packets received, all RX lcores */
 static uint64_t g_dispatched;   /* handed to worker rings */
 static int g_hook_state;        /* 0 idle, 1 requested, 2 done */
 
-static uint64_t dispatch_stats_rx;
-
 static void
 die(const char *fmt, ...)
 {
@@ -248,15 +273,35 @@ now_us(void)
 
 /* ---- blobs --------------------------------------------------------------- */
 
+/* Reads a whole regular file (at most 64 MiB); NULL with `*why` set. The
+ * file is opened non-blocking and checked with fstat before any read, so
+ * a FIFO or a device named by the control file is refused at once
+ * instead of blocking the control lcore. */
 static uint8_t *
-read_file(const char *path, size_t *len)
+read_file(const char *path, size_t *len, const char **why)
 {
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	FILE *f;
 	uint8_t *buf = NULL;
 	size_t cap = 0, n = 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-	if (f == NULL)
+	if (fd < 0) {
+		*why = strerror(errno);
 		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "rb");
+	if (f == NULL) {
+		*why = strerror(errno);
+		close(fd);
+		return NULL;
+	}
+	*why = "out of memory";
 	for (;;) {
 		size_t got;
 
@@ -267,7 +312,7 @@ read_file(const char *path, size_t *len)
 			if (cap > (64u << 20)) {
 				free(buf);
 				fclose(f);
-				errno = EFBIG;
+				*why = strerror(EFBIG);
 				return NULL;
 			}
 			nb = realloc(buf, cap);
@@ -284,6 +329,7 @@ read_file(const char *path, size_t *len)
 			break;
 	}
 	if (ferror(f)) {
+		*why = strerror(errno);
 		free(buf);
 		fclose(f);
 		return NULL;
@@ -293,25 +339,362 @@ read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/* ---- trust: keys, per-key floors, the state file ------------------------ */
+
+/* The trusted keys, each with its rollback floor, and the key ids removed
+ * for good (docs/dpdk.md, "Trusted keys and the state file"). Only the
+ * control lcore reads or changes them. A signed blob must be newer than
+ * the largest floor of the keys trusted now: a key's floor is the newest
+ * generation it signed that this device installed, so removing a key
+ * (a rotation) drops its floor with it, as TUF resets the versions it
+ * stored when a role's keys rotate, and a stolen key's generation
+ * u64::MAX is undone by rotating that key away. */
+#define MAX_REVOKED 64
+
+struct trust_key {
+	uint8_t pk[LCMP_PUBLIC_KEY_LEN];
+	uint64_t id; /* the envelope's key id: the key's first 8 bytes, LE */
+	uint64_t floor;
+};
+
+struct trust_set {
+	struct trust_key keys[LCMP_MAX_TRUSTED_KEYS];
+	unsigned int n;
+	uint64_t revoked[MAX_REVOKED];
+	unsigned int n_revoked;
+};
+
+static struct trust_set trust;
+static uint64_t trust_changes, trust_refused;
+
+static uint64_t
+key_id(const uint8_t pk[LCMP_PUBLIC_KEY_LEN])
+{
+	uint64_t id = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		id = (id << 8) | pk[i];
+	return id;
+}
+
+static uint64_t
+trust_floor(const struct trust_set *t)
+{
+	uint64_t floor = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->keys[i].floor > floor)
+			floor = t->keys[i].floor;
+	return floor;
+}
+
+static int
+trust_find(const struct trust_set *t, uint64_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->keys[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+static bool
+trust_is_revoked(const struct trust_set *t, uint64_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n_revoked; i++)
+		if (t->revoked[i] == id)
+			return true;
+	return false;
+}
+
+/* Hex digits into bytes: exactly 2 * n digits; 0 on success. */
+static int
+parse_hex(const char *hex, uint8_t *out, size_t n)
+{
+	size_t i;
+
+	if (strlen(hex) != 2 * n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		unsigned int v;
+
+		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
+		    sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+/* A key id as `lcmp tables keygen` prints it: 16 hex digits. */
+static int
+parse_key_id(const char *s, uint64_t *id)
+{
+	char *end;
+
+	if (strlen(s) != 16 || !isxdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	*id = strtoull(s, &end, 16);
+	return *end == '\0' && errno == 0 ? 0 : -1;
+}
+
+static void
+hex_of(const uint8_t *b, size_t n, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+/* Writes the state file atomically: a temporary file beside it, written
+ * and fsync'ed, renamed over it, and the directory fsync'ed, so a crash
+ * leaves the old state or the new one, never a torn one. 0, or -1 with
+ * `*why` set. */
+static int
+state_write(const struct trust_set *t, const char **why)
+{
+	char tmp[sizeof(cfg.state_path) + 8], dir[sizeof(cfg.state_path)];
+	char text[256 + LCMP_MAX_TRUSTED_KEYS * 128 + MAX_REVOKED * 32];
+	size_t len = 0, off = 0;
+	unsigned int i;
+	char *slash;
+	int fd, dfd;
+
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+				"# lcmp-fwd state (docs/dpdk.md, \"Trusted keys and the state "
+				"file\"): written by lcmp-fwd, do not edit while it runs\n"
+				"lcmp-fwd-state 1\n");
+	for (i = 0; i < t->n; i++) {
+		char pk[2 * LCMP_PUBLIC_KEY_LEN + 1];
+
+		hex_of(t->keys[i].pk, LCMP_PUBLIC_KEY_LEN, pk);
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"key %016" PRIx64 " %s %" PRIu64 "\n", t->keys[i].id, pk,
+					t->keys[i].floor);
+	}
+	for (i = 0; i < t->n_revoked; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "revoked %016" PRIx64 "\n",
+					t->revoked[i]);
+	if (len >= sizeof(text)) { /* cannot happen: sized for the limits */
+		errno = EOVERFLOW;
+		goto fail;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", cfg.state_path);
+	snprintf(dir, sizeof(dir), "%s", cfg.state_path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto fail;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			unlink(tmp);
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) != 0) {
+		close(fd);
+		unlink(tmp);
+		goto fail;
+	}
+	if (close(fd) != 0 || rename(tmp, cfg.state_path) != 0) {
+		unlink(tmp);
+		goto fail;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		goto fail;
+	if (fsync(dfd) != 0) {
+		close(dfd);
+		goto fail;
+	}
+	close(dfd);
+	return 0;
+fail:
+	*why = strerror(errno);
+	return -1;
+}
+
+/* Reads the state file into `t` at start. 1 if it exists (its keys are
+ * the trusted set), 0 if it does not; dies (one line) if it is bad. */
+static int
+state_read(struct trust_set *t)
+{
+	const char *path = cfg.state_path, *why;
+	size_t len = 0;
+	char *text, *line, *save = NULL;
+	int n = 0;
+	bool header = false;
+
+	text = (char *)read_file(path, &len, &why);
+	if (text == NULL) {
+		struct stat st;
+
+		if (lstat(path, &st) != 0 && errno == ENOENT)
+			return 0;
+		die("state %s: %s", path, why);
+	}
+	if (memchr(text, '\0', len) != NULL || len == 0 || text[len - 1] != '\n')
+		die("state %s: not a state file", path);
+	text[len - 1] = '\0';
+	memset(t, 0, sizeof(*t));
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		char *argv[5], *s2 = NULL, *tok;
+		int argc = 0;
+
+		n++;
+		if (line[0] == '#')
+			continue;
+		for (tok = strtok_r(line, " ", &s2); tok != NULL && argc < 5; tok = strtok_r(NULL, " ", &s2))
+			argv[argc++] = tok;
+		if (!header) {
+			if (argc != 2 || strcmp(argv[0], "lcmp-fwd-state") != 0 || strcmp(argv[1], "1") != 0)
+				die("state %s:%d: expected 'lcmp-fwd-state 1'", path, n);
+			header = true;
+		} else if (argc == 4 && strcmp(argv[0], "key") == 0) {
+			struct trust_key *k = &t->keys[t->n];
+			uint64_t id;
+			char *end;
+
+			if (t->n == LCMP_MAX_TRUSTED_KEYS)
+				die("state %s:%d: more than %d keys", path, n, LCMP_MAX_TRUSTED_KEYS);
+			if (parse_key_id(argv[1], &id) != 0 ||
+			    parse_hex(argv[2], k->pk, LCMP_PUBLIC_KEY_LEN) != 0 || key_id(k->pk) != id ||
+			    trust_find(t, id) >= 0 || !isdigit((unsigned char)argv[3][0]))
+				die("state %s:%d: bad key line", path, n);
+			errno = 0;
+			k->floor = strtoull(argv[3], &end, 10);
+			if (*end != '\0' || errno != 0)
+				die("state %s:%d: bad key line", path, n);
+			k->id = id;
+			t->n++;
+		} else if (argc == 2 && strcmp(argv[0], "revoked") == 0) {
+			if (t->n_revoked == MAX_REVOKED)
+				die("state %s:%d: more than %d revoked keys", path, n, MAX_REVOKED);
+			if (parse_key_id(argv[1], &t->revoked[t->n_revoked]) != 0)
+				die("state %s:%d: bad revoked line", path, n);
+			t->n_revoked++;
+		} else {
+			die("state %s:%d: expected 'key ID PUBKEY FLOOR' or 'revoked ID'", path, n);
+		}
+	}
+	free(text);
+	if (t->n == 0)
+		die("state %s: no trusted key", path);
+	return 1;
+}
+
+/* Makes `next` the trusted set: written to the state file first (if
+ * any), so nothing is trusted that a restart would forget. */
+static int
+trust_commit(const struct trust_set *next, const char **why)
+{
+	if (cfg.state_path[0] != '\0' && state_write(next, why) != 0)
+		return -1;
+	trust = *next;
+	return 0;
+}
+
+/* Reads an Ed25519 public key from a SubjectPublicKeyInfo PEM file (what
+ * `lcmp tables keygen --pubkey` and `openssl pkey -pubout` write): the
+ * base64 between the BEGIN and END PUBLIC KEY lines is 44 bytes of DER,
+ * the Ed25519 SPKI prefix and the key. Written by hand because neither
+ * libc nor DPDK decodes base64. 0, or -1 with `why` set. */
+static int
+read_public_key(const char *path, uint8_t key[LCMP_PUBLIC_KEY_LEN], const char **why)
+{
+	static const uint8_t spki[12] = {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03,
+					 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00};
+	static const char begin[] = "-----BEGIN PUBLIC KEY-----";
+	static const char end[] = "-----END PUBLIC KEY-----";
+	uint8_t der[64];
+	size_t len = 0, n = 0, i;
+	uint32_t acc = 0;
+	unsigned int bits = 0;
+	char *text = (char *)read_file(path, &len, why), *p, *q;
+
+	if (text == NULL)
+		return -1;
+	*why = "not an Ed25519 public key (PEM SubjectPublicKeyInfo)";
+	p = memmem(text, len, begin, sizeof(begin) - 1);
+	q = p != NULL ? memmem(p, len - (size_t)(p - text), end, sizeof(end) - 1) : NULL;
+	if (p == NULL || q == NULL) {
+		free(text);
+		return -1;
+	}
+	for (p += sizeof(begin) - 1; p < q; p++) {
+		const char *alphabet =
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		const char *at;
+
+		if (*p == '\r' || *p == '\n' || *p == ' ' || *p == '\t')
+			continue;
+		if (*p == '=')
+			break;
+		at = *p != '\0' ? strchr(alphabet, *p) : NULL;
+		if (at == NULL || n == sizeof(der)) {
+			free(text);
+			return -1;
+		}
+		acc = (acc << 6) | (uint32_t)(at - alphabet);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			der[n++] = (uint8_t)(acc >> bits);
+		}
+	}
+	free(text);
+	if (n != sizeof(spki) + LCMP_PUBLIC_KEY_LEN || memcmp(der, spki, sizeof(spki)) != 0)
+		return -1;
+	for (i = 0; i < LCMP_PUBLIC_KEY_LEN; i++)
+		key[i] = der[sizeof(spki) + i];
+	return 0;
+}
+
+/* Frees a generation no decider reads any more (its user count is 0):
+ * the object is ended first (lcmp_tables_fini clears its magic word), so
+ * that the memory, handed out again, is not taken for a live object. */
 static void
 free_gen(struct table_gen *g)
 {
+	if (g->tables != NULL)
+		lcmp_tables_fini(g->tables);
 	rte_free(g->mem);
 	free(g);
 }
 
 /* Reads a blob and installs it into a new tables object; NULL (and one
- * line on stderr) if bad. Workers only ever see valid tables. */
+ * line on stderr) if bad. Workers only ever see valid tables. A signed
+ * blob's signer is g->signer (an index into trust.keys). */
 static struct table_gen *
 load_gen(const char *path, uint64_t seq)
 {
 	struct table_gen *g;
 	size_t len = 0;
 	int32_t rc;
-	uint8_t *blob = read_file(path, &len);
+	const char *why;
+	uint8_t *blob = read_file(path, &len, &why);
 
 	if (blob == NULL) {
-		fprintf(stderr, "lcmp-fwd: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "lcmp-fwd: %s: %s\n", path, why);
 		return NULL;
 	}
 	g = calloc(1, sizeof(*g));
@@ -323,20 +706,30 @@ load_gen(const char *path, uint64_t seq)
 		free(blob);
 		return NULL;
 	}
-	if (cfg.n_trust > 0) {
+	if (cfg.signed_only) {
 		/* Signed: the envelope's length is the file's; the blob's
-		 * generation must be newer than the published one's. */
-		struct table_gen *cur = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
-		uint64_t installed = cur != NULL ? cur->generation : 0, signed_gen = 0;
+		 * generation must be newer than every trusted key's floor.
+		 * One key at a time, so that the signer is known (its floor
+		 * moves): a key id that is not the key's is refused before
+		 * the signature is verified, so the other key costs no
+		 * verification. */
+		uint64_t signed_gen = 0;
 		/* The host's clock: a blob past its signed expiry is refused. */
 		time_t now = time(NULL);
+		unsigned int i;
 
 		rc = lcmp_tables_init(g->mem, lcmp_tables_size(), &g->tables);
-		if (rc == LCMP_OK)
-			rc = lcmp_tables_install_signed(g->tables, blob, len, cfg.trust_keys,
-							cfg.n_trust, cfg.scope,
-							now > 0 ? (uint64_t)now : 0,
-							installed, &signed_gen);
+		for (i = 0; rc == LCMP_OK && i < trust.n; i++) {
+			rc = lcmp_tables_install_signed(g->tables, blob, len, trust.keys[i].pk, 1,
+							cfg.scope, now > 0 ? (uint64_t)now : 0,
+							trust_floor(&trust), &signed_gen);
+			if (rc == LCMP_OK) {
+				g->signer = i;
+				break;
+			}
+			if (rc == LCMP_ERR_SIG_UNKNOWN_KEY && i + 1 < trust.n)
+				rc = LCMP_OK; /* not this key's: the next one */
+		}
 	} else {
 		rc = lcmp_blob_len(blob, len, &len);
 		if (rc == LCMP_OK)
@@ -369,6 +762,20 @@ install_blob(const char *path)
 
 	if (g == NULL)
 		return -1;
+	if (cfg.signed_only) {
+		/* The signer's floor is persisted before any worker can use
+		 * the tables (docs/tables.md, "What a device persists"). */
+		struct trust_set next = trust;
+		const char *why;
+
+		next.keys[g->signer].floor = g->generation;
+		if (trust_commit(&next, &why) != 0) {
+			fprintf(stderr, "lcmp-fwd: %s: not installed: state %s: %s\n", path,
+				cfg.state_path, why);
+			free_gen(g);
+			return -1;
+		}
+	}
 	gen_seq++;
 	old = __atomic_exchange_n(&g_gen, g, __ATOMIC_RELEASE);
 	/* After the grace period no worker holds `old` itself... */
@@ -450,83 +857,6 @@ add_route(const char *file, int line, const char *prefix, const char *group_s)
 	}
 }
 
-/* Reads an Ed25519 public key from a SubjectPublicKeyInfo PEM file (what
- * `lcmp tables keygen --pubkey` and `openssl pkey -pubout` write): the
- * base64 between the BEGIN and END PUBLIC KEY lines is 44 bytes of DER,
- * the Ed25519 SPKI prefix and the key. Written by hand because neither
- * libc nor DPDK decodes base64. 0, or -1 with `why` set. */
-static int
-read_public_key(const char *path, uint8_t key[LCMP_PUBLIC_KEY_LEN], const char **why)
-{
-	static const uint8_t spki[12] = {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03,
-					 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00};
-	static const char begin[] = "-----BEGIN PUBLIC KEY-----";
-	static const char end[] = "-----END PUBLIC KEY-----";
-	uint8_t der[64];
-	size_t len = 0, n = 0, i;
-	uint32_t acc = 0;
-	unsigned int bits = 0;
-	char *text = (char *)read_file(path, &len), *p, *q;
-
-	*why = "not an Ed25519 public key (PEM SubjectPublicKeyInfo)";
-	if (text == NULL) {
-		*why = strerror(errno);
-		return -1;
-	}
-	p = memmem(text, len, begin, sizeof(begin) - 1);
-	q = p != NULL ? memmem(p, len - (size_t)(p - text), end, sizeof(end) - 1) : NULL;
-	if (p == NULL || q == NULL) {
-		free(text);
-		return -1;
-	}
-	for (p += sizeof(begin) - 1; p < q; p++) {
-		const char *alphabet =
-			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-		const char *at;
-
-		if (*p == '\r' || *p == '\n' || *p == ' ' || *p == '\t')
-			continue;
-		if (*p == '=')
-			break;
-		at = *p != '\0' ? strchr(alphabet, *p) : NULL;
-		if (at == NULL || n == sizeof(der)) {
-			free(text);
-			return -1;
-		}
-		acc = (acc << 6) | (uint32_t)(at - alphabet);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			der[n++] = (uint8_t)(acc >> bits);
-		}
-	}
-	free(text);
-	if (n != sizeof(spki) + LCMP_PUBLIC_KEY_LEN || memcmp(der, spki, sizeof(spki)) != 0)
-		return -1;
-	for (i = 0; i < LCMP_PUBLIC_KEY_LEN; i++)
-		key[i] = der[sizeof(spki) + i];
-	return 0;
-}
-
-/* 40 hex digits into a scope's 20 bytes; 0 on success. */
-static int
-parse_scope(const char *hex, uint8_t out[LCMP_SCOPE_LEN])
-{
-	size_t i;
-
-	if (strlen(hex) != 2 * LCMP_SCOPE_LEN)
-		return -1;
-	for (i = 0; i < LCMP_SCOPE_LEN; i++) {
-		unsigned int v;
-
-		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
-		    sscanf(hex + 2 * i, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return 0;
-}
-
 /* The config file (docs/dpdk.md, "Configuration"):
  *   rx DEV                          a DPDK port (id or name) to receive on
  *   port LCMP_PORT DEV NEXT_HOP_MAC an LCMP port: egress DPDK port, next hop
@@ -536,6 +866,8 @@ parse_scope(const char *hex, uint8_t out[LCMP_SCOPE_LEN])
  *                                   then only signed blobs are installed
  *   scope HEX                       this switch's scope (40 hex digits,
  *                                   `lcmp tables scope`), with 'trust'
+ *   state FILE                      with 'trust': the trusted keys and
+ *                                   their floors, kept across restarts
  * '#' starts a comment. */
 static void
 read_config(const char *path)
@@ -600,28 +932,38 @@ read_config(const char *path)
 				die("%s:%d: path too long", path, n);
 			strcpy(cfg.tables_path, argv[1]);
 		} else if (strcmp(argv[0], "trust") == 0 && argc == 2) {
+			struct trust_key *k = &trust.keys[trust.n];
 			const char *why;
 
-			if (cfg.n_trust == 2)
-				die("%s:%d: at most two trusted keys", path, n);
-			if (read_public_key(argv[1],
-					    cfg.trust_keys + cfg.n_trust * LCMP_PUBLIC_KEY_LEN,
-					    &why) != 0)
+			if (trust.n == LCMP_MAX_TRUSTED_KEYS)
+				die("%s:%d: at most %d trusted keys", path, n, LCMP_MAX_TRUSTED_KEYS);
+			if (read_public_key(argv[1], k->pk, &why) != 0)
 				die("%s:%d: %s: %s", path, n, argv[1], why);
-			cfg.n_trust++;
+			k->id = key_id(k->pk);
+			if (trust_find(&trust, k->id) >= 0)
+				die("%s:%d: %s: a second key with key id %016" PRIx64, path, n, argv[1],
+				    k->id);
+			trust.n++;
+			cfg.signed_only = true;
+		} else if (strcmp(argv[0], "state") == 0 && argc == 2) {
+			if (strlen(argv[1]) + 8 >= sizeof(cfg.state_path))
+				die("%s:%d: path too long", path, n);
+			strcpy(cfg.state_path, argv[1]);
 		} else if (strcmp(argv[0], "scope") == 0 && argc == 2) {
-			if (parse_scope(argv[1], cfg.scope) != 0)
+			if (parse_hex(argv[1], cfg.scope, LCMP_SCOPE_LEN) != 0)
 				die("%s:%d: scope: expected 40 hex digits (lcmp tables scope)", path, n);
 			cfg.has_scope = true;
 		} else {
 			die("%s:%d: expected 'rx DEV', 'port N DEV MAC', "
-			    "'route PREFIX/LEN GROUP', 'tables BLOB', 'trust PUBKEY' or 'scope HEX'",
-			    path, n);
+			    "'route PREFIX/LEN GROUP', 'tables BLOB', 'trust PUBKEY', 'scope HEX' "
+			    "or 'state FILE'", path, n);
 		}
 	}
 	fclose(f);
-	if (cfg.n_trust > 0 && !cfg.has_scope)
+	if (cfg.signed_only && !cfg.has_scope)
 		die("%s: 'trust' needs this switch's 'scope' line (lcmp tables scope)", path);
+	if (cfg.state_path[0] != '\0' && !cfg.signed_only)
+		die("%s: 'state' needs 'trust' (it keeps the signed generations)", path);
 	if (cfg.n_rx_ports == 0)
 		die("%s: no 'rx' line", path);
 	if (cfg.tables_path[0] == '\0')
@@ -681,7 +1023,15 @@ port_setup(uint16_t port, uint16_t n_rx, uint16_t n_tx)
 	rc = rte_eth_dev_start(port);
 	if (rc != 0)
 		die("port %u: start: %s", port, rte_strerror(-rc));
-	rte_eth_promiscuous_enable(port); /* may be unsupported: not fatal */
+	/* Only frames for this port's MAC are routed: promiscuous mode only
+	 * when asked (either call may be unsupported: not fatal, the
+	 * workers check the destination MAC anyway). */
+	if (opt.promiscuous)
+		rte_eth_promiscuous_enable(port);
+	else
+		rte_eth_promiscuous_disable(port);
+	if (rte_eth_macaddr_get(port, &rx_mac[port]) != 0)
+		die("port %u: no MAC address", port);
 }
 
 static bool
@@ -757,6 +1107,78 @@ tx_enqueue(struct worker *w, uint16_t port, struct rte_mbuf *m)
 		tx_flush(w, port);
 }
 
+/* The IPv4 header at `ip` (its first 12 bytes writable): TTL decremented
+ * and the header checksum updated incrementally, RFC 1624 eqn. 3:
+ * HC' = ~(~HC + ~m + m'), m the 16-bit word holding the TTL. Written by
+ * hand because DPDK 22.11 has no incremental update (rte_ipv4_cksum
+ * recomputes the whole header, options included); on the bytes as they
+ * are on the wire, so no byte order is involved. A header whose checksum
+ * was wrong stays wrong (RFC 1624's point against RFC 1141). */
+static inline void
+ipv4_decrement_ttl(uint8_t *ip)
+{
+	uint32_t old_word = ((uint32_t)ip[8] << 8) | ip[9], new_word, sum;
+	uint16_t hc = (uint16_t)(((uint32_t)ip[10] << 8) | ip[11]);
+
+	ip[8]--;
+	new_word = ((uint32_t)ip[8] << 8) | ip[9];
+	sum = (uint32_t)(uint16_t)~hc + (uint32_t)(uint16_t)~old_word + new_word;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	hc = (uint16_t)~sum;
+	ip[10] = (uint8_t)(hc >> 8);
+	ip[11] = (uint8_t)hc;
+}
+
+/* True (and counted) for a frame a router does not route because of its
+ * destination MAC (docs/dpdk.md, "What a worker does"): checked before
+ * parsing, as a NIC's address filter would. A frame shorter than an
+ * Ethernet header is left to the parser (truncated). */
+static inline bool
+l2_refused(struct worker *w, const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	if (unlikely(rte_pktmbuf_data_len(m) < sizeof(*eth)))
+		return false;
+	if (unlikely(!rte_is_unicast_ether_addr(&eth->dst_addr))) {
+		/* Broadcast and multicast are the host's (ARP, ND, routing
+		 * protocols), never routed. */
+		INC(w->stats.l2_multicast, 1);
+		return true;
+	}
+	if (unlikely(!opt.promiscuous &&
+		     (m->port >= RTE_MAX_ETHPORTS ||
+		      !rte_is_same_ether_addr(&eth->dst_addr, &rx_mac[m->port])))) {
+		INC(w->stats.other_mac, 1);
+		return true;
+	}
+	return false;
+}
+
+/* True (and counted) for a parsed frame a router does not route: tagged
+ * under --vlan drop, expired, or with headers the rewrite cannot reach. */
+static inline bool
+l3_refused(struct worker *w, const struct rte_mbuf *m, const struct parsed *p)
+{
+	if (unlikely(p->n_vlan != 0 && opt.vlan == VLAN_DROP)) {
+		INC(w->stats.vlan_dropped, 1);
+		return true;
+	}
+	if (unlikely(p->ttl <= 1)) {
+		/* Expired (no ICMP time exceeded is sent). */
+		INC(w->stats.ttl_expired, 1);
+		return true;
+	}
+	/* The rewrite needs the Ethernet and VLAN headers and the IP
+	 * header's first 12 bytes in the first segment. */
+	if (unlikely(rte_pktmbuf_data_len(m) < p->l3_off + 12)) {
+		INC(w->stats.truncated, 1);
+		return true;
+	}
+	return false;
+}
+
 /* Routes a burst of received frames. */
 static void
 route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
@@ -764,6 +1186,11 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 	struct lcmp_packet pkts[BURST];
 	struct lcmp_decision dec[BURST];
 	struct rte_mbuf *ok[BURST];
+	struct {
+		uint32_t l3_off;
+		uint8_t n_vlan;
+		uint8_t family;
+	} hdr[BURST];
 	struct parsed p;
 	uint16_t i, k = 0;
 	int32_t rc;
@@ -772,6 +1199,10 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 		int r;
 
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
+		if (unlikely(l2_refused(w, m[i]))) {
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
 		r = parse_packet(m[i], &p);
 		if (unlikely(r != PARSE_OK)) {
 			if (r == PARSE_TRUNCATED)
@@ -781,12 +1212,19 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 			rte_pktmbuf_free(m[i]);
 			continue;
 		}
+		if (unlikely(l3_refused(w, m[i], &p))) {
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
 		if (unlikely(!route_group(&p, &pkts[k].group))) {
 			INC(w->stats.unknown_dst, 1);
 			rte_pktmbuf_free(m[i]);
 			continue;
 		}
 		pkts[k].flow = p.flow;
+		hdr[k].l3_off = p.l3_off;
+		hdr[k].n_vlan = p.n_vlan;
+		hdr[k].family = p.flow.family;
 		ok[k++] = m[i];
 	}
 	if (k == 0)
@@ -802,6 +1240,7 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 	for (i = 0; i < k; i++) {
 		const struct egress *e;
 		struct rte_ether_hdr *eth;
+		uint8_t *ip;
 
 		if (dec[i].port == LCMP_NO_PORT) {
 			INC(w->stats.no_route, 1);
@@ -814,14 +1253,23 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 			rte_pktmbuf_free(ok[i]);
 			continue;
 		}
-		/* The parser read 14 bytes at offset 0, contiguous in the
-		 * first segment for any real mbuf (headroom + data room). */
-		eth = rte_pktmbuf_mtod(ok[i], struct rte_ether_hdr *);
-		if (unlikely(rte_pktmbuf_data_len(ok[i]) < sizeof(*eth))) {
-			INC(w->stats.truncated, 1);
-			rte_pktmbuf_free(ok[i]);
-			continue;
+		/* l3_refused checked that the headers up to the IP
+		 * header's 12th byte are in the first segment. */
+		ip = rte_pktmbuf_mtod_offset(ok[i], uint8_t *, hdr[i].l3_off);
+		if (hdr[i].family == LCMP_FAMILY_V4)
+			ipv4_decrement_ttl(ip);
+		else
+			ip[7]--; /* the hop limit: IPv6 has no header checksum */
+		if (hdr[i].n_vlan != 0 && opt.vlan == VLAN_STRIP) {
+			/* The destination and source MACs move over the tags
+			 * (rewritten below anyway), which leave the frame. */
+			uint16_t tags = (uint16_t)(4 * hdr[i].n_vlan);
+			uint8_t *f = rte_pktmbuf_mtod(ok[i], uint8_t *);
+
+			memmove(f + tags, f, 2 * RTE_ETHER_ADDR_LEN);
+			rte_pktmbuf_adj(ok[i], tags);
 		}
+		eth = rte_pktmbuf_mtod(ok[i], struct rte_ether_hdr *);
 		rte_ether_addr_copy(&e->next_hop, &eth->dst_addr);
 		rte_ether_addr_copy(&e->src, &eth->src_addr);
 		tx_enqueue(w, e->dpdk_port, ok[i]);
@@ -835,6 +1283,7 @@ worker_control(struct worker *w, uint64_t *seq)
 	struct table_gen *g = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
 	struct ctl_msg msgs[32];
 	unsigned int i, n;
+	uint64_t known, up, changed;
 
 	if (g != NULL && g->seq != *seq) {
 		int32_t rc = lcmp_use_tables(w->d, g->tables);
@@ -857,12 +1306,22 @@ worker_control(struct worker *w, uint64_t *seq)
 			if (lcmp_sample(w->d, msgs[i].now, msgs[i].port,
 					msgs[i].bytes) == LCMP_OK)
 				INC(w->stats.samples, 1);
-		} else if (msgs[i].kind == CTL_LINK) {
-			if (lcmp_set_port(w->d, msgs[i].port, msgs[i].up != 0) ==
-			    LCMP_OK)
-				INC(w->stats.links, 1);
 		}
 	}
+	/* Link states: the published masks, applied where they differ from
+	 * what this decider has (g_link_known, below). */
+	known = __atomic_load_n(&g_link_known, __ATOMIC_ACQUIRE);
+	up = __atomic_load_n(&g_link_up, __ATOMIC_RELAXED) & known;
+	changed = (known & ~w->link_known) | ((up ^ w->link_up) & known);
+	while (changed != 0) {
+		unsigned int lp = (unsigned int)__builtin_ctzll(changed);
+
+		changed &= changed - 1;
+		if (lcmp_set_port(w->d, (uint8_t)lp, (uint8_t)((up >> lp) & 1)) == LCMP_OK)
+			INC(w->stats.links, 1);
+	}
+	w->link_known = known;
+	w->link_up = up;
 }
 
 /* RX for one worker that polls ports itself (one worker, or RSS). With
@@ -959,40 +1418,34 @@ worker_main(void *arg)
 	return 0;
 }
 
-/* The software dispatcher: RX, flow hash, the worker's ring. A packet the
- * parser rejects goes to worker 0, which counts and drops it. */
+/* The software dispatcher: RX, a keyed flow hash, the worker's ring. A
+ * packet the parser rejects goes to the next worker in turn, which counts
+ * and drops it (all to one worker, garbage would let anyone fill that
+ * worker's ring and have its flows dropped).
+ *
+ * The hash is SipHash-2-4 (libsodium's crypto_shorthash) under a key
+ * drawn at every start and never printed: with a public hash (CRC32-C
+ * from a fixed seed, as before; a random CRC seed would not do, CRC is
+ * affine in it, so collisions stay collisions) anyone could craft flows
+ * that all land on one worker. And a full worker ring drops what it
+ * refused (counted: dispatch_dropped) instead of stopping RX for every
+ * worker: one overloaded or stalled worker loses its own packets only. */
+static uint8_t dispatch_key[crypto_shorthash_KEYBYTES];
+static uint64_t dispatch_dropped; /* written by the dispatcher only */
+
 static int
 dispatcher_main(void *arg)
 {
 	struct rte_mbuf *m[BURST];
 	struct rte_mbuf *held[MAX_WORKERS][BURST];
 	unsigned int n_held[MAX_WORKERS] = {0};
-	unsigned int next_port = 0, w, idle = 0;
+	unsigned int next_port = 0, w, idle = 0, next_bad = 0;
 	struct worker fake = {.id = 0};
 
 	(void)arg;
 	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
-		uint16_t n = 0, i;
-		bool pending = false;
+		uint16_t n = rx_direct(&fake, m, &next_port), i;
 
-		/* Lossless backpressure: what a full ring refused is retried
-		 * before anything new is received. */
-		for (w = 0; w < opt.workers; w++) {
-			if (n_held[w] != 0) {
-				unsigned int sent = rte_ring_sp_enqueue_burst(
-					workers[w].in, (void **)held[w], n_held[w], NULL);
-
-				if (sent != 0) {
-					memmove(held[w], held[w] + sent,
-						(n_held[w] - sent) * sizeof(held[w][0]));
-					n_held[w] -= sent;
-					__atomic_fetch_add(&g_dispatched, sent, __ATOMIC_RELEASE);
-				}
-				pending |= n_held[w] != 0;
-			}
-		}
-		if (!pending)
-			n = rx_direct(&fake, m, &next_port);
 		if (n == 0) {
 			if (++idle > 256) {
 				rte_delay_us_sleep(10);
@@ -1001,28 +1454,33 @@ dispatcher_main(void *arg)
 			continue;
 		}
 		idle = 0;
-		dispatch_stats_rx += n;
 		for (i = 0; i < n; i++) {
 			struct parsed p;
-			uint32_t h = 0;
+			uint64_t h;
 
-			if (parse_packet(m[i], &p) == PARSE_OK)
-				h = rte_hash_crc(&p.flow, sizeof(p.flow), 0);
-			w = h % opt.workers;
+			if (parse_packet(m[i], &p) == PARSE_OK) {
+				crypto_shorthash((unsigned char *)&h, (const unsigned char *)&p.flow,
+						 sizeof(p.flow), dispatch_key);
+				w = (unsigned int)(h % opt.workers);
+			} else {
+				w = next_bad;
+				next_bad = (next_bad + 1) % opt.workers;
+			}
 			held[w][n_held[w]++] = m[i];
 		}
 		for (w = 0; w < opt.workers; w++) {
-			if (n_held[w] != 0) {
-				unsigned int sent = rte_ring_sp_enqueue_burst(
-					workers[w].in, (void **)held[w], n_held[w], NULL);
+			unsigned int sent, k;
 
-				if (sent != 0) {
-					memmove(held[w], held[w] + sent,
-						(n_held[w] - sent) * sizeof(held[w][0]));
-					n_held[w] -= sent;
-					__atomic_fetch_add(&g_dispatched, sent, __ATOMIC_RELEASE);
-				}
-			}
+			if (n_held[w] == 0)
+				continue;
+			sent = rte_ring_sp_enqueue_burst(workers[w].in, (void **)held[w],
+							 n_held[w], NULL);
+			__atomic_fetch_add(&g_dispatched, sent, __ATOMIC_RELEASE);
+			for (k = sent; k < n_held[w]; k++)
+				rte_pktmbuf_free(held[w][k]);
+			if (sent < n_held[w])
+				INC(dispatch_dropped, n_held[w] - sent);
+			n_held[w] = 0;
 		}
 	}
 	return 0;
@@ -1068,42 +1526,6 @@ send_samples(void)
 
 static int link_state[LCMP_PORTS]; /* -1 unknown, 0 down, 1 up */
 static bool admin_down[LCMP_PORTS];
-/* The link state last enqueued to each worker (-1: none yet). Samples may
- * be dropped for a full ring, link events may not: a port whose state a
- * worker has not been sent is resent at every control loop until its ring
- * takes it (docs/dpdk.md, "Table updates, samples and link events"). */
-static int sent_link[MAX_WORKERS][LCMP_PORTS];
-static unsigned int links_pending;
-
-/* Sends every worker the link states it has not been sent; counts the
- * (worker, port) pairs still pending. */
-static void
-sync_links(void)
-{
-	unsigned int w, lp, pending = 0;
-
-	for (lp = 0; lp < LCMP_PORTS; lp++) {
-		struct ctl_msg msg = {.kind = CTL_LINK};
-
-		if (!cfg.egress[lp].used || link_state[lp] < 0)
-			continue;
-		msg.port = (uint8_t)lp;
-		msg.up = (uint8_t)link_state[lp];
-		msg.now = now_us();
-		for (w = 0; w < opt.workers; w++) {
-			if (sent_link[w][lp] == link_state[lp])
-				continue;
-			if (rte_ring_sp_enqueue_elem(workers[w].ctl, &msg, sizeof(msg)) == 0) {
-				sent_link[w][lp] = link_state[lp];
-			} else {
-				ctl_dropped++;
-				pending++;
-			}
-		}
-	}
-	links_pending = pending;
-}
-
 static void
 poll_links(void)
 {
@@ -1122,11 +1544,123 @@ poll_links(void)
 		if (up == link_state[lp])
 			continue;
 		link_state[lp] = up;
+		if (up)
+			__atomic_fetch_or(&g_link_up, 1ull << lp, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_and(&g_link_up, ~(1ull << lp), __ATOMIC_RELAXED);
+		__atomic_fetch_or(&g_link_known, 1ull << lp, __ATOMIC_RELEASE);
 		printf("link: LCMP port %u (DPDK port %u) %s\n", lp,
 		       cfg.egress[lp].dpdk_port, up ? "up" : "down");
 		fflush(stdout);
 	}
-	sync_links();
+}
+
+/* Key rotation through the control file (docs/dpdk.md, "Trusted keys and
+ * the state file"). The control file is not authenticated, so a change
+ * of the trusted set is: it needs a statement signed (Ed25519, 64 bytes
+ * in file `sig_path`) by a key trusted now, over the text
+ *   "lcmp-fwd trust add <the new key, 64 hex digits>\n"
+ *   "lcmp-fwd trust remove <key id, 16 hex digits>\n"
+ * (as `openssl pkeyutl -sign -rawin` makes it). Verified with libsodium
+ * (crypto_sign_verify_detached, which refuses small-order and
+ * non-canonical points); the C ABI verifies table blobs only. A removed
+ * key id is never trusted again (a replayed 'add' is refused), and the
+ * last key cannot be removed. 0, or -1 with `*why` set. */
+static int
+trust_statement_ok(const char *text, const char *sig_path, const char **why)
+{
+	size_t len = 0;
+	unsigned int i;
+	uint8_t *sig = read_file(sig_path, &len, why);
+	int ok = -1;
+
+	if (sig == NULL)
+		return -1;
+	*why = "the signature file is not 64 bytes";
+	if (len == crypto_sign_BYTES) {
+		*why = "the statement is not signed by a trusted key";
+		for (i = 0; i < trust.n && ok != 0; i++)
+			if (crypto_sign_verify_detached(sig, (const unsigned char *)text,
+							strlen(text), trust.keys[i].pk) == 0)
+				ok = 0;
+	}
+	free(sig);
+	return ok;
+}
+
+static int
+trust_add(const char *key_path, const char *sig_path, const char **why)
+{
+	struct trust_set next = trust;
+	struct trust_key k;
+	char text[64 + 2 * LCMP_PUBLIC_KEY_LEN], hex[2 * LCMP_PUBLIC_KEY_LEN + 1];
+
+	memset(&k, 0, sizeof(k));
+	if (read_public_key(key_path, k.pk, why) != 0)
+		return -1;
+	k.id = key_id(k.pk);
+	if (trust_find(&trust, k.id) >= 0) {
+		*why = "that key id is trusted already";
+		return -1;
+	}
+	if (trust_is_revoked(&trust, k.id)) {
+		*why = "that key id was removed: it is never trusted again";
+		return -1;
+	}
+	if (trust.n == LCMP_MAX_TRUSTED_KEYS) {
+		*why = "two keys are trusted: remove one first";
+		return -1;
+	}
+	hex_of(k.pk, LCMP_PUBLIC_KEY_LEN, hex);
+	snprintf(text, sizeof(text), "lcmp-fwd trust add %s\n", hex);
+	if (trust_statement_ok(text, sig_path, why) != 0)
+		return -1;
+	next.keys[next.n++] = k; /* floor 0: it signed nothing here yet */
+	if (trust_commit(&next, why) != 0)
+		return -1;
+	printf("trust: key id %016" PRIx64 " added (%u trusted, floor %" PRIu64 ")\n", k.id,
+	       trust.n, trust_floor(&trust));
+	fflush(stdout);
+	return 0;
+}
+
+static int
+trust_remove(const char *id_s, const char *sig_path, const char **why)
+{
+	struct trust_set next = trust;
+	char text[64];
+	uint64_t id, dropped;
+	int at;
+
+	if (parse_key_id(id_s, &id) != 0) {
+		*why = "expected a key id (16 hex digits)";
+		return -1;
+	}
+	at = trust_find(&trust, id);
+	if (at < 0) {
+		*why = "no trusted key has that key id";
+		return -1;
+	}
+	if (trust.n == 1) {
+		*why = "the last trusted key: add its successor first";
+		return -1;
+	}
+	snprintf(text, sizeof(text), "lcmp-fwd trust remove %016" PRIx64 "\n", id);
+	if (trust_statement_ok(text, sig_path, why) != 0)
+		return -1;
+	dropped = next.keys[at].floor;
+	next.keys[at] = next.keys[--next.n];
+	if (next.n_revoked == MAX_REVOKED) /* the oldest removal is forgotten */
+		memmove(next.revoked, next.revoked + 1, (MAX_REVOKED - 1) * sizeof(next.revoked[0]));
+	else
+		next.n_revoked++;
+	next.revoked[next.n_revoked - 1] = id;
+	if (trust_commit(&next, why) != 0)
+		return -1;
+	printf("trust: key id %016" PRIx64 " removed with its floor %" PRIu64
+	       " (%u trusted, floor %" PRIu64 ")\n", id, dropped, trust.n, trust_floor(&trust));
+	fflush(stdout);
+	return 0;
 }
 
 /* The control file (--control FILE): when it appears, each line is run
@@ -1168,25 +1702,42 @@ poll_control_file(void)
 		return;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
-		char cmd[16], arg1[4096], arg2[16];
-		int k = sscanf(line, "%15s %4095s %15s", cmd, arg1, arg2);
+		char *argv[5], *save = NULL, *tok;
+		int argc = 0;
 
 		n++;
-		if (k <= 0 || cmd[0] == '#')
+		for (tok = strtok_r(line, " \t\r\n", &save); tok != NULL && argc < 5;
+		     tok = strtok_r(NULL, " \t\r\n", &save))
+			argv[argc++] = tok;
+		if (argc == 0 || argv[0][0] == '#')
 			continue;
-		if (strcmp(cmd, "install") == 0 && k == 2) {
-			install_blob(arg1);
-		} else if (strcmp(cmd, "link") == 0 && k == 3) {
-			unsigned long lp = strtoul(arg1, NULL, 10);
+		if (strcmp(argv[0], "install") == 0 && argc == 2) {
+			install_blob(argv[1]);
+		} else if (strcmp(argv[0], "link") == 0 && argc == 3) {
+			char *end;
+			unsigned long lp = strtoul(argv[1], &end, 10);
 
-			if (lp < LCMP_PORTS && cfg.egress[lp].used &&
-			    (strcmp(arg2, "up") == 0 || strcmp(arg2, "down") == 0))
-				admin_down[lp] = strcmp(arg2, "down") == 0;
+			if (*end == '\0' && lp < LCMP_PORTS && cfg.egress[lp].used &&
+			    (strcmp(argv[2], "up") == 0 || strcmp(argv[2], "down") == 0))
+				admin_down[lp] = strcmp(argv[2], "down") == 0;
 			else
 				fprintf(stderr, "lcmp-fwd: control: line %d: bad link command\n", n);
-		} else if (strcmp(cmd, "stats") == 0) {
+		} else if (strcmp(argv[0], "trust") == 0 && argc == 4 &&
+			   (strcmp(argv[1], "add") == 0 || strcmp(argv[1], "remove") == 0)) {
+			const char *why = NULL;
+			int rc = strcmp(argv[1], "add") == 0 ? trust_add(argv[2], argv[3], &why)
+							   : trust_remove(argv[2], argv[3], &why);
+
+			if (rc == 0) {
+				trust_changes++;
+			} else {
+				trust_refused++;
+				fprintf(stderr, "lcmp-fwd: control: line %d: trust %s: %s\n", n,
+					argv[1], why);
+			}
+		} else if (strcmp(argv[0], "stats") == 0 && argc == 1) {
 			print_stats("stats");
-		} else if (strcmp(cmd, "quit") == 0) {
+		} else if (strcmp(argv[0], "quit") == 0 && argc == 1) {
 			__atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
 		} else {
 			/* The line is not echoed: the file is not trusted input. */
@@ -1217,7 +1768,8 @@ run_hook(void)
 			want = dispatcher_lcore == RTE_MAX_LCORE
 				       ? __atomic_load_n(&g_rx_total, __ATOMIC_ACQUIRE)
 				       : __atomic_load_n(&g_dispatched, __ATOMIC_ACQUIRE);
-			if (done >= want && want >= opt.install_after)
+			/* (What the dispatcher dropped no worker will route.) */
+			if (done >= want && want + LOAD(dispatch_dropped) >= opt.install_after)
 				break;
 			rte_delay_us_sleep(10);
 		}
@@ -1243,30 +1795,38 @@ print_stats(const char *label)
 		const struct worker_stats *s = &workers[w].stats;
 
 #define F(x) uint64_t x = LOAD(s->x); t.x += x
-		F(rx); F(tx); F(truncated); F(non_ip); F(unknown_dst);
-		F(no_route); F(unmapped); F(tx_full); F(samples); F(links);
-		F(installs); F(install_errors);
+		F(rx); F(tx); F(truncated); F(non_ip); F(l2_multicast); F(other_mac);
+		F(vlan_dropped); F(ttl_expired); F(unknown_dst); F(no_route); F(unmapped);
+		F(tx_full); F(samples); F(links); F(installs); F(install_errors);
 #undef F
 		printf("%s: worker %u lcore %u: rx=%" PRIu64 " tx=%" PRIu64
-		       " truncated=%" PRIu64 " non_ip=%" PRIu64
+		       " truncated=%" PRIu64 " non_ip=%" PRIu64 " l2_multicast=%" PRIu64
+		       " other_mac=%" PRIu64 " vlan_dropped=%" PRIu64 " ttl_expired=%" PRIu64
 		       " unknown_dst=%" PRIu64 " no_route=%" PRIu64
 		       " unmapped=%" PRIu64 " tx_full=%" PRIu64
 		       " samples=%" PRIu64 " links=%" PRIu64 " installs=%" PRIu64
 		       " install_errors=%" PRIu64 " generation=%" PRIu64 "\n",
-		       label, w, workers[w].lcore, rx, tx, truncated, non_ip,
-		       unknown_dst, no_route, unmapped, tx_full, samples, links,
-		       installs, install_errors, LOAD(s->generation));
+		       label, w, workers[w].lcore, rx, tx, truncated, non_ip, l2_multicast,
+		       other_mac, vlan_dropped, ttl_expired, unknown_dst, no_route, unmapped,
+		       tx_full, samples, links, installs, install_errors, LOAD(s->generation));
 	}
+	/* The dispatcher's drops never reached a worker: the total counts
+	 * them received and dropped, so that rx = tx + dropped. */
+	t.rx += LOAD(dispatch_dropped);
 	printf("%s: total: rx=%" PRIu64 " tx=%" PRIu64 " truncated=%" PRIu64
-	       " non_ip=%" PRIu64 " unknown_dst=%" PRIu64 " no_route=%" PRIu64
-	       " unmapped=%" PRIu64 " tx_full=%" PRIu64 " dropped=%" PRIu64
-	       " samples=%" PRIu64 " links=%" PRIu64 " ctl_dropped=%" PRIu64
-	       " links_pending=%u\n",
-	       label, t.rx, t.tx, t.truncated, t.non_ip, t.unknown_dst,
-	       t.no_route, t.unmapped, t.tx_full,
-	       t.truncated + t.non_ip + t.unknown_dst + t.no_route + t.unmapped +
-		       t.tx_full,
-	       t.samples, t.links, ctl_dropped, links_pending);
+	       " non_ip=%" PRIu64 " l2_multicast=%" PRIu64 " other_mac=%" PRIu64
+	       " vlan_dropped=%" PRIu64 " ttl_expired=%" PRIu64
+	       " unknown_dst=%" PRIu64 " no_route=%" PRIu64
+	       " unmapped=%" PRIu64 " tx_full=%" PRIu64 " dispatch_dropped=%" PRIu64
+	       " dropped=%" PRIu64 " samples=%" PRIu64 " links=%" PRIu64 " ctl_dropped=%" PRIu64
+	       " trust_changes=%" PRIu64 " trust_refused=%" PRIu64 "\n",
+	       label, t.rx, t.tx, t.truncated, t.non_ip, t.l2_multicast, t.other_mac,
+	       t.vlan_dropped, t.ttl_expired, t.unknown_dst, t.no_route, t.unmapped,
+	       t.tx_full, LOAD(dispatch_dropped),
+	       t.truncated + t.non_ip + t.l2_multicast + t.other_mac + t.vlan_dropped +
+		       t.ttl_expired + t.unknown_dst + t.no_route + t.unmapped + t.tx_full +
+		       LOAD(dispatch_dropped),
+	       t.samples, t.links, ctl_dropped, trust_changes, trust_refused);
 	fflush(stdout);
 }
 
@@ -1287,7 +1847,8 @@ usage(void)
 		"         [--dispatch sw|rss] [--scheme lcmp|ecmp|ucmp] [--seed N]\n"
 		"         [--stats-ms MS] [--sample-us US] [--link-ms MS]\n"
 		"         [--control FILE] [--exit-idle-ms MS]\n"
-		"         [--install-after N:BLOB [--no-hold]] [--mbufs N] [--mbuf-size BYTES]\n");
+		"         [--install-after N:BLOB [--no-hold]] [--mbufs N] [--mbuf-size BYTES]\n"
+		"         [--worker-ring N] [--promiscuous] [--vlan strip|keep|drop]\n");
 }
 
 static unsigned long
@@ -1301,6 +1862,24 @@ num_arg(const char *name, const char *s, unsigned long max)
 	if (*s == '\0' || *end != '\0' || errno != 0 || v > max)
 		die("%s: expected a number up to %lu, got \"%s\"", name, max, s);
 	return v;
+}
+
+/* The index of `s` in the NULL-terminated `names`; dies otherwise, naming
+ * the choices ("--vlan: expected strip, keep or drop, got \"x\""). */
+static unsigned int
+choice_arg(const char *name, const char *s, const char *const *names)
+{
+	char list[128] = "";
+	unsigned int i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	for (i = 0; names[i] != NULL; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i == 0 ? "" : names[i + 1] == NULL ? " or " : ", ", names[i]);
+	die("%s: expected %s, got \"%s\"", name, list, s);
+	return 0;
 }
 
 static void
@@ -1323,6 +1902,9 @@ parse_args(int argc, char **argv)
 		{"mbufs", required_argument, NULL, 'M'},
 		{"stall-worker-ms", required_argument, NULL, 'W'},
 		{"mbuf-size", required_argument, NULL, 'Z'},
+		{"worker-ring", required_argument, NULL, 'R'},
+		{"promiscuous", no_argument, NULL, 'P'},
+		{"vlan", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1333,24 +1915,20 @@ parse_args(int argc, char **argv)
 		case 'c': opt.config = optarg; break;
 		case 'w': opt.workers = (unsigned int)num_arg("--workers", optarg, MAX_WORKERS); break;
 		case 'f': opt.flows = num_arg("--flows", optarg, 1ul << 26); break;
-		case 'D':
-			if (strcmp(optarg, "sw") == 0)
-				opt.rss = false;
-			else if (strcmp(optarg, "rss") == 0)
-				opt.rss = true;
-			else
-				die("--dispatch: expected sw or rss, got \"%s\"", optarg);
+		case 'D': {
+			static const char *const modes[] = {"sw", "rss", NULL};
+
+			opt.rss = choice_arg("--dispatch", optarg, modes) == 1;
 			break;
-		case 'S':
-			if (strcmp(optarg, "lcmp") == 0)
-				opt.scheme = LCMP_SCHEME_LCMP;
-			else if (strcmp(optarg, "ecmp") == 0)
-				opt.scheme = LCMP_SCHEME_ECMP;
-			else if (strcmp(optarg, "ucmp") == 0)
-				opt.scheme = LCMP_SCHEME_UCMP;
-			else
-				die("--scheme: expected lcmp, ecmp or ucmp, got \"%s\"", optarg);
+		}
+		case 'S': {
+			static const char *const schemes[] = {"lcmp", "ecmp", "ucmp", NULL};
+			static const uint8_t ids[] = {LCMP_SCHEME_LCMP, LCMP_SCHEME_ECMP,
+						      LCMP_SCHEME_UCMP};
+
+			opt.scheme = ids[choice_arg("--scheme", optarg, schemes)];
 			break;
+		}
 		case 's':
 			opt.seed = (uint32_t)num_arg("--seed", optarg, UINT32_MAX);
 			opt.seed_set = true;
@@ -1376,6 +1954,20 @@ parse_args(int argc, char **argv)
 		case 'H': opt.hold = false; break;
 		case 'M': opt.mbufs = (unsigned int)num_arg("--mbufs", optarg, 1u << 26); break;
 		case 'Z': opt.mbuf_size = (unsigned int)num_arg("--mbuf-size", optarg, 65535 - RTE_PKTMBUF_HEADROOM); break;
+		case 'R':
+			opt.worker_ring = (unsigned int)num_arg("--worker-ring", optarg, 1u << 20);
+			if (opt.worker_ring < 64 || !rte_is_power_of_2(opt.worker_ring))
+				die("--worker-ring: a power of two from 64 to 1048576, got %u",
+				    opt.worker_ring);
+			break;
+		case 'P': opt.promiscuous = true; break;
+		case 'V': {
+			/* In the order of VLAN_STRIP, VLAN_KEEP, VLAN_DROP. */
+			static const char *const modes[] = {"strip", "keep", "drop", NULL};
+
+			opt.vlan = (uint8_t)choice_arg("--vlan", optarg, modes);
+			break;
+		}
 		case 'h': usage(); exit(0);
 		default: usage(); exit(2);
 		}
@@ -1402,6 +1994,8 @@ main(int argc, char **argv)
 	uint64_t last_rx = 0, first_rx_tsc = 0, end_tsc;
 	struct lcmp_config lc;
 
+	if (sodium_init() < 0)
+		die("libsodium: cannot initialise");
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
 		die("EAL: %s", rte_strerror(rte_errno));
@@ -1413,6 +2007,23 @@ main(int argc, char **argv)
 	parse_args(argc, argv);
 	tsc_per_us = (rte_get_tsc_hz() + 999999) / 1000000;
 	read_config(opt.config);
+	if (cfg.state_path[0] != '\0') {
+		/* Once written, the state file is the trusted set: a key the
+		 * control file removed stays removed whatever the config says. */
+		struct trust_set stored;
+		unsigned int i;
+
+		if (state_read(&stored) == 1) {
+			trust = stored;
+			printf("lcmp-fwd: state %s:", cfg.state_path);
+			for (i = 0; i < trust.n; i++)
+				printf(" key id %016" PRIx64 " floor %" PRIu64, trust.keys[i].id,
+				       trust.keys[i].floor);
+			printf(" (%u removed)\n", trust.n_revoked);
+		} else {
+			printf("lcmp-fwd: state %s: none yet, the config's keys\n", cfg.state_path);
+		}
+	}
 
 	n_lcores_needed = 1 + opt.workers + (opt.workers > 1 && !opt.rss ? 1 : 0);
 	if (rte_lcore_count() < n_lcores_needed)
@@ -1436,7 +2047,6 @@ main(int argc, char **argv)
 			continue;
 		port_setup(p, n_rx, n_tx);
 	}
-	memset(sent_link, 0xff, sizeof(sent_link)); /* -1: nothing sent */
 	for (w = 0; w < LCMP_PORTS; w++) {
 		link_state[w] = -1;
 		if (cfg.egress[w].used)
@@ -1468,6 +2078,9 @@ main(int argc, char **argv)
 	    getrandom(&opt.seed, sizeof(opt.seed), 0) != (ssize_t)sizeof(opt.seed))
 		die("getrandom: %s", strerror(errno));
 	lc.seed = opt.seed;
+	/* The dispatcher's SipHash key, also never printed. */
+	if (getrandom(dispatch_key, sizeof(dispatch_key), 0) != (ssize_t)sizeof(dispatch_key))
+		die("getrandom: %s", strerror(errno));
 	/* Every worker's decider reads the published generation's tables:
 	 * it needs no tables of its own. */
 	dsize = lcmp_decider_shared_size(opt.flows);
@@ -1508,7 +2121,7 @@ main(int argc, char **argv)
 			die("worker %u: out of memory", w);
 		if (opt.workers > 1 && !opt.rss) {
 			snprintf(name, sizeof(name), "lcmp_in%u", w);
-			wk->in = rte_ring_create(name, WORKER_RING, socket,
+			wk->in = rte_ring_create(name, opt.worker_ring, socket,
 						 RING_F_SP_ENQ | RING_F_SC_DEQ);
 			if (wk->in == NULL)
 				die("worker %u: ring: %s", w, rte_strerror(rte_errno));
@@ -1523,6 +2136,18 @@ main(int argc, char **argv)
 	       opt.workers, opt.flows, dsize,
 	       opt.workers == 1 ? "direct RX" : opt.rss ? "RSS" : "software dispatcher",
 	       rte_get_main_lcore(), opt.seed_set ? "as given" : "random");
+	for (w = 0; w < cfg.n_rx_ports; w++) {
+		char name[RTE_ETH_NAME_MAX_LEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
+		uint16_t port = cfg.rx_ports[w];
+
+		if (rte_eth_dev_get_name_by_port(port, name) != 0)
+			strcpy(name, "?");
+		rte_ether_format_addr(mac, sizeof(mac), &rx_mac[port]);
+		printf("lcmp-fwd: rx DPDK port %u (%s) MAC %s: %s, VLAN tags %s\n", port, name, mac,
+		       opt.promiscuous ? "promiscuous (unicast for any MAC routed)"
+				       : "unicast for this MAC routed",
+		       opt.vlan == VLAN_STRIP ? "stripped" : opt.vlan == VLAN_KEEP ? "kept" : "dropped");
+	}
 	printf("lcmp-fwd: tables shared by every worker: %zu bytes a generation "
 	       "(%zu bytes a worker with tables of its own)\n", lcmp_tables_size(),
 	       lcmp_decider_size(opt.flows));
@@ -1549,10 +2174,6 @@ main(int argc, char **argv)
 		if (opt.link_ms != 0 && now - last_link >= opt.link_ms * 1000 * tsc_per_us) {
 			poll_links();
 			last_link = now;
-		} else if (links_pending != 0) {
-			/* A link state a full ring refused: retried every loop
-			 * (50 us), not only at the next link poll. */
-			sync_links();
 		}
 		if (now - last_ctl >= 100000 * tsc_per_us) {
 			poll_control_file();

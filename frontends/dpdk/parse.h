@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * lcmp-fwd: the packet parser. Ethernet (one optional 802.1Q/802.1ad tag)
+ * lcmp-fwd: the packet parser. Ethernet (up to two 802.1Q/802.1ad tags)
  * -> IPv4 (the IHL honoured) or IPv6 (hop-by-hop, routing, destination
  * options, fragment and AH extension headers skipped, at most
  * PARSE_MAX_EXT of them) -> the 5-tuple of an lcmp_flow.
@@ -38,6 +38,9 @@ enum parse_result {
 struct parsed {
 	struct lcmp_flow flow;
 	uint8_t dst[16];  /* destination address, for the route lookup */
+	uint32_t l3_off;  /* the IP header's offset in the frame */
+	uint8_t n_vlan;   /* VLAN tags before it (0..2), 4 bytes each */
+	uint8_t ttl;      /* IPv4 TTL or IPv6 hop limit, as received */
 };
 
 #define PARSE_MAX_EXT 4
@@ -101,6 +104,7 @@ parse_ipv4(const struct rte_mbuf *m, uint32_t off, struct parsed *out)
 	if (ihl < 20 || total < ihl || off + total > rte_pktmbuf_pkt_len(m))
 		return PARSE_TRUNCATED;
 	memset(&out->flow, 0, sizeof(out->flow));
+	out->ttl = ip->time_to_live;
 	memcpy(out->flow.src, &ip->src_addr, 4);
 	memcpy(out->flow.dst, &ip->dst_addr, 4);
 	memcpy(out->dst, &ip->dst_addr, 4);
@@ -131,6 +135,7 @@ parse_ipv6(const struct rte_mbuf *m, uint32_t off, struct parsed *out)
 	if (end > rte_pktmbuf_pkt_len(m))
 		return PARSE_TRUNCATED;
 	memset(&out->flow, 0, sizeof(out->flow));
+	out->ttl = ip->hop_limits;
 	memcpy(out->flow.src, ip->src_addr, 16);
 	memcpy(out->flow.dst, ip->dst_addr, 16);
 	memcpy(out->dst, ip->dst_addr, 16);
@@ -194,6 +199,8 @@ parse_packet(const struct rte_mbuf *m, struct parsed *out)
 		type = (uint16_t)((tag[2] << 8) | tag[3]);
 		off += 4;
 	}
+	out->l3_off = off;
+	out->n_vlan = (uint8_t)i;
 	if (type == RTE_ETHER_TYPE_IPV4)
 		return parse_ipv4(m, off, out);
 	if (type == RTE_ETHER_TYPE_IPV6)

@@ -13,8 +13,9 @@
 //!   generation `i + 1`, and the image trusts that key's public half only
 //!   (the private seed never reaches the image). Three blobs the image
 //!   must reject are built too: a signed blob with one payload byte
-//!   changed, one signed by another key, and (at run time) the first
-//!   scenario's blob replayed after the second's.
+//!   changed, one signed by another key, one for another switch, and (at
+//!   run time) the first scenario's blob replayed after the second's; and
+//!   the newer blob the image installs after its simulated reset.
 use core::fmt::Write as _;
 use std::env;
 use std::fs;
@@ -212,10 +213,14 @@ fn main() {
         not_after: None,
     };
     let wrong_scope = sign_blob_vec(&inner, &CONTROLLER_SEED, &elsewhere).unwrap_or_default();
+    // The same tables, validly signed: what the image installs after its
+    // simulated reset.
+    let newer_blob = sign_blob_vec(&inner, &CONTROLLER_SEED, &claims).unwrap_or_default();
     for (name, bytes) in [
         ("tampered", &tampered),
         ("other-key", &other),
         ("wrong-scope", &wrong_scope),
+        ("newer", &newer_blob),
     ] {
         let path = out.join(format!("{name}.signed.bin"));
         if bytes.is_empty() || fs::write(&path, bytes).is_err() {
@@ -232,7 +237,9 @@ fn main() {
          /// A blob signed by a key the image does not trust.\n\
          pub(crate) const OTHER_KEY: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/other-key.signed.bin\"));\n\
          /// A blob validly signed for another switch than the last scenario's.\n\
-         pub(crate) const WRONG_SCOPE: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/wrong-scope.signed.bin\"));",
+         pub(crate) const WRONG_SCOPE: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/wrong-scope.signed.bin\"));\n\
+         /// The last scenario's tables at the next generation, validly signed.\n\
+         pub(crate) const NEWER: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/newer.signed.bin\"));",
         public_key(&CONTROLLER_SEED)
     );
     if let Err(e) = fs::write(out.join("scenarios.rs"), rs) {

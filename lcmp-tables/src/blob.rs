@@ -258,6 +258,16 @@ pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
 /// assert_eq!(scratch, Tables::paper_defaults());
 /// ```
 pub fn decode_blob_into(bytes: &[u8], tables: &mut Tables) -> Result<u64, TablesError> {
+    let (generation, version, body) = check_blob(bytes)?;
+    decode_payload(body, version, tables)?;
+    crate::validate_tables(tables)?;
+    Ok(generation)
+}
+
+/// The header and CRC checks of [`decode_blob_into`] (its errors up to
+/// [`FormatError::CrcMismatch`]), without decoding the payload: the
+/// blob's generation, format version and payload.
+pub(crate) fn check_blob(bytes: &[u8]) -> Result<(u64, u16, &[u8]), TablesError> {
     let (header, body) = bytes
         .split_at_checked(BLOB_HEADER_LEN)
         .ok_or(FormatError::Truncated {
@@ -302,9 +312,7 @@ pub fn decode_blob_into(bytes: &[u8], tables: &mut Tables) -> Result<u64, Tables
     if stored != computed {
         return Err(FormatError::CrcMismatch { stored, computed }.into());
     }
-    decode_payload(body, version, tables)?;
-    crate::validate_tables(tables)?;
-    Ok(generation)
+    Ok((generation, version, body))
 }
 
 /// Reads one postcard value and checks that its encoding was canonical.

@@ -4,7 +4,8 @@
 # rustup, minimal profile) with no and with all features; their docs build
 # as docs.rs builds them (all features, warnings are errors); and
 # `cargo publish --dry-run` packages both and builds them from the packages
-# (lcmp-tables against the packaged lcmp-decide); the newest section of
+# (lcmp-tables against the packaged lcmp-decide); lcmp-tables without
+# `alloc` leaves the core's `serde` feature off; the newest section of
 # each CHANGELOG.md is the crate's version and states its MSRV (lcmp-ffi's
 # tests check that the sections name the format and ABI versions). Needs
 # crates.io's index, nothing else.
@@ -39,6 +40,18 @@ cargo "+$msrv" check "${pkgs[@]}" --all-features
 
 echo "--- docs as docs.rs builds them"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features "${pkgs[@]}"
+
+echo "--- lcmp-tables leaves the core's serde off without alloc (firmware)"
+# Its trace and blob formats have their own wire structs; only the
+# alloc-side scenarios and reports serialise core types. The alloc run is
+# the control: it must show the feature, or the grep proves nothing.
+core_serde() {
+  cargo tree -q -p lcmp-tables -e normal,features -i lcmp-decide "$@" |
+    grep -c 'lcmp-decide feature "serde"' || true
+}
+expect "lcmp-tables (no features) turns on lcmp-decide's serde" [ "$(core_serde)" = 0 ]
+expect "lcmp-tables --features defmt turns on lcmp-decide's serde" [ "$(core_serde --features defmt)" = 0 ]
+expect "lcmp-tables --features alloc shows lcmp-decide's serde (the control)" [ "$(core_serde --features alloc)" != 0 ]
 
 echo "--- cargo publish --dry-run"
 # --allow-dirty: this checks packaging, so a work tree with uncommitted

@@ -9,8 +9,11 @@
 # * firmware_build: lcmp-firmware (its own workspace): fmt, clippy, the
 #   release (logging) and nopanic (silent) images;
 # * firmware_run: the logging image under QEMU installs each scenario's
-#   signed blob and refuses a tampered payload, an untrusted key and a
-#   replayed older generation;
+#   signed blob (its floor persisted in a flash model first) and refuses a
+#   tampered payload, an untrusted key, another switch's blob and a
+#   replayed older generation; after a simulated reset it reads its floor
+#   back from the flash model, refuses the blob it installed before, keeps
+#   the floor through a torn write and installs a newer generation;
 # * digests: for each trace in frontends/firmware/traces, the digest and
 #   counters of `lcmp replay` == the C example == the firmware under QEMU
 #   (mps2-an386) == the bare-metal C example (arm-none-eabi-gcc +
@@ -161,6 +164,13 @@ firmware_run() {
     "another switch's blob: wrong scope" 'replayed older generation: rollback'; do
     expect_line "$work/fw.log" -xF "rejected $rejected"
   done
+  # The floor survived a reset (docs/firmware.md, "What firmware persists").
+  local line
+  for line in 'after a reset: floor 2 read from flash' \
+    'after a reset: refused the blob installed before: rollback' \
+    'after a torn flash write: floor 2 kept' 'after a reset: installed the newer generation 3'; do
+    expect_line "$work/fw.log" -xF "$line"
+  done
 }
 
 digests() {
@@ -262,8 +272,8 @@ c_api_panics() {
   echo "the bare-metal C image calls all $(wc -l <"$work/exports.h") exported functions"
   bm_image "$work/c-api-nosig.elf" "$trace_dir" -DLCMP_TOUR_NO_SIGNED
   missing=$(in_image "$work/c-api-nosig.elf" | comm -23 "$work/exports.h" -)
-  local want=$'lcmp_install_signed\nlcmp_tables_install_signed'
-  expect "the image without the signed installs lacks exactly them (lacks: $missing)" test "$missing" = "$want"
+  local want=$'lcmp_install_signed\nlcmp_tables_install_signed\nlcmp_verify_signed'
+  expect "the image without the signed calls lacks exactly them (lacks: $missing)" test "$missing" = "$want"
   if "$llvm_bin/llvm-nm" -C "$work/c-api-nosig.elf" | grep -E 'rust_begin_unwind|core::panicking::'; then
     echo "panic machinery (above) is linked into a C image of the API without lcmp_install_signed:"
     bash "$fw/panic-audit.sh" "$work/c-api-nosig.elf"
@@ -271,7 +281,7 @@ c_api_panics() {
   fi
   timeout 120 "${qemu[@]}" -kernel "$work/c-api-nosig.elf" 2>"$work/c-api-nosig.out" >/dev/null
   diff -u "$work/$name.cli" "$work/c-api-nosig.out"
-  echo "every exported function but the two signed installs: no panic path linked (image runs, digests match)"
+  echo "every exported function but the three signed calls: no panic path linked (image runs, digests match)"
   panics=$(bash "$fw/panic-audit.sh" "$trace_dir/image.elf" | sed 's/ | .*//; s/::h[0-9a-f]\{16\}.*//' | sort -u)
   others=$(grep -v '^ed25519_compact::' <<<"$panics" || true)
   if [ -n "$others" ]; then

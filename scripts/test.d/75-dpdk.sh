@@ -23,9 +23,10 @@ source scripts/lib.sh
 if ! pkg-config --exists libdpdk 2>/dev/null; then
   ensure_apt pkg-config libdpdk-dev libpcap-dev
 fi
-# The build (make) and the pcap generator and checker (Python 3, standard
-# library only).
-ensure_apt make python3
+# The build (make; libsodium: the dispatcher's keyed hash and key-rotation
+# statements), the pcap generator and checker (Python 3, standard library
+# only) and OpenSSL's CLI (the test signs key-rotation statements with it).
+ensure_apt make python3 libsodium-dev openssl
 expect "pkg-config finds libdpdk" pkg-config --exists libdpdk
 echo "DPDK $(pkg-config --modversion libdpdk)"
 
@@ -98,12 +99,36 @@ run() {
   grep '^exit: total:' "$work/$name.stats" | sed "s/^/$name: /"
 }
 
-echo "--- per-packet egress == lcmp replay, 1 and 2 workers"
+echo "--- per-packet egress == lcmp replay, 1 and 2 workers; routed as a router routes"
+# The checker also wants every egressed frame's TTL (hop limit) one less
+# than sent, with a valid IPv4 header checksum, its VLAN tags stripped,
+# and none of the frames for another MAC, broadcast, multicast or with TTL
+# 0 or 1 routed (each counted).
 for workers in 1 2; do
   run "w$workers" "$workers"
   "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/w$workers.stats" \
     --replay "$work/replay1.txt" "$work/w$workers"/out-*.pcap
 done
+# Frames the parser rejects are spread over the workers (all to worker 0,
+# garbage could fill its ring): worker 1 counts some too.
+w1_bad=$(sed -n 's/^exit: worker 1 lcore [0-9]*: .* truncated=\([0-9]*\) .*/\1/p' "$work/w2.stats")
+expect "worker 1 dropped truncated frames too (truncated=$w1_bad)" test "${w1_bad:-0}" -gt 0
+# The frames are addressed to net_pcap0's MAC (pcaptest.py: DST_MAC).
+expect_line "$work/w1.stats" -F "lcmp-fwd: rx DPDK port 0 (net_pcap0) MAC 02:70:63:61:70:00: unicast for this MAC routed, VLAN tags stripped"
+expect_line "$work/w1.stats" -E "^exit: total: .* l2_multicast=[1-9][0-9]* other_mac=[1-9][0-9]* vlan_dropped=0 ttl_expired=[1-9][0-9]* "
+# --vlan keep: the tags leave with the frame; drop: tagged frames are not
+# routed (counted); --promiscuous: frames for another MAC are routed (still
+# not broadcast, multicast or expired ones).
+run vlan-keep 1 --vlan keep
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/vlan-keep.stats" \
+  --replay "$work/replay1.txt" --vlan keep "$work/vlan-keep"/out-*.pcap
+run vlan-drop 2 --vlan drop
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/vlan-drop.stats" \
+  --replay "$work/replay1.txt" --vlan drop "$work/vlan-drop"/out-*.pcap
+run promisc 1 --promiscuous
+expect_line "$work/promisc.stats" -F "MAC 02:70:63:61:70:00: promiscuous (unicast for any MAC routed)"
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/promisc.stats" \
+  --replay "$work/replay1.txt" --promiscuous "$work/promisc"/out-*.pcap
 
 # Shared tables: each worker's decider holds no tables of its own; one
 # generation's compiled tables exist once, whatever the worker count.
@@ -136,9 +161,14 @@ expect_line "$work/badblob.err" -E "^lcmp-fwd: $work/bad.bin: table blob truncat
 
 # The control file: an install while (or after) the pcap is replayed; the
 # file is consumed, every worker ends on generation 2, nothing is lost.
-printf '# a comment\ninstall %s\nstats\nbogus s3cret-token\n' "$work/t2.bin" >"$work/ctl"
+# A FIFO named by 'install' is refused at once (opened non-blocking,
+# fstat'ed): it would block the control lcore, and the install after it.
+mkfifo "$work/fifo.bin"
+printf '# a comment\ninstall %s\nstats\nbogus s3cret-token\ninstall %s\n' "$work/fifo.bin" \
+  "$work/t2.bin" >"$work/ctl"
 run control 2 --control "$work/ctl"
 expect "lcmp-fwd consumed the control file $work/ctl" test ! -e "$work/ctl"
+expect_line "$work/control.err" -xF "lcmp-fwd: $work/fifo.bin: not a regular file"
 # A bad line is reported by number, its content never echoed.
 expect_line "$work/control.err" -xF "lcmp-fwd: control: line 4: unknown command"
 expect "the control file's content is not echoed" bash -c "! grep -q s3cret '$work/control.err'"
@@ -161,23 +191,68 @@ expect "both workers end on generation 2 ($work/control.stats: $gen2)" test "$ge
 echo "--- a link event reaches a stalled worker whose control ring was full"
 # Worker 0 sleeps 3 s at start while samples (every 1 us) fill its control
 # ring; an administrative link-down arrives meanwhile. Link states are
-# resent until the ring takes them (the latest state of each port: 5 up
-# and port 0 down, links=6), with control messages dropped and none
-# pending at exit; the down took effect: more packets without a route
-# than in the run with every link up (w1), where the old code, which
-# dropped it for good, forwarded exactly as w1.
+# published state, not ring messages: the worker applies the latest (5 up
+# and port 0 down, links=6) before its first packet, with control
+# messages (samples) dropped; the down took effect: more packets without
+# a route than in the run with every link up (w1). (A link message behind
+# a full ring was lost for good once; then resent until the ring took it,
+# which still raced the worker's first packets on a loaded machine.)
 (sleep 1 && printf 'link 0 down\n' >"$work/ctl-stall.tmp" && mv "$work/ctl-stall.tmp" "$work/ctl-stall") &
 run stall 1 --stall-worker-ms 3000 --sample-us 1 --control "$work/ctl-stall"
 wait
 expect_line "$work/stall.stats" -F "link: LCMP port 0 (DPDK port 1) down"
-expect_line "$work/stall.stats" -E "^exit: total: .* links=6 ctl_dropped=[1-9][0-9]* links_pending=0$"
+expect_line "$work/stall.stats" -E "^exit: total: .* links=6 ctl_dropped=[1-9][0-9]* "
 no_route_of() { sed -n 's/^exit: total: .* no_route=\([0-9]*\) .*/\1/p' "$1"; }
 stalled=$(no_route_of "$work/stall.stats") all_up=$(no_route_of "$work/w1.stats")
 expect "port 0's down reached the stalled worker (no_route $stalled > $all_up)" test "$stalled" -gt "$all_up"
 
+# rejects EXPECTED-STDERR-REGEX CONFIG [APP OPTIONS...]
+rejects() {
+  local want=$1 conf=$2 status=0
+  shift 2
+  timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@$c0,1@$c1" --file-prefix "lcmp-test-$$" \
+    --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$work/in.pcap" \
+    --vdev "net_pcap1,tx_pcap=$work/rejected.pcap" -- -c "$conf" "$@" \
+    >"$work/rejected.out" 2>"$work/rejected.raw" || status=$?
+  # EAL's own start-up notice is not the app's.
+  grep -v '^TELEMETRY: ' "$work/rejected.raw" >"$work/rejected.err" || true
+  if [ "$status" -ne 1 ] || [ "$(wc -l <"$work/rejected.err")" -ne 1 ] ||
+    ! grep -qE "$want" "$work/rejected.err"; then
+    echo "lcmp-fwd -c $conf $*: status $status (want 1), stderr:"
+    cat "$work/rejected.err"
+    echo "(want one line matching: $want)"
+    exit 1
+  fi
+  echo "rejected: $(cat "$work/rejected.err")"
+}
+echo "--- the dispatcher drops for a full worker ring instead of stalling every worker"
+# Two workers behind the software dispatcher, worker 0 asleep for 3 s, the
+# rings 512 deep: what a full ring refuses is dropped and counted, and
+# worker 1 routes meanwhile (the first stats line, at 1 s, shows worker 1
+# with its final rx and worker 0 with none). Before, a full ring stopped
+# the dispatcher's RX for every worker until worker 0 woke.
+run dstall 2 --stall-worker-ms 3000 --worker-ring 512 --stats-ms 1000 --exit-idle-ms 5000
+frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$work/bad.json")
+total=$(grep '^exit: total:' "$work/dstall.stats")
+re=' rx=([0-9]+) tx=([0-9]+) .* dispatch_dropped=([0-9]+) dropped=([0-9]+) '
+[[ $total =~ $re ]] || { echo "no totals in $work/dstall.stats"; exit 1; }
+read -r d_rx d_tx d_ddrop d_drop <<<"${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]} ${BASH_REMATCH[4]}"
+expect "every frame received ($d_rx of $frames)" test "$d_rx" -eq "$frames"
+expect "worker 0's full ring dropped frames (dispatch_dropped=$d_ddrop)" test "$d_ddrop" -gt 0
+expect "rx = tx + dropped ($d_rx = $d_tx + $d_drop)" test "$d_rx" -eq $((d_tx + d_drop))
+w_rx() { sed -n "s/^$1: worker $2 lcore [0-9]*: rx=\([0-9]*\) .*/\1/p" "$work/dstall.stats" | head -n1; }
+w0_at1=$(w_rx stats 0) w1_at1=$(w_rx stats 1) w1_end=$(w_rx exit 1)
+expect "worker 0 was asleep at the first stats line (rx=$w0_at1)" test "$w0_at1" -eq 0
+expect "worker 1 had routed all it got by then ($w1_at1 of $w1_end)" test "$w1_at1" -eq "$w1_end" -a "$w1_end" -gt 0
+echo "dispatcher: $d_ddrop frames dropped for full rings; worker 1 routed $w1_end while worker 0 slept"
+
 echo "--- signed blobs: with a 'trust' line, only signed and newer tables are installed"
-"$lcmp" tables keygen --key "$work/k.pem" --pubkey "$work/pub.pem" >/dev/null
-"$lcmp" tables keygen --key "$work/other.pem" --pubkey "$work/other.pub.pem" >/dev/null
+# key_id: the id `lcmp tables keygen` printed.
+key_id() { sed -n 's/.*; key id \([0-9a-f]\{16\}\)$/\1/p' "$1"; }
+"$lcmp" tables keygen --key "$work/k.pem" --pubkey "$work/pub.pem" >"$work/k.id"
+"$lcmp" tables keygen --key "$work/other.pem" --pubkey "$work/other.pub.pem" >"$work/other.id"
+kid=$(key_id "$work/k.id") oid=$(key_id "$work/other.id")
+expect "keygen printed two key ids ($kid, $oid)" test "${#kid}" -eq 16 -a "${#oid}" -eq 16
 dc1=(--topology testbed8 --switch DC1)
 "$lcmp" tables sign --key "$work/k.pem" "${dc1[@]}" "$work/t1.bin" -o "$work/t1.signed" >/dev/null
 "$lcmp" tables sign --key "$work/k.pem" "${dc1[@]}" "$work/t2.bin" -o "$work/t2.signed" >/dev/null
@@ -220,26 +295,85 @@ for case in "t2.bin:$refused_unsigned" "t2.other:$refused_other" "t1.signed:$ref
     --replay "$work/replay1.txt" "$work/refused-$blob"/out-*.pcap
 done
 
-echo "--- bad command lines and configs: one line, status 1"
-# rejects EXPECTED-STDERR-REGEX CONFIG [APP OPTIONS...]
-rejects() {
-  local want=$1 conf=$2 status=0
-  shift 2
-  timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@$c0,1@$c1" --file-prefix "lcmp-test-$$" \
-    --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$work/in.pcap" \
-    --vdev "net_pcap1,tx_pcap=$work/rejected.pcap" -- -c "$conf" "$@" \
-    >"$work/rejected.out" 2>"$work/rejected.raw" || status=$?
-  # EAL's own start-up notice is not the app's.
-  grep -v '^TELEMETRY: ' "$work/rejected.raw" >"$work/rejected.err" || true
-  if [ "$status" -ne 1 ] || [ "$(wc -l <"$work/rejected.err")" -ne 1 ] ||
-    ! grep -qE "$want" "$work/rejected.err"; then
-    echo "lcmp-fwd -c $conf $*: status $status (want 1), stderr:"
-    cat "$work/rejected.err"
-    echo "(want one line matching: $want)"
-    exit 1
-  fi
-  echo "rejected: $(cat "$work/rejected.err")"
+echo "--- the floor survives a restart (state file); key rotation through the control file"
+# state.conf: signed1.conf (key k trusted, t1.signed at start) with a state
+# file. t2 (generation 2) installed: the state file keeps k's floor 2.
+state=$work/fwd.state
+{ cat "$work/signed1.conf"; echo "state $state"; } >"$work/state.conf"
+CONF=$work/state.conf run state1 1 --install-after "1500:$work/t2.signed"
+expect_line "$work/state1.stats" -F "generation 2 published"
+expect_line "$state" -xE "key $kid [0-9a-f]{64} 2"
+expect "the state file was renamed into place (no temporary left)" test ! -e "$state.tmp"
+# The small config of `rejects` (below) with the same key, scope and state.
+scope_dc1=$("$lcmp" tables scope "${dc1[@]}")
+small_state() { # small_state NAME BLOB: $work/NAME.conf starting with BLOB
+  printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\nroute 10.0.7.0/24 8\ntrust %s\nscope %s\nstate %s\ntables %s\n' \
+    "$work/pub.pem" "$scope_dc1" "$state" "$2" >"$work/$1.conf"
 }
+# A restart with an older or the same generation is refused, in one line.
+small_state restart1 "$work/t1.signed"
+small_state restart2 "$work/t2.signed"
+rejects "^lcmp-fwd: $work/t1.signed: $refused_rollback$" "$work/restart1.conf"
+rejects "^lcmp-fwd: $work/t2.signed: $refused_rollback$" "$work/restart2.conf"
+# The stolen key's blob (k signs generation 1 000), the new key's (other:
+# 4) and one of k's after its removal (5).
+for g in 4 5 1000; do
+  "$lcmp" tables --topology testbed8 --switch DC1 --generation "$g" -o "$work/t$g.bin" >/dev/null
+done
+"$lcmp" tables sign --key "$work/k.pem" "${dc1[@]}" "$work/t1000.bin" -o "$work/t1000.k" >/dev/null
+"$lcmp" tables sign --key "$work/other.pem" "${dc1[@]}" "$work/t4.bin" -o "$work/t4.other" >/dev/null
+"$lcmp" tables sign --key "$work/k.pem" "${dc1[@]}" "$work/t5.bin" -o "$work/t5.k" >/dev/null
+# Rotation statements, signed with OpenSSL (docs/dpdk.md): k adds other,
+# other removes k; one signed by the key being added (not trusted yet).
+other_hex=$(openssl pkey -pubin -in "$work/other.pub.pem" -outform DER | tail -c 32 | xxd -p -c 64)
+printf 'lcmp-fwd trust add %s\n' "$other_hex" >"$work/add.txt"
+printf 'lcmp-fwd trust remove %s\n' "$kid" >"$work/remove.txt"
+openssl pkeyutl -sign -inkey "$work/k.pem" -rawin -in "$work/add.txt" -out "$work/add.sig"
+openssl pkeyutl -sign -inkey "$work/other.pem" -rawin -in "$work/add.txt" -out "$work/add.self.sig"
+openssl pkeyutl -sign -inkey "$work/other.pem" -rawin -in "$work/remove.txt" -out "$work/remove.sig"
+# Start on the stolen key's generation 1 000 (newer than k's floor 2), then
+# rotate to the other key without a restart.
+sed "s|^tables .*|tables $work/t1000.k|" "$work/state.conf" >"$work/rotate.conf"
+cat >"$work/ctl-rotate" <<EOF2
+install $work/t4.other
+trust add $work/other.pub.pem $work/add.self.sig
+trust add $work/other.pub.pem $work/add.sig
+install $work/t4.other
+trust remove $kid $work/add.sig
+trust remove $kid $work/remove.sig
+install $work/t4.other
+install $work/t5.k
+trust remove $oid $work/remove.sig
+trust add $work/pub.pem $work/add.sig
+EOF2
+CONF=$work/rotate.conf run rotate 1 --control "$work/ctl-rotate"
+expect "lcmp-fwd consumed the control file" test ! -e "$work/ctl-rotate"
+expect_line "$work/rotate.stats" -F "generation 1000 published"
+err=$work/rotate.err
+# 1 and 4: generation 4 is refused while k (floor 1 000) is trusted, before
+# and after the other key is added (the generation is checked before the
+# key); 2: a statement not signed by a trusted key.
+rollbacks=$(grep -cxE "lcmp-fwd: $work/t4.other: $refused_rollback" "$err" || true)
+expect "t4.other refused twice as a rollback while k is trusted ($rollbacks)" test "$rollbacks" -eq 2
+expect_line "$err" -xF "lcmp-fwd: control: line 2: trust add: the statement is not signed by a trusted key"
+expect_line "$work/rotate.stats" -xF "trust: key id $oid added (2 trusted, floor 1000)"
+# 5: a statement for another change (the add's) does not remove.
+expect_line "$err" -xF "lcmp-fwd: control: line 5: trust remove: the statement is not signed by a trusted key"
+expect_line "$work/rotate.stats" -xF "trust: key id $kid removed with its floor 1000 (1 trusted, floor 0)"
+# 7: with k and its floor gone, the new key's generation 4 installs; 8: k's
+# blobs are refused; 9: the last key stays; 10: a removed key never returns.
+expect_line "$work/rotate.stats" -F "$work/t4.other generation 4 published"
+expect_line "$err" -xF "lcmp-fwd: $work/t5.k: signed by a key that is not trusted (-41)"
+expect_line "$err" -xF "lcmp-fwd: control: line 9: trust remove: the last trusted key: add its successor first"
+expect_line "$err" -xF "lcmp-fwd: control: line 10: trust add: that key id was removed: it is never trusted again"
+expect_line "$work/rotate.stats" -E "^exit: total: .* trust_changes=2 trust_refused=4$"
+expect_line "$work/rotate.stats" -E "^exit: worker 0 .* generation=4$"
+expect_line "$state" -xE "key $oid [0-9a-f]{64} 4"
+expect_line "$state" -xF "revoked $kid"
+expect "the state file trusts one key" test "$(grep -c '^key ' "$state")" -eq 1
+echo "rotation: k (generation 1000) -> other (4) without a restart; state: $(grep -v '^#' "$state" | tr '\n' ' ')"
+
+echo "--- bad command lines and configs: one line, status 1"
 printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\nroute 10.0.7.0/24 8\ntables %s\n' \
   "$work/t1.bin" >"$work/small.conf"
 printf 'rx net_pcap0\nport 70 net_pcap1 02:00:00:00:01:00\n' >"$work/badport.conf"
@@ -262,8 +396,35 @@ printf 'rx net_pcap0\ntrust %s\n' "$work/k.pem" >"$work/badkey.conf"
 rejects "^lcmp-fwd: $work/t1.bin: $refused_unsigned$" "$work/unsigned.conf"
 rejects "^lcmp-fwd: error: $work/badkey.conf:2: $work/k.pem: not an Ed25519 public key \(PEM SubjectPublicKeyInfo\)$" \
   "$work/badkey.conf"
+# Restarts with the state file: the config trusts k, the state file only
+# the other key (k was removed), with its floor 4.
+small_state restart-k "$work/t5.k"
+small_state restart-old "$work/t4.other"
+rejects "^lcmp-fwd: $work/t5.k: $refused_other$" "$work/restart-k.conf"
+rejects "^lcmp-fwd: $work/t4.other: $refused_rollback$" "$work/restart-old.conf"
+printf 'lcmp-fwd-state 1\nkey %s %s 4\n' "$oid" "$(printf 0%.0s {1..64})" >"$work/badstate"
+small_state badstate "$work/t4.other"
+sed -i "s|^state .*|state $work/badstate|" "$work/badstate.conf"
+rejects "^lcmp-fwd: error: state $work/badstate:2: bad key line$" "$work/badstate.conf"
+# The temporary state file is never followed through a symlink: the
+# install is refused and the link's target untouched.
+mkdir "$work/st2"
+echo "victim" >"$work/victim"
+ln -s "$work/victim" "$work/st2/fwd.state.tmp"
+small_state tmplink "$work/t1.signed"
+sed -i "s|^state .*|state $work/st2/fwd.state|" "$work/tmplink.conf"
+rejects "^lcmp-fwd: $work/t1.signed: not installed: state $work/st2/fwd.state: Too many levels of symbolic links$" \
+  "$work/tmplink.conf"
+expect "the symlink's target is untouched" test "$(cat "$work/victim")" = victim
+expect "no state file was written" test ! -e "$work/st2/fwd.state"
+printf 'rx net_pcap0\nstate %s\n' "$state" >"$work/stateonly.conf"
+rejects "^lcmp-fwd: error: $work/stateonly.conf: 'state' needs 'trust' \(it keeps the signed generations\)$" \
+  "$work/stateonly.conf"
 rejects "^lcmp-fwd: error: --flows: a power of two of at least 16, got 1000$" "$work/small.conf" --flows 1000
 rejects "^lcmp-fwd: error: --workers: expected a number up to 16, got \"x\"$" "$work/small.conf" --workers x
+rejects "^lcmp-fwd: error: --vlan: expected strip, keep or drop, got \"untag\"$" "$work/small.conf" --vlan untag
+rejects "^lcmp-fwd: error: --worker-ring: a power of two from 64 to 1048576, got 1000$" "$work/small.conf" \
+  --worker-ring 1000
 rejects "^lcmp-fwd: error: 4 lcores needed \(main, 2 worker\(s\), dispatcher\), EAL gave 2: use -l or --lcores$" \
   "$work/small.conf" --workers 2
 echo "lcmp-fwd: all pcap checks passed"

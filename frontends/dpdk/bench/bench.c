@@ -17,6 +17,11 @@
  *   lcmp_on_packets            lcmp_packet bursts (40 bytes each)
  *   lcmp_on_packet             the same packets one at a time
  *
+ * and, for lcmp-fwd's software dispatcher, the worker hash over the same
+ * flows (struct lcmp_flow, one at a time): rte_hash_crc from seed 0 (the
+ * old, public one) against SipHash-2-4 under a random key (libsodium's
+ * crypto_shorthash, what it uses now);
+ *
  * and prints ns per key (the median of ROUNDS rounds, default 9, each
  * over every flow once), in the thread's CPU time
  * (CLOCK_THREAD_CPUTIME_ID: on a shared, loaded machine the time the
@@ -36,6 +41,8 @@
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
+
+#include <sodium.h>
 
 #include "lcmp.h"
 
@@ -104,6 +111,8 @@ main(int argc, char **argv)
 	struct rte_hash *h;
 	double t_hash[MAX_ROUNDS], t_burst[MAX_ROUNDS], t_single[MAX_ROUNDS];
 	double w_hash[MAX_ROUNDS], w_burst[MAX_ROUNDS];
+	double t_crc[MAX_ROUNDS], t_sip[MAX_ROUNDS];
+	uint8_t sip_key[crypto_shorthash_KEYBYTES];
 	uint64_t sink = 0, hz;
 	struct lcmp_config lc;
 	uint8_t blob[96 * 1024];
@@ -114,6 +123,9 @@ main(int argc, char **argv)
 
 	if (ret < 0)
 		fail("EAL", rte_strerror(rte_errno));
+	if (sodium_init() < 0)
+		fail("libsodium", "cannot initialise");
+	randombytes_buf(sip_key, sizeof(sip_key));
 	argc -= ret;
 	argv += ret;
 	if (argc < 2 || argc > 4) {
@@ -240,6 +252,23 @@ main(int argc, char **argv)
 		}
 		c1 = cpu_ns();
 		t_single[r] = (double)(c1 - c0) / (double)b;
+
+		c0 = cpu_ns();
+		for (i = 0; i < b; i++)
+			sink += rte_hash_crc(&pkts[i].flow, sizeof(pkts[i].flow), 0) % 4;
+		c1 = cpu_ns();
+		t_crc[r] = (double)(c1 - c0) / (double)b;
+
+		c0 = cpu_ns();
+		for (i = 0; i < b; i++) {
+			uint64_t hv;
+
+			crypto_shorthash((unsigned char *)&hv, (const unsigned char *)&pkts[i].flow,
+					 sizeof(pkts[i].flow), sip_key);
+			sink += hv % 4;
+		}
+		c1 = cpu_ns();
+		t_sip[r] = (double)(c1 - c0) / (double)b;
 	}
 	{
 		struct lcmp_counters c;
@@ -254,6 +283,9 @@ main(int argc, char **argv)
 		       burst, burst / hash, median(w_burst, rounds));
 		printf("lcmp_on_packet (one at a time): %.1f ns/packet\n",
 		       median(t_single, rounds));
+		printf("dispatcher hash over a %zu-byte lcmp_flow: rte_hash_crc %.1f ns/key, "
+		       "SipHash-2-4 (crypto_shorthash) %.1f ns/key\n", sizeof(pkts[0].flow),
+		       median(t_crc, rounds), median(t_sip, rounds));
 		printf("counters: packets=%" PRIu64 " hits=%" PRIu64 " new_flows=%" PRIu64
 		       " no_route=%" PRIu64 "\n", c.packets, c.hits, c.new_flows, c.no_route);
 	}

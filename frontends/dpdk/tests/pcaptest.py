@@ -5,9 +5,12 @@ standard library only.
 
   pcaptest.py gen DIR [--seed S] [--flows N] [--packets M]
       DIR/trace.csv  the packets, as an `lcmp replay` trace (CSV)
-      DIR/in.pcap    the same packets as frames, in trace order, with bad
-                     frames (truncated, non-IP, unknown destination)
-                     interleaved; every good frame carries its trace index
+      DIR/in.pcap    the same packets as frames, in trace order (some
+                     VLAN-tagged, TTLs from 2 to 255), with bad frames
+                     (truncated, non-IP, unknown destination, and routable
+                     ones a router must not route: broadcast, multicast,
+                     another host's MAC, TTL 0 or 1) interleaved; every
+                     good frame carries its trace index
       DIR/bad.json   how many bad frames of each kind, and the pcap
                      position of every trace packet
   pcaptest.py check --dir DIR --config CONFIG --stats STATS --replay OUT
@@ -21,6 +24,11 @@ standard library only.
       port of the first tables, later flows get the second tables' port;
       --loose (the --no-hold run): the switch point is not exact, so each
       flow must stay on one port, which either tables may have chosen.
+      Every egressed frame must have its TTL (hop limit) one less than
+      sent and a valid IPv4 header checksum, and its VLAN tags stripped
+      (--vlan strip, the default), kept (keep) or not egress (drop);
+      frames for another MAC, broadcast, multicast and expired ones must
+      not egress (--promiscuous: those for another MAC must).
 
 Exit status 0 when everything matches, 1 with one line per mismatch (at
 most 20) otherwise.
@@ -36,8 +44,17 @@ import struct
 import sys
 
 MAGIC = b"LCMPIDX"
+# A frame a router must not route (another host's MAC, broadcast,
+# multicast, an expired TTL): no trace index, this mark instead.
+BAD_MAGIC = b"LCMPBAD"
 SRC_MAC = bytes.fromhex("0200000000fe")
-DST_MAC = bytes.fromhex("0200000000ff")
+# The receiving port's MAC: net_pcap gives its vdevs 02:70:63:61:70:<n> in
+# the order they are made, and the RX vdev is made first (75-dpdk.sh checks
+# that lcmp-fwd reports this MAC for it).
+DST_MAC = bytes.fromhex("027063617000")
+OTHER_MAC = bytes.fromhex("0200000000ee")
+BROADCAST = bytes.fromhex("ffffffffffff")
+MULTICAST = (bytes.fromhex("01005e000001"), bytes.fromhex("333300000001"))
 
 
 def csum(data):
@@ -49,22 +66,30 @@ def csum(data):
     return (~s) & 0xFFFF
 
 
-def eth(ethertype, payload):
-    return DST_MAC + SRC_MAC + struct.pack("!H", ethertype) + payload
+def eth(ethertype, payload, dst=DST_MAC, tags=()):
+    """A frame; tags: (TPID, VID) pairs, outermost first."""
+    vlan = b"".join(struct.pack("!HH", tpid, vid) for tpid, vid in tags)
+    return dst + SRC_MAC + vlan + struct.pack("!H", ethertype) + payload
 
 
-def ipv4(src, dst, proto, payload, ident=0, frag=0, total=None, ihl=5, version=4):
+def ttl_of(index):
+    """The TTL (hop limit) trace packet `index` is sent with: every value
+    from 2 to 255, so that the checksum update meets many words."""
+    return 2 + index % 254
+
+
+def ipv4(src, dst, proto, payload, ident=0, frag=0, total=None, ihl=5, version=4, ttl=64):
     options = b"\x01" * ((ihl - 5) * 4)  # NOPs
     length = 4 * ihl + len(payload) if total is None else total
     hdr = struct.pack("!BBHHHBBH4s4s", (version << 4) | ihl, 0, length, ident,
-                      frag, 64, proto, 0, src.packed, dst.packed) + options
+                      frag, ttl, proto, 0, src.packed, dst.packed) + options
     hdr = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
     return hdr + payload
 
 
-def ipv6(src, dst, nh, payload, plen=None):
+def ipv6(src, dst, nh, payload, plen=None, hl=64):
     length = len(payload) if plen is None else plen
-    return struct.pack("!IHBB16s16s", 6 << 28, length, nh, 64, src.packed,
+    return struct.pack("!IHBB16s16s", 6 << 28, length, nh, hl, src.packed,
                        dst.packed) + payload
 
 
@@ -106,7 +131,9 @@ def gen(args):
             "dc": dc,
         })
     rows, frames, kinds = [], [], []
-    bad = {"truncated": 0, "non_ip": 0, "unknown_dst": 0}
+    bad = {"truncated": 0, "non_ip": 0, "unknown_dst": 0, "l2_multicast": 0, "other_mac": 0,
+           "ttl_expired": 0}
+    vlan = {}  # trace index -> VLAN tags
 
     def packet(f, frag=None):
         """Trace row and frame for one packet of flow f (frag: None, 'first'
@@ -118,33 +145,65 @@ def gen(args):
         rows.append("%d,packet,%s,%s,%d,%d,%d,%d" % (
             t, f["src"], f["dst"], sport, dport, f["proto"], f["dc"]))
         body = tag(index) + bytes(rng.randrange(256) for _ in range(rng.randint(0, 40)))
+        ttl = ttl_of(index)
+        # About 4 % with one 802.1Q tag, 1 % with two (802.1ad outside).
+        r = rng.random()
+        tags = (((0x8100, 1 + index % 4094),) if r < 0.04 else
+                ((0x88A8, 100), (0x8100, 1 + index % 4094)) if r < 0.05 else ())
+        if tags:
+            vlan[index] = len(tags)
         if f["family"] == 4:
             if frag is None:
                 ip = ipv4(f["src"], f["dst"], f["proto"], l4(f["proto"], sport, dport, body),
-                          ident=index & 0xFFFF, ihl=5 if index % 7 else 7)
+                          ident=index & 0xFFFF, ihl=5 if index % 7 else 7, ttl=ttl)
             elif frag == "first":
                 ip = ipv4(f["src"], f["dst"], f["proto"], l4(f["proto"], sport, dport, body),
-                          ident=index & 0xFFFF, frag=0x2000)
+                          ident=index & 0xFFFF, frag=0x2000, ttl=ttl)
             else:
                 ip = ipv4(f["src"], f["dst"], f["proto"], body, ident=index & 0xFFFF,
-                          frag=185)
-            frames.append(eth(0x0800, ip))
+                          frag=185, ttl=ttl)
+            frames.append(eth(0x0800, ip, tags=tags))
         else:
             if frag is None:
-                ip = ipv6(f["src"], f["dst"], f["proto"], l4(f["proto"], sport, dport, body))
+                ip = ipv6(f["src"], f["dst"], f["proto"], l4(f["proto"], sport, dport, body),
+                          hl=ttl)
             else:
                 off = 0 if frag == "first" else 185
                 fh = struct.pack("!BBHI", f["proto"], 0, (off << 3) | (1 if frag == "first" else 0),
                                  index)
                 payload = l4(f["proto"], sport, dport, body) if frag == "first" else body
-                ip = ipv6(f["src"], f["dst"], 44, fh + payload)
-            frames.append(eth(0x86DD, ip))
+                ip = ipv6(f["src"], f["dst"], 44, fh + payload, hl=ttl)
+            frames.append(eth(0x86DD, ip, tags=tags))
         kinds.append(index)
         return index
 
+    def routable(family, dst, ttl=64):
+        """A packet with a route (a single-port group) and BAD_MAGIC."""
+        body = l4(17, rng.randint(1024, 65535), 4791, BAD_MAGIC + b"\0" * 9)
+        dc = rng.randint(2, 7)
+        if family == 4:
+            return eth(0x0800, ipv4(addr(4, 1, 9), addr(4, dc, 9), 17, body, ttl=ttl), dst=dst)
+        return eth(0x86DD, ipv6(addr(6, 1, 9), addr(6, dc, 9), 17, body, hl=ttl), dst=dst)
+
     def bad_frame():
-        k = rng.randrange(9)
+        k = rng.randrange(14)
         f = rng.choice(flows)
+        family = rng.choice((4, 6))
+        if k >= 9:
+            # Routable, but not to be routed: broadcast, multicast (IPv4's
+            # and IPv6's), another host's MAC, an expired TTL (0 or 1).
+            if k == 9:
+                frame, kind = routable(family, BROADCAST), "l2_multicast"
+            elif k == 10:
+                frame, kind = routable(family, MULTICAST[family == 6]), "l2_multicast"
+            elif k == 11:
+                frame, kind = routable(family, OTHER_MAC), "other_mac"
+            else:
+                frame, kind = routable(family, DST_MAC, ttl=k - 12), "ttl_expired"
+            frames.append(frame)
+            kinds.append(kind)
+            bad[kind] += 1
+            return
         v4 = ipv4(addr(4, 1, 1), addr(4, 8, 1), 17, l4(17, 1, 2, b"x" * 8))
         if k == 0:
             frame, kind = eth(0x0800, b"")[:10], "truncated"
@@ -192,9 +251,9 @@ def gen(args):
         out.write("\n".join(rows) + "\n")
     write_pcap(os.path.join(args.dir, "in.pcap"), frames)
     with open(os.path.join(args.dir, "bad.json"), "w") as out:
-        json.dump({"bad": bad, "frames": len(frames), "positions": positions}, out)
-    print("generated %d frames: %d trace packets of %d flows, bad frames %s"
-          % (len(frames), len(rows), args.flows, bad))
+        json.dump({"bad": bad, "frames": len(frames), "positions": positions, "vlan": vlan}, out)
+    print("generated %d frames: %d trace packets of %d flows (%d VLAN-tagged), bad frames %s"
+          % (len(frames), len(rows), args.flows, len(vlan), bad))
 
 
 def flows_pcap(args):
@@ -289,8 +348,36 @@ def check(args):
     def err(msg):
         errors.append(msg)
 
+    vlan = {int(i): n for i, n in meta["vlan"].items()}
+    if not vlan:
+        err("the trace has no VLAN-tagged packet: the VLAN check could not fail")
+
+    def check_headers(frame, index, port):
+        """The frame as a router sends it: VLAN tags stripped or kept as
+        --vlan says, TTL (hop limit) one less than sent, a valid IPv4
+        header checksum."""
+        tags = vlan.get(index, 0) if args.vlan == "keep" else 0
+        off = 12 + 4 * tags
+        etype = struct.unpack("!H", frame[off:off + 2])[0]
+        ip = frame[off + 2:]
+        want = ttl_of(index) - 1
+        where = "trace packet %d on port %d" % (index, port)
+        if etype == 0x0800 and len(ip) >= 20:
+            ihl = 4 * (ip[0] & 15)
+            if ip[8] != want:
+                err("%s: TTL %d, sent with %d" % (where, ip[8], want + 1))
+            if csum(ip[:ihl]) != 0:
+                err("%s: bad IPv4 header checksum %04x" % (where, struct.unpack("!H", ip[10:12])[0]))
+        elif etype == 0x86DD and len(ip) >= 40:
+            if ip[7] != want:
+                err("%s: hop limit %d, sent with %d" % (where, ip[7], want + 1))
+        else:
+            err("%s: EtherType %04x at offset %d (%d VLAN tags sent, --vlan %s)"
+                % (where, etype, off, vlan.get(index, 0), args.vlan))
+
     # Where each frame went.
     seen = {}  # index -> LCMP port
+    not_for_routing = 0  # BAD_MAGIC frames that egressed
     for path in args.pcaps:
         m = re.search(r"out-(\d+)(?:-[^/]*)?\.pcap$", path)
         if not m:
@@ -298,6 +385,9 @@ def check(args):
         port = int(m.group(1))
         last = {}  # flow -> last index, per-flow order on this queue
         for frame in read_pcap(path):
+            if frame.find(BAD_MAGIC) >= 0:
+                not_for_routing += 1
+                continue
             at = frame.find(MAGIC)
             if at < 0 or at + len(MAGIC) + 4 > len(frame):
                 err("%s: a frame without a trace index" % path)
@@ -309,6 +399,7 @@ def check(args):
             if frame[:6] != macs.get(port):
                 err("trace packet %d on port %d: destination MAC %s, next hop %s"
                     % (index, port, frame[:6].hex(":"), (macs.get(port) or b"").hex(":")))
+            check_headers(frame, index, port)
             flow = r1.get(index, ("?", None))[0]
             if flow in last and last[flow] > index:
                 err("flow %s reordered on port %d: %d after %d" % (flow, port, index, last[flow]))
@@ -323,7 +414,14 @@ def check(args):
         if not moved_flows:
             err("the second tables decide every flow as the first do: the update test could not fail")
     expected_routed = 0
+    dropped_tagged = 0
     for index, (flow, port) in sorted(r1.items()):
+        if args.vlan == "drop" and index in vlan:
+            dropped_tagged += 1
+            if index in seen:
+                err("trace packet %d has %d VLAN tags and egressed under --vlan drop"
+                    % (index, vlan[index]))
+            continue
         want = port
         if r2 is not None:
             before = positions[first[flow]] < args.switch_at
@@ -350,18 +448,29 @@ def check(args):
     if extra:
         err("%d egressed frames with an index not in the trace" % len(extra))
 
-    bad = meta["bad"]
-    for k in ("truncated", "non_ip", "unknown_dst"):
+    bad = dict(meta["bad"])
+    bad["vlan_dropped"] = dropped_tagged
+    promiscuously_routed = 0
+    if args.promiscuous:
+        promiscuously_routed, bad["other_mac"] = bad["other_mac"], 0
+    for k in bad:
         if stats.get(k) != bad[k]:
             err("counter %s=%s, the pcap has %d such frames" % (k, stats.get(k), bad[k]))
+    if not_for_routing != promiscuously_routed:
+        err("%d frames for another MAC, broadcast, multicast or with an expired TTL egressed "
+            "(want %d: %s)" % (not_for_routing, promiscuously_routed,
+                               "--promiscuous routes other MACs" if args.promiscuous
+                               else "none is routed"))
     if stats.get("rx") != meta["frames"]:
         err("rx=%s, the pcap has %d frames" % (stats.get("rx"), meta["frames"]))
-    no_route = len(r1) - expected_routed
+    no_route = len(r1) - expected_routed - dropped_tagged
     if stats.get("no_route") != no_route:
         err("no_route=%s, lcmp replay has %d packets without a route" % (stats.get("no_route"), no_route))
-    if stats.get("tx") != len(seen) or stats.get("tx_full") or stats.get("unmapped"):
+    if (stats.get("tx") != len(seen) + not_for_routing or stats.get("tx_full")
+            or stats.get("unmapped")):
         err("tx=%s tx_full=%s unmapped=%s, %d frames in the output pcaps"
-            % (stats.get("tx"), stats.get("tx_full"), stats.get("unmapped"), len(seen)))
+            % (stats.get("tx"), stats.get("tx_full"), stats.get("unmapped"),
+               len(seen) + not_for_routing))
     if stats.get("rx") != stats.get("tx", 0) + stats.get("dropped", 0):
         err("rx=%s != tx=%s + dropped=%s: packets lost" % (stats.get("rx"), stats.get("tx"), stats.get("dropped")))
     for e in errors[:20]:
@@ -397,6 +506,8 @@ def main():
     c.add_argument("--replay2")
     c.add_argument("--switch-at", type=int, default=0)
     c.add_argument("--loose", action="store_true")
+    c.add_argument("--vlan", choices=("strip", "keep", "drop"), default="strip")
+    c.add_argument("--promiscuous", action="store_true")
     c.add_argument("pcaps", nargs="*")
     args = ap.parse_args()
     if args.cmd == "gen":

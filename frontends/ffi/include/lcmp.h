@@ -64,7 +64,7 @@
  * The ABI version of this library and header (bumped on any change to a
  * struct layout, a code or a signature; see CHANGELOG.md).
  */
-#define LCMP_ABI_VERSION 6
+#define LCMP_ABI_VERSION 7
 
 /**
  * Success.
@@ -128,6 +128,15 @@
  * event for it, or any port before the first `lcmp_install`).
  */
 #define LCMP_ERR_NO_SUCH_PORT -23
+
+/**
+ * `lcmp_decider_init`, `lcmp_decider_init_shared` or `lcmp_tables_init`
+ * over memory that holds a live decider or tables object: nothing is
+ * changed (a second init would reset a running decider, or lose the user
+ * count of the tables it reads). Finish the object first
+ * (`lcmp_decider_fini`, `lcmp_tables_fini`).
+ */
+#define LCMP_ERR_ALREADY_INITIALIZED -24
 
 /**
  * The table blob is shorter than its header or its declared length.
@@ -790,13 +799,20 @@ size_t lcmp_decider_align(void);
  * (LCMP, MurmurHash3, refuse on a full cache, seed 0); otherwise its
  * `size` and `abi_version` must be `sizeof(lcmp_config)` and
  * `LCMP_ABI_VERSION` (else `LCMP_ERR_ABI`). Until
- * `lcmp_install` every packet gets no route. The memory's previous
- * contents do not matter.
+ * `lcmp_install` every packet gets no route.
+ *
+ * The memory's previous contents do not matter, except one word: memory
+ * that holds a live decider or tables object (its magic word) is refused
+ * with `LCMP_ERR_ALREADY_INITIALIZED` and nothing changes, so that a
+ * second init can neither reset a running decider nor lose the user
+ * count of the shared tables it reads. To re-initialise a decider, call
+ * `lcmp_decider_fini` first (memory freed without it and handed out
+ * again may still hold the word: finish or zero it).
  *
  * # Safety
- * `mem` must be valid for writes of `mem_len` bytes and not be used by
- * anything else while the handle lives; `config` must be null or point to
- * an `lcmp_config`; `out` must be null or writable.
+ * `mem` must be valid for reads and writes of `mem_len` bytes and not be
+ * used by anything else while the handle lives; `config` must be null or
+ * point to an `lcmp_config`; `out` must be null or writable.
  */
 int32_t lcmp_decider_init(void *mem,
                           size_t mem_len,
@@ -819,6 +835,21 @@ int32_t lcmp_decider_init_shared(void *mem,
                                  size_t flows,
                                  const struct lcmp_config *config,
                                  struct lcmp_decider **out);
+
+/**
+ * Ends decider `d`: lets go of the tables it reads (a shared object's
+ * user count drops, as with `lcmp_release_tables`) and clears its magic
+ * word, so that every later call on the handle is
+ * `LCMP_ERR_NOT_INITIALIZED` and its memory may be freed or initialised
+ * again (`lcmp_decider_init` refuses memory that holds a live decider).
+ * Re-initialising a decider is `lcmp_decider_fini`, then
+ * `lcmp_decider_init` or `lcmp_decider_init_shared`: its pins, port
+ * state and counters are gone.
+ *
+ * # Safety
+ * `d` must be a live handle used by no other call at the same time.
+ */
+int32_t lcmp_decider_fini(struct lcmp_decider *d);
 
 /**
  * Installs decoded tables from a table blob (the versioned postcard blob
@@ -1050,14 +1081,31 @@ size_t lcmp_tables_align(void);
  * bytes aligned to `lcmp_tables_align()`) and stores it in `*out`.
  * Deciders cannot use it until an install succeeds
  * (`LCMP_ERR_TABLES_NOT_READY`). The memory's previous contents do not
- * matter.
+ * matter, except that memory holding a live tables object or decider is
+ * refused with `LCMP_ERR_ALREADY_INITIALIZED` (nothing changes: a second
+ * init would empty tables that deciders read and zero their user
+ * count); `lcmp_tables_fini` ends an object first.
  *
  * # Safety
- * `mem` must be valid for writes of `mem_len` bytes and not be used by
+ * `mem` must be valid for reads and writes of `mem_len` bytes and not be used by
  * anything else while the object lives (in particular not freed while
  * `lcmp_tables_users` > 0); `out` must be null (an error) or writable.
  */
 int32_t lcmp_tables_init(void *mem, size_t mem_len, struct lcmp_tables **out);
+
+/**
+ * Ends tables object `t`: refused with `LCMP_ERR_TABLES_IN_USE` while a
+ * decider reads it (`lcmp_tables_users` > 0: `lcmp_release_tables`,
+ * `lcmp_use_tables` of another object or `lcmp_decider_fini` on each
+ * first) or an install runs; then its magic word is cleared, so that every
+ * later call on it is `LCMP_ERR_NOT_INITIALIZED` and its memory may be
+ * freed or given to `lcmp_tables_init` again.
+ *
+ * # Safety
+ * `t` must be a live tables object; no call on it may start once this
+ * one has returned `LCMP_OK`.
+ */
+int32_t lcmp_tables_fini(struct lcmp_tables *t);
 
 /**
  * Installs a table blob (as `lcmp_install` takes it) into a tables
@@ -1148,10 +1196,20 @@ int32_t lcmp_release_tables(struct lcmp_decider *d);
  * the decider runs (`lcmp_generation`), whichever is larger. The scope,
  * the expiry and the generation are checked before the signature, so a
  * replayed or misdirected blob costs no verification. On success the
- * generation is written to `*out_generation`: persist it (docs/firmware.md,
- * "What firmware persists") and pass it next time. To persist it before
- * the tables are used, install into a spare `lcmp_tables` object with
- * `lcmp_tables_install_signed`, persist, then `lcmp_use_tables`.
+ * generation is written to `*out_generation`.
+ *
+ * What firmware persists (docs/firmware.md, "What firmware persists"),
+ * because the library keeps nothing across a reset: the last installed
+ * generation per trusted key id (`*out_key_id` of `lcmp_verify_signed`),
+ * written atomically (a torn write must leave the old value), and passed
+ * as `installed_generation` next time: the largest among the keys still
+ * trusted (a retired key's generations no longer bind; its blobs are
+ * refused by key id). The scope and the trusted keys are provisioned
+ * configuration, not written from the management channel. Persist before
+ * the tables are used: verify first (`lcmp_verify_signed`), persist, then
+ * install with the floor from before; or install into a spare
+ * `lcmp_tables` object with `lcmp_tables_install_signed`, persist, then
+ * `lcmp_use_tables`.
  * Unsigned blobs are refused (`LCMP_ERR_SIG_UNSIGNED`; `lcmp_install`
  * takes them).
  *
@@ -1207,6 +1265,41 @@ int32_t lcmp_tables_install_signed(struct lcmp_tables *t,
                                    uint64_t installed_generation,
                                    uint64_t *out_generation);
 
+/**
+ * Verifies a signed table blob without installing it: the checks of
+ * `lcmp_install_signed`, in its order (scope, expiry and generation before
+ * the signature), then the inner blob's header and CRC; the tables
+ * themselves are decoded and checked only by an install. No decider or
+ * tables object is read or changed. On success the blob's generation is
+ * written to `*out_generation` and the id of the key that signed it (the
+ * first 8 bytes of its public key, little-endian; `lcmp tables verify`
+ * prints it) to `*out_key_id`; on any error neither is written.
+ *
+ * This is how firmware persists a generation before the tables are used
+ * (docs/firmware.md, "What firmware persists"): verify with the floor it
+ * persisted (and at least `lcmp_generation` of the decider), write the
+ * generation and key id to its flash, then install the same bytes with
+ * the floor it had *before* (the generation just persisted is not newer
+ * than itself). A reset between the persist and the install only costs
+ * that blob: it is refused from then on, and the next generation
+ * installs. The codes are those of `lcmp_install_signed` before its blob
+ * and table codes, then `LCMP_ERR_BLOB_*` of the inner header.
+ *
+ * # Safety
+ * `blob` must be readable for `len` bytes, `keys` for `n_keys *
+ * LCMP_PUBLIC_KEY_LEN` bytes, `scope` for `LCMP_SCOPE_LEN` bytes;
+ * `out_generation` and `out_key_id` writable.
+ */
+int32_t lcmp_verify_signed(const uint8_t *blob,
+                           size_t len,
+                           const uint8_t *keys,
+                           size_t n_keys,
+                           const uint8_t *scope,
+                           uint64_t now,
+                           uint64_t installed_generation,
+                           uint64_t *out_generation,
+                           uint64_t *out_key_id);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif  /* __cplusplus */
@@ -1228,18 +1321,18 @@ int32_t lcmp_tables_install_signed(struct lcmp_tables *t,
  *   lcmp_explain                             1412          4769
  *   lcmp_set_port                              40            74
  *   lcmp_gc                                    56         20634
- *   lcmp_install                             1908         30344
- *   lcmp_install_signed                      6176       1958027
- *   lcmp_install_signed:replay               2948        117234
+ *   lcmp_install                             1908         30683
+ *   lcmp_install_signed                      6440       1958722
+ *   lcmp_install_signed:replay               2948        117250
  *   lcmp_install_signed:refused              2948        116294
- *   lcmp_decider_init                         184         13331
- *   lcmp_tables_install                      1868         18332
- *   lcmp_tables_install_signed               6136       1946037
- *   lcmp_tables_install_signed:refused       2956        116299
- *   lcmp_use_tables                           252         12053
+ *   lcmp_decider_init                         184         13473
+ *   lcmp_tables_install                      1868         18672
+ *   lcmp_tables_install_signed               6400       1946733
+ *   lcmp_tables_install_signed:refused       2956        116300
+ *   lcmp_use_tables                           252         12054
  *   lcmp_release_tables                         8            37
- *   lcmp_decider_init_shared                  184          2036
- *   lcmp_tables_init                           48           231
+ *   lcmp_decider_init_shared                  184          2042
+ *   lcmp_tables_init                           48           251
  *   lcmp_digest_update                        200           206
  *   lcmp_digest_init                            8            21
  *   lcmp_digest_value                          16            44
@@ -1247,8 +1340,8 @@ int32_t lcmp_tables_install_signed(struct lcmp_tables *t,
  *   lcmp_get_counters                         104           111
  *   lcmp_flow_cache_usage                       8            40
  *   lcmp_generation                             8            26
- *   lcmp_tables_generation                     16            58
- *   lcmp_tables_users                           8            32
+ *   lcmp_tables_generation                     16            59
+ *   lcmp_tables_users                           8            33
  *   lcmp_blob_len                               8            39
  *   lcmp_set_scheme                             8            24
  *   lcmp_set_tables_current                     8            28
@@ -1260,4 +1353,8 @@ int32_t lcmp_tables_install_signed(struct lcmp_tables *t,
  *   lcmp_tables_size                            8             5
  *   lcmp_tables_align                           8             5
  *   lcmp_abi_version                            8             5
+ *   lcmp_decider_init:again                   148           112
+ *   lcmp_verify_signed                       6200       1929921
+ *   lcmp_decider_fini                          16            37
+ *   lcmp_tables_fini                           16            42
  */

@@ -12,7 +12,7 @@
 
 use core::cell::UnsafeCell;
 use core::ffi::c_void;
-use core::mem::{align_of, size_of};
+use core::mem::{align_of, offset_of, size_of};
 use core::ops::Deref;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -176,12 +176,14 @@ pub(crate) unsafe fn init(
         return Err(LCMP_ERR_NULL);
     }
     let need = decider_bytes(flows, owns_tables).ok_or(LCMP_ERR_FLOWS)?;
-    if mem_len < need {
-        return Err(LCMP_ERR_BUFFER_TOO_SMALL);
-    }
     let p = mem.cast::<lcmp_decider>();
     if !mem.cast::<SlotBlock>().is_aligned() {
         return Err(LCMP_ERR_MISALIGNED);
+    }
+    // SAFETY: non-null, aligned, `mem_len` readable bytes (caller).
+    unsafe { refuse_live(mem, mem_len) }?;
+    if mem_len < need {
+        return Err(LCMP_ERR_BUFFER_TOO_SMALL);
     }
     // SAFETY: `HEADER_BYTES + 192 * (flows / 16) <= need <= mem_len`, so
     // the offset stays inside the caller's allocation.
@@ -220,6 +222,38 @@ pub(crate) unsafe fn init(
     Ok(p)
 }
 
+/// `LCMP_ERR_ALREADY_INITIALIZED` if the caller's memory holds a live
+/// decider or tables object: the magic word of either, where that object
+/// keeps it (a field within `len` bytes), so that a second init neither
+/// resets a running decider nor loses the user count of the tables it
+/// reads. `lcmp_decider_fini` and `lcmp_tables_fini` clear the words; a
+/// best-effort guard like [`check`]'s (memory freed without them and
+/// handed out again still holds its word: that init is refused too, and
+/// the caller zeroes the memory or finishes the object first).
+///
+/// # Safety
+/// `mem` must be non-null, aligned to [`LCMP_DECIDER_ALIGN`] and readable
+/// for `len` bytes.
+unsafe fn refuse_live(mem: *const c_void, len: usize) -> Result<(), i32> {
+    let word = |at: usize| -> u32 {
+        if at.saturating_add(size_of::<u32>()) > len {
+            return 0;
+        }
+        // SAFETY: `at + 4 <= len`, so the offset stays inside the caller's
+        // readable bytes.
+        let field = unsafe { mem.cast::<u8>().add(at) }.cast::<u32>();
+        // SAFETY: readable (above), aligned (`at` is the offset of a `u32`
+        // field and `mem` is 64-aligned); any bit pattern is a valid `u32`.
+        unsafe { field.read() }
+    };
+    if word(offset_of!(lcmp_decider, magic)) == MAGIC
+        || word(offset_of!(lcmp_tables, magic)) == TABLES_MAGIC
+    {
+        return Err(LCMP_ERR_ALREADY_INITIALIZED);
+    }
+    Ok(())
+}
+
 /// Writes an empty tables object at `p`.
 ///
 /// # Safety
@@ -253,7 +287,7 @@ unsafe fn tables_write(p: *mut lcmp_tables) {
     // SAFETY: in bounds (caller).
     let magic = unsafe { ptr::addr_of_mut!((*p).magic) };
     // SAFETY: aligned, writable.
-    unsafe { magic.write(TABLES_MAGIC) };
+    unsafe { magic.write(AtomicU32::new(TABLES_MAGIC)) };
 }
 
 /// Writes an empty tables object into the caller's memory and returns it.
@@ -268,12 +302,14 @@ pub(crate) unsafe fn tables_init(
     if mem.is_null() {
         return Err(LCMP_ERR_NULL);
     }
-    if mem_len < TABLES_BYTES {
-        return Err(LCMP_ERR_BUFFER_TOO_SMALL);
-    }
     let p = mem.cast::<lcmp_tables>();
     if !mem.cast::<SlotBlock>().is_aligned() {
         return Err(LCMP_ERR_MISALIGNED);
+    }
+    // SAFETY: non-null, aligned, `mem_len` readable bytes (caller).
+    unsafe { refuse_live(mem, mem_len) }?;
+    if mem_len < TABLES_BYTES {
+        return Err(LCMP_ERR_BUFFER_TOO_SMALL);
     }
     // SAFETY: non-null, 64-byte aligned, `TABLES_BYTES` writable bytes
     // (checked; caller).
@@ -298,10 +334,11 @@ pub(crate) unsafe fn tables_ref<'a>(t: *const lcmp_tables) -> Result<&'a lcmp_ta
     // SAFETY: non-null and aligned (checked), in bounds (caller); no
     // reference is created.
     let field = unsafe { ptr::addr_of!((*t).magic) };
-    // SAFETY: aligned for `u32`, readable (caller); any bit pattern is a
-    // valid `u32`, and the magic is written last by `tables_write` and
-    // never changed, so reading it races with nothing.
-    let magic = unsafe { field.read() };
+    // SAFETY: aligned for `AtomicU32`, readable (caller); any bit pattern
+    // is a valid value. The magic is written last by `tables_write`, and
+    // changed only by `lcmp_tables_fini` (atomically, so that a racing
+    // reader sees the old word or 0, never a torn one).
+    let magic = unsafe { &*field }.load(Ordering::Acquire);
     if magic != TABLES_MAGIC {
         return Err(LCMP_ERR_NOT_INITIALIZED);
     }
@@ -348,14 +385,7 @@ impl lcmp_tables {
         &self,
         f: impl FnOnce(&mut TablesBody) -> Result<R, i32>,
     ) -> Result<R, i32> {
-        // Acquire: every reader's reads (released by its `fetch_sub`)
-        // happen before the writes below.
-        let before = self
-            .state
-            .fetch_update(Ordering::Acquire, Ordering::Relaxed, |s| {
-                (s & (WRITING | USERS) == 0).then_some(WRITING)
-            })
-            .map_err(|_| LCMP_ERR_TABLES_IN_USE)?;
+        let before = self.hold()?;
         // SAFETY: the state went from no user and no writer to WRITING, so
         // no `TablesRef` exists (each holds a user) and none can be made
         // (`acquire` refuses WRITING) until the store below: this is the
@@ -370,6 +400,31 @@ impl lcmp_tables {
         // Release: publishes the body to the next `acquire`.
         self.state.store(after, Ordering::Release);
         result
+    }
+
+    /// Ends the object (`lcmp_tables_fini`): refused with
+    /// `LCMP_ERR_TABLES_IN_USE` while a decider reads it or an install
+    /// runs; then it stays held for writing (no decider can attach) and its
+    /// magic word is cleared, so that every later call on it is
+    /// `LCMP_ERR_NOT_INITIALIZED` and `lcmp_tables_init` may take the
+    /// memory again.
+    pub(crate) fn finish(&self) -> Result<(), i32> {
+        self.hold()?;
+        self.magic.store(0, Ordering::Release);
+        Ok(())
+    }
+
+    /// Takes the object for writing (the `WRITING` flag, no user may
+    /// attach): `LCMP_ERR_TABLES_IN_USE` while a decider reads it or
+    /// another writer holds it. Returns the state before.
+    fn hold(&self) -> Result<u32, i32> {
+        // Acquire: every reader's reads (released by its `fetch_sub`)
+        // happen before the holder's writes.
+        self.state
+            .fetch_update(Ordering::Acquire, Ordering::Relaxed, |s| {
+                (s & (WRITING | USERS) == 0).then_some(WRITING)
+            })
+            .map_err(|_| LCMP_ERR_TABLES_IN_USE)
     }
 
     /// [`lcmp_tables::write`] for the tables object a handle owns, which

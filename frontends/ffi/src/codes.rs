@@ -40,6 +40,12 @@ pub const LCMP_ERR_ABI: i32 = -9;
 /// The installed tables do not list this port (a queue sample or link
 /// event for it, or any port before the first `lcmp_install`).
 pub const LCMP_ERR_NO_SUCH_PORT: i32 = -23;
+/// `lcmp_decider_init`, `lcmp_decider_init_shared` or `lcmp_tables_init`
+/// over memory that holds a live decider or tables object: nothing is
+/// changed (a second init would reset a running decider, or lose the user
+/// count of the tables it reads). Finish the object first
+/// (`lcmp_decider_fini`, `lcmp_tables_fini`).
+pub const LCMP_ERR_ALREADY_INITIALIZED: i32 = -24;
 /// The table blob is shorter than its header or its declared length.
 pub const LCMP_ERR_BLOB_TRUNCATED: i32 = -30;
 /// The table blob does not start with the magic `LCMT`.
@@ -236,6 +242,9 @@ pub fn strerror(code: i32) -> &'static CStr {
         LCMP_ERR_BLOB_LENGTH => c"buffer longer than the table blob's declared length",
         LCMP_ERR_ABI => c"lcmp_config.size or abi_version differs from this library's",
         LCMP_ERR_NO_SUCH_PORT => c"the installed tables have no such port",
+        LCMP_ERR_ALREADY_INITIALIZED => {
+            c"memory holds a live decider or tables object: finish it (lcmp_*_fini) first"
+        }
         LCMP_ERR_TABLES_IN_USE => c"tables object still used by a decider or being installed",
         LCMP_ERR_TABLES_NOT_READY => c"tables object empty or being installed",
         LCMP_ERR_TABLES_SHARED => c"decider has no tables of its own: install into its lcmp_tables",

@@ -55,13 +55,20 @@ pub extern "C" fn lcmp_decider_align() -> usize {
 /// (LCMP, MurmurHash3, refuse on a full cache, seed 0); otherwise its
 /// `size` and `abi_version` must be `sizeof(lcmp_config)` and
 /// `LCMP_ABI_VERSION` (else `LCMP_ERR_ABI`). Until
-/// `lcmp_install` every packet gets no route. The memory's previous
-/// contents do not matter.
+/// `lcmp_install` every packet gets no route.
+///
+/// The memory's previous contents do not matter, except one word: memory
+/// that holds a live decider or tables object (its magic word) is refused
+/// with `LCMP_ERR_ALREADY_INITIALIZED` and nothing changes, so that a
+/// second init can neither reset a running decider nor lose the user
+/// count of the shared tables it reads. To re-initialise a decider, call
+/// `lcmp_decider_fini` first (memory freed without it and handed out
+/// again may still hold the word: finish or zero it).
 ///
 /// # Safety
-/// `mem` must be valid for writes of `mem_len` bytes and not be used by
-/// anything else while the handle lives; `config` must be null or point to
-/// an `lcmp_config`; `out` must be null or writable.
+/// `mem` must be valid for reads and writes of `mem_len` bytes and not be
+/// used by anything else while the handle lives; `config` must be null or
+/// point to an `lcmp_config`; `out` must be null or writable.
 #[no_mangle]
 pub unsafe extern "C" fn lcmp_decider_init(
     mem: *mut c_void,
@@ -92,6 +99,33 @@ pub unsafe extern "C" fn lcmp_decider_init_shared(
 ) -> i32 {
     // SAFETY: the same contract.
     unsafe { decider_init(mem, mem_len, flows, config, out, false) }
+}
+
+/// Ends decider `d`: lets go of the tables it reads (a shared object's
+/// user count drops, as with `lcmp_release_tables`) and clears its magic
+/// word, so that every later call on the handle is
+/// `LCMP_ERR_NOT_INITIALIZED` and its memory may be freed or initialised
+/// again (`lcmp_decider_init` refuses memory that holds a live decider).
+/// Re-initialising a decider is `lcmp_decider_fini`, then
+/// `lcmp_decider_init` or `lcmp_decider_init_shared`: its pins, port
+/// state and counters are gone.
+///
+/// # Safety
+/// `d` must be a live handle used by no other call at the same time.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_decider_fini(d: *mut lcmp_decider) -> i32 {
+    let d = handle_mut!(d);
+    drop(d.inner.release_tables());
+    d.generation = 0;
+    // The decider's own tables object: no user is left (its only reader,
+    // `d`, let go above), so this cannot be refused.
+    if let Some(own) = d.own() {
+        if let Err(code) = own.finish() {
+            return code;
+        }
+    }
+    d.magic = 0;
+    LCMP_OK
 }
 
 /// Both initialisers.

@@ -104,7 +104,7 @@ pub const LCMP_BURST: usize = 32;
 
 /// The ABI version of this library and header (bumped on any change to a
 /// struct layout, a code or a signature; see CHANGELOG.md).
-pub const LCMP_ABI_VERSION: u32 = 6;
+pub const LCMP_ABI_VERSION: u32 = 7;
 
 /// The decider type behind a handle: its slots live after the handle in
 /// the caller's memory, and it reads its tables through a counted
@@ -119,10 +119,12 @@ const _: () = assert!(LCMP_BURST == BURST);
 const _: () = assert!(LCMP_SLOT_BYTES == lcmp_decide::FlowCache::<16>::SLOT_BYTES);
 const _: () = assert!(LCMP_MAX_CANDIDATES == lcmp_decide::tables::MAX_CANDIDATES);
 
-/// Written first into a handle by `lcmp_decider_init` ("LCMP").
+/// Written into a handle by `lcmp_decider_init` ("LCMP"), cleared by
+/// `lcmp_decider_fini`: an init over memory that holds it is refused.
 pub(crate) const MAGIC: u32 = 0x4C43_4D50;
 
-/// Written first into a tables object by `lcmp_tables_init` ("LCTB").
+/// Written last into a tables object by `lcmp_tables_init` ("LCTB"),
+/// cleared by `lcmp_tables_fini`.
 pub(crate) const TABLES_MAGIC: u32 = 0x4C43_5442;
 
 /// An opaque decider in caller-provided memory (see
@@ -141,7 +143,10 @@ pub struct lcmp_decider {
 /// [`lcmp_tables_init`]): one compiled generation of tables, which any
 /// number of deciders read.
 pub struct lcmp_tables {
-    magic: u32,
+    /// [`TABLES_MAGIC`] while the object is live (from `lcmp_tables_init`
+    /// to `lcmp_tables_fini`); atomic because `lcmp_tables_fini` clears
+    /// it through the shared reference every thread holds.
+    magic: AtomicU32,
     /// [`boundary::WRITING`] and [`boundary::READY`] flags and the count
     /// of deciders that read the tables, in one word so that attach and
     /// install decide atomically.

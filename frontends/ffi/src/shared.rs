@@ -93,10 +93,13 @@ pub extern "C" fn lcmp_tables_align() -> usize {
 /// bytes aligned to `lcmp_tables_align()`) and stores it in `*out`.
 /// Deciders cannot use it until an install succeeds
 /// (`LCMP_ERR_TABLES_NOT_READY`). The memory's previous contents do not
-/// matter.
+/// matter, except that memory holding a live tables object or decider is
+/// refused with `LCMP_ERR_ALREADY_INITIALIZED` (nothing changes: a second
+/// init would empty tables that deciders read and zero their user
+/// count); `lcmp_tables_fini` ends an object first.
 ///
 /// # Safety
-/// `mem` must be valid for writes of `mem_len` bytes and not be used by
+/// `mem` must be valid for reads and writes of `mem_len` bytes and not be used by
 /// anything else while the object lives (in particular not freed while
 /// `lcmp_tables_users` > 0); `out` must be null (an error) or writable.
 #[no_mangle]
@@ -111,6 +114,24 @@ pub unsafe extern "C" fn lcmp_tables_init(
     let t = try_boundary!(boundary::tables_init(mem, mem_len));
     output!(out, t);
     LCMP_OK
+}
+
+/// Ends tables object `t`: refused with `LCMP_ERR_TABLES_IN_USE` while a
+/// decider reads it (`lcmp_tables_users` > 0: `lcmp_release_tables`,
+/// `lcmp_use_tables` of another object or `lcmp_decider_fini` on each
+/// first) or an install runs; then its magic word is cleared, so that every
+/// later call on it is `LCMP_ERR_NOT_INITIALIZED` and its memory may be
+/// freed or given to `lcmp_tables_init` again.
+///
+/// # Safety
+/// `t` must be a live tables object; no call on it may start once this
+/// one has returned `LCMP_OK`.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_tables_fini(t: *mut lcmp_tables) -> i32 {
+    match tables_ref!(t).finish() {
+        Ok(()) => LCMP_OK,
+        Err(code) => code,
+    }
 }
 
 /// Installs a table blob (as `lcmp_install` takes it) into a tables

@@ -6,7 +6,8 @@
 use core::ffi::CStr;
 
 use ::lcmp_tables::blob::signed::{
-    decode_verified_into, Device, Scope, TrustedKey, TrustedKeys, Unsigned, PUBLIC_KEY_LEN,
+    decode_verified_into, verify_signed, Device, Scope, TrustedKey, TrustedKeys, Unsigned,
+    PUBLIC_KEY_LEN,
 };
 use ::lcmp_tables::{SignatureError, TablesError};
 
@@ -115,10 +116,20 @@ fn trusted(keys: &[u8]) -> Result<TrustedKeys, i32> {
 /// the decider runs (`lcmp_generation`), whichever is larger. The scope,
 /// the expiry and the generation are checked before the signature, so a
 /// replayed or misdirected blob costs no verification. On success the
-/// generation is written to `*out_generation`: persist it (docs/firmware.md,
-/// "What firmware persists") and pass it next time. To persist it before
-/// the tables are used, install into a spare `lcmp_tables` object with
-/// `lcmp_tables_install_signed`, persist, then `lcmp_use_tables`.
+/// generation is written to `*out_generation`.
+///
+/// What firmware persists (docs/firmware.md, "What firmware persists"),
+/// because the library keeps nothing across a reset: the last installed
+/// generation per trusted key id (`*out_key_id` of `lcmp_verify_signed`),
+/// written atomically (a torn write must leave the old value), and passed
+/// as `installed_generation` next time: the largest among the keys still
+/// trusted (a retired key's generations no longer bind; its blobs are
+/// refused by key id). The scope and the trusted keys are provisioned
+/// configuration, not written from the management channel. Persist before
+/// the tables are used: verify first (`lcmp_verify_signed`), persist, then
+/// install with the floor from before; or install into a spare
+/// `lcmp_tables` object with `lcmp_tables_install_signed`, persist, then
+/// `lcmp_use_tables`.
 /// Unsigned blobs are refused (`LCMP_ERR_SIG_UNSIGNED`; `lcmp_install`
 /// takes them).
 ///
@@ -198,6 +209,59 @@ pub unsafe extern "C" fn lcmp_tables_install_signed(
     let decode = |s: &mut Tables| verified(blob, &keys, &device, floor, s);
     // SAFETY: `out_generation` is writable by this function's contract.
     unsafe { reported(t.write(|body| compile_body(body, decode)), out_generation) }
+}
+
+/// Verifies a signed table blob without installing it: the checks of
+/// `lcmp_install_signed`, in its order (scope, expiry and generation before
+/// the signature), then the inner blob's header and CRC; the tables
+/// themselves are decoded and checked only by an install. No decider or
+/// tables object is read or changed. On success the blob's generation is
+/// written to `*out_generation` and the id of the key that signed it (the
+/// first 8 bytes of its public key, little-endian; `lcmp tables verify`
+/// prints it) to `*out_key_id`; on any error neither is written.
+///
+/// This is how firmware persists a generation before the tables are used
+/// (docs/firmware.md, "What firmware persists"): verify with the floor it
+/// persisted (and at least `lcmp_generation` of the decider), write the
+/// generation and key id to its flash, then install the same bytes with
+/// the floor it had *before* (the generation just persisted is not newer
+/// than itself). A reset between the persist and the install only costs
+/// that blob: it is refused from then on, and the next generation
+/// installs. The codes are those of `lcmp_install_signed` before its blob
+/// and table codes, then `LCMP_ERR_BLOB_*` of the inner header.
+///
+/// # Safety
+/// `blob` must be readable for `len` bytes, `keys` for `n_keys *
+/// LCMP_PUBLIC_KEY_LEN` bytes, `scope` for `LCMP_SCOPE_LEN` bytes;
+/// `out_generation` and `out_key_id` writable.
+#[no_mangle]
+pub unsafe extern "C" fn lcmp_verify_signed(
+    blob: *const u8,
+    len: usize,
+    keys: *const u8,
+    n_keys: usize,
+    scope: *const u8,
+    now: u64,
+    installed_generation: u64,
+    out_generation: *mut u64,
+    out_key_id: *mut u64,
+) -> i32 {
+    let (blob, keys) = try_boundary!(signed_inputs(blob, len, keys, n_keys, out_generation));
+    if out_key_id.is_null() {
+        return LCMP_ERR_NULL;
+    }
+    if !out_key_id.is_aligned() {
+        return LCMP_ERR_MISALIGNED;
+    }
+    let device = try_boundary!(device(scope, now));
+    let v = match verify_signed(blob, &keys, &device, installed_generation) {
+        Ok(v) => v,
+        Err(e) => return signed_error_code(e),
+    };
+    output!(out_generation, v.generation);
+    // A signed blob always names its key.
+    output!(out_key_id, v.key_id.map_or(0, |k| k.0));
+    LCMP_OK
 }
 
 /// A signed install's C result: `LCMP_OK` with the installed generation

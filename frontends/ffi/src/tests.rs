@@ -1075,3 +1075,136 @@ fn crafted_flows_refuse_a_victim_only_without_a_flow_key() {
     assert_eq!(crafted_then_victim([0; 16]), LCMP_DECISION_NO_ROUTE);
     assert_eq!(crafted_then_victim(*b"per-device key!!"), LCMP_DECISION_NEW);
 }
+
+/// Counters and the decision of one flow's packet: what a second init
+/// must not change.
+fn route(d: *mut lcmp_decider, i: u32) -> (u8, u8) {
+    let mut out = lcmp_decision::default();
+    assert_eq!(
+        unsafe { lcmp_on_packet(d, 10, &flow(i), 8, &mut out) },
+        LCMP_OK
+    );
+    (out.kind, out.port)
+}
+
+fn counters(d: *const lcmp_decider) -> lcmp_counters {
+    let mut c = lcmp_counters::default();
+    assert_eq!(unsafe { lcmp_get_counters(d, &mut c) }, LCMP_OK);
+    c
+}
+
+/// A second `lcmp_decider_init`, `_init_shared` or `lcmp_tables_init` over
+/// a live object is refused with its own code and changes nothing (before
+/// issue 33 it reset the decider and leaked the shared tables' user count,
+/// so that installs failed with `LCMP_ERR_TABLES_IN_USE` for good); the
+/// `_fini` calls end an object, drop its user count, and let the memory be
+/// initialised again.
+#[test]
+fn a_second_init_of_a_live_object_is_refused_until_fini() {
+    let blob = ::lcmp_tables::blob::encode_blob_vec(&tables(), 3).unwrap();
+    let (mut own_mem, mut shared_mem, mut t_mem) = (
+        storage(LCMP_FLOWS),
+        shared_storage(LCMP_FLOWS),
+        tables_storage(),
+    );
+    let owned = init(&mut own_mem);
+    let shared = init_shared(&mut shared_mem);
+    let t = init_tables(&mut t_mem);
+    unsafe {
+        assert_eq!(lcmp_install(owned, blob.as_ptr(), blob.len()), LCMP_OK);
+        assert_eq!(lcmp_tables_install(t, blob.as_ptr(), blob.len()), LCMP_OK);
+        assert_eq!(lcmp_use_tables(shared, t), LCMP_OK);
+    }
+    assert_eq!(users(t), 1);
+    for d in [owned, shared] {
+        assert_eq!(route(d, 1).0, LCMP_DECISION_NEW);
+    }
+    let before = [counters(owned), counters(shared)];
+    let again = |mem: &mut [Line], shared_init: bool| {
+        let mut out = ptr::null_mut();
+        let f = if shared_init {
+            lcmp_decider_init_shared
+        } else {
+            lcmp_decider_init
+        };
+        let rc = unsafe {
+            f(
+                mem.as_mut_ptr().cast(),
+                mem.len() * 64,
+                LCMP_FLOWS,
+                ptr::null(),
+                &mut out,
+            )
+        };
+        (rc, out)
+    };
+    let tables_again = |mem: &mut [Line]| {
+        let mut out = ptr::null_mut();
+        unsafe { lcmp_tables_init(mem.as_mut_ptr().cast(), mem.len() * 64, &mut out) }
+    };
+    // Every init over every live object: refused, the output unwritten.
+    for shared_init in [false, true] {
+        assert_eq!(
+            again(&mut own_mem, shared_init),
+            (LCMP_ERR_ALREADY_INITIALIZED, ptr::null_mut())
+        );
+        assert_eq!(
+            again(&mut shared_mem, shared_init),
+            (LCMP_ERR_ALREADY_INITIALIZED, ptr::null_mut())
+        );
+        assert_eq!(
+            again(&mut t_mem, shared_init),
+            (LCMP_ERR_ALREADY_INITIALIZED, ptr::null_mut())
+        );
+    }
+    assert_eq!(tables_again(&mut t_mem), LCMP_ERR_ALREADY_INITIALIZED);
+    assert_eq!(tables_again(&mut own_mem), LCMP_ERR_ALREADY_INITIALIZED);
+    assert_eq!(tables_again(&mut shared_mem), LCMP_ERR_ALREADY_INITIALIZED);
+    // Nothing changed: the user count, the generation, the counters and
+    // the pins (the same flow hits).
+    assert_eq!(users(t), 1);
+    let mut g = 0;
+    assert_eq!(unsafe { lcmp_tables_generation(t, &mut g) }, LCMP_OK);
+    assert_eq!(g, 3);
+    assert_eq!([counters(owned), counters(shared)], before);
+    for d in [owned, shared] {
+        assert_eq!(route(d, 1).0, LCMP_DECISION_HIT);
+    }
+    assert_eq!(counters(shared).hits, before[1].hits + 1);
+    let msg = strerror(LCMP_ERR_ALREADY_INITIALIZED).to_str().unwrap();
+    assert!(msg.contains("fini"), "{msg}");
+
+    // The tables object cannot end while a decider reads it.
+    assert_eq!(unsafe { lcmp_tables_fini(t) }, LCMP_ERR_TABLES_IN_USE);
+    assert_eq!(users(t), 1);
+    // fini drops the user count and ends the handle.
+    assert_eq!(unsafe { lcmp_decider_fini(shared) }, LCMP_OK);
+    assert_eq!(users(t), 0);
+    assert_eq!(unsafe { lcmp_decider_fini(owned) }, LCMP_OK);
+    let mut c = lcmp_counters::default();
+    for d in [owned, shared] {
+        assert_eq!(
+            unsafe { lcmp_get_counters(d, &mut c) },
+            LCMP_ERR_NOT_INITIALIZED
+        );
+        assert_eq!(unsafe { lcmp_decider_fini(d) }, LCMP_ERR_NOT_INITIALIZED);
+    }
+    assert_eq!(unsafe { lcmp_tables_fini(t) }, LCMP_OK);
+    assert_eq!(
+        unsafe { lcmp_tables_users(t, &mut 0) },
+        LCMP_ERR_NOT_INITIALIZED
+    );
+    assert_eq!(unsafe { lcmp_tables_fini(t) }, LCMP_ERR_NOT_INITIALIZED);
+    // Re-initialised: fresh objects (no tables, no counters).
+    let owned = init(&mut own_mem);
+    let shared = init_shared(&mut shared_mem);
+    let t = init_tables(&mut t_mem);
+    assert_eq!(counters(owned), lcmp_counters::default());
+    assert_eq!(route(shared, 1).0, LCMP_DECISION_NO_ROUTE);
+    assert_eq!(
+        unsafe { lcmp_tables_install(t, blob.as_ptr(), blob.len()) },
+        LCMP_OK
+    );
+    assert_eq!(unsafe { lcmp_use_tables(shared, t) }, LCMP_OK);
+    assert_eq!(route(shared, 1).0, LCMP_DECISION_NEW);
+}

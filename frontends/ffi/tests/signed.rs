@@ -250,3 +250,110 @@ fn spare_tables_object_lets_firmware_persist_before_use() {
     assert_eq!(unsafe { lcmp_release_tables(d) }, LCMP_OK);
     assert_eq!(install_spare(&blob, 0, &mut got), LCMP_ERR_SIG_ROLLBACK);
 }
+
+/// `lcmp_verify_signed` with switch 1's scope and no clock.
+fn verify(blob: &[u8], keys: &[[u8; 32]], floor: u64, out: &mut (u64, u64)) -> i32 {
+    let me = scope(1).to_bytes();
+    unsafe {
+        lcmp_verify_signed(
+            blob.as_ptr(),
+            blob.len(),
+            keys.as_ptr().cast(),
+            keys.len(),
+            me.as_ptr(),
+            0,
+            floor,
+            &mut out.0,
+            &mut out.1,
+        )
+    }
+}
+
+/// The verify-then-persist-then-install sequence of docs/firmware.md:
+/// `lcmp_verify_signed` reports the generation and key id and changes no
+/// running tables; the install then takes the same bytes with the floor
+/// from before the persist; every refusal writes nothing.
+#[test]
+fn verify_only_reports_generation_and_key_and_changes_nothing() {
+    let caller = CallerDecider::new();
+    let d = caller.handle;
+    let (a, b) = (public_key(&SEED_A), public_key(&SEED_B));
+    let mut g = 0;
+    let first = sign(&testbed8_blob(1, 7), &SEED_A);
+    assert_eq!(install(d, &first, &[a], 0, &mut g), LCMP_OK);
+    let running = observe(d);
+    let newer = sign(&testbed8_blob(2, 8), &SEED_B);
+    let mut out = (0u64, 0u64);
+    assert_eq!(verify(&newer, &[a, b], 7, &mut out), LCMP_OK);
+    // The key id: the first 8 bytes of the signer's public key.
+    let id_b = u64::from_le_bytes(b[..8].try_into().unwrap());
+    assert_eq!(out, (8, id_b));
+    // The running tables did not change.
+    assert_eq!(observe(d), running);
+    assert_eq!(unsafe { lcmp_generation(d, &mut g) }, LCMP_OK);
+    assert_eq!(g, 7);
+    let persisted = out.0; // the firmware's flash write
+                           // The persisted generation is a floor: the same blob is a rollback
+                           // now, so the install passes the floor from before the persist.
+    assert_eq!(
+        verify(&newer, &[a, b], persisted, &mut out),
+        LCMP_ERR_SIG_ROLLBACK
+    );
+    assert_eq!(install(d, &newer, &[a, b], 7, &mut g), LCMP_OK);
+    assert_eq!(g, 8);
+    assert_ne!(observe(d), running);
+    // Refusals, cheap checks first, nothing written.
+    let mut tampered = sign(&testbed8_blob(1, 9), &SEED_A);
+    let last = tampered.len() - 1;
+    tampered[last] ^= 1;
+    let short = sign(&testbed8_blob(1, 9), &SEED_A);
+    let cases: [(Vec<u8>, Vec<[u8; 32]>, i32); 6] = [
+        (tampered, vec![a], LCMP_ERR_SIG_BAD_SIGNATURE),
+        (
+            sign_for(&testbed8_blob(1, 9), &SEED_A, scope(2), None),
+            vec![a],
+            LCMP_ERR_SIG_WRONG_SCOPE,
+        ),
+        (
+            sign(&testbed8_blob(1, 9), &SEED_B),
+            vec![a],
+            LCMP_ERR_SIG_UNKNOWN_KEY,
+        ),
+        (
+            sign(&testbed8_blob(1, 8), &SEED_A),
+            vec![a],
+            LCMP_ERR_SIG_ROLLBACK,
+        ),
+        (testbed8_blob(1, 9), vec![a], LCMP_ERR_SIG_UNSIGNED),
+        (
+            short[..short.len() - 1].to_vec(),
+            vec![a],
+            LCMP_ERR_BLOB_TRUNCATED,
+        ),
+    ];
+    let after = observe(d);
+    for (blob, keys, want) in cases {
+        let mut out = (12345, 678);
+        assert_eq!(verify(&blob, &keys, 8, &mut out), want);
+        assert_eq!(out, (12345, 678), "code {want}: an output written");
+    }
+    assert_eq!(observe(d), after);
+    // Null outputs are errors before anything else.
+    let ok = sign(&testbed8_blob(1, 9), &SEED_A);
+    let me = scope(1).to_bytes();
+    let mut generation = 0;
+    let rc = unsafe {
+        lcmp_verify_signed(
+            ok.as_ptr(),
+            ok.len(),
+            a.as_ptr(),
+            1,
+            me.as_ptr(),
+            0,
+            8,
+            &mut generation,
+            ptr::null_mut(),
+        )
+    };
+    assert_eq!((rc, generation), (LCMP_ERR_NULL, 0));
+}

@@ -203,6 +203,11 @@ static void t_tables_users(void) { rc = lcmp_tables_users(t, &u32_out); }
 static void t_decider_init_shared(void) {
     rc = lcmp_decider_init_shared(shared_mem, sizeof shared_mem, 16, 0, &shared);
 }
+static void t_verify_signed(void) {
+    rc = lcmp_verify_signed(signed_blob, signed_blob_len, signed_key, 1, signed_scope, 0, 1, &u64_out2, &u64_out);
+}
+static void t_decider_fini(void) { rc = lcmp_decider_fini(shared); }
+static void t_tables_fini(void) { rc = lcmp_tables_fini(t); }
 static void t_use_tables(void) { rc = lcmp_use_tables(shared, t); }
 static void t_release_tables(void) { rc = lcmp_release_tables(shared); }
 
@@ -227,6 +232,10 @@ int main(void) {
     MEASURE("lcmp_decider_align", t_decider_align);
     MEASURE("lcmp_decider_init", t_decider_init);
     ok("decider_init");
+    /* Over the live decider: refused, nothing changes. */
+    lcmp_decider *live = d;
+    MEASURE("lcmp_decider_init:again", t_decider_init);
+    if (rc != LCMP_ERR_ALREADY_INITIALIZED || d != live) fail("decider_init: again", rc);
     MEASURE("lcmp_blob_len", t_blob_len);
     ok("blob_len");
     MEASURE("lcmp_install", t_install);
@@ -301,6 +310,11 @@ int main(void) {
     /* The signed blob (generation 2, over the generation-1 tables the
      * decider runs) with no persisted floor, then offered again: a replay,
      * refused by the generation check before the signature. */
+    /* Verify only (what firmware persists first): the same signed blob,
+     * a whole Ed25519 verification, no install. */
+    MEASURE("lcmp_verify_signed", t_verify_signed);
+    ok("verify_signed");
+    if (u64_out2 != 2) fail("verify_signed: generation", LCMP_ERR_INVALID_ARGUMENT);
     installed = 0;
     MEASURE("lcmp_install_signed", t_install_signed_ok);
     ok("install_signed");
@@ -329,6 +343,10 @@ int main(void) {
     ok("tables_users");
     MEASURE("lcmp_release_tables", t_release_tables);
     ok("release_tables");
+    MEASURE("lcmp_decider_fini", t_decider_fini);
+    ok("decider_fini");
+    MEASURE("lcmp_tables_fini", t_tables_fini);
+    ok("tables_fini");
     puts_sh("cost done\n");
     exit_sh(1);
 }

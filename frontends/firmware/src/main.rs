@@ -16,25 +16,38 @@
 //!
 //! It installs only signed table blobs (`lcmp_tables::blob::signed`): one
 //! trusted controller key, and the rollback rule (a blob's generation must
-//! be newer than the installed one). After the scenarios it offers three
-//! blobs that must be refused, and checks each is, with its own error and
-//! nothing changed: a payload changed after signing, a blob signed by an
-//! untrusted key, and the first scenario's blob replayed.
+//! be newer than the installed one). The floor lives in a model of flash
+//! (`flash`): each install verifies the blob, persists its generation
+//! under its key id, and only then installs. After the scenarios it
+//! offers four blobs that must be refused, and checks each is, with its
+//! own error and nothing changed: a payload changed after signing, a blob
+//! signed by an untrusted key, another switch's blob, and the first
+//! scenario's blob replayed. Then it simulates a reset (every piece of
+//! state rebuilt but the flash) and checks that the floor survived: the
+//! blob it installed before the reset is refused, a write cut short by a
+//! power loss leaves the previous floor, and a newer blob installs.
+//!
+//! The flow cache's SipHash key comes from `board_flow_key`, where a real
+//! board reads its random source; QEMU's mps2-an386 models none, so the
+//! test image uses the test's fixed key, the all-zero key, with which its
+//! digests stay those of `lcmp replay` and the C examples.
 //!
 //! See docs/firmware.md for building, running, sizes and the panic proof.
 #![no_std]
 #![no_main]
 
 // This mod MUST go first, so that the others see its macros.
+mod flash;
 mod fmt;
 
 use cortex_m_rt::entry;
 use cortex_m_semihosting::debug::{self, EXIT_FAILURE, EXIT_SUCCESS};
 #[cfg(feature = "log")]
 use defmt_semihosting as _;
-use lcmp_decide::{DeciderConfig, HashAlgorithm, Overflow, Scheme, Tables};
+use flash::Flash;
+use lcmp_decide::{DeciderConfig, FlowCacheKey, HashAlgorithm, Overflow, Scheme, Tables};
 use lcmp_tables::blob::signed::{
-    decode_verified_into, Device, Scope, TrustedKey, TrustedKeys, Unsigned,
+    decode_verified_into, Device, KeyId, Scope, TrustedKey, TrustedKeys, Unsigned,
 };
 use lcmp_tables::replay::{replay, ReplayDecider, TraceReader};
 use lcmp_tables::{SignatureError, TablesError};
@@ -96,19 +109,23 @@ static DECIDER: ConstStaticCell<ReplayDecider> = ConstStaticCell::new(ReplayDeci
 /// every stack frame of the image under 4 KiB (docs/firmware.md, "Stack").
 static SCRATCH: StaticCell<Tables> = StaticCell::new();
 
+/// The flash page that holds the rollback floor (`.bss`: this model's
+/// erased state is zero bytes). The only state a simulated reset keeps.
+static FLASH: ConstStaticCell<Flash> = ConstStaticCell::new(Flash::ERASED);
+
 #[entry]
 fn main() -> ! {
     let mut ok = false;
-    if let (Some(decider), Some(scratch), Some(keys)) = (take_decider(), take_scratch(), keys()) {
+    if let (Some(decider), Some(scratch), Some(flash), Some(keys)) =
+        (take_decider(), take_scratch(), FLASH.try_take(), keys())
+    {
         ok = true;
-        // The installed generation: a real device keeps it in storage that
-        // survives a reset (docs/tables.md, "Threat model").
-        let mut installed = 0u64;
         for scenario in &SCENARIOS {
             // Evaluate every scenario, even after a failure.
-            ok &= run(decider, scratch, &keys, &mut installed, scenario);
+            ok &= run(decider, scratch, &keys, flash, scenario);
         }
-        ok &= rejections(decider, scratch, &keys, &mut installed);
+        ok &= rejections(decider, scratch, &keys, flash);
+        ok &= after_reset(decider, scratch, flash);
     }
     if ok {
         fmt::info!("all scenarios match the host");
@@ -161,45 +178,74 @@ fn error_name(e: &TablesError) -> &'static str {
     }
 }
 
+/// The flow cache's key, drawn once per start (never from a blob, never
+/// logged): the hook where a board reads its random source (a TRNG
+/// peripheral) into `FlowCacheKey::from_bytes`. QEMU's mps2-an386 models
+/// none, so this test image returns the test's fixed key, the all-zero
+/// one: the digests it must reproduce are those of `lcmp replay` and the
+/// C examples, which use it too (a keyed cache places entries elsewhere,
+/// and a trace that fills a bucket then refuses other flows). A product
+/// image must not ship a fixed key (docs/firmware.md, "Flow key").
+fn board_flow_key() -> FlowCacheKey {
+    FlowCacheKey::ZERO
+}
+
 /// Resets the decider, as a firmware would on reconfiguration.
 #[inline(never)]
 fn reset(decider: &mut ReplayDecider) {
-    decider.reset(CONFIG);
+    decider.reset(CONFIG.with_flow_key(board_flow_key()));
 }
 
-/// Verifies a signed table blob, decodes it into `scratch` and installs it
-/// (both in place), then records its generation in `installed`. On any
-/// error the decider and `installed` are unchanged.
+/// Verifies a signed table blob against the floor in `flash` and decodes
+/// it into `scratch`, persists its generation under its key id, and only
+/// then installs it (docs/firmware.md, "What firmware persists"). On any
+/// error before the persist nothing changes; a reset between the persist
+/// and the install costs only this blob (it is refused from then on).
 #[inline(never)]
 fn install(
     decider: &mut ReplayDecider,
     scratch: &mut Tables,
     keys: &TrustedKeys,
     scope: &[u8; 20],
-    installed: &mut u64,
+    flash: &mut Flash,
     blob: &[u8],
-) -> Result<u64, TablesError> {
+) -> Result<u64, &'static str> {
     // No clock on the board: a signed expiry is not checked
     // (docs/tables.md, "Threat model").
     let device = Device {
-        scope: Scope::from_bytes(scope)?,
+        scope: Scope::from_bytes(scope).map_err(|e| error_name(&e))?,
         now: None,
     };
-    let v = decode_verified_into(blob, keys, &device, *installed, Unsigned::Reject, scratch)?;
-    decider.install(scratch)?;
-    *installed = v.generation;
+    let floors = flash.load();
+    let v = decode_verified_into(
+        blob,
+        keys,
+        &device,
+        floors.floor(keys),
+        Unsigned::Reject,
+        scratch,
+    )
+    .map_err(|e| error_name(&e))?;
+    // Signed blobs only, so there is a key id.
+    let key = v.key_id.ok_or("unsigned")?;
+    if !flash.store(&floors.with(key, v.generation, keys), None) {
+        return Err("flash write failed");
+    }
+    decider
+        .install(scratch)
+        .map_err(|e| error_name(&e.into()))?;
     Ok(v.generation)
 }
 
 /// Offers the blobs that must be refused, after the scenarios: each must
 /// fail with its own error and leave the decider (its counters) and the
-/// installed generation as they were.
+/// floor in flash as they were.
 #[inline(never)]
 fn rejections(
     decider: &mut ReplayDecider,
     scratch: &mut Tables,
     keys: &TrustedKeys,
-    installed: &mut u64,
+    flash: &mut Flash,
 ) -> bool {
     let mut ok = true;
     // As the last scenario's device, except the replay of the first
@@ -223,16 +269,80 @@ fn rejections(
         ),
     ];
     for (what, blob, scope, want) in cases {
-        let (before, generation) = (*decider.counters(), *installed);
-        let got = match install(decider, scratch, keys, scope, installed, blob) {
+        let (before, floors) = (*decider.counters(), flash.load());
+        let got = match install(decider, scratch, keys, scope, flash, blob) {
             Ok(_) => "installed",
-            Err(e) => error_name(&e),
+            Err(e) => e,
         };
-        let unchanged = *decider.counters() == before && *installed == generation;
+        let unchanged = *decider.counters() == before && flash.load() == floors;
         if got == want && unchanged {
             fmt::info!("rejected {=str}: {=str}", what, got);
         } else {
             fmt::error!("{=str}: {=str}, want {=str}", what, got, want);
+            ok = false;
+        }
+    }
+    ok
+}
+
+/// A simulated reset after the rejections: every piece of state but the
+/// flash is rebuilt (the decider as at power-on, the trusted keys, the
+/// floor read back from flash). The floor must have survived: the last
+/// scenario's blob, installed before the reset, is refused; a write of a
+/// new floor cut short by a power loss leaves the floor as it was; and a
+/// newer blob installs (its generation becomes the floor).
+#[inline(never)]
+fn after_reset(decider: &mut ReplayDecider, scratch: &mut Tables, flash: &mut Flash) -> bool {
+    reset(decider);
+    let Some(keys) = keys() else {
+        return false;
+    };
+    let floors = flash.load();
+    let floor = floors.floor(&keys);
+    fmt::info!("after a reset: floor {=u64} read from flash", floor);
+    let [.., last] = &SCENARIOS;
+    let mut ok = floor == SCENARIOS.len() as u64;
+    match install(decider, scratch, &keys, &last.scope, flash, last.tables) {
+        Err("rollback") if decider.counters().packets == 0 && flash.load() == floors => {
+            fmt::info!("after a reset: refused the blob installed before: rollback")
+        }
+        Err(e) => {
+            fmt::error!("after a reset: the blob installed before: {=str}", e);
+            ok = false;
+        }
+        Ok(_) => {
+            fmt::error!("after a reset: the blob installed before was installed again");
+            ok = false;
+        }
+    }
+    // A power loss one byte before the commit word is complete.
+    let key = KeyId::of(&TRUSTED_KEY);
+    let torn = flash.store(
+        &floors.with(key, floor.wrapping_add(1), &keys),
+        Some(flash::RECORD - 1),
+    );
+    if !torn && flash.load() == floors {
+        fmt::info!(
+            "after a torn flash write: floor {=u64} kept",
+            flash.load().floor(&keys)
+        );
+    } else {
+        fmt::error!("a torn flash write changed the floor");
+        ok = false;
+    }
+    match install(decider, scratch, &keys, &last.scope, flash, NEWER) {
+        Ok(g) if g == floor.wrapping_add(1) && flash.load().floor(&keys) == g => {
+            fmt::info!("after a reset: installed the newer generation {=u64}", g)
+        }
+        Ok(g) => {
+            fmt::error!(
+                "after a reset: installed generation {=u64}, floor not moved",
+                g
+            );
+            ok = false;
+        }
+        Err(e) => {
+            fmt::error!("after a reset: the newer blob: {=str}", e);
             ok = false;
         }
     }
@@ -245,18 +355,14 @@ fn run(
     decider: &mut ReplayDecider,
     scratch: &mut Tables,
     keys: &TrustedKeys,
-    installed: &mut u64,
+    flash: &mut Flash,
     s: &Scenario,
 ) -> bool {
     reset(decider);
-    let generation = match install(decider, scratch, keys, &s.scope, installed, s.tables) {
+    let generation = match install(decider, scratch, keys, &s.scope, flash, s.tables) {
         Ok(g) => g,
         Err(e) => {
-            fmt::error!(
-                "{=str}: signed blob rejected: {=str}",
-                s.name,
-                error_name(&e)
-            );
+            fmt::error!("{=str}: signed blob rejected: {=str}", s.name, e);
             return false;
         }
     };

@@ -416,6 +416,67 @@ pub fn decode_verified_into(
     unsigned: Unsigned,
     scratch: &mut Tables,
 ) -> Result<Verified, TablesError> {
+    let (inner, env) = checked(bytes, keys, device, installed, unsigned)?;
+    let generation = decode_blob_into(inner, scratch)?;
+    Ok(verified(generation, inner, env))
+}
+
+/// Every check of [`decode_verified_into`] but the decode of the tables:
+/// the envelope, scope, expiry, generation, key and signature, then the
+/// inner blob's header and CRC (its [`crate::FormatError`]s up to
+/// `CrcMismatch`; the tables themselves are checked by the install).
+/// Signed blobs only ([`SignatureError::Unsigned`] for an `LCMT` blob).
+/// Needs no scratch: a device verifies, persists the generation, and only
+/// then decodes and installs, passing the floor it had before (the
+/// generation it persisted is not newer than itself).
+///
+/// ```
+/// # use lcmp_tables::blob::{encode_blob_vec, signed::*};
+/// # use lcmp_tables::{SignatureError, TablesError};
+/// # use lcmp_decide::Tables;
+/// let seed = [7u8; 32];
+/// let keys = TrustedKeys::one(TrustedKey::new(public_key(&seed)).unwrap());
+/// let scope = Scope { switch: 1, topology: [9; 16] };
+/// let inner = encode_blob_vec(&Tables::paper_defaults(), 5).unwrap();
+/// let blob = sign_blob_vec(&inner, &seed, &Claims { scope, not_after: None }).unwrap();
+/// let me = Device { scope, now: None };
+/// let v = verify_signed(&blob, &keys, &me, 4).unwrap();
+/// assert_eq!((v.generation, v.key_id), (5, Some(KeyId::of(&public_key(&seed)))));
+/// assert!(matches!(
+///     verify_signed(&blob, &keys, &me, 5),
+///     Err(TablesError::Signature(SignatureError::Rollback { .. }))
+/// ));
+/// ```
+pub fn verify_signed(
+    bytes: &[u8],
+    keys: &TrustedKeys,
+    device: &Device,
+    installed: u64,
+) -> Result<Verified, TablesError> {
+    let (inner, env) = checked(bytes, keys, device, installed, Unsigned::Reject)?;
+    let (generation, _, _) = super::check_blob(inner)?;
+    Ok(verified(generation, inner, env))
+}
+
+/// What [`decode_verified_into`] reports of a blob that passed.
+fn verified(generation: u64, inner: &[u8], env: Option<Envelope<'_>>) -> Verified {
+    Verified {
+        generation,
+        key_id: env.map(|e| e.key_id),
+        version: u16::from_le_bytes(array(inner, 4)),
+        not_after: env.and_then(|e| e.claims.not_after),
+    }
+}
+
+/// The checks of [`decode_verified_into`] before the decode; the inner
+/// blob and the envelope (`None` for an unsigned blob it accepts).
+fn checked<'a>(
+    bytes: &'a [u8],
+    keys: &TrustedKeys,
+    device: &Device,
+    installed: u64,
+    unsigned: Unsigned,
+) -> Result<(&'a [u8], Option<Envelope<'a>>), TablesError> {
     let (inner, env) = if array::<4>(bytes, 0) == BLOB_MAGIC {
         if unsigned == Unsigned::Reject {
             return Err(SignatureError::Unsigned.into());
@@ -440,13 +501,7 @@ pub fn decode_verified_into(
     if let Some(env) = env {
         check_signature(&env, keys)?;
     }
-    let generation = decode_blob_into(inner, scratch)?;
-    Ok(Verified {
-        generation,
-        key_id: env.map(|e| e.key_id),
-        version: u16::from_le_bytes(array(inner, 4)),
-        not_after: env.and_then(|e| e.claims.not_after),
-    })
+    Ok((inner, env))
 }
 
 /// The scope and expiry checks of [`decode_verified_into`].

@@ -1,9 +1,124 @@
 //! The encoded trace: a 16-byte header (`LCMR`, version, reserved, event
 //! count, CRC-32/ISCSI of the body), then each [`TraceEvent`] in postcard;
 //! written by [`encode_trace`], read without allocating by [`TraceReader`].
+//!
+//! The events travel as this module's own wire structs ([`WireEventV1`]),
+//! not as the serde layout of the core's `FlowKey` and `PortId`: the trace
+//! format belongs to the trace (as the blob's does to `blob/wire.rs`), so
+//! a field added to a core type cannot change it, and the core's `serde`
+//! feature is not needed to read a trace (firmware builds without it).
+//! `tests/golden/trace-v1-*.lcmr` hold version 1's bytes.
+
+use lcmp_decide::{Addresses, FlowKey, PortId};
+use serde::{Deserialize, Serialize};
 
 use super::TraceEvent;
 use crate::error::{Count, FormatError, TablesError};
+
+/// One event of trace version 1 on the wire (postcard: the variant index,
+/// then the fields in order).
+#[derive(Serialize, Deserialize)]
+enum WireEventV1 {
+    Packet {
+        t_us: u64,
+        flow: WireFlowV1,
+        dst_dc: u16,
+    },
+    Sample {
+        t_us: u64,
+        port: u8,
+        queue_bytes: u64,
+    },
+    Link {
+        t_us: u64,
+        port: u8,
+        up: bool,
+    },
+}
+
+/// A 5-tuple in trace version 1: the addresses, then ports and protocol.
+#[derive(Serialize, Deserialize)]
+struct WireFlowV1 {
+    addrs: WireAddrsV1,
+    sport: u16,
+    dport: u16,
+    proto: u8,
+}
+
+/// Both addresses of a flow in trace version 1 (variant 0 IPv4, 1 IPv6).
+#[derive(Serialize, Deserialize)]
+enum WireAddrsV1 {
+    V4 { src: u32, dst: u32 },
+    V6 { src: u128, dst: u128 },
+}
+
+impl From<TraceEvent> for WireEventV1 {
+    fn from(e: TraceEvent) -> Self {
+        match e {
+            TraceEvent::Packet { t_us, flow, dst_dc } => WireEventV1::Packet {
+                t_us,
+                flow: WireFlowV1 {
+                    addrs: match flow.addrs {
+                        Addresses::V4 { src, dst } => WireAddrsV1::V4 { src, dst },
+                        Addresses::V6 { src, dst } => WireAddrsV1::V6 { src, dst },
+                    },
+                    sport: flow.sport,
+                    dport: flow.dport,
+                    proto: flow.proto,
+                },
+                dst_dc,
+            },
+            TraceEvent::Sample {
+                t_us,
+                port,
+                queue_bytes,
+            } => WireEventV1::Sample {
+                t_us,
+                port: port.0,
+                queue_bytes,
+            },
+            TraceEvent::Link { t_us, port, up } => WireEventV1::Link {
+                t_us,
+                port: port.0,
+                up,
+            },
+        }
+    }
+}
+
+impl From<WireEventV1> for TraceEvent {
+    fn from(w: WireEventV1) -> Self {
+        match w {
+            WireEventV1::Packet { t_us, flow, dst_dc } => TraceEvent::Packet {
+                t_us,
+                flow: FlowKey {
+                    addrs: match flow.addrs {
+                        WireAddrsV1::V4 { src, dst } => Addresses::V4 { src, dst },
+                        WireAddrsV1::V6 { src, dst } => Addresses::V6 { src, dst },
+                    },
+                    sport: flow.sport,
+                    dport: flow.dport,
+                    proto: flow.proto,
+                },
+                dst_dc,
+            },
+            WireEventV1::Sample {
+                t_us,
+                port,
+                queue_bytes,
+            } => TraceEvent::Sample {
+                t_us,
+                port: PortId(port),
+                queue_bytes,
+            },
+            WireEventV1::Link { t_us, port, up } => TraceEvent::Link {
+                t_us,
+                port: PortId(port),
+                up,
+            },
+        }
+    }
+}
 
 /// Most events an encoded trace may hold.
 pub const MAX_TRACE_EVENTS: u32 = 1 << 24;
@@ -43,7 +158,7 @@ pub fn encode_trace(events: &[TraceEvent], out: &mut [u8]) -> Result<usize, Tabl
     let mut used = 0usize;
     for e in events {
         let rest = body.get_mut(used..).ok_or(FormatError::BufferTooSmall)?;
-        let n = postcard::to_slice(e, rest)
+        let n = postcard::to_slice(&WireEventV1::from(*e), rest)
             .map_err(|_| FormatError::BufferTooSmall)?
             .len();
         used = used.saturating_add(n);
@@ -150,11 +265,11 @@ impl Iterator for TraceReader<'_> {
             self.failed = true;
             return Some(Err(FormatError::TrailingBytes.into()));
         }
-        match postcard::take_from_bytes::<TraceEvent>(self.rest) {
+        match postcard::take_from_bytes::<WireEventV1>(self.rest) {
             Ok((event, rest)) => {
                 self.rest = rest;
                 self.remaining = self.remaining.saturating_sub(1);
-                Some(Ok(event))
+                Some(Ok(event.into()))
             }
             Err(_) => {
                 self.failed = true;
@@ -222,7 +337,7 @@ mod test {
     #[test]
     fn worst_case_event_fits() {
         let flow = FlowKey {
-            addrs: lcmp_decide::Addresses::V6 {
+            addrs: Addresses::V6 {
                 src: u128::MAX,
                 dst: u128::MAX,
             },
@@ -235,7 +350,7 @@ mod test {
             flow,
             dst_dc: u16::MAX,
         };
-        let n = postcard::to_allocvec(&e)
+        let n = postcard::to_allocvec(&WireEventV1::from(e))
             .map(|v| v.len())
             .unwrap_or(usize::MAX);
         assert!(n <= MAX_EVENT_BYTES, "{n}");
@@ -244,7 +359,9 @@ mod test {
             port: PortId(255),
             queue_bytes: u64::MAX,
         };
-        assert!(postcard::to_allocvec(&s).is_ok_and(|v| v.len() <= MAX_EVENT_BYTES));
+        assert!(
+            postcard::to_allocvec(&WireEventV1::from(s)).is_ok_and(|v| v.len() <= MAX_EVENT_BYTES)
+        );
     }
 
     quickcheck::quickcheck! {

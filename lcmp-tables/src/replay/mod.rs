@@ -34,7 +34,6 @@
 use core::net::IpAddr;
 
 use lcmp_decide::{Decider, FlowKey, Instant, PortId};
-use serde::{Deserialize, Serialize};
 
 mod codec;
 #[cfg(feature = "alloc")]
@@ -62,8 +61,9 @@ pub const REPLAY_FLOWS: usize = 1024;
 /// The decider shape every frontend replays with.
 pub type ReplayDecider = Decider<REPLAY_PORTS, REPLAY_FLOWS>;
 
-/// One trace event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// One trace event. Its encoded form is the trace format's own
+/// (`codec`'s wire structs), not a serde layout of this type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum TraceEvent {
     /// A packet of `flow` towards DC `dst_dc` (its route group).

@@ -74,6 +74,16 @@ static void shared_tour(const lcmp_packet *packet, uint32_t now) {
     lcmp_decision out;
     rc = lcmp_on_packet(d, now, &packet->flow, packet->group, &out);
     if (rc != LCMP_OK) fail("on_packet: shared", rc);
+    /* A second init of either live object is refused, and changes
+     * nothing: the user count stays 1. */
+    lcmp_decider *again = 0;
+    rc = lcmp_decider_init_shared(shared_decider_mem, sizeof shared_decider_mem, 16, 0, &again);
+    if (rc != LCMP_ERR_ALREADY_INITIALIZED || again != 0) fail("decider_init_shared: again", rc);
+    lcmp_tables *t_again = 0;
+    rc = lcmp_tables_init(shared_tables_mem, sizeof shared_tables_mem, &t_again);
+    if (rc != LCMP_ERR_ALREADY_INITIALIZED || t_again != 0) fail("tables_init: again", rc);
+    rc = lcmp_tables_users(t, &users);
+    if (rc != LCMP_OK || users != 1) fail("tables_users: after a refused init", rc);
     rc = lcmp_release_tables(d);
     if (rc != LCMP_OK) fail("release_tables", rc);
 #ifndef LCMP_TOUR_NO_SIGNED
@@ -82,7 +92,15 @@ static void shared_tour(const lcmp_packet *packet, uint32_t now) {
     uint64_t signed_generation = generation;
     rc = lcmp_tables_install_signed(t, trace_blob, trace_blob_len, key, 1, no_scope, 0, generation, &signed_generation);
     if (rc == LCMP_OK) fail("tables_install_signed: an unsigned blob", rc);
+    uint64_t key_id = 0;
+    rc = lcmp_verify_signed(trace_blob, trace_blob_len, key, 1, no_scope, 0, generation, &signed_generation, &key_id);
+    if (rc == LCMP_OK || signed_generation != generation || key_id != 0) fail("verify_signed: an unsigned blob", rc);
 #endif
+    /* Ended, both memories may be initialised again. */
+    rc = lcmp_decider_fini(d);
+    if (rc != LCMP_OK) fail("decider_fini", rc);
+    rc = lcmp_tables_fini(t);
+    if (rc != LCMP_OK) fail("tables_fini", rc);
 }
 
 static void api_tour(lcmp_decider *d, uint32_t now) {
