@@ -61,6 +61,52 @@ pub fn bfa_stages(bfa: &str) -> (u32, u32) {
     out
 }
 
+/// The stateful ALU blocks of a `.bfa` assembly whose name contains one
+/// of `registers`: each `stateful NAME:` header line and the lines indented
+/// under it (its rows, its `initial_value`, its `actions:` with the ALU
+/// instructions the compiler chose, e.g. `grt.u` or `grt.s` compares),
+/// in the order of the file. What `lcmp tofino compile` writes to
+/// `OUT/salu.txt` for the pin and clock registers, so that the compare
+/// the wrap arithmetic rests on (docs/tofino.md, "The clock") can be kept
+/// beside the goldens and read.
+///
+/// ```
+/// let bfa = "stage 3 ingress:\n  stateful LcmpIngress.lcmp_pin0:\n    actions:\n      pin0_lookup:\n      - grt.u cmp0, hi, -phv_lo\n  exact_match x:\n    row: 1\n";
+/// let got = lcmp_tofino::compile::salu_blocks(bfa, &["lcmp_pin0"]);
+/// assert_eq!(got, "  stateful LcmpIngress.lcmp_pin0:\n    actions:\n      pin0_lookup:\n      - grt.u cmp0, hi, -phv_lo\n");
+/// assert_eq!(lcmp_tofino::compile::salu_blocks(bfa, &["lcmp_clock"]), "");
+/// ```
+pub fn salu_blocks(bfa: &str, registers: &[&str]) -> String {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut out = String::new();
+    let mut inside: Option<usize> = None;
+    for line in bfa.lines() {
+        if let Some(depth) = inside {
+            if line.trim().is_empty() || indent(line) > depth {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            }
+            inside = None;
+        }
+        let t = line.trim_start();
+        if t.starts_with("stateful ") && registers.iter().any(|r| t.contains(r)) {
+            inside = Some(indent(line));
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The registers whose ALU instructions `lcmp tofino compile` keeps
+/// (`OUT/salu.txt`): the pins and the clock.
+pub const SALU_REGISTERS: [&str; 3] = [
+    crate::schema::names::REG_PIN0,
+    crate::schema::names::REG_PIN1,
+    crate::schema::names::REG_CLOCK,
+];
+
 /// The compiler's command line for `target`, on `input` (preprocessed when
 /// `nocpp`), writing into `out`.
 pub fn compiler_args(target: Target, input: &Path, out: &Path, nocpp: bool) -> Vec<String> {
@@ -150,25 +196,34 @@ fn run(step: &'static str, program: &Path, args: &[String], log: &Path) -> Resul
     }
 }
 
-/// Reads the summary of a finished compile in `out`.
-pub fn summary(out: &Path) -> Result<Summary, Error> {
+/// The texts of a finished compile's assemblies, `OUT/pipe/*.bfa`.
+fn bfa_texts(out: &Path) -> Result<Vec<String>, Error> {
     let pipe = out.join("pipe");
     let dir = std::fs::read_dir(&pipe).map_err(|source| Error::Io {
         path: pipe.clone(),
         source,
     })?;
-    let mut s = Summary::default();
+    let mut texts = Vec::new();
     for e in dir.flatten() {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "bfa") {
-            let text = std::fs::read_to_string(&p).map_err(|source| Error::Io {
+            texts.push(std::fs::read_to_string(&p).map_err(|source| Error::Io {
                 path: p.clone(),
                 source,
-            })?;
-            let (i, g) = bfa_stages(&text);
-            s.ingress_stages = s.ingress_stages.max(i);
-            s.egress_stages = s.egress_stages.max(g);
+            })?);
         }
+    }
+    Ok(texts)
+}
+
+/// Reads the summary of a finished compile in `out`.
+pub fn summary(out: &Path) -> Result<Summary, Error> {
+    let pipe = out.join("pipe");
+    let mut s = Summary::default();
+    for text in bfa_texts(out)? {
+        let (i, g) = bfa_stages(&text);
+        s.ingress_stages = s.ingress_stages.max(i);
+        s.egress_stages = s.egress_stages.max(g);
     }
     let read = |f: &str| {
         std::fs::read_to_string(pipe.join("logs").join(f))
@@ -260,7 +315,19 @@ pub fn compile(
     };
     let args = compiler_args(target, &input, out, !include.is_empty());
     run("compile", bf_p4c, &args, &out.join("compile.log"))?;
+    write_salu(out)?;
     summary(out)
+}
+
+/// Writes `OUT/salu.txt`: [`salu_blocks`] of [`SALU_REGISTERS`] from every
+/// `OUT/pipe/*.bfa`.
+fn write_salu(out: &Path) -> Result<(), Error> {
+    let text: String = bfa_texts(out)?
+        .iter()
+        .map(|bfa| salu_blocks(bfa, &SALU_REGISTERS))
+        .collect();
+    let path = out.join("salu.txt");
+    std::fs::write(&path, text).map_err(|source| Error::Io { path, source })
 }
 
 /// Runs the assembler `bfas` on each `OUT/pipe/*.bfa` of a finished
@@ -418,6 +485,28 @@ mod test {
                 "2 of 80 (40 bits)".to_string()
             )]
         );
+    }
+
+    /// A finished compile's directory: the stage counts and `salu.txt`
+    /// (the pin and clock registers' ALU blocks, nothing else) from its
+    /// assembly.
+    #[test]
+    fn the_assembly_gives_the_stages_and_the_pin_and_clock_alu_blocks() {
+        let dir = std::env::temp_dir().join(format!("lcmp-salu-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("pipe")).expect("dir");
+        let bfa = "stage 0 ingress:\n  stateful LcmpIngress.lcmp_clock:\n    actions:\n      - grt.s cmp0, hi\n  stateful LcmpIngress.lcmp_fail:\n    actions:\n      - neq cmp0, lo\nstage 4 ingress:\n  stateful LcmpIngress.lcmp_pin0:\n    actions:\n      - grt.u cmp0, phv_lo, -hi\n";
+        std::fs::write(dir.join("pipe/lcmp.bfa"), bfa).expect("bfa");
+        write_salu(&dir).expect("salu");
+        let salu = std::fs::read_to_string(dir.join("salu.txt")).expect("salu.txt");
+        let s = summary(&dir).expect("summary");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(salu.contains("lcmp_clock:\n    actions:\n      - grt.s cmp0, hi\n"));
+        assert!(salu.contains("lcmp_pin0:\n    actions:\n      - grt.u cmp0, phv_lo, -hi\n"));
+        assert!(
+            !salu.contains("lcmp_fail") && !salu.contains("stage"),
+            "{salu}"
+        );
+        assert_eq!((s.ingress_stages, s.egress_stages), (5, 0));
     }
 
     #[test]
