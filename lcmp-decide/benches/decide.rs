@@ -1,6 +1,9 @@
 //! Criterion benchmarks of the packet path, each beside a straightforward
 //! `std` baseline (HashMap flow table, Vec + sort) measured in the same run.
-//! Figures are recorded in docs/performance.md.
+//! The hit and the new flow run under the zero flow key (`lcmp`) and a
+//! random-looking one (`lcmp_keyed`) in the same run, and the fingerprint
+//! alone beside the unkeyed mix it replaced (issue 33). Figures are
+//! recorded in docs/performance.md.
 #![allow(missing_docs)]
 
 use std::collections::HashMap;
@@ -15,8 +18,16 @@ use common::{flow, tables, CANDS, GBPS};
 
 const FLOWS: usize = 1 << 16;
 
-fn decider(n: usize, idle: u32) -> Box<Decider<8, FLOWS>> {
-    let mut d = Box::new(Decider::new(DeciderConfig::default()));
+/// A device's flow key (any non-zero value: SipHash costs the same under
+/// every key, which the `lcmp` / `lcmp_keyed` pairs show).
+const KEY: FlowCacheKey = FlowCacheKey::from_bytes(*b"bench flow key!!");
+
+/// The decider variants of each LCMP benchmark: the zero key (the default)
+/// and a device key.
+const KEYS: [(&str, FlowCacheKey); 2] = [("lcmp", FlowCacheKey::ZERO), ("lcmp_keyed", KEY)];
+
+fn decider(n: usize, idle: u32, key: FlowCacheKey) -> Box<Decider<8, FLOWS>> {
+    let mut d = Box::new(Decider::new(DeciderConfig::default().with_flow_key(key)));
     d.install(&tables(n, idle)).expect("valid");
     // Some congestion so C_cong is not trivially zero.
     for p in 0..n as u8 {
@@ -94,13 +105,13 @@ fn bench_pinned<const F: usize>(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     d: &mut Decider<8, F>,
     keys: &[FlowKey],
-    label: &str,
+    (name, label): (&str, &str),
 ) {
     for k in keys {
         let _ = d.on_packet(Instant::from_ticks(2000), k, GroupId(8));
     }
     let mut i = 0usize;
-    g.bench_function(BenchmarkId::new("lcmp", label), |b| {
+    g.bench_function(BenchmarkId::new(name, label), |b| {
         b.iter(|| {
             i = (i + 1) % keys.len();
             black_box(d.on_packet(Instant::from_ticks(3000), black_box(&keys[i]), GroupId(8)))
@@ -115,12 +126,16 @@ fn bench_hit(c: &mut Criterion) {
     // (768 KiB, mostly L2/L3 misses), each beside a HashMap of the same flows.
     for (flows, label) in [(2_000u32, "2k_flows"), (20_000, "20k_flows")] {
         let keys: Vec<FlowKey> = (0..flows).map(flow).collect();
-        if flows <= 2_000 {
-            let mut d: Box<Decider<8, 4096>> = Box::new(Decider::new(DeciderConfig::default()));
-            d.install(&tables(6, 2_000_000)).expect("valid");
-            bench_pinned(&mut g, &mut d, &keys, label);
-        } else {
-            bench_pinned(&mut g, &mut decider(6, 2_000_000), &keys, label);
+        for (name, key) in KEYS {
+            if flows <= 2_000 {
+                let config = DeciderConfig::default().with_flow_key(key);
+                let mut d: Box<Decider<8, 4096>> = Box::new(Decider::new(config));
+                d.install(&tables(6, 2_000_000)).expect("valid");
+                bench_pinned(&mut g, &mut d, &keys, (name, label));
+            } else {
+                let mut d = decider(6, 2_000_000, key);
+                bench_pinned(&mut g, &mut d, &keys, (name, label));
+            }
         }
         let mut i = 0usize;
         let mut base = Baseline::new(6);
@@ -142,14 +157,20 @@ fn bench_new_flow(c: &mut Criterion) {
     for n in [2usize, 4, 6, 8] {
         // Idle timeout 0 and a clock that advances every packet: each packet
         // is a new flow whose slot reuses an idle one (steady state).
-        let mut d = decider(n, 0);
         let mut now = 10_000u32;
-        g.bench_with_input(BenchmarkId::new("lcmp", n), &n, |b, _| {
-            b.iter(|| {
-                now = now.wrapping_add(1);
-                black_box(d.on_packet(Instant::from_ticks(now), black_box(&flow(now)), GroupId(8)))
-            })
-        });
+        for (name, key) in KEYS {
+            let mut d = decider(n, 0, key);
+            g.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
+                b.iter(|| {
+                    now = now.wrapping_add(1);
+                    black_box(d.on_packet(
+                        Instant::from_ticks(now),
+                        black_box(&flow(now)),
+                        GroupId(8),
+                    ))
+                })
+            });
+        }
         let mut base = Baseline::new(n);
         g.bench_with_input(BenchmarkId::new("std_baseline", n), &n, |b, _| {
             b.iter(|| {
@@ -166,7 +187,7 @@ fn bench_new_flow(c: &mut Criterion) {
 
 fn bench_gc(c: &mut Criterion) {
     let mut g = c.benchmark_group("gc");
-    let mut d = decider(6, 1000);
+    let mut d = decider(6, 1000, KEY);
     for i in 0..(FLOWS as u32 / 2) {
         let _ = d.on_packet(Instant::from_ticks(i % 500), &flow(i), GroupId(8));
     }
@@ -185,5 +206,50 @@ fn bench_gc(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_hit, bench_new_flow, bench_gc);
+/// The fingerprint before issue 33 (commit 301d038, `FlowKey::fingerprint`
+/// for IPv4): two SplitMix64 finaliser rounds from a public constant, no
+/// key. Kept here only as the reference of the `fingerprint` group: it is
+/// what the keyed hash costs more per packet.
+fn unkeyed_fingerprint_v4(src: u32, dst: u32, last: u64) -> u64 {
+    const FINGERPRINT_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+    fn splitmix64(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    let h = splitmix64(FINGERPRINT_SEED ^ (u64::from(src) | (u64::from(dst) << 32)));
+    splitmix64(h ^ last)
+}
+
+fn bench_fingerprint(c: &mut Criterion) {
+    let mut g = c.benchmark_group("fingerprint");
+    let keys: Vec<FlowKey> = (0..1024).map(flow).collect();
+    let mut i = 0usize;
+    g.bench_function("siphash13_keyed", |b| {
+        b.iter(|| {
+            i = (i + 1) % keys.len();
+            black_box(black_box(&keys[i]).fingerprint(&KEY))
+        })
+    });
+    g.bench_function("unkeyed_splitmix_before_issue_33", |b| {
+        b.iter(|| {
+            i = (i + 1) % keys.len();
+            let k = black_box(&keys[i]);
+            let Addresses::V4 { src, dst } = k.addrs else {
+                return 0;
+            };
+            let last = u64::from(k.sport) | (u64::from(k.dport) << 16) | (u64::from(k.proto) << 32);
+            black_box(unkeyed_fingerprint_v4(src, dst, last))
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_hit,
+    bench_new_flow,
+    bench_gc,
+    bench_fingerprint
+);
 criterion_main!(benches);

@@ -1006,10 +1006,15 @@ mod test {
         });
     }
 
+    /// A displaced entry keeps every field it had: its whole tag (so it is
+    /// found under its own fingerprint, group bits included), its port
+    /// and its last-seen tick (a move is not traffic: a flow idle since
+    /// before the move expires when it would have without it).
     #[test]
     fn displaced_entry_keeps_its_port() {
         both!(32, |c| {
             let now = Instant::from_ticks(0);
+            let later = Instant::from_ticks(IDLE / 2);
             // Buckets 0 and 1 fill with flows whose buckets are exactly those.
             for i in 0..16u64 {
                 assert!(c.insert(fp(i, 0, 1), PortId(i as u8), now, IDLE).is_ok());
@@ -1030,13 +1035,23 @@ mod test {
             }
             // x has buckets 0 and 2, both full of active flows: h, whose
             // other bucket (3) is empty, moves there and x takes its slot.
+            // The move happens at `later`, with every flow still active.
             let x = fp(30, 0, 2);
-            let p = c.insert(x, PortId(30), now, IDLE).expect("room made");
+            let p = c.insert(x, PortId(30), later, IDLE).expect("room made");
             assert!(p.displaced);
             assert_eq!(p.slot / BUCKET, 2);
             assert_eq!(c.len(), 16 + 1 + 7 + 1);
-            let h_now = c.find(h, now, IDLE).expect("h kept");
+            let h_now = c.find(h, later, IDLE).expect("h kept");
             assert_eq!((h_now.port, h_now.slot / BUCKET), (PortId(100), 3));
+            // Last seen at 0, not at the move: idle just past IDLE from 0,
+            // while x (inserted at `later`) is still live.
+            let expiry = Instant::from_ticks(IDLE + 1);
+            assert_eq!(
+                c.find(h, Instant::from_ticks(IDLE), IDLE).map(|p| p.port),
+                Some(PortId(100))
+            );
+            assert_eq!(c.find(h, expiry, IDLE), None);
+            assert_eq!(c.find(x, expiry, IDLE).map(|p| p.port), Some(PortId(30)));
             for i in 0..16u64 {
                 assert_eq!(
                     c.find(fp(i, 0, 1), now, IDLE).map(|p| p.port),
@@ -1049,9 +1064,12 @@ mod test {
                     Some(PortId(i as u8))
                 );
             }
-            assert_eq!(c.find(x, now, IDLE).map(|p| p.port), Some(PortId(30)));
+            assert_eq!(c.find(x, later, IDLE).map(|p| p.port), Some(PortId(30)));
             // Nothing else can move: a flow of buckets 0 and 1 is refused.
-            assert_eq!(c.insert(fp(31, 0, 1), PortId(1), now, IDLE), Err(CacheFull));
+            assert_eq!(
+                c.insert(fp(31, 0, 1), PortId(1), later, IDLE),
+                Err(CacheFull)
+            );
         });
     }
 

@@ -190,6 +190,40 @@ quickcheck! {
         })
     }
 
+    // Issue 33's keyed flow cache: the key decides where a flow's entry
+    // lives, never which port a flow gets. With at most 8 distinct flows
+    // (no bucket pair of 2 x 8 slots can fill) every decision and every
+    // counter under any key equals the zero key's, repeats (hits)
+    // included, on owned and on caller-provided slots.
+    fn the_flow_key_moves_entries_not_decisions(w: World, k0: u64, k1: u64) -> bool {
+        let mut bytes = [0u8; 16];
+        bytes[..8].copy_from_slice(&k0.to_le_bytes());
+        bytes[8..].copy_from_slice(&k1.to_le_bytes());
+        let key = FlowCacheKey::from_bytes(bytes);
+        let mut distinct: Vec<u32> = Vec::new();
+        for f in &w.flows {
+            if !distinct.contains(f) && distinct.len() < 8 {
+                distinct.push(*f);
+            }
+        }
+        let packets: Vec<u32> = w.flows.iter().copied().filter(|f| distinct.contains(f)).collect();
+        let run = |key: FlowCacheKey| {
+            let mut d: Decider<8, 256> = Decider::new(w.config().with_flow_key(key));
+            let now = w.setup(&mut d);
+            let decisions: Vec<Decision> =
+                packets.iter().map(|f| d.on_packet(t(now), &flow(*f), DC8)).collect();
+            let mut blocks = vec![SlotBlock::EMPTY; 256 / 16];
+            let mut r = DeciderRef::<8>::with_slots(w.config().with_flow_key(key), &mut blocks)
+                .expect("16 blocks");
+            let now = w.setup(&mut r);
+            let borrowed: Vec<Decision> =
+                packets.iter().map(|f| r.on_packet(t(now), &flow(*f), DC8)).collect();
+            (decisions, *d.counters(), borrowed, *r.counters())
+        };
+        let (zero, keyed) = (run(FlowCacheKey::ZERO), run(key));
+        zero == keyed && zero.0 == zero.2
+    }
+
     fn decisions_are_a_pure_function_of_inputs(w: World) -> bool {
         let (mut a, now) = w.decider();
         let (mut b, _) = w.decider();

@@ -228,6 +228,25 @@ pub fn build_tables(
     if n == 0 || n > MAX_LEVELS {
         return Err(OptionError::InvalidLevelCount(n).into());
     }
+    // Every reachable destination is a group: refuse too many before the
+    // automatic saturation's search (one per destination) and the
+    // candidates' (one more each), from one search rooted at the switch
+    // (the graph is undirected, so "reaches the switch" is "reachable").
+    let graph = topo.graph();
+    let reachable = graph.index(switch).map_or(0, |s| {
+        graph
+            .to_dst(s)
+            .hops
+            .iter()
+            .filter(|h| matches!(h, Some(n) if *n > 0))
+            .count()
+    });
+    if reachable > MAX_GROUPS {
+        return Err(TablesError::TooMany {
+            what: Count::Groups,
+            count: reachable as u64,
+        });
+    }
     let mut params = opts.params;
     params.delay_shift = match opts.saturation {
         Saturation::Shift(s) => s,
@@ -305,7 +324,6 @@ pub fn build_tables(
         .filter(|&d| d != switch)
         .collect();
     dsts.sort_unstable();
-    let graph = topo.graph();
     for dst in dsts {
         let cands = candidates(topo, &graph, switch, dst, opts);
         if cands.is_empty() {
@@ -332,12 +350,7 @@ pub fn build_tables(
         }
         groups.push(g);
     }
-    if groups.len() > MAX_GROUPS {
-        return Err(TablesError::TooMany {
-            what: Count::Groups,
-            count: groups.len() as u64,
-        });
-    }
+    // At most `reachable <= MAX_GROUPS` groups (checked above).
     for g in groups {
         tables.groups.push(g).map_err(|_| TablesError::TooMany {
             what: Count::Groups,
@@ -692,6 +705,66 @@ mod test {
         // DC1 or DC8 = 25 + 250 = 275 ms... but DC1 -> DC8 via DC3 is 500 ms,
         // so 512 = 1 << 9 is the first power above it.
         assert_eq!(t.params.delay_shift, 9);
+    }
+
+    /// A candidate's path capacity is its narrowest link and its delay the
+    /// sum, whichever link is the narrow one: the first hop (via DC 2), a
+    /// later one (via DC 3), or neither (via DC 5); the first-hop metric
+    /// sees only the egress link. (testbed8's paths have equal links, so
+    /// they cannot tell `min` from either side.)
+    #[test]
+    fn path_capacity_is_the_narrowest_link_and_delay_the_sum() {
+        const G: u64 = 1_000_000_000;
+        let link = |a, b, gbps: u64, delay_us| crate::Link {
+            a,
+            b,
+            capacity_bps: gbps * G,
+            delay_us,
+        };
+        let topo = Topology {
+            name: "narrow".into(),
+            dcs: (1..=5)
+                .map(|id| crate::Dc {
+                    id,
+                    name: alloc::format!("D{id}"),
+                })
+                .collect(),
+            links: alloc::vec![
+                link(1, 2, 100, 1000),
+                link(2, 4, 400, 3000),
+                link(1, 3, 400, 2000),
+                link(3, 4, 25, 5000),
+                link(1, 5, 200, 1000),
+                link(5, 4, 200, 1000),
+            ],
+            buffer_bytes: 1 << 20,
+        };
+        let group4 = |metric| {
+            let opts = BuildOptions {
+                metric,
+                ..BuildOptions::default()
+            };
+            let t = build_tables(&topo, 1, &opts).expect("build");
+            let g = t
+                .groups
+                .iter()
+                .find(|g| g.id == GroupId(4))
+                .expect("group 4");
+            g.candidates
+                .iter()
+                .map(|c| (c.port.0, c.delay_units, c.capacity_bps / G))
+                .collect::<Vec<_>>()
+        };
+        // Ports by neighbour id: DC 2 is port 0, DC 3 port 1, DC 5 port 2;
+        // delays in 1 ms units.
+        assert_eq!(
+            group4(PathMetric::Path),
+            [(0, 4, 100), (1, 7, 25), (2, 2, 200)]
+        );
+        assert_eq!(
+            group4(PathMetric::FirstHop),
+            [(0, 1, 100), (1, 2, 400), (2, 1, 200)]
+        );
     }
 
     #[test]

@@ -853,8 +853,9 @@ mod test {
 
     #[test]
     fn large_grid_gives_a_typed_error_and_right_paths() {
-        // 32 x 32 grid: 1024 DCs, 1984 links; every destination's search
-        // for the automatic saturation runs once. (How long it takes is a
+        // 32 x 32 grid: 1024 DCs, 1984 links; the group count is refused
+        // from one search rooted at the switch, before the automatic
+        // saturation's search per destination. (How long it takes is a
         // benchmark's business, not a test's.)
         let side = 32u16;
         let id = |r: u16, c: u16| r * side + c + 1;

@@ -533,7 +533,7 @@ fn a_rejected_blob_changes_nothing() {
 
 #[test]
 fn every_code_has_a_message_and_every_reason_a_name() {
-    for code in [0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -23]
+    for code in [0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -23, -24]
         .into_iter()
         .chain(LCMP_ERR_INVALID_TABLES..=LCMP_ERR_SHIFT_TOO_LARGE)
         .chain(LCMP_ERR_BLOB_LENGTH..=LCMP_ERR_BLOB_TRUNCATED)

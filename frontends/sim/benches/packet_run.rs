@@ -53,6 +53,26 @@ fn thread_cpu_s() -> Option<f64> {
     Some(ns * 1e-9)
 }
 
+/// A hash of everything the run produced (each flow's FCT and path, the
+/// link statistics, the counters but the event count): equal digests
+/// before and after a change of the simulator's machinery mean equal
+/// outputs.
+fn digest(out: &lcmp_sim::engine::RunOutput) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut h = DefaultHasher::new();
+    for f in &out.flows {
+        f.fct_us.map(f64::to_bits).hash(&mut h);
+        f.path.hash(&mut h);
+    }
+    format!("{:?}", out.links).hash(&mut h);
+    let mut stats = out.packet.clone().unwrap_or_default();
+    stats.events = 0;
+    format!("{stats:?}").hash(&mut h);
+    out.bytes_delivered.hash(&mut h);
+    out.end_us.to_bits().hash(&mut h);
+    h.finish()
+}
+
 fn main() -> Result<(), String> {
     let b = Bench::parse();
     let window = b
@@ -116,6 +136,7 @@ fn main() -> Result<(), String> {
             .collect::<Vec<_>>()
             .join(" ")
     );
+    println!("  digest {:016x}", digest(&out));
     if completed != flows.len() {
         return Err(format!(
             "{} flows did not complete",

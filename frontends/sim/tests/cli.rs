@@ -462,3 +462,27 @@ fn a_bad_presets_error_names_the_presets_on_its_first_line() {
         "{first}"
     );
 }
+
+#[test]
+fn a_packet_model_comparison_on_two_threads_equals_the_serial_run() {
+    // `lcmp sim --model packet --preset artifact --load 0.3 --schemes
+    // ecmp,ucmp,lcmp --seeds 1` runs its schemes on parallel threads; a
+    // 2 ms window of it, on two threads and on one: the same results,
+    // bit for bit, in the same order.
+    let args = "--model packet --preset artifact --load 0.3 --window 0.002 \
+                --schemes ecmp,ucmp,lcmp --seeds 1";
+    let e = exp(&args.split_whitespace().collect::<Vec<_>>()).expect("valid");
+    let strip = |mut v: Vec<lcmp_sim::stats::RunResult>| {
+        for r in &mut v {
+            r.wall_time_s = 0.0;
+        }
+        v
+    };
+    let parallel = strip(e.run(2, &|| {}).expect("runs"));
+    let serial = strip(e.run(1, &|| {}).expect("runs"));
+    let schemes: Vec<&str> = parallel.iter().map(|r| r.scheme.as_str()).collect();
+    assert_eq!(schemes, ["ecmp", "ucmp", "lcmp"]);
+    assert_eq!(parallel, serial, "two threads changed the results");
+    // The runs differ from each other (so equal results are not empty ones).
+    assert_ne!(parallel[0], parallel[2]);
+}

@@ -721,6 +721,13 @@ mod test {
             })
         );
         assert_eq!(scratch, switch(1));
+        // Verify-only reports the same, with nothing decoded.
+        assert_eq!(verify_signed(&b, &keys, &me(), 8), v);
+        let inner = encode_blob_vec(&switch(1), 9).expect("encode");
+        assert_eq!(
+            verify_signed(&inner, &keys, &me(), 8),
+            Err(SignatureError::Unsigned.into())
+        );
         // Deterministic signatures: the same input signs to the same bytes.
         assert_eq!(signed(&switch(1), 9, &SEED_A), b);
     }
@@ -842,6 +849,11 @@ mod test {
             ..me()
         };
         for (b, installed, want) in cases {
+            // Verify-only refuses each for the same reason.
+            assert_eq!(
+                verify_signed(b, &keys, &clocked, installed),
+                Err(want.clone())
+            );
             let mut scratch = switch(2);
             assert_eq!(
                 decode_verified_into(

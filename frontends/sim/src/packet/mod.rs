@@ -11,9 +11,9 @@
 //!   spines by a per-flow hash.
 //! * **Ports** are store-and-forward: a packet is received whole, queued
 //!   at its egress port and serialised at the port's rate, then
-//!   propagates; each port's wire is a FIFO, so the event queue (a binary
-//!   heap of deadlines) holds one event per busy port and wire, not one
-//!   per packet in flight.
+//!   propagates; each port's wire is a FIFO, so the event queue (a radix
+//!   heap of deadlines, `queue.rs`) holds one event per busy port and wire,
+//!   not one per packet in flight.
 //! * **Switch buffers** ([`mmu`]): one shared buffer per switch with
 //!   per-ingress PFC accounting (reserve, dynamic threshold, headroom);
 //!   PAUSE and RESUME frames take the link's propagation delay to reach
@@ -56,10 +56,12 @@ use crate::network::Network;
 pub mod dcqcn;
 mod fabric;
 pub mod mmu;
+mod queue;
 
 use dcqcn::{DcqcnParams, Rp};
 use fabric::{Fabric, NodeKind};
 use mmu::PfcAction;
+use queue::EventQueue;
 
 /// Ports per simulated decider (the core's maximum).
 const PORTS: usize = 64;
@@ -294,8 +296,7 @@ struct Sim<'a> {
     flows: Vec<Flow>,
     outcomes: Vec<FlowOutcome>,
     hosts: Vec<Host>,
-    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
-    seq: u64,
+    queue: EventQueue<Ev>,
     rr: u64,
     now: u64,
     order: Vec<usize>,
@@ -374,8 +375,7 @@ impl<'a> Sim<'a> {
             flows: Vec::with_capacity(specs.len()),
             outcomes,
             hosts,
-            heap: BinaryHeap::new(),
-            seq: 0,
+            queue: EventQueue::new(),
             rr: 0,
             now: 0,
             order,
@@ -390,8 +390,7 @@ impl<'a> Sim<'a> {
     }
 
     fn at(&mut self, t: u64, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Reverse((t, self.seq, ev)));
+        self.queue.push(t, ev);
     }
 
     fn main_loop(&mut self) {
@@ -401,7 +400,7 @@ impl<'a> Sim<'a> {
             self.at(0, Ev::Sample);
         }
         let max_ps = (self.cfg.max_time_us.max(0.0) * PS_PER_US as f64) as u64;
-        while let Some(Reverse((t, _, ev))) = self.heap.pop() {
+        while let Some((t, ev)) = self.queue.pop() {
             if t > max_ps {
                 break;
             }
@@ -739,10 +738,17 @@ impl<'a> Sim<'a> {
         port.busy = true;
         let tx = tx_ps(u64::from(pkt.size), port.rate_bps);
         port.busy_until = now + tx;
-        // A switch port with nothing queued needs no event when it frees:
-        // the next packet for it finds it idle (or asks for the event,
-        // `try_tx`). A NIC always pulls its queue pairs.
-        let wake = is_host || !port.ctrl.is_empty() || !port.data.is_empty();
+        // A port with nothing queued needs no event when it frees: the
+        // next packet for it finds it idle (or asks for the event,
+        // `try_tx`). A NIC's queue is its ready queue pairs (an ACK-only
+        // NIC, at a receiver, has none).
+        let wake = !port.ctrl.is_empty()
+            || !port.data.is_empty()
+            || (is_host
+                && self
+                    .hosts
+                    .get(n as usize)
+                    .is_some_and(|h| !h.ready.is_empty()));
         port.wake_at = if wake { now + tx } else { u64::MAX };
         let arrive = now + tx + port.delay_ps;
         port.wire.push_back((arrive, pkt));
@@ -1236,11 +1242,11 @@ mod test {
             .position(|x| x.kind == NodeKind::Leaf { dc, index: leaf })
             .expect("destination leaf") as u32;
         let run_before = |sim: &mut Sim, until: u64| {
-            while let Some(&Reverse((t, _, ev))) = sim.heap.peek() {
+            while let Some((t, ev)) = sim.queue.peek() {
                 if t >= until {
                     break;
                 }
-                sim.heap.pop();
+                sim.queue.pop();
                 if ev == Ev::PortFree(n, out) {
                     sim.now = t;
                     sim.handle(t, ev);

@@ -1,0 +1,234 @@
+//! The packet model's event queue: a calendar queue (a timing wheel of
+//! short slots, plus a binary heap for the far future) over integer
+//! picoseconds that pops events in time order and, among events due at the
+//! same picosecond, in the order they were pushed: the order of the binary
+//! heap of `(time, insertion number)` it replaced.
+//!
+//! Hand-written: the timer wheels on crates.io fire a slot's timers
+//! together or in no stated order, and the model's outputs depend on the
+//! order of same-picosecond events. The binary heap kept that order but
+//! cost a sift through all its levels per event (about half the run time,
+//! docs/simulator.md "Cost"); a radix heap (tried) moved each event about
+//! as often. Here, a push is a shift, a mask and a `Vec` push, a pop a
+//! bitmap scan and a scan of one slot (a few events).
+//!
+//! The wheel holds the events of the next [`SLOTS`] slots of
+//! 2^[`SLOT_SHIFT`] ps, from the current one on (a few microseconds:
+//! intra-DC hops, serialisation, pacing); later ones wait in the heap and
+//! move into the wheel as soon as it reaches their slot, before any event
+//! for that slot can be pushed there directly. A slot is small and
+//! reused every few microseconds, so the wheel stays in the CPU's caches.
+//! Times pushed must not be earlier than the last popped (a discrete-event
+//! simulation never schedules into the past); an earlier time is queued as
+//! due at the last popped time.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Slot width: 2^12 ps (4.1 ns, a few events of a busy run).
+const SLOT_SHIFT: u32 = 12;
+/// Slots in the wheel: 2^10, about 4.2 us ahead.
+const SLOTS: u64 = 1 << 10;
+const MASK: u64 = SLOTS - 1;
+
+/// An event: time, insertion number, payload.
+type Entry<T> = (u64, u64, T);
+
+/// Events by time, then push order (see the module doc).
+pub(crate) struct EventQueue<T> {
+    slots: Vec<Vec<Entry<T>>>,
+    /// Bit `i` set: slot `i` holds events.
+    occupied: Vec<u64>,
+    /// The absolute slot number (`time >> SLOT_SHIFT`) of the current
+    /// slot: the wheel holds the events of slots `cur..cur + SLOTS`.
+    cur: u64,
+    in_wheel: usize,
+    far: BinaryHeap<Reverse<Entry<T>>>,
+    seq: u64,
+    last: u64,
+}
+
+impl<T: Copy + Ord> EventQueue<T> {
+    pub(crate) fn new() -> Self {
+        EventQueue {
+            slots: (0..SLOTS).map(|_| Vec::new()).collect(),
+            occupied: vec![0; (SLOTS / 64) as usize],
+            cur: 0,
+            in_wheel: 0,
+            far: BinaryHeap::new(),
+            seq: 0,
+            last: 0,
+        }
+    }
+
+    /// Queues `ev` due at `t` (not before the last popped time).
+    pub(crate) fn push(&mut self, t: u64, ev: T) {
+        let t = t.max(self.last);
+        self.seq += 1;
+        self.put((t, self.seq, ev));
+    }
+
+    fn put(&mut self, e: Entry<T>) {
+        let abs = e.0 >> SLOT_SHIFT;
+        if abs - self.cur >= SLOTS {
+            self.far.push(Reverse(e));
+            return;
+        }
+        let slot = (abs & MASK) as usize;
+        self.slots[slot].push(e);
+        self.occupied[slot / 64] |= 1 << (slot % 64);
+        self.in_wheel += 1;
+    }
+
+    /// Moves the wheel to absolute slot `abs` and the heap's events it now
+    /// covers into it.
+    fn advance(&mut self, abs: u64) {
+        self.cur = abs;
+        while let Some(&Reverse(e)) = self.far.peek() {
+            if (e.0 >> SLOT_SHIFT) - abs >= SLOTS {
+                break;
+            }
+            self.far.pop();
+            self.put(e);
+        }
+    }
+
+    /// Events queued.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.in_wheel + self.far.len()
+    }
+
+    /// The earliest event (the first pushed among equal times).
+    pub(crate) fn pop(&mut self) -> Option<(u64, T)> {
+        if self.in_wheel == 0 {
+            let Reverse((t, _, _)) = *self.far.peek()?;
+            self.advance(t >> SLOT_SHIFT);
+        }
+        let (slot, abs) = self.next_slot()?;
+        if abs != self.cur {
+            // Every heap event is later than the wheel's: those this
+            // move uncovers land after `slot`.
+            self.advance(abs);
+        }
+        let v = &mut self.slots[slot];
+        let (t, _, ev) = v.swap_remove(earliest(v));
+        if v.is_empty() {
+            self.occupied[slot / 64] &= !(1 << (slot % 64));
+        }
+        self.in_wheel -= 1;
+        self.last = t;
+        Some((t, ev))
+    }
+
+    /// The earliest event without removing it.
+    #[cfg(test)]
+    pub(crate) fn peek(&self) -> Option<(u64, T)> {
+        if self.in_wheel == 0 {
+            return self.far.peek().map(|&Reverse((t, _, ev))| (t, ev));
+        }
+        let (slot, _) = self.next_slot()?;
+        let v = &self.slots[slot];
+        let (t, _, ev) = v[earliest(v)];
+        Some((t, ev))
+    }
+
+    /// The next occupied slot at or after the current one (circularly),
+    /// and its absolute number.
+    fn next_slot(&self) -> Option<(usize, u64)> {
+        let start = (self.cur & MASK) as usize;
+        let words = self.occupied.len();
+        let mut w = start / 64;
+        let mut bits = self.occupied[w] & (!0u64 << (start % 64));
+        // At most once round, back to the start word's low bits.
+        for _ in 0..words {
+            if bits != 0 {
+                break;
+            }
+            w = (w + 1) % words;
+            bits = self.occupied[w];
+        }
+        if bits == 0 {
+            return None;
+        }
+        let slot = w * 64 + bits.trailing_zeros() as usize;
+        let ahead = (slot as u64).wrapping_sub(start as u64) & MASK;
+        Some((slot, self.cur + ahead))
+    }
+}
+
+/// Index of the earliest `(time, insertion number)` of a non-empty slot.
+fn earliest<T>(v: &[Entry<T>]) -> usize {
+    let mut best = 0;
+    for (i, e) in v.iter().enumerate().skip(1) {
+        if (e.0, e.1) < (v[best].0, v[best].1) {
+            best = i;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use quickcheck::{quickcheck, TestResult};
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    /// Runs a script against the queue and against a binary heap of
+    /// `(time, insertion number)`: each step pushes events at the given
+    /// offsets after the last popped time (small offsets, so ties are
+    /// common), then pops one. Both must pop the same events.
+    fn same_as_a_binary_heap(script: Vec<(Vec<(u8, u16)>, bool)>) -> TestResult {
+        let mut q = EventQueue::new();
+        let mut h = BinaryHeap::new();
+        let (mut now, mut seq) = (0u64, 0u64);
+        for (pushes, pop) in script {
+            for (shift, off) in pushes {
+                // Offsets from 0 to far ahead (up to 2^40 ps).
+                let t = now + (u64::from(off) << (shift % 25));
+                q.push(t, seq);
+                h.push(Reverse((t, seq)));
+                seq += 1;
+            }
+            if pop {
+                let want = h.pop().map(|Reverse(x)| x);
+                let got = q.pop();
+                if got != want {
+                    return TestResult::error(format!("popped {got:?}, want {want:?}"));
+                }
+                if let Some((t, _)) = got {
+                    now = t;
+                }
+            }
+        }
+        while let Some(Reverse(want)) = h.pop() {
+            if q.pop() != Some(want) {
+                return TestResult::failed();
+            }
+        }
+        TestResult::from_bool(q.pop().is_none() && q.len() == 0)
+    }
+
+    #[test]
+    fn pops_in_time_then_push_order_like_a_binary_heap() {
+        quickcheck(same_as_a_binary_heap as fn(Vec<(Vec<(u8, u16)>, bool)>) -> TestResult);
+    }
+
+    #[test]
+    fn equal_times_pushed_at_different_moments_pop_first_in_first_out() {
+        // A at 100 pushed when `last` was 0 (a high bucket), then 60
+        // popped, then B at 100 pushed with `last` 60: A still first.
+        let mut q = EventQueue::new();
+        q.push(100, 'A');
+        q.push(60, 'x');
+        assert_eq!(q.pop(), Some((60, 'x')));
+        q.push(100, 'B');
+        q.push(70, 'y');
+        q.push(100, 'C');
+        assert_eq!(q.len(), 4);
+        assert_eq!(q.peek(), Some((70, 'y')));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, [(70, 'y'), (100, 'A'), (100, 'B'), (100, 'C')]);
+    }
+}
