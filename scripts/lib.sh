@@ -35,7 +35,11 @@ UNLOCKED_CARGO_TOOLS=(wasm-bindgen-cli@0.2.130)
 ensure_cargo_tool() {
   local bin=$1 crate=$2 version=$3 locked=(--locked)
   shift 3
-  if command -v "$bin" >/dev/null 2>&1 && "$bin" --version 2>/dev/null | grep -qwF -- "$version"; then
+  # A cargo subcommand may answer --version only through cargo
+  # (`cargo-hack --version` fails; `cargo hack --version` works).
+  if command -v "$bin" >/dev/null 2>&1 &&
+    { "$bin" --version 2>/dev/null || cargo "${bin#cargo-}" --version 2>/dev/null; } |
+    grep -qwF -- "$version"; then
     return 0
   fi
   if [[ " ${UNLOCKED_CARGO_TOOLS[*]} " == *" $crate@$version "* ]]; then

@@ -53,6 +53,8 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
@@ -66,6 +68,7 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
+#include <rte_telemetry.h>
 
 #include <sodium.h>
 
@@ -73,6 +76,7 @@
 #include "parse.h"
 
 #define BURST 32
+#define PREFETCH_AHEAD 3 /* frames whose headers are prefetched (l3fwd's PREFETCH_OFFSET) */
 #define MAX_WORKERS 16
 #define MAX_RX_PORTS 8
 #define MAX_ROUTES 4096
@@ -81,11 +85,17 @@
 #define CTL_RING 1024
 #define TXQ_MAX 512 /* packets a worker holds per port while TX is busy */
 #define GC_BUDGET 64
+#define MBUF_CACHE 256 /* the mbuf pool's per-lcore cache */
+/* The smallest --mbuf-size: the headers a worker reads and rewrites
+ * (Ethernet, two VLAN tags, an IPv6 header and the L4 ports, 80 bytes)
+ * must be in a frame's first segment, with room to spare. */
+#define MIN_MBUF_SIZE 128
 
 /* ---- configuration ----------------------------------------------------- */
 
 struct egress {
 	bool used;
+	int line; /* its 'port' line in the config */
 	uint16_t dpdk_port;
 	struct rte_ether_addr next_hop;
 	struct rte_ether_addr src; /* the DPDK port's MAC */
@@ -113,6 +123,18 @@ struct app_config {
 	unsigned int n_egress_ports;
 	struct rte_lpm *lpm4;
 	struct rte_lpm6 *lpm6;
+	/* Default routes (0.0.0.0/0, ::/0): rte_lpm takes depths from 1, so
+	 * a miss in the LPM falls back to these. */
+	bool has_default4, has_default6;
+	uint16_t default4, default6;
+	/* Every route's group and line, for the check against the tables. */
+	struct {
+		uint16_t group;
+		int line;
+	} routes[2 * MAX_ROUTES + 2];
+	unsigned int n_routes;
+	int tables_line;
+	const char *path; /* the config file */
 };
 
 struct options {
@@ -186,7 +208,7 @@ static struct rte_rcu_qsbr *g_qsbr;
 
 /* ---- per-lcore state --------------------------------------------------- */
 
-enum ctl_kind { CTL_SAMPLE = 1 };
+enum ctl_kind { CTL_SAMPLE = 1, CTL_EXPLAIN };
 
 struct ctl_msg { /* 16 bytes: an rte_ring element */
 	uint8_t kind;
@@ -222,7 +244,23 @@ struct worker {
 	uint64_t link_known, link_up; /* the link states its decider has */
 	struct lcmp_counters lcmp; /* copied at exit */
 	uint64_t cpu_ns;           /* the worker thread's CPU time, at exit */
+	/* Published every 1024 loops (relaxed stores; telemetry reads them):
+	 * the decider's counters and its flow cache's use. */
+	struct lcmp_counters live;
+	uint64_t cache_slots, cache_used;
+	uint64_t routed[LCMP_PORTS]; /* packets routed to each LCMP port */
 } __rte_cache_aligned;
+
+/* An 'explain' of the control file: the control lcore writes the request
+ * and sends CTL_EXPLAIN to the flow's worker, which answers with
+ * lcmp_explain on its own decider (no other thread may read it). */
+static struct {
+	struct lcmp_flow flow;
+	uint16_t group;
+	int32_t rc;
+	struct lcmp_explanation ex;
+	int done; /* set by the worker (release) */
+} g_explain;
 
 static uint64_t
 thread_cpu_ns(void)
@@ -247,7 +285,7 @@ static uint64_t g_rx_total;     /* packets received, all RX lcores */
 static uint64_t g_dispatched;   /* handed to worker rings */
 static int g_hook_state;        /* 0 idle, 1 requested, 2 done */
 
-static void
+static void __rte_noreturn __rte_format_printf(1, 2)
 die(const char *fmt, ...)
 {
 	va_list ap;
@@ -681,11 +719,94 @@ free_gen(struct table_gen *g)
 	free(g);
 }
 
+/* Why an install was refused (counted by reason: the "exit: installs"
+ * line and the telemetry). */
+enum refusal {
+	REFUSED_READ,      /* the file: missing, not regular, too big, memory */
+	REFUSED_BLOB,      /* not a valid blob: format, CRC, trailing bytes, tables */
+	REFUSED_SIGNATURE, /* signed mode: unsigned, unknown key, bad signature,
+			    * scope, expiry; unsigned mode: a signed blob */
+	REFUSED_ROLLBACK,  /* a generation not newer than the installed one */
+	REFUSED_CONFIG,    /* tables that do not match the config */
+	REFUSED_STATE,     /* the state file could not be written */
+	REFUSED_N
+};
+static const char *const refusal_name[REFUSED_N] = {"read", "blob", "signature", "rollback",
+						    "config", "state"};
+static uint64_t installs_published, installs_refused[REFUSED_N];
+
+static enum refusal
+refusal_of(int32_t rc)
+{
+	if (rc == LCMP_ERR_SIG_ROLLBACK)
+		return REFUSED_ROLLBACK;
+	if (rc <= LCMP_ERR_SIG_BAD_SIGNATURE && rc >= LCMP_ERR_SIG_EXPIRED)
+		return REFUSED_SIGNATURE;
+	return REFUSED_BLOB;
+}
+
+/* The tables of `g` against the config (docs/dpdk.md, "Configuration"):
+ * every route's group and every 'port' line's LCMP port are in the
+ * tables, and every port of the tables has a 'port' line. Asked of a
+ * probe decider attached to the tables (the C ABI lists neither ports
+ * nor groups): lcmp_set_port answers LCMP_ERR_NO_SUCH_PORT for a port
+ * the tables do not list, lcmp_explain LCMP_REASON_UNKNOWN_GROUP for a
+ * group. 0, or -1 with the reason in `why` (the config's file and line). */
+static int
+check_tables(const struct table_gen *g, const char *blob_path, char *why, size_t why_len)
+{
+	struct lcmp_config lc = {.size = sizeof(lc), .abi_version = LCMP_ABI_VERSION};
+	struct lcmp_decider *d = NULL;
+	struct lcmp_flow flow = {.family = LCMP_FAMILY_V4, .proto = 17};
+	size_t size = RTE_ALIGN_CEIL(lcmp_decider_shared_size(LCMP_MIN_FLOWS), LCMP_DECIDER_ALIGN);
+	void *mem = aligned_alloc(LCMP_DECIDER_ALIGN, size);
+	unsigned int lp, i;
+	int ret = 0;
+
+	if (mem == NULL || lcmp_decider_init_shared(mem, size, LCMP_MIN_FLOWS, &lc, &d) != LCMP_OK ||
+	    lcmp_use_tables(d, g->tables) != LCMP_OK) {
+		snprintf(why, why_len, "cannot check the tables against the config");
+		ret = -1;
+		goto out;
+	}
+	for (lp = 0; lp < LCMP_PORTS && ret == 0; lp++) {
+		bool listed = lcmp_set_port(d, (uint8_t)lp, 1) == LCMP_OK;
+
+		if (cfg.egress[lp].used && !listed) {
+			snprintf(why, why_len, "%s:%d: LCMP port %u is not in the tables (%s)",
+				 cfg.path, cfg.egress[lp].line, lp, blob_path);
+			ret = -1;
+		} else if (!cfg.egress[lp].used && listed) {
+			snprintf(why, why_len, "%s:%d: the tables (%s) list LCMP port %u, which has "
+				 "no 'port' line", cfg.path, cfg.tables_line, blob_path, lp);
+			ret = -1;
+		}
+	}
+	for (i = 0; i < cfg.n_routes && ret == 0; i++) {
+		struct lcmp_explanation ex;
+
+		if (lcmp_explain(d, 0, &flow, cfg.routes[i].group, &ex) != LCMP_OK ||
+		    ex.reason == LCMP_REASON_UNKNOWN_GROUP) {
+			snprintf(why, why_len, "%s:%d: route group %u is not in the tables (%s)",
+				 cfg.path, cfg.routes[i].line, cfg.routes[i].group, blob_path);
+			ret = -1;
+		}
+	}
+out:
+	if (d != NULL) {
+		lcmp_release_tables(d);
+		lcmp_decider_fini(d);
+	}
+	free(mem);
+	return ret;
+}
+
 /* Reads a blob and installs it into a new tables object; NULL (and one
- * line on stderr) if bad. Workers only ever see valid tables. A signed
- * blob's signer is g->signer (an index into trust.keys). */
+ * line on stderr, the reason in `*refused`) if bad. Workers only ever see
+ * valid tables. A signed blob's signer is g->signer (an index into
+ * trust.keys). */
 static struct table_gen *
-load_gen(const char *path, uint64_t seq)
+load_gen(const char *path, uint64_t seq, enum refusal *refused)
 {
 	struct table_gen *g;
 	size_t len = 0;
@@ -693,6 +814,7 @@ load_gen(const char *path, uint64_t seq)
 	const char *why;
 	uint8_t *blob = read_file(path, &len, &why);
 
+	*refused = REFUSED_READ;
 	if (blob == NULL) {
 		fprintf(stderr, "lcmp-fwd: %s: %s\n", path, why);
 		return NULL;
@@ -731,7 +853,29 @@ load_gen(const char *path, uint64_t seq)
 				rc = LCMP_OK; /* not this key's: the next one */
 		}
 	} else {
-		rc = lcmp_blob_len(blob, len, &len);
+		size_t blob_len = 0;
+		static const uint8_t signed_magic[4] = {'L', 'C', 'M', 'S'};
+
+		if (len >= sizeof(signed_magic) && memcmp(blob, signed_magic, 4) == 0) {
+			/* The signed envelope (lcmp tables sign) is not a
+			 * blob's bad magic: say what it is. */
+			fprintf(stderr, "lcmp-fwd: %s: a signed blob, and the config has no 'trust' "
+				"line (add the signer's key: 'trust PUBKEY.pem' and 'scope HEX')\n",
+				path);
+			*refused = REFUSED_SIGNATURE;
+			free(blob);
+			free_gen(g);
+			return NULL;
+		}
+		rc = lcmp_blob_len(blob, len, &blob_len);
+		if (rc == LCMP_OK && blob_len != len) {
+			fprintf(stderr, "lcmp-fwd: %s: %zu bytes after the blob's end (a blob file "
+				"is exactly what lcmp tables -o wrote)\n", path, len - blob_len);
+			*refused = REFUSED_BLOB;
+			free(blob);
+			free_gen(g);
+			return NULL;
+		}
 		if (rc == LCMP_OK)
 			rc = lcmp_tables_init(g->mem, lcmp_tables_size(), &g->tables);
 		if (rc == LCMP_OK)
@@ -739,6 +883,7 @@ load_gen(const char *path, uint64_t seq)
 	}
 	free(blob);
 	if (rc != LCMP_OK) {
+		*refused = refusal_of(rc);
 		fprintf(stderr, "lcmp-fwd: %s: %s (%d)\n", path,
 			lcmp_strerror(rc), (int)rc);
 		free_gen(g);
@@ -747,6 +892,33 @@ load_gen(const char *path, uint64_t seq)
 	g->seq = seq;
 	g->len = len;
 	lcmp_tables_generation(g->tables, &g->generation);
+	if (!cfg.signed_only) {
+		/* The rollback guard of unsigned mode: only a newer generation
+		 * than the one running (within this run: nothing is kept
+		 * across a restart without 'trust' and 'state'). */
+		const struct table_gen *cur = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
+
+		if (cur != NULL && g->generation <= cur->generation) {
+			fprintf(stderr, "lcmp-fwd: %s: rollback: generation %" PRIu64
+				" not newer than the installed %" PRIu64 "\n", path, g->generation,
+				cur->generation);
+			*refused = REFUSED_ROLLBACK;
+			free_gen(g);
+			return NULL;
+		}
+	}
+	{
+		char why_buf[4096 + 256];
+
+		if (check_tables(g, path, why_buf, sizeof(why_buf)) != 0) {
+			fprintf(stderr, "lcmp-fwd: %s%s\n",
+				__atomic_load_n(&g_gen, __ATOMIC_ACQUIRE) == NULL ? "error: " : "",
+				why_buf);
+			*refused = REFUSED_CONFIG;
+			free_gen(g);
+			return NULL;
+		}
+	}
 	return g;
 }
 
@@ -757,11 +929,14 @@ static uint64_t gen_seq;
 static int
 install_blob(const char *path)
 {
-	struct table_gen *g = load_gen(path, gen_seq + 1), *old;
+	enum refusal refused;
+	struct table_gen *g = load_gen(path, gen_seq + 1, &refused), *old;
 	uint64_t token;
 
-	if (g == NULL)
+	if (g == NULL) {
+		installs_refused[refused]++;
 		return -1;
+	}
 	if (cfg.signed_only) {
 		/* The signer's floor is persisted before any worker can use
 		 * the tables (docs/tables.md, "What a device persists"). */
@@ -772,11 +947,13 @@ install_blob(const char *path)
 		if (trust_commit(&next, &why) != 0) {
 			fprintf(stderr, "lcmp-fwd: %s: not installed: state %s: %s\n", path,
 				cfg.state_path, why);
+			installs_refused[REFUSED_STATE]++;
 			free_gen(g);
 			return -1;
 		}
 	}
 	gen_seq++;
+	installs_published++;
 	old = __atomic_exchange_n(&g_gen, g, __ATOMIC_RELEASE);
 	/* After the grace period no worker holds `old` itself... */
 	token = rte_rcu_qsbr_start(g_qsbr);
@@ -842,18 +1019,45 @@ add_route(const char *file, int line, const char *prefix, const char *group_s)
 	if (*group_s == '\0' || *end != '\0' || group > 0xffff)
 		die("%s:%d: bad route group: %s", file, line, group_s);
 	if (inet_pton(AF_INET, buf, &a4) == 1) {
-		if (depth < 1 || depth > 32)
+		uint32_t hop;
+
+		if (depth > 32)
 			die("%s:%d: bad IPv4 prefix length: %s", file, line, prefix);
-		if (rte_lpm_add(cfg.lpm4, rte_be_to_cpu_32(a4.s_addr),
-				(uint8_t)depth, (uint32_t)group) != 0)
-			die("%s:%d: cannot add route %s", file, line, prefix);
+		if (depth == 0) {
+			if (cfg.has_default4)
+				die("%s:%d: a second IPv4 default route: %s", file, line, prefix);
+			cfg.has_default4 = true;
+			cfg.default4 = (uint16_t)group;
+		} else {
+			if (rte_lpm_is_rule_present(cfg.lpm4, rte_be_to_cpu_32(a4.s_addr),
+						    (uint8_t)depth, &hop) == 1)
+				die("%s:%d: prefix %s listed twice", file, line, prefix);
+			if (rte_lpm_add(cfg.lpm4, rte_be_to_cpu_32(a4.s_addr),
+					(uint8_t)depth, (uint32_t)group) != 0)
+				die("%s:%d: cannot add route %s", file, line, prefix);
+		}
 	} else if (inet_pton(AF_INET6, buf, a6) == 1) {
-		if (depth < 1 || depth > 128)
+		uint32_t hop;
+
+		if (depth > 128)
 			die("%s:%d: bad IPv6 prefix length: %s", file, line, prefix);
-		if (rte_lpm6_add(cfg.lpm6, a6, (uint8_t)depth, (uint32_t)group) != 0)
-			die("%s:%d: cannot add route %s", file, line, prefix);
+		if (depth == 0) {
+			if (cfg.has_default6)
+				die("%s:%d: a second IPv6 default route: %s", file, line, prefix);
+			cfg.has_default6 = true;
+			cfg.default6 = (uint16_t)group;
+		} else {
+			if (rte_lpm6_is_rule_present(cfg.lpm6, a6, (uint8_t)depth, &hop) == 1)
+				die("%s:%d: prefix %s listed twice", file, line, prefix);
+			if (rte_lpm6_add(cfg.lpm6, a6, (uint8_t)depth, (uint32_t)group) != 0)
+				die("%s:%d: cannot add route %s", file, line, prefix);
+		}
 	} else {
 		die("%s:%d: bad address: %s", file, line, buf);
+	}
+	if (cfg.n_routes < RTE_DIM(cfg.routes)) {
+		cfg.routes[cfg.n_routes].group = (uint16_t)group;
+		cfg.routes[cfg.n_routes++].line = line;
 	}
 }
 
@@ -885,11 +1089,14 @@ read_config(const char *path)
 	if (cfg.lpm4 == NULL || cfg.lpm6 == NULL)
 		die("cannot create the route tables (rte_lpm): %s",
 		    rte_strerror(rte_errno));
+	cfg.path = path;
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *argv[8], *save = NULL, *tok, *hash;
 		int argc = 0;
 
 		n++;
+		if (strchr(line, '\n') == NULL && !feof(f))
+			die("%s:%d: line longer than %zu characters", path, n, sizeof(line) - 2);
 		hash = strchr(line, '#');
 		if (hash != NULL)
 			*hash = '\0';
@@ -921,13 +1128,23 @@ read_config(const char *path)
 				die("%s:%d: no DPDK port %s", path, n, argv[2]);
 			if (parse_mac(argv[3], &e->next_hop) != 0)
 				die("%s:%d: bad MAC address %s", path, n, argv[3]);
+			/* A router's next hop is one station. */
+			if (!rte_is_unicast_ether_addr(&e->next_hop) ||
+			    rte_is_zero_ether_addr(&e->next_hop))
+				die("%s:%d: next hop %s is not a unicast MAC address", path, n,
+				    argv[3]);
 			e->used = true;
+			e->line = n;
 			if (!cfg.dpdk_is_egress[e->dpdk_port])
 				cfg.egress_ports[cfg.n_egress_ports++] = e->dpdk_port;
 			cfg.dpdk_is_egress[e->dpdk_port] = true;
 		} else if (strcmp(argv[0], "route") == 0 && argc == 3) {
 			add_route(path, n, argv[1], argv[2]);
 		} else if (strcmp(argv[0], "tables") == 0 && argc == 2) {
+			if (cfg.tables_line != 0)
+				die("%s:%d: a second 'tables' line (the first is line %d)", path, n,
+				    cfg.tables_line);
+			cfg.tables_line = n;
 			if (strlen(argv[1]) >= sizeof(cfg.tables_path))
 				die("%s:%d: path too long", path, n);
 			strcpy(cfg.tables_path, argv[1]);
@@ -973,6 +1190,7 @@ read_config(const char *path)
 /* ---- ports ------------------------------------------------------------------ */
 
 static struct rte_mempool *pool;
+static bool port_started[RTE_MAX_ETHPORTS]; /* only these are stopped at exit */
 
 static void
 port_setup(uint16_t port, uint16_t n_rx, uint16_t n_tx)
@@ -1023,6 +1241,7 @@ port_setup(uint16_t port, uint16_t n_rx, uint16_t n_tx)
 	rc = rte_eth_dev_start(port);
 	if (rc != 0)
 		die("port %u: start: %s", port, rte_strerror(-rc));
+	port_started[port] = true;
 	/* Only frames for this port's MAC are routed: promiscuous mode only
 	 * when asked (either call may be unsupported: not fatal, the
 	 * workers check the destination MAC anyway). */
@@ -1034,15 +1253,46 @@ port_setup(uint16_t port, uint16_t n_rx, uint16_t n_tx)
 		die("port %u: no MAC address", port);
 }
 
-static bool
-is_rx_port(uint16_t p)
-{
-	unsigned int i;
+/* RX queues by DPDK port (0: not an rx port), and with one RX lcore (one
+ * worker, or the dispatcher) the (port, queue) pairs it polls in turn. */
+static uint16_t rx_nq[RTE_MAX_ETHPORTS];
+static struct {
+	uint16_t port, queue;
+} g_rxq[RTE_MAX_ETHPORTS];
+static unsigned int n_g_rxq;
 
-	for (i = 0; i < cfg.n_rx_ports; i++)
-		if (cfg.rx_ports[i] == p)
-			return true;
-	return false;
+/* How many RX queues an rx port gets, so that no frame waits in a queue
+ * nobody polls. A vdev whose queues are fixed by its arguments and all
+ * fed (net_af_packet's qpairs, the kernel's fanout spreading frames over
+ * them; net_pcap's rx_pcap files; net_af_xdp's queue_count) gets all of
+ * them: with one RX lcore, it polls each in turn; with --dispatch rss,
+ * worker W polls queue W, so the counts must match (else refused). A NIC
+ * gets one queue (--dispatch sw) or one per worker (rss): it fills only
+ * the queues configured. */
+static uint16_t
+rx_queues_of(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+	char name[RTE_ETH_NAME_MAX_LEN] = "?";
+	bool fixed;
+	int rc = rte_eth_dev_info_get(port, &info);
+
+	if (rc != 0)
+		die("port %u: no device info: %s", port, rte_strerror(-rc));
+	rte_eth_dev_get_name_by_port(port, name);
+	fixed = strcmp(info.driver_name, "net_af_packet") == 0 ||
+		strcmp(info.driver_name, "net_pcap") == 0 ||
+		strcmp(info.driver_name, "net_af_xdp") == 0;
+	if (!fixed)
+		return (uint16_t)(opt.rss ? opt.workers : 1);
+	if (info.max_rx_queues == 0)
+		die("port %u (%s): the device has no RX queue", port, name);
+	if (opt.rss && info.max_rx_queues != opt.workers)
+		die("port %u (%s, %s): %u RX queues, %u worker(s) with --dispatch rss: "
+		    "frames in a queue no worker polls would be lost (give the device one "
+		    "queue per worker, or use --dispatch sw)", port, name, info.driver_name,
+		    info.max_rx_queues, opt.workers);
+	return info.max_rx_queues;
 }
 
 /* ---- the fast path ------------------------------------------------------ */
@@ -1052,15 +1302,21 @@ route_group(const struct parsed *p, uint16_t *group)
 {
 	uint32_t hop;
 
-	if (p->flow.family == LCMP_FAMILY_V4) {
+	if (p->family == LCMP_FAMILY_V4) {
 		uint32_t dst;
 
 		memcpy(&dst, p->dst, 4);
-		if (rte_lpm_lookup(cfg.lpm4, rte_be_to_cpu_32(dst), &hop) != 0)
-			return false;
+		if (rte_lpm_lookup(cfg.lpm4, rte_be_to_cpu_32(dst), &hop) != 0) {
+			if (!cfg.has_default4)
+				return false;
+			hop = cfg.default4;
+		}
 	} else {
-		if (rte_lpm6_lookup(cfg.lpm6, p->dst, &hop) != 0)
-			return false;
+		if (rte_lpm6_lookup(cfg.lpm6, p->dst, &hop) != 0) {
+			if (!cfg.has_default6)
+				return false;
+			hop = cfg.default6;
+		}
 	}
 	*group = (uint16_t)hop;
 	return true;
@@ -1195,15 +1451,22 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 	uint16_t i, k = 0;
 	int32_t rc;
 
+	/* The headers of the next PREFETCH_AHEAD frames are fetched while
+	 * this one is parsed, as DPDK's l3fwd does (prefetching the frame
+	 * about to be read, as before, hid nothing). */
+	for (i = 0; i < PREFETCH_AHEAD && i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
 	for (i = 0; i < n; i++) {
 		int r;
 
-		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
+		if (i + PREFETCH_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(m[i + PREFETCH_AHEAD], void *));
 		if (unlikely(l2_refused(w, m[i]))) {
 			rte_pktmbuf_free(m[i]);
 			continue;
 		}
-		r = parse_packet(m[i], &p);
+		/* The 5-tuple goes straight into the decider's input. */
+		r = parse_packet_to(m[i], &p, &pkts[k].flow);
 		if (unlikely(r != PARSE_OK)) {
 			if (r == PARSE_TRUNCATED)
 				INC(w->stats.truncated, 1);
@@ -1221,10 +1484,9 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 			rte_pktmbuf_free(m[i]);
 			continue;
 		}
-		pkts[k].flow = p.flow;
 		hdr[k].l3_off = p.l3_off;
 		hdr[k].n_vlan = p.n_vlan;
-		hdr[k].family = p.flow.family;
+		hdr[k].family = p.family;
 		ok[k++] = m[i];
 	}
 	if (k == 0)
@@ -1272,6 +1534,7 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 		eth = rte_pktmbuf_mtod(ok[i], struct rte_ether_hdr *);
 		rte_ether_addr_copy(&e->next_hop, &eth->dst_addr);
 		rte_ether_addr_copy(&e->src, &eth->src_addr);
+		INC(w->routed[dec[i].port], 1);
 		tx_enqueue(w, e->dpdk_port, ok[i]);
 	}
 }
@@ -1306,6 +1569,10 @@ worker_control(struct worker *w, uint64_t *seq)
 			if (lcmp_sample(w->d, msgs[i].now, msgs[i].port,
 					msgs[i].bytes) == LCMP_OK)
 				INC(w->stats.samples, 1);
+		} else if (msgs[i].kind == CTL_EXPLAIN) {
+			g_explain.rc = lcmp_explain(w->d, now_us(), &g_explain.flow,
+						    g_explain.group, &g_explain.ex);
+			__atomic_store_n(&g_explain.done, 1, __ATOMIC_RELEASE);
 		}
 	}
 	/* Link states: the published masks, applied where they differ from
@@ -1346,15 +1613,50 @@ rx_direct(struct worker *w, struct rte_mbuf **m, unsigned int *next_port)
 			want = (uint16_t)(opt.install_after - total);
 		}
 	}
-	for (i = 0; i < cfg.n_rx_ports && n == 0; i++) {
-		uint16_t port = cfg.rx_ports[*next_port];
+	if (opt.rss) {
+		for (i = 0; i < cfg.n_rx_ports && n == 0; i++) {
+			uint16_t port = cfg.rx_ports[*next_port];
 
-		*next_port = (*next_port + 1) % cfg.n_rx_ports;
-		n = rte_eth_rx_burst(port, (uint16_t)(opt.rss ? w->id : 0), m, want);
+			*next_port = (*next_port + 1) % cfg.n_rx_ports;
+			n = rte_eth_rx_burst(port, (uint16_t)w->id, m, want);
+		}
+	} else {
+		/* Every queue of every rx port, in turn. */
+		for (i = 0; i < n_g_rxq && n == 0; i++) {
+			unsigned int at = *next_port;
+
+			*next_port = (*next_port + 1) % n_g_rxq;
+			n = rte_eth_rx_burst(g_rxq[at].port, g_rxq[at].queue, m, want);
+		}
 	}
 	if (n != 0)
 		__atomic_fetch_add(&g_rx_total, n, __ATOMIC_RELAXED);
 	return n;
+}
+
+/* The decider's counters and flow-cache use, for telemetry (the main
+ * lcore and the telemetry thread never read the decider itself). */
+static void
+publish_decider(struct worker *w)
+{
+	struct lcmp_counters c;
+	size_t slots = 0, used = 0;
+
+	if (lcmp_get_counters(w->d, &c) == LCMP_OK) {
+		STORE(w->live.packets, c.packets);
+		STORE(w->live.hits, c.hits);
+		STORE(w->live.new_flows, c.new_flows);
+		STORE(w->live.failovers, c.failovers);
+		STORE(w->live.withdrawals, c.withdrawals);
+		STORE(w->live.unpinned, c.unpinned);
+		STORE(w->live.no_route, c.no_route);
+		STORE(w->live.cache_full, c.cache_full);
+		STORE(w->live.samples, c.samples);
+	}
+	if (lcmp_flow_cache_usage(w->d, &slots, &used) == LCMP_OK) {
+		STORE(w->cache_slots, (uint64_t)slots);
+		STORE(w->cache_used, (uint64_t)used);
+	}
 }
 
 static int
@@ -1391,8 +1693,10 @@ worker_main(void *arg)
 		for (i = 0; i < cfg.n_egress_ports; i++)
 			if (w->txq[cfg.egress_ports[i]].n != 0)
 				tx_flush(w, cfg.egress_ports[i]);
-		if ((++loops & 1023) == 0)
+		if ((++loops & 1023) == 0) {
 			lcmp_gc(w->d, now_us(), GC_BUDGET);
+			publish_decider(w);
+		}
 		/* Publish this worker's counters (the main lcore reads them). */
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		rte_rcu_qsbr_quiescent(g_qsbr, w->id);
@@ -1410,10 +1714,14 @@ worker_main(void *arg)
 
 		for (tries = 0; tries < 1000 && w->txq[p].n != 0; tries++)
 			tx_flush(w, p);
+		/* What TX still refuses at exit is dropped, and counted
+		 * (tx_full), so that rx = tx + dropped holds at exit too. */
+		INC(w->stats.tx_full, w->txq[p].n);
 		while (w->txq[p].n != 0)
 			rte_pktmbuf_free(w->txq[p].pkts[--w->txq[p].n]);
 	}
 	lcmp_get_counters(w->d, &w->lcmp);
+	publish_decider(w);
 	w->cpu_ns = thread_cpu_ns() - cpu0;
 	return 0;
 }
@@ -1524,6 +1832,89 @@ send_samples(void)
 	}
 }
 
+/* af_packet's PMD reports its link up whatever the kernel interface's
+ * carrier (a veth whose peer is down says NO-CARRIER, and every frame
+ * sent to it is lost): for an af_packet port the carrier is read from
+ * /sys/class/net/IFACE/carrier as well. IFACE is the vdev's iface=
+ * argument ("" for other drivers). */
+static char af_packet_iface[RTE_MAX_ETHPORTS][32];
+
+static void
+find_af_packet_iface(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	const char *a;
+	size_t n;
+
+	if (rte_eth_dev_info_get(port, &info) != 0 ||
+	    strcmp(info.driver_name, "net_af_packet") != 0 || info.device == NULL)
+		return;
+	da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL)
+		return;
+	for (a = da->args; a != NULL; a = strchr(a, ',') ? strchr(a, ',') + 1 : NULL) {
+		if (strncmp(a, "iface=", 6) != 0)
+			continue;
+		a += 6;
+		n = strcspn(a, ",");
+		if (n > 0 && n < sizeof(af_packet_iface[port]) && memchr(a, '/', n) == NULL) {
+			memcpy(af_packet_iface[port], a, n);
+			af_packet_iface[port][n] = '\0';
+		}
+		return;
+	}
+}
+
+/* A counter of the kernel interface behind af_packet port `port`
+ * (/sys/class/net/IFACE/statistics/NAME), or UINT64_MAX if unknown. */
+static uint64_t
+af_packet_kernel_stat(uint16_t port, const char *name)
+{
+	char path[128], buf[32];
+	ssize_t n;
+	int fd;
+
+	if (af_packet_iface[port][0] == '\0')
+		return UINT64_MAX;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", af_packet_iface[port], name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return UINT64_MAX;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+/* The kernel interface's rx_packets when the port started: the app's
+ * ipackets is compared with what the kernel counted since. */
+static uint64_t af_packet_rx0[RTE_MAX_ETHPORTS];
+
+/* 1 if the kernel interface behind af_packet port `port` has carrier, 0
+ * if not, -1 if unknown (not af_packet, or unreadable). */
+static int
+af_packet_carrier(uint16_t port)
+{
+	char path[96], c = '?';
+	int fd;
+
+	if (af_packet_iface[port][0] == '\0')
+		return -1;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/carrier", af_packet_iface[port]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = '?';
+	close(fd);
+	/* Reading the carrier of an interface that is down fails (EINVAL):
+	 * down as well. */
+	return c == '1' ? 1 : 0;
+}
+
 static int link_state[LCMP_PORTS]; /* -1 unknown, 0 down, 1 up */
 static bool admin_down[LCMP_PORTS];
 static void
@@ -1540,7 +1931,8 @@ poll_links(void)
 		memset(&link, 0, sizeof(link));
 		if (rte_eth_link_get_nowait(cfg.egress[lp].dpdk_port, &link) != 0)
 			continue;
-		up = link.link_status == RTE_ETH_LINK_UP && !admin_down[lp];
+		up = link.link_status == RTE_ETH_LINK_UP && !admin_down[lp] &&
+		     af_packet_carrier(cfg.egress[lp].dpdk_port) != 0;
 		if (up == link_state[lp])
 			continue;
 		link_state[lp] = up;
@@ -1668,6 +2060,135 @@ trust_remove(const char *id_s, const char *sig_path, const char **why)
  * removed. Write it elsewhere and rename it into place. */
 static void print_stats(const char *label);
 
+/* "cache": each worker's flow-cache use, as it last published it. */
+static void
+ctl_cache(void)
+{
+	unsigned int w;
+
+	for (w = 0; w < opt.workers; w++) {
+		uint64_t slots = LOAD(workers[w].cache_slots), used = LOAD(workers[w].cache_used);
+
+		printf("cache: worker %u: %" PRIu64 " of %" PRIu64 " slots used (%" PRIu64
+		       "%%), cache_full=%" PRIu64 "\n", w, used, slots, slots ? used * 100 / slots : 0,
+		       LOAD(workers[w].live.cache_full));
+	}
+	fflush(stdout);
+}
+
+/* "explain SRC DST SPORT DPORT PROTO": the decision lcmp_on_packet would
+ * make now for that flow (lcmp_explain), asked of the worker that owns
+ * the flow (the dispatcher's hash; with --dispatch rss the NIC's, so every
+ * worker is asked). 0, or -1 with `*why` set. */
+static int
+ctl_explain(char **argv, const char **why)
+{
+	struct lcmp_flow flow;
+	struct parsed p;
+	unsigned long sport, dport, proto;
+	char *end1, *end2, *end3;
+	unsigned int w, first = 0, last = opt.workers;
+	uint16_t group;
+
+	memset(&flow, 0, sizeof(flow));
+	memset(&p, 0, sizeof(p));
+	if (inet_pton(AF_INET, argv[1], flow.src) == 1 && inet_pton(AF_INET, argv[2], flow.dst) == 1)
+		flow.family = LCMP_FAMILY_V4;
+	else if (inet_pton(AF_INET6, argv[1], flow.src) == 1 &&
+		 inet_pton(AF_INET6, argv[2], flow.dst) == 1)
+		flow.family = LCMP_FAMILY_V6;
+	else {
+		*why = "explain: expected two IPv4 or two IPv6 addresses";
+		return -1;
+	}
+	sport = strtoul(argv[3], &end1, 10);
+	dport = strtoul(argv[4], &end2, 10);
+	proto = strtoul(argv[5], &end3, 10);
+	if (*end1 != '\0' || *end2 != '\0' || *end3 != '\0' || sport > 65535 || dport > 65535 ||
+	    proto > 255) {
+		*why = "explain: expected ports 0..65535 and a protocol 0..255";
+		return -1;
+	}
+	flow.sport = (uint16_t)sport;
+	flow.dport = (uint16_t)dport;
+	flow.proto = (uint8_t)proto;
+	p.flow = flow;
+	p.family = flow.family;
+	memcpy(p.dst, flow.dst, 16);
+	if (!route_group(&p, &group)) {
+		*why = "explain: no route for the destination (unknown_dst)";
+		return -1;
+	}
+	if (opt.workers > 1 && !opt.rss) {
+		uint64_t h;
+
+		crypto_shorthash((unsigned char *)&h, (const unsigned char *)&flow, sizeof(flow),
+				 dispatch_key);
+		first = (unsigned int)(h % opt.workers);
+		last = first + 1;
+	}
+	for (w = first; w < last; w++) {
+		struct ctl_msg msg = {.kind = CTL_EXPLAIN};
+		const struct lcmp_explanation *ex = &g_explain.ex;
+		unsigned int i, tries;
+
+		g_explain.flow = flow;
+		g_explain.group = group;
+		__atomic_store_n(&g_explain.done, 0, __ATOMIC_RELEASE);
+		if (rte_ring_sp_enqueue_elem(workers[w].ctl, &msg, sizeof(msg)) != 0) {
+			*why = "explain: the worker's control ring is full";
+			return -1;
+		}
+		for (tries = 0; tries < 100000 && !__atomic_load_n(&g_explain.done, __ATOMIC_ACQUIRE);
+		     tries++)
+			rte_delay_us_sleep(10);
+		if (!__atomic_load_n(&g_explain.done, __ATOMIC_ACQUIRE)) {
+			/* The worker may still answer: wait for it, so that
+			 * the next request does not race this one. */
+			while (!__atomic_load_n(&g_explain.done, __ATOMIC_ACQUIRE) &&
+			       !__atomic_load_n(&quit, __ATOMIC_RELAXED))
+				rte_delay_us_sleep(1000);
+		}
+		if (g_explain.rc != LCMP_OK) {
+			*why = lcmp_strerror(g_explain.rc);
+			return -1;
+		}
+		printf("explain: worker %u: group %u: %s, chosen %s%u, pinned %s%u, hash %08" PRIx32
+		       "; candidates:", w, ex->group, lcmp_reason_str(ex->reason),
+		       ex->chosen == LCMP_NO_PORT ? "none " : "", ex->chosen,
+		       ex->pinned == LCMP_NO_PORT ? "none " : "", ex->pinned, ex->hash);
+		for (i = 0; i < ex->n_candidates && i < LCMP_MAX_CANDIDATES; i++) {
+			const struct lcmp_candidate *c = &ex->candidates[i];
+
+			if (!c->up)
+				printf(" port %u down;", c->port);
+			else
+				printf(" port %u cost %u (path %u, congestion %u) rank %u%s;", c->port,
+				       c->cost, c->c_path, c->c_cong, c->rank, c->kept ? " kept" : "");
+		}
+		putchar('\n');
+	}
+	fflush(stdout);
+	return 0;
+}
+
+/* Why a control line is refused: its command's form, or unknown. */
+static const char *
+ctl_usage(const char *cmd)
+{
+	if (strcmp(cmd, "install") == 0)
+		return "install: expected 'install BLOB'";
+	if (strcmp(cmd, "link") == 0)
+		return "link: expected 'link PORT up|down'";
+	if (strcmp(cmd, "trust") == 0)
+		return "trust: expected 'trust add PUBKEY.pem SIG' or 'trust remove KEYID SIG'";
+	if (strcmp(cmd, "stats") == 0 || strcmp(cmd, "quit") == 0 || strcmp(cmd, "cache") == 0)
+		return "stats, cache and quit take no argument";
+	if (strcmp(cmd, "explain") == 0)
+		return "explain: expected 'explain SRC DST SPORT DPORT PROTO'";
+	return "unknown command";
+}
+
 static void
 poll_control_file(void)
 {
@@ -1702,11 +2223,11 @@ poll_control_file(void)
 		return;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
-		char *argv[5], *save = NULL, *tok;
+		char *argv[7], *save = NULL, *tok;
 		int argc = 0;
 
 		n++;
-		for (tok = strtok_r(line, " \t\r\n", &save); tok != NULL && argc < 5;
+		for (tok = strtok_r(line, " \t\r\n", &save); tok != NULL && argc < 7;
 		     tok = strtok_r(NULL, " \t\r\n", &save))
 			argv[argc++] = tok;
 		if (argc == 0 || argv[0][0] == '#')
@@ -1717,11 +2238,17 @@ poll_control_file(void)
 			char *end;
 			unsigned long lp = strtoul(argv[1], &end, 10);
 
-			if (*end == '\0' && lp < LCMP_PORTS && cfg.egress[lp].used &&
-			    (strcmp(argv[2], "up") == 0 || strcmp(argv[2], "down") == 0))
-				admin_down[lp] = strcmp(argv[2], "down") == 0;
+			if (*end != '\0' || argv[1][0] == '\0' || lp >= LCMP_PORTS)
+				fprintf(stderr, "lcmp-fwd: control: line %d: link: LCMP port must be "
+					"0..%d\n", n, LCMP_PORTS - 1);
+			else if (!cfg.egress[lp].used)
+				fprintf(stderr, "lcmp-fwd: control: line %d: link: LCMP port %lu has "
+					"no 'port' line\n", n, lp);
+			else if (strcmp(argv[2], "up") != 0 && strcmp(argv[2], "down") != 0)
+				fprintf(stderr, "lcmp-fwd: control: line %d: link: expected up or "
+					"down\n", n);
 			else
-				fprintf(stderr, "lcmp-fwd: control: line %d: bad link command\n", n);
+				admin_down[lp] = strcmp(argv[2], "down") == 0;
 		} else if (strcmp(argv[0], "trust") == 0 && argc == 4 &&
 			   (strcmp(argv[1], "add") == 0 || strcmp(argv[1], "remove") == 0)) {
 			const char *why = NULL;
@@ -1737,11 +2264,18 @@ poll_control_file(void)
 			}
 		} else if (strcmp(argv[0], "stats") == 0 && argc == 1) {
 			print_stats("stats");
+		} else if (strcmp(argv[0], "cache") == 0 && argc == 1) {
+			ctl_cache();
+		} else if (strcmp(argv[0], "explain") == 0 && argc == 6) {
+			const char *why = NULL;
+
+			if (ctl_explain(argv, &why) != 0)
+				fprintf(stderr, "lcmp-fwd: control: line %d: %s\n", n, why);
 		} else if (strcmp(argv[0], "quit") == 0 && argc == 1) {
 			__atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
 		} else {
 			/* The line is not echoed: the file is not trusted input. */
-			fprintf(stderr, "lcmp-fwd: control: line %d: unknown command\n", n);
+			fprintf(stderr, "lcmp-fwd: control: line %d: %s\n", n, ctl_usage(argv[0]));
 		}
 	}
 	fclose(f);
@@ -1782,6 +2316,57 @@ run_hook(void)
 				rte_delay_us_sleep(10);
 	}
 	__atomic_store_n(&g_hook_state, 2, __ATOMIC_RELEASE);
+}
+
+/* Table installs: published, and refused by reason. */
+static void
+print_installs(const char *label)
+{
+	uint64_t all = 0;
+	unsigned int r;
+
+	for (r = 0; r < REFUSED_N; r++)
+		all += installs_refused[r];
+	printf("%s: installs: published=%" PRIu64 " refused=%" PRIu64, label, installs_published,
+	       all);
+	for (r = 0; r < REFUSED_N; r++)
+		printf(" %s=%" PRIu64, refusal_name[r], installs_refused[r]);
+	putchar('\n');
+}
+
+/* What the devices themselves counted, beside the app's counters: frames
+ * the NIC or vdev dropped before the app saw them (imissed: RX queue
+ * full; rx_nombuf: no mbuf for the RX ring; ierrors) and TX errors
+ * (oerrors). af_packet's link state is the kernel interface's carrier
+ * (link_of), which its PMD does not report. */
+static void
+print_ports(const char *label)
+{
+	uint16_t p;
+
+	RTE_ETH_FOREACH_DEV(p) {
+		struct rte_eth_stats st;
+		char name[RTE_ETH_NAME_MAX_LEN] = "?";
+
+		if (!port_started[p] || rte_eth_stats_get(p, &st) != 0)
+			continue;
+		rte_eth_dev_get_name_by_port(p, name);
+		printf("%s: port %u (%s): ipackets=%" PRIu64 " imissed=%" PRIu64 " ierrors=%" PRIu64
+		       " rx_nombuf=%" PRIu64 " opackets=%" PRIu64 " oerrors=%" PRIu64, label, p,
+		       name, st.ipackets, st.imissed, st.ierrors, st.rx_nombuf, st.opackets,
+		       st.oerrors);
+		if (af_packet_rx0[p] != UINT64_MAX && af_packet_iface[p][0] != '\0') {
+			/* DPDK 22.11's af_packet counts no imissed: frames the
+			 * kernel received that its socket ring had no room for
+			 * show only as the gap between the kernel's count and
+			 * ipackets (a few in flight while it runs). */
+			uint64_t k = af_packet_kernel_stat(p, "rx_packets");
+
+			if (k != UINT64_MAX)
+				printf(" kernel_rx_packets=%" PRIu64, k - af_packet_rx0[p]);
+		}
+		putchar('\n');
+	}
 }
 
 static void
@@ -1827,7 +2412,171 @@ print_stats(const char *label)
 		       t.ttl_expired + t.unknown_dst + t.no_route + t.unmapped + t.tx_full +
 		       LOAD(dispatch_dropped),
 	       t.samples, t.links, ctl_dropped, trust_changes, trust_refused);
+	print_installs(label);
+	print_ports(label);
 	fflush(stdout);
+}
+
+/* ---- telemetry (docs/dpdk.md, "Telemetry") ------------------------------- */
+
+/* The app's counters in one dict: worker `only`'s, or all workers'
+ * summed (only < 0). Read with relaxed loads from the telemetry thread. */
+static void
+tel_counters(struct rte_tel_data *d, int only)
+{
+	struct worker_stats t;
+	struct lcmp_counters c;
+	uint64_t slots = 0, used = 0;
+	unsigned int w;
+
+	memset(&t, 0, sizeof(t));
+	memset(&c, 0, sizeof(c));
+	for (w = 0; w < opt.workers; w++) {
+		const struct worker *wk = &workers[w];
+
+		if (only >= 0 && (unsigned int)only != w)
+			continue;
+#define F(x) t.x += LOAD(wk->stats.x)
+		F(rx); F(tx); F(truncated); F(non_ip); F(l2_multicast); F(other_mac);
+		F(vlan_dropped); F(ttl_expired); F(unknown_dst); F(no_route); F(unmapped);
+		F(tx_full); F(samples); F(links); F(installs); F(install_errors);
+#undef F
+#define G(x) c.x += LOAD(wk->live.x)
+		G(packets); G(hits); G(new_flows); G(failovers); G(withdrawals); G(unpinned);
+		G(no_route); G(cache_full);
+#undef G
+		slots += LOAD(wk->cache_slots);
+		used += LOAD(wk->cache_used);
+	}
+	rte_tel_data_start_dict(d);
+#define A(name, v) rte_tel_data_add_dict_u64(d, name, v)
+	A("rx", t.rx); A("tx", t.tx); A("truncated", t.truncated); A("non_ip", t.non_ip);
+	A("l2_multicast", t.l2_multicast); A("other_mac", t.other_mac);
+	A("vlan_dropped", t.vlan_dropped); A("ttl_expired", t.ttl_expired);
+	A("unknown_dst", t.unknown_dst);
+	/* The decider's no route, split: refused for a full flow cache, and
+	 * the rest (no live candidate, unknown group). */
+	A("no_route", t.no_route); A("cache_full", c.cache_full);
+	A("no_route_other", c.no_route - RTE_MIN(c.no_route, c.cache_full));
+	A("unmapped", t.unmapped); A("tx_full", t.tx_full);
+	A("hits", c.hits); A("new_flows", c.new_flows); A("failovers", c.failovers);
+	A("withdrawals", c.withdrawals); A("unpinned", c.unpinned);
+	A("flow_cache_slots", slots); A("flow_cache_used", used);
+	A("samples", t.samples); A("links", t.links);
+	A("attaches", t.installs); A("attach_errors", t.install_errors);
+	if (only < 0) {
+		A("dispatch_dropped", LOAD(dispatch_dropped));
+		A("ctl_dropped", LOAD(ctl_dropped));
+	}
+#undef A
+}
+
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	tel_counters(d, -1);
+	return 0;
+}
+
+/* A number parameter below `max`, or -1. */
+static long
+tel_param(const char *params, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	if (params == NULL || !isdigit((unsigned char)params[0]))
+		return -1;
+	v = strtoul(params, &end, 10);
+	return *end == '\0' && v < max ? (long)v : -1;
+}
+
+static int
+tel_worker(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	long w = tel_param(params, opt.workers);
+
+	(void)cmd;
+	if (w < 0)
+		return -EINVAL;
+	tel_counters(d, (int)w);
+	rte_tel_data_add_dict_u64(d, "lcore", workers[w].lcore);
+	rte_tel_data_add_dict_u64(d, "generation", LOAD(workers[w].stats.generation));
+	return 0;
+}
+
+static int
+tel_port(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	long lp = tel_param(params, LCMP_PORTS);
+	uint64_t routed = 0, backlog = 0;
+	unsigned int w;
+
+	(void)cmd;
+	if (lp < 0 || !cfg.egress[lp].used)
+		return -EINVAL;
+	for (w = 0; w < opt.workers; w++) {
+		routed += LOAD(workers[w].routed[lp]);
+		backlog += LOAD(workers[w].backlog_bytes[cfg.egress[lp].dpdk_port]);
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "dpdk_port", cfg.egress[lp].dpdk_port);
+	rte_tel_data_add_dict_u64(d, "up", __atomic_load_n(&g_link_up, __ATOMIC_RELAXED) >> lp & 1);
+	rte_tel_data_add_dict_u64(d, "admin_down", admin_down[lp]);
+	rte_tel_data_add_dict_u64(d, "routed", routed);
+	rte_tel_data_add_dict_u64(d, "backlog_bytes", backlog);
+	return 0;
+}
+
+static int
+tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int lp;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+	for (lp = 0; lp < LCMP_PORTS; lp++)
+		if (cfg.egress[lp].used)
+			rte_tel_data_add_array_int(d, (int)lp);
+	return 0;
+}
+
+static int
+tel_installs(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int r;
+	uint64_t all = 0;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "published", LOAD(installs_published));
+	for (r = 0; r < REFUSED_N; r++)
+		all += LOAD(installs_refused[r]);
+	rte_tel_data_add_dict_u64(d, "refused", all);
+	for (r = 0; r < REFUSED_N; r++)
+		rte_tel_data_add_dict_u64(d, refusal_name[r], LOAD(installs_refused[r]));
+	rte_tel_data_add_dict_u64(d, "trust_changes", LOAD(trust_changes));
+	rte_tel_data_add_dict_u64(d, "trust_refused", LOAD(trust_refused));
+	return 0;
+}
+
+static void
+telemetry_register(void)
+{
+	rte_telemetry_register_cmd("/lcmp/stats", tel_stats,
+				   "lcmp-fwd's counters, all workers. No parameters");
+	rte_telemetry_register_cmd("/lcmp/worker", tel_worker,
+				   "One worker's counters. Parameter: worker id");
+	rte_telemetry_register_cmd("/lcmp/ports", tel_ports,
+				   "The LCMP ports with a 'port' line. No parameters");
+	rte_telemetry_register_cmd("/lcmp/port", tel_port,
+				   "One LCMP port: link, packets routed to it. Parameter: LCMP port");
+	rte_telemetry_register_cmd("/lcmp/installs", tel_installs,
+				   "Table installs published and refused by reason. No parameters");
 }
 
 static void
@@ -1882,6 +2631,40 @@ choice_arg(const char *name, const char *s, const char *const *names)
 	return 0;
 }
 
+/* rte_eal_init failed: one line saying why. EAL leaves rte_errno 0 when
+ * another primary process holds the file prefix's config lock (EAL then
+ * says "Success"): that case is recognised by trying the lock, as EAL
+ * does (its runtime directory: /var/run/dpdk as root, else
+ * $XDG_RUNTIME_DIR/dpdk or /tmp/dpdk, then the prefix, "rte" unless
+ * --file-prefix gives one). */
+static void __rte_noreturn
+eal_failed(int argc, char **argv)
+{
+	const char *prefix = "rte", *base = getenv("XDG_RUNTIME_DIR");
+	char path[4096];
+	struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	int i, fd;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--file-prefix") == 0 && i + 1 < argc)
+			prefix = argv[i + 1];
+		else if (strncmp(argv[i], "--file-prefix=", 14) == 0)
+			prefix = argv[i] + 14;
+	}
+	if (getuid() == 0)
+		base = "/var/run";
+	else if (base == NULL)
+		base = "/tmp";
+	snprintf(path, sizeof(path), "%s/dpdk/%s/config", base, prefix);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && fcntl(fd, F_GETLK, &lk) == 0 && lk.l_type != F_UNLCK)
+		die("EAL: another DPDK process (pid %d) runs with --file-prefix %s: give each "
+		    "instance its own --file-prefix", (int)lk.l_pid, prefix);
+	if (rte_errno != 0)
+		die("EAL: %s (EAL's own lines above say more)", rte_strerror(rte_errno));
+	die("EAL: initialisation failed (EAL's own lines above say why)");
+}
+
 static void
 parse_args(int argc, char **argv)
 {
@@ -1910,7 +2693,10 @@ parse_args(int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:h", longs, NULL)) != -1) {
+	/* getopt's own messages off: an unknown option or a missing value is
+	 * one line of ours and status 1, like every other bad argument. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'c': opt.config = optarg; break;
 		case 'w': opt.workers = (unsigned int)num_arg("--workers", optarg, MAX_WORKERS); break;
@@ -1953,7 +2739,13 @@ parse_args(int argc, char **argv)
 		}
 		case 'H': opt.hold = false; break;
 		case 'M': opt.mbufs = (unsigned int)num_arg("--mbufs", optarg, 1u << 26); break;
-		case 'Z': opt.mbuf_size = (unsigned int)num_arg("--mbuf-size", optarg, 65535 - RTE_PKTMBUF_HEADROOM); break;
+		case 'Z':
+			opt.mbuf_size = (unsigned int)num_arg("--mbuf-size", optarg,
+							      65535 - RTE_PKTMBUF_HEADROOM);
+			if (opt.mbuf_size < MIN_MBUF_SIZE)
+				die("--mbuf-size: at least %u bytes (a frame's headers must be in its "
+				    "first segment), got %u", MIN_MBUF_SIZE, opt.mbuf_size);
+			break;
 		case 'R':
 			opt.worker_ring = (unsigned int)num_arg("--worker-ring", optarg, 1u << 20);
 			if (opt.worker_ring < 64 || !rte_is_power_of_2(opt.worker_ring))
@@ -1969,7 +2761,11 @@ parse_args(int argc, char **argv)
 			break;
 		}
 		case 'h': usage(); exit(0);
-		default: usage(); exit(2);
+		case ':': die("%s needs a value (try --help)", argv[optind - 1]);
+		default:
+			if (optopt != 0)
+				die("unknown option -%c (try --help)", optopt);
+			die("unknown option %s (try --help)", argv[optind - 1]);
 		}
 	}
 	if (optind != argc)
@@ -1998,7 +2794,7 @@ main(int argc, char **argv)
 		die("libsodium: cannot initialise");
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
-		die("EAL: %s", rte_strerror(rte_errno));
+		eal_failed(argc, argv);
 	argc -= ret;
 	argv += ret;
 	if (lcmp_abi_version() != LCMP_ABI_VERSION)
@@ -2031,21 +2827,47 @@ main(int argc, char **argv)
 		    n_lcores_needed, opt.workers,
 		    opt.workers > 1 && !opt.rss ? ", dispatcher" : "", rte_lcore_count());
 
-	pool = rte_pktmbuf_pool_create("lcmp_mbufs",
-				       opt.mbufs ? opt.mbufs : 8192 + opt.workers * 4096, 256, 0,
-				       (uint16_t)(RTE_PKTMBUF_HEADROOM +
-						  (opt.mbuf_size ? opt.mbuf_size : RTE_MBUF_DEFAULT_DATAROOM)),
-				       (int)rte_socket_id());
-	if (pool == NULL)
-		die("mbuf pool: %s", rte_strerror(rte_errno));
+	/* Every RX queue of every rx port is polled (rx_queues_of). */
+	{
+		unsigned int n_rxq = 0, min_mbufs, mbufs;
+
+		for (w = 0; w < cfg.n_rx_ports; w++) {
+			p = cfg.rx_ports[w];
+			if (rx_nq[p] == 0) {
+				rx_nq[p] = rx_queues_of(p);
+				n_rxq += rx_nq[p];
+			}
+		}
+		/* The RX rings full of mbufs, and each lcore's mempool cache
+		 * and a burst in flight: with fewer, RX starves (rx_nombuf). */
+		min_mbufs = n_rxq * RX_DESC + rte_lcore_count() * (MBUF_CACHE + BURST);
+		mbufs = opt.mbufs ? opt.mbufs : RTE_MAX(8192 + opt.workers * 4096, min_mbufs);
+		if (mbufs < min_mbufs)
+			die("--mbufs: at least %u for this run (%u RX queue(s) of %u descriptors, "
+			    "%u lcores' caches and bursts), got %u", min_mbufs, n_rxq, RX_DESC,
+			    rte_lcore_count(), mbufs);
+		pool = rte_pktmbuf_pool_create(
+			"lcmp_mbufs", mbufs, MBUF_CACHE, 0,
+			(uint16_t)(RTE_PKTMBUF_HEADROOM +
+				   (opt.mbuf_size ? opt.mbuf_size : RTE_MBUF_DEFAULT_DATAROOM)),
+			(int)rte_socket_id());
+		if (pool == NULL)
+			die("mbuf pool of %u mbufs: %s", mbufs, rte_strerror(rte_errno));
+	}
 
 	RTE_ETH_FOREACH_DEV(p) {
-		uint16_t n_rx = is_rx_port(p) ? (uint16_t)(opt.rss ? opt.workers : 1) : 0;
+		uint16_t n_rx = rx_nq[p];
 		uint16_t n_tx = cfg.dpdk_is_egress[p] ? (uint16_t)opt.workers : 0;
 
 		if (n_rx == 0 && n_tx == 0)
 			continue;
 		port_setup(p, n_rx, n_tx);
+		find_af_packet_iface(p);
+		af_packet_rx0[p] = af_packet_kernel_stat(p, "rx_packets");
+		for (w = 0; !opt.rss && w < n_rx; w++) {
+			g_rxq[n_g_rxq].port = p;
+			g_rxq[n_g_rxq++].queue = (uint16_t)w;
+		}
 	}
 	for (w = 0; w < LCMP_PORTS; w++) {
 		link_state[w] = -1;
@@ -2153,6 +2975,7 @@ main(int argc, char **argv)
 	       lcmp_decider_size(opt.flows));
 	fflush(stdout);
 
+	telemetry_register();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	for (w = 0; w < opt.workers; w++)
@@ -2226,8 +3049,11 @@ main(int argc, char **argv)
 		       c->new_flows, c->failovers, c->withdrawals, c->unpinned,
 		       c->no_route, c->cache_full, c->samples);
 	}
+	/* Only the ports this run started (stopping another one makes EAL
+	 * say "already stopped"). */
 	RTE_ETH_FOREACH_DEV(p) {
-		rte_eth_dev_stop(p);
+		if (port_started[p])
+			rte_eth_dev_stop(p);
 		rte_eth_dev_close(p);
 	}
 	rte_eal_cleanup();

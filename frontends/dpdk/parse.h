@@ -41,6 +41,7 @@ struct parsed {
 	uint32_t l3_off;  /* the IP header's offset in the frame */
 	uint8_t n_vlan;   /* VLAN tags before it (0..2), 4 bytes each */
 	uint8_t ttl;      /* IPv4 TTL or IPv6 hop limit, as received */
+	uint8_t family;   /* LCMP_FAMILY_V4 or LCMP_FAMILY_V6 */
 };
 
 #define PARSE_MAX_EXT 4
@@ -85,7 +86,7 @@ parse_ports(const struct rte_mbuf *m, uint32_t off, uint32_t end,
 }
 
 static inline int
-parse_ipv4(const struct rte_mbuf *m, uint32_t off, struct parsed *out)
+parse_ipv4(const struct rte_mbuf *m, uint32_t off, struct parsed *out, struct lcmp_flow *fl)
 {
 	uint8_t tmp[60];
 	const struct rte_ipv4_hdr *ip;
@@ -103,21 +104,22 @@ parse_ipv4(const struct rte_mbuf *m, uint32_t off, struct parsed *out)
 	 * header or longer than the frame, is malformed: truncated. */
 	if (ihl < 20 || total < ihl || off + total > rte_pktmbuf_pkt_len(m))
 		return PARSE_TRUNCATED;
-	memset(&out->flow, 0, sizeof(out->flow));
+	memset(fl, 0, sizeof(*fl));
 	out->ttl = ip->time_to_live;
-	memcpy(out->flow.src, &ip->src_addr, 4);
-	memcpy(out->flow.dst, &ip->dst_addr, 4);
+	memcpy(fl->src, &ip->src_addr, 4);
+	memcpy(fl->dst, &ip->dst_addr, 4);
 	memcpy(out->dst, &ip->dst_addr, 4);
-	out->flow.proto = ip->next_proto_id;
-	out->flow.family = LCMP_FAMILY_V4;
+	fl->proto = ip->next_proto_id;
+	fl->family = LCMP_FAMILY_V4;
+	out->family = LCMP_FAMILY_V4;
 	frag = rte_be_to_cpu_16(ip->fragment_offset);
 	if ((frag & RTE_IPV4_HDR_OFFSET_MASK) != 0)
 		return PARSE_OK; /* a later fragment: no ports */
-	return parse_ports(m, off + ihl, off + total, &out->flow);
+	return parse_ports(m, off + ihl, off + total, fl);
 }
 
 static inline int
-parse_ipv6(const struct rte_mbuf *m, uint32_t off, struct parsed *out)
+parse_ipv6(const struct rte_mbuf *m, uint32_t off, struct parsed *out, struct lcmp_flow *fl)
 {
 	uint8_t tmp[40];
 	const struct rte_ipv6_hdr *ip;
@@ -134,12 +136,13 @@ parse_ipv6(const struct rte_mbuf *m, uint32_t off, struct parsed *out)
 	end = off + 40 + rte_be_to_cpu_16(ip->payload_len);
 	if (end > rte_pktmbuf_pkt_len(m))
 		return PARSE_TRUNCATED;
-	memset(&out->flow, 0, sizeof(out->flow));
+	memset(fl, 0, sizeof(*fl));
 	out->ttl = ip->hop_limits;
-	memcpy(out->flow.src, ip->src_addr, 16);
-	memcpy(out->flow.dst, ip->dst_addr, 16);
+	memcpy(fl->src, ip->src_addr, 16);
+	memcpy(fl->dst, ip->dst_addr, 16);
 	memcpy(out->dst, ip->dst_addr, 16);
-	out->flow.family = LCMP_FAMILY_V6;
+	fl->family = LCMP_FAMILY_V6;
+	out->family = LCMP_FAMILY_V6;
 	next = ip->proto;
 	l4 = off + 40;
 	for (i = 0; i < PARSE_MAX_EXT; i++) {
@@ -157,7 +160,7 @@ parse_ipv6(const struct rte_mbuf *m, uint32_t off, struct parsed *out)
 
 			if ((fo & 0xfff8) != 0) {
 				/* A later fragment: addresses and protocol. */
-				out->flow.proto = ext[0];
+				fl->proto = ext[0];
 				return PARSE_OK;
 			}
 			next = ext[0];
@@ -170,15 +173,17 @@ parse_ipv6(const struct rte_mbuf *m, uint32_t off, struct parsed *out)
 			l4 += ((uint32_t)ext[1] + 1) * 8;
 		}
 	}
-	out->flow.proto = next;
+	fl->proto = next;
 	if (l4 > end)
 		return PARSE_TRUNCATED;
-	return parse_ports(m, l4, end, &out->flow);
+	return parse_ports(m, l4, end, fl);
 }
 
-/* Parses one frame into `out`. */
+/* Parses one frame into `out`, its 5-tuple into `fl` (the worker passes
+ * its burst's lcmp_packet, so that the flow is written once, not copied
+ * from a stack struct: issue 36 item 5). */
 static inline int
-parse_packet(const struct rte_mbuf *m, struct parsed *out)
+parse_packet_to(const struct rte_mbuf *m, struct parsed *out, struct lcmp_flow *fl)
 {
 	uint8_t tmp[sizeof(struct rte_ether_hdr)];
 	const struct rte_ether_hdr *eth;
@@ -202,10 +207,17 @@ parse_packet(const struct rte_mbuf *m, struct parsed *out)
 	out->l3_off = off;
 	out->n_vlan = (uint8_t)i;
 	if (type == RTE_ETHER_TYPE_IPV4)
-		return parse_ipv4(m, off, out);
+		return parse_ipv4(m, off, out, fl);
 	if (type == RTE_ETHER_TYPE_IPV6)
-		return parse_ipv6(m, off, out);
+		return parse_ipv6(m, off, out, fl);
 	return PARSE_NON_IP;
+}
+
+/* Parses one frame into `out` (its 5-tuple into out->flow). */
+static inline int
+parse_packet(const struct rte_mbuf *m, struct parsed *out)
+{
+	return parse_packet_to(m, out, &out->flow);
 }
 
 #endif /* LCMP_FWD_PARSE_H */

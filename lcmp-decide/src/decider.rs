@@ -257,7 +257,7 @@ pub const BURST: usize = 32;
 /// `PORTS` must be between 1 and [`tables::MAX_PORTS`](crate::tables::MAX_PORTS),
 /// checked at compile time:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0080
 /// let d: lcmp_decide::Decider<65, 1024> = lcmp_decide::Decider::new(Default::default());
 /// ```
 #[derive(Clone, Debug)]

@@ -345,7 +345,7 @@ pub struct Placement {
 /// The owned size must be a power of two of at least [`BLOCK_SLOTS`] slots;
 /// anything else is a compile-time error:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0080
 /// let cache: lcmp_decide::FlowCache<1000> = lcmp_decide::FlowCache::new();
 /// ```
 #[derive(Clone, Debug)]

@@ -42,13 +42,45 @@ use crate::narrow_div::div_u64_to_u32;
 use crate::tables::CompiledTables;
 use crate::time::Instant;
 
+/// A port's reorder window in ticks, or unknown (the tables do not say the
+/// delay unit: no entry of the port is reused early). Four bytes, not an
+/// `Option<u32>`'s eight: [`InFlight`] is one per port and the C ABI's
+/// decider header has no slack; `u32::MAX` stands for unknown here and
+/// nowhere else, and a known window is clamped one below it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+struct Window(u32);
+
+impl Window {
+    const UNKNOWN: Window = Window(u32::MAX);
+    const ZERO: Window = Window(0);
+
+    /// From [`CompiledTables::reorder_window_ticks`].
+    const fn new(ticks: Option<u32>) -> Window {
+        match ticks {
+            Some(t) if t < u32::MAX => Window(t),
+            Some(_) => Window(u32::MAX - 1),
+            None => Window::UNKNOWN,
+        }
+    }
+
+    /// The window, `None` when unknown.
+    const fn ticks(self) -> Option<u32> {
+        if self.0 == u32::MAX {
+            None
+        } else {
+            Some(self.0)
+        }
+    }
+}
+
 /// Per-port state of the in-flight bound (40 bytes; a decider keeps one per
 /// port beside the congestion monitor's [`crate::monitor::PortState`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub(crate) struct InFlight {
-    /// The port's reorder window, ticks (`u32::MAX`: never reuse early).
-    window: u32,
+    /// The port's reorder window.
+    window: Window,
     /// `buffer / rate`, ticks (0 for a port the tables do not list).
     buffer: u32,
     /// Whether the tables list the port.
@@ -129,7 +161,7 @@ impl InFlight {
     /// so no entry exists to reuse). All zero bytes, so that an empty
     /// decider is built in place by a `memset` (docs/firmware.md, "Stack").
     pub(crate) const NEW: InFlight = InFlight {
-        window: 0,
+        window: Window::ZERO,
         buffer: 0,
         listed: false,
         sampled: false,
@@ -151,12 +183,12 @@ impl InFlight {
             Some(p) => {
                 self.listed = true;
                 self.buffer = drain_ticks(p.buffer_bytes, p.rate_bps, params.ticks_per_second);
-                self.window = tables.reorder_window_ticks(crate::tables::PortId(port));
+                self.window = Window::new(tables.reorder_window_ticks(crate::tables::PortId(port)));
             }
             None => {
                 self.listed = false;
                 self.buffer = 0;
-                self.window = u32::MAX;
+                self.window = Window::UNKNOWN;
             }
         }
     }
@@ -228,11 +260,11 @@ impl InFlight {
         if !up || !self.listed {
             return true;
         }
-        if self.window == u32::MAX {
+        let Some(window) = self.window.ticks() else {
             return false;
-        }
+        };
         let age = now.ticks_since(last_seen);
-        age > self.drain_bound(now, last_seen).saturating_add(self.window)
+        age > self.drain_bound(now, last_seen).saturating_add(window)
     }
 }
 
@@ -254,7 +286,7 @@ mod test {
     /// and a 20 ms reorder window.
     fn port() -> InFlight {
         InFlight {
-            window: 20_000,
+            window: Window::new(Some(20_000)),
             buffer: drain_ticks(5_000_000_000, 100 * GBPS, TPS),
             listed: true,
             ..InFlight::NEW
@@ -379,6 +411,20 @@ mod test {
         assert!(!p.may_move(t(100 + 420_000), old, true));
     }
 
+    /// The window round-trips; unknown stays unknown; a window too long
+    /// for `u32` is clamped below the one value that means unknown (so a
+    /// saturated window still lets a flow move once it is that old).
+    #[test]
+    fn windows_known_unknown_and_saturated() {
+        assert_eq!(Window::new(Some(0)).ticks(), Some(0));
+        assert_eq!(Window::new(Some(20_000)).ticks(), Some(20_000));
+        assert_eq!(Window::new(Some(u32::MAX - 1)).ticks(), Some(u32::MAX - 1));
+        assert_eq!(Window::new(Some(u32::MAX)).ticks(), Some(u32::MAX - 1));
+        assert_eq!(Window::new(None).ticks(), None);
+        assert_eq!(Window::ZERO.ticks(), Some(0));
+        assert_eq!(Window::UNKNOWN.ticks(), None);
+    }
+
     #[test]
     fn down_unlisted_and_unknown_units() {
         let p = port();
@@ -388,7 +434,7 @@ mod test {
         assert!(InFlight { listed: false, ..p }.may_move(t(1), t(1), true));
         // No delay unit: never before the idle timeout.
         let unknown = InFlight {
-            window: u32::MAX,
+            window: Window::UNKNOWN,
             ..p
         };
         assert!(!unknown.may_move(t(u32::MAX), t(0), true));

@@ -19,8 +19,7 @@ use crate::estimator::{
     trend::{ewma_step, queue_delta, trend_level},
     LevelCode,
 };
-pub use crate::tables::PortContext;
-use crate::tables::{Params, PortConfig};
+use crate::tables::{Params, PortConfig, PortContext};
 use crate::time::Instant;
 
 const CONG_MASK: u16 = 0xFF;

@@ -22,6 +22,9 @@ cat "$out"
 echo "smoke run (${runner[*]}): ${ms} ms"
 expect_line "$out" -F "lcmp vs ecmp"
 expect_line "$out" -F "load 80%"
+# Every output names the commit it was built from (issue 31 item 7).
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+expect_line "$out" -F "; commit $commit; command: lcmp sim"
 if [ "$ms" -gt 60000 ]; then
   echo "lcmp sim took ${ms} ms, over the 60 s budget" >&2
   exit 1
@@ -44,6 +47,7 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "packet model smoke run: ${ms} ms"
 expect_line "$out" -F '"model": "packet"'
 expect_line "$out" -F '"events"'
+expect_line "$out" -F "\"commit\": \"$commit\""
 if [ "$ms" -gt 60000 ]; then
   echo "lcmp sim --model packet (2 ms window) took ${ms} ms, over the 60 s budget" >&2
   exit 1
@@ -65,3 +69,6 @@ if [ "$(wc -l <"$out")" -ne 1 ] || ! grep -q '^lcmp: error: .*no-such-topology' 
   echo "a bad topology's error is not one 'lcmp: error: ... no-such-topology' line" >&2
   exit 1
 fi
+# No import circle between lcmp-sim's modules (issue 31 item 4: the fluid
+# and packet models, the run vocabulary, the command line and the sweep).
+expect "no import circle in lcmp-sim" python3 scripts/module-circles.py frontends/sim/src

@@ -94,6 +94,15 @@ c_examples() {
   c++ -x c++ -std=c++11 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only \
     -Ifrontends/ffi/include "$work/header.c"
   echo "lcmp.h compiles as C89, C99 and C++11"
+  # The initialiser lcmp.h suggests compiles under the flags it is used
+  # with (a positional one failed -Wextra's missing-field-initializers).
+  local init
+  init=$(sed -n 's/^ \* `\(lcmp_config c = {[^`]*}\);`$/\1/p' frontends/ffi/include/lcmp.h)
+  expect "lcmp.h suggests one lcmp_config initialiser" [ "$(grep -c . <<<"$init")" = 1 ]
+  printf '#include "lcmp.h"\nvoid f(void);\nvoid f(void) { %s; (void)c; }\n' "$init" >"$work/init.c"
+  cc -std=c99 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only \
+    -Ifrontends/ffi/include "$work/init.c"
+  echo "lcmp.h's suggested initialiser compiles with -Wall -Wextra -Werror: $init"
   cargo build -p lcmp-cli --locked
   host_example frontends/ffi/examples/replay.c "$work/replay_c"
   # The example rejects what it cannot parse, with exit status 1 and one

@@ -17,7 +17,13 @@
 # * signed blobs ('trust' lines): a signed update installed; an unsigned
 #   one, one signed by an untrusted key and a replayed generation refused
 #   mid-trace with one line each, forwarding on the first tables;
-# * bad command lines and configs: one line on stderr, exit status 1.
+# * bad command lines and configs: one line on stderr, exit status 1;
+#   the config checked against its tables; default routes;
+# * every RX queue polled, the devices' own counters printed;
+# * rte_telemetry (/lcmp/*, read with dpdk-telemetry.py), the control
+#   file's cache and explain;
+# * af_packet over veth pairs in network namespaces with real UDP and TCP
+#   traffic (frontends/dpdk/tests/netns.sh), where namespaces can be made.
 set -euo pipefail
 source scripts/lib.sh
 if ! pkg-config --exists libdpdk 2>/dev/null; then
@@ -27,6 +33,9 @@ fi
 # statements), the pcap generator and checker (Python 3, standard library
 # only) and OpenSSL's CLI (the test signs key-rotation statements with it).
 ensure_apt make python3 libsodium-dev openssl
+# DPDK's telemetry client (dpdk-telemetry.py), and the namespace run's
+# tools (ip, nstat; ethtool).
+ensure_apt dpdk-dev iproute2 ethtool
 expect "pkg-config finds libdpdk" pkg-config --exists libdpdk
 echo "DPDK $(pkg-config --modversion libdpdk)"
 
@@ -54,11 +63,13 @@ tail -n1 "$work/replay1.txt"
 head -c 16 "$work/t1.bin" >"$work/bad.bin"
 
 # The config: LCMP port P is net_pcap(P+1); DC d's prefixes are route
-# group d (10.0.(d-1).0/24, fd00:0:0:(d-1)::/64).
+# group d (10.0.(d-1).0/24, fd00:0:0:(d-1)::/64), DC1's own excepted: its
+# tables have no group 1, and a route to a group the tables lack is
+# refused (packets towards DC1 are unknown_dst: pcaptest.py check).
 {
   echo "rx net_pcap0"
   for p in 0 1 2 3 4 5; do echo "port $p net_pcap$((p + 1)) 02:00:00:00:01:0$p"; done
-  for d in 0 1 2 3 4 5 6 7; do
+  for d in 1 2 3 4 5 6 7; do
     echo "route 10.0.$d.0/24 $((d + 1))"
     echo "route fd00:0:0:$d::/64 $((d + 1))"
   done
@@ -78,7 +89,7 @@ run() {
   local name=$1 workers=$2 p q files status=0
   shift 2
   mkdir -p "$work/$name"
-  local vdevs=(--vdev "net_pcap0,rx_pcap=$work/in.pcap")
+  local vdevs=(--vdev "net_pcap0,rx_pcap=$work/in.pcap${RX_EXTRA:-}")
   for p in 0 1 2 3 4 5; do
     files=
     for ((q = 0; q < workers; q++)); do files+=",tx_pcap=$work/$name/out-$p-q$q.pcap"; done
@@ -99,6 +110,12 @@ run() {
   grep '^exit: total:' "$work/$name.stats" | sed "s/^/$name: /"
 }
 
+echo "--- default routes (0.0.0.0/0, ::/0) accepted and used"
+# Every IP frame then has a route group (DC8's): no unknown_dst.
+{ grep -v '^route ' "$work/fwd.conf"; printf 'route 0.0.0.0/0 8\nroute ::/0 8\n'; } >"$work/default.conf"
+CONF=$work/default.conf run default 1
+expect_line "$work/default.stats" -E "^exit: total: rx=[0-9]+ tx=[1-9][0-9]* .* unknown_dst=0 "
+
 echo "--- per-packet egress == lcmp replay, 1 and 2 workers; routed as a router routes"
 # The checker also wants every egressed frame's TTL (hop limit) one less
 # than sent, with a valid IPv4 header checksum, its VLAN tags stripped,
@@ -108,6 +125,18 @@ for workers in 1 2; do
   run "w$workers" "$workers"
   "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/w$workers.stats" \
     --replay "$work/replay1.txt" "$work/w$workers"/out-*.pcap
+done
+# Every loss counted: the device's own counters beside the app's.
+frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$work/bad.json")
+expect_line "$work/w1.stats" -xE "exit: port 0 \(net_pcap0\): ipackets=$frames imissed=0 ierrors=0 rx_nombuf=0 opackets=0 oerrors=0"
+expect_line "$work/w2.stats" -xE "exit: port 1 \(net_pcap1\): ipackets=0 imissed=0 ierrors=0 rx_nombuf=0 opackets=[1-9][0-9]* oerrors=0"
+# Every RX queue polled: net_pcap0 with two rx_pcap files has two RX
+# queues, both fed; the one RX lcore (1 worker; 2: the dispatcher) polls
+# both, so every frame of both files is received.
+for workers in 1 2; do
+  RX_EXTRA=",rx_pcap=$work/in.pcap" run "twoq$workers" "$workers"
+  expect_line "$work/twoq$workers.stats" -E "^exit: total: rx=$((2 * frames)) "
+  expect_line "$work/twoq$workers.stats" -E "^exit: port 0 \(net_pcap0\): ipackets=$((2 * frames)) "
 done
 # Frames the parser rejects are spread over the workers (all to worker 0,
 # garbage could fill its ring): worker 1 counts some too.
@@ -153,6 +182,13 @@ run nohold 2 --install-after "1500:$work/t2.bin" --no-hold
 "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/nohold.stats" \
   --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 --loose \
   "$work/nohold"/out-*.pcap
+# Without 'trust' lines too, an older or the same generation is refused
+# (counted), forwarding goes on on the first tables.
+run rollback 1 --install-after "1500:$work/t1.bin"
+expect_line "$work/rollback.err" -xF "lcmp-fwd: $work/t1.bin: rollback: generation 1 not newer than the installed 1"
+expect_line "$work/rollback.stats" -xE "exit: installs: published=1 refused=1 read=0 blob=0 signature=0 rollback=1 config=0 state=0"
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/rollback.stats" \
+  --replay "$work/replay1.txt" "$work/rollback"/out-*.pcap
 # A bad blob mid-trace is refused with one line; the first tables stay.
 run badblob 2 --install-after "1500:$work/bad.bin"
 expect_line "$work/badblob.err" -E "^lcmp-fwd: $work/bad.bin: table blob truncated \(-30\)$"
@@ -164,13 +200,19 @@ expect_line "$work/badblob.err" -E "^lcmp-fwd: $work/bad.bin: table blob truncat
 # A FIFO named by 'install' is refused at once (opened non-blocking,
 # fstat'ed): it would block the control lcore, and the install after it.
 mkfifo "$work/fifo.bin"
-printf '# a comment\ninstall %s\nstats\nbogus s3cret-token\ninstall %s\n' "$work/fifo.bin" \
-  "$work/t2.bin" >"$work/ctl"
+printf '# a comment\ninstall %s\nstats\nbogus s3cret-token\ninstall %s\nlink 7 down\nlink 0 sideways\nlink x up\ninstall\n' \
+  "$work/fifo.bin" "$work/t2.bin" >"$work/ctl"
 run control 2 --control "$work/ctl"
 expect "lcmp-fwd consumed the control file $work/ctl" test ! -e "$work/ctl"
 expect_line "$work/control.err" -xF "lcmp-fwd: $work/fifo.bin: not a regular file"
 # A bad line is reported by number, its content never echoed.
 expect_line "$work/control.err" -xF "lcmp-fwd: control: line 4: unknown command"
+# A refused line says why.
+expect_line "$work/control.err" -xF "lcmp-fwd: control: line 6: link: LCMP port 7 has no 'port' line"
+expect_line "$work/control.err" -xF "lcmp-fwd: control: line 7: link: expected up or down"
+expect_line "$work/control.err" -xF "lcmp-fwd: control: line 8: link: LCMP port must be 0..63"
+expect_line "$work/control.err" -xF "lcmp-fwd: control: line 9: install: expected 'install BLOB'"
+expect_line "$work/control.stats" -xE "exit: installs: published=2 refused=1 read=1 blob=0 signature=0 rollback=0 config=0 state=0"
 expect "the control file's content is not echoed" bash -c "! grep -q s3cret '$work/control.err'"
 # A control file that is a symlink is removed unread (its target is not
 # run: 'quit' there would end the run before the trace's end).
@@ -187,6 +229,41 @@ expect "both workers end on generation 2 ($work/control.stats: $gen2)" test "$ge
 "${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/control.stats" \
   --replay "$work/replay1.txt" --replay2 "$work/replay2.txt" --switch-at 1500 --loose \
   "$work/control"/out-*.pcap
+
+echo "--- telemetry (dpdk-telemetry.py) and the control file's cache and explain"
+# The app runs until told to quit; once the trace is through, its
+# counters are read over DPDK's telemetry socket, then one flow of the
+# trace (towards DC8, pinned by then) is explained.
+read -r esrc edst esport edport eproto <<<"$(awk -F, '$1 ~ /^[0-9]/ && $8 == 8 && $5 != 0 {print $3, $4, $5, $6, $7; exit}' "$work/trace.csv")"
+run tel 2 --exit-idle-ms 0 --stats-ms 100 --control "$work/ctl-tel" &
+tel=$!
+for _ in $(seq 300); do grep -q "^stats: total: rx=$frames " "$work/tel.stats" 2>/dev/null && break; sleep 0.1; done
+printf '/lcmp/stats\n/lcmp/worker,1\n/lcmp/ports\n/lcmp/port,5\n/lcmp/installs\n' |
+  dpdk-telemetry.py -f "lcmp-test-$$" >"$work/tel.json"
+printf 'cache\nexplain %s %s %s %s %s\nexplain 10.0.0.1 192.168.1.1 1 2 17\nquit\n' \
+  "$esrc" "$edst" "$esport" "$edport" "$eproto" >"$work/ctl-tel.tmp"
+mv "$work/ctl-tel.tmp" "$work/ctl-tel"
+wait "$tel"
+python3 - "$work/tel.json" "$frames" <<'PY'
+import json, sys
+replies = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
+by = {list(r)[0]: list(r.values())[0] for r in replies}
+stats, w1, installs = by["/lcmp/stats"], by["/lcmp/worker"], by["/lcmp/installs"]
+frames = int(sys.argv[2])
+assert stats["rx"] == frames, stats
+assert stats["no_route"] == stats["cache_full"] + stats["no_route_other"], stats
+assert stats["flow_cache_used"] > 0 and stats["flow_cache_slots"] == 2 * 65536, stats
+assert 0 < w1["rx"] < frames and "cache_full" in w1 and w1["lcore"] >= 1, w1
+assert by["/lcmp/ports"] == [0, 1, 2, 3, 4, 5], by["/lcmp/ports"]
+assert by["/lcmp/port"]["up"] == 1 and by["/lcmp/port"]["dpdk_port"] == 6, by["/lcmp/port"]
+assert installs["published"] == 1 and installs["refused"] == 0, installs
+print("telemetry: rx=%d tx=%d cache_full=%d flow_cache_used=%d of %d; port 5 routed=%d"
+      % (stats["rx"], stats["tx"], stats["cache_full"], stats["flow_cache_used"],
+         stats["flow_cache_slots"], by["/lcmp/port"]["routed"]))
+PY
+expect_line "$work/tel.stats" -E "^cache: worker 0: [1-9][0-9]* of 65536 slots used \([0-9]+%\), cache_full=0$"
+expect_line "$work/tel.stats" -E "^explain: worker [01]: group 8: [a-z_ ]+, chosen ([0-5]), pinned \1, hash [0-9a-f]{8}; candidates:( port [0-5] cost [0-9]+ \(path [0-9]+, congestion [0-9]+\) rank [0-9]+( kept)?;){6}$"
+expect_line "$work/tel.err" -xF "lcmp-fwd: control: line 3: explain: no route for the destination (unknown_dst)"
 
 echo "--- a link event reaches a stalled worker whose control ring was full"
 # Worker 0 sleeps 3 s at start while samples (every 1 us) fill its control
@@ -210,7 +287,7 @@ expect "port 0's down reached the stalled worker (no_route $stalled > $all_up)" 
 rejects() {
   local want=$1 conf=$2 status=0
   shift 2
-  timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@$c0,1@$c1" --file-prefix "lcmp-test-$$" \
+  timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "${LCORES:-0@$c0,1@$c1}" --file-prefix "lcmp-test-$$" \
     --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$work/in.pcap" \
     --vdev "net_pcap1,tx_pcap=$work/rejected.pcap" -- -c "$conf" "$@" \
     >"$work/rejected.out" 2>"$work/rejected.raw" || status=$?
@@ -232,7 +309,6 @@ echo "--- the dispatcher drops for a full worker ring instead of stalling every 
 # with its final rx and worker 0 with none). Before, a full ring stopped
 # the dispatcher's RX for every worker until worker 0 woke.
 run dstall 2 --stall-worker-ms 3000 --worker-ring 512 --stats-ms 1000 --exit-idle-ms 5000
-frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$work/bad.json")
 total=$(grep '^exit: total:' "$work/dstall.stats")
 re=' rx=([0-9]+) tx=([0-9]+) .* dispatch_dropped=([0-9]+) dropped=([0-9]+) '
 [[ $total =~ $re ]] || { echo "no totals in $work/dstall.stats"; exit 1; }
@@ -295,6 +371,15 @@ for case in "t2.bin:$refused_unsigned" "t2.other:$refused_other" "t1.signed:$ref
     --replay "$work/replay1.txt" "$work/refused-$blob"/out-*.pcap
 done
 
+# Unsigned mode: another switch's tables (DC2's, generation 2) mid-trace
+# are refused against the config (its route groups), counted 'config',
+# every packet on the first tables.
+run wrongsw 1 --install-after "1500:$work/t2dc2.bin"
+expect_line "$work/wrongsw.err" -xE "lcmp-fwd: $work/fwd.conf:[0-9]+: .* \($work/t2dc2.bin\)"
+expect_line "$work/wrongsw.stats" -xE "exit: installs: published=1 refused=1 read=0 blob=0 signature=0 rollback=0 config=1 state=0"
+"${check[@]}" --dir "$work" --config "$work/fwd.conf" --stats "$work/wrongsw.stats" \
+  --replay "$work/replay1.txt" "$work/wrongsw"/out-*.pcap
+
 echo "--- the floor survives a restart (state file); key rotation through the control file"
 # state.conf: signed1.conf (key k trusted, t1.signed at start) with a state
 # file. t2 (generation 2) installed: the state file keeps k's floor 2.
@@ -306,9 +391,11 @@ expect_line "$state" -xE "key $kid [0-9a-f]{64} 2"
 expect "the state file was renamed into place (no temporary left)" test ! -e "$state.tmp"
 # The small config of `rejects` (below) with the same key, scope and state.
 scope_dc1=$("$lcmp" tables scope "${dc1[@]}")
+# Every port of the tables has a 'port' line (here all on net_pcap1).
+ports6=$(for p in 0 1 2 3 4 5; do printf 'port %s net_pcap1 02:00:00:00:01:0%s\n' "$p" "$p"; done)
 small_state() { # small_state NAME BLOB: $work/NAME.conf starting with BLOB
-  printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\nroute 10.0.7.0/24 8\ntrust %s\nscope %s\nstate %s\ntables %s\n' \
-    "$work/pub.pem" "$scope_dc1" "$state" "$2" >"$work/$1.conf"
+  printf 'rx net_pcap0\n%s\nroute 10.0.7.0/24 8\ntrust %s\nscope %s\nstate %s\ntables %s\n' \
+    "$ports6" "$work/pub.pem" "$scope_dc1" "$state" "$2" >"$work/$1.conf"
 }
 # A restart with an older or the same generation is refused, in one line.
 small_state restart1 "$work/t1.signed"
@@ -374,8 +461,7 @@ expect "the state file trusts one key" test "$(grep -c '^key ' "$state")" -eq 1
 echo "rotation: k (generation 1000) -> other (4) without a restart; state: $(grep -v '^#' "$state" | tr '\n' ' ')"
 
 echo "--- bad command lines and configs: one line, status 1"
-printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\nroute 10.0.7.0/24 8\ntables %s\n' \
-  "$work/t1.bin" >"$work/small.conf"
+printf 'rx net_pcap0\n%s\nroute 10.0.7.0/24 8\ntables %s\n' "$ports6" "$work/t1.bin" >"$work/small.conf"
 printf 'rx net_pcap0\nport 70 net_pcap1 02:00:00:00:01:00\n' >"$work/badport.conf"
 printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01\n' >"$work/badmac.conf"
 printf 'rx net_pcap9\n' >"$work/baddev.conf"
@@ -387,8 +473,8 @@ rejects "^lcmp-fwd: error: $work/badmac.conf:2: bad MAC address 02:00:00:00:01$"
 rejects "^lcmp-fwd: error: $work/baddev.conf:1: no DPDK port net_pcap9$" "$work/baddev.conf"
 rejects "^lcmp-fwd: error: $work/badroute.conf:2: bad IPv4 prefix length: 10.0.7.0/33$" "$work/badroute.conf"
 rejects "^lcmp-fwd: $work/bad.bin: table blob truncated \(-30\)$" "$work/badtables.conf"
-printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\nroute 10.0.7.0/24 8\ntrust %s\nscope %s\ntables %s\n' \
-  "$work/pub.pem" "$("$lcmp" tables scope "${dc1[@]}")" "$work/t1.bin" >"$work/unsigned.conf"
+printf 'rx net_pcap0\n%s\nroute 10.0.7.0/24 8\ntrust %s\nscope %s\ntables %s\n' \
+  "$ports6" "$work/pub.pem" "$("$lcmp" tables scope "${dc1[@]}")" "$work/t1.bin" >"$work/unsigned.conf"
 grep -v '^scope ' "$work/unsigned.conf" >"$work/noscope.conf"
 rejects "^lcmp-fwd: error: $work/noscope.conf: 'trust' needs this switch's 'scope' line \(lcmp tables scope\)$" \
   "$work/noscope.conf"
@@ -427,4 +513,80 @@ rejects "^lcmp-fwd: error: --worker-ring: a power of two from 64 to 1048576, got
   --worker-ring 1000
 rejects "^lcmp-fwd: error: 4 lcores needed \(main, 2 worker\(s\), dispatcher\), EAL gave 2: use -l or --lcores$" \
   "$work/small.conf" --workers 2
+rejects "^lcmp-fwd: error: unknown option --bogus \(try --help\)$" "$work/small.conf" --bogus
+rejects "^lcmp-fwd: error: --workers needs a value \(try --help\)$" "$work/small.conf" --workers
+rejects "^lcmp-fwd: error: --mbuf-size: at least 128 bytes \(a frame's headers must be in its first segment\), got 8$" \
+  "$work/small.conf" --mbuf-size 8
+rejects "^lcmp-fwd: error: --mbufs: at least [0-9]+ for this run \(1 RX queue\(s\) of 1024 descriptors, 2 lcores' caches and bursts\), got 10$" \
+  "$work/small.conf" --mbufs 10
+# A device whose RX queues are all fed (net_pcap: one per rx_pcap) with
+# more queues than --dispatch rss has workers: refused, not half-polled.
+LCORES="0@$c0,1@$c1,2@$c0" rejects \
+  "^lcmp-fwd: error: port 0 \(net_pcap0, net_pcap\): 1 RX queues, 2 worker\(s\) with --dispatch rss: .*$" \
+  "$work/small.conf" --workers 2 --dispatch rss
+
+echo "--- the config against its tables; blobs and lines refused in one line, file and line"
+cfgc() { # cfgc NAME LINES...: $work/NAME.conf: rx, the six ports, the lines given
+  { echo "rx net_pcap0"; echo "$ports6"; printf '%s\n' "${@:2}"; } >"$work/$1.conf"
+}
+cfgc nogroup "route 10.0.7.0/24 8" "route 10.0.9.0/24 99" "tables $work/t1.bin"
+rejects "^lcmp-fwd: error: $work/nogroup.conf:9: route group 99 is not in the tables \($work/t1.bin\)$" \
+  "$work/nogroup.conf"
+cfgc noport "port 9 net_pcap1 02:00:00:00:01:09" "tables $work/t1.bin"
+rejects "^lcmp-fwd: error: $work/noport.conf:8: LCMP port 9 is not in the tables \($work/t1.bin\)$" \
+  "$work/noport.conf"
+printf 'rx net_pcap0\nport 0 net_pcap1 02:00:00:00:01:00\ntables %s\n' "$work/t1.bin" >"$work/oneport.conf"
+rejects "^lcmp-fwd: error: $work/oneport.conf:3: the tables \($work/t1.bin\) list LCMP port 1, which has no 'port' line$" \
+  "$work/oneport.conf"
+cfgc dupprefix "route 10.0.7.0/24 8" "route 10.0.7.0/24 7" "tables $work/t1.bin"
+rejects "^lcmp-fwd: error: $work/dupprefix.conf:9: prefix 10.0.7.0/24 listed twice$" "$work/dupprefix.conf"
+cfgc duptables "tables $work/t1.bin" "tables $work/t2.bin"
+rejects "^lcmp-fwd: error: $work/duptables.conf:9: a second 'tables' line \(the first is line 8\)$" \
+  "$work/duptables.conf"
+printf 'rx net_pcap0\nport 0 net_pcap1 ff:ff:ff:ff:ff:ff\n' >"$work/bcast.conf"
+rejects "^lcmp-fwd: error: $work/bcast.conf:2: next hop ff:ff:ff:ff:ff:ff is not a unicast MAC address$" \
+  "$work/bcast.conf"
+{ cat "$work/t1.bin"; head -c 70 /dev/zero; } >"$work/trail.bin"
+cfgc trail "tables $work/trail.bin"
+rejects "^lcmp-fwd: $work/trail.bin: 70 bytes after the blob's end \(a blob file is exactly what lcmp tables -o wrote\)$" \
+  "$work/trail.conf"
+cfgc signed-notrust "tables $work/t1.signed"
+rejects "^lcmp-fwd: $work/t1.signed: a signed blob, and the config has no 'trust' line .*$" \
+  "$work/signed-notrust.conf"
+cfgc duptrust "trust $work/pub.pem" "trust $work/pub.pem" "scope $scope_dc1" "tables $work/t1.signed"
+rejects "^lcmp-fwd: error: $work/duptrust.conf:9: $work/pub.pem: a second key with key id $kid$" \
+  "$work/duptrust.conf"
+{ echo "rx net_pcap0"; printf '# %05000d\n' 0; echo "bogus"; } >"$work/longline.conf"
+rejects "^lcmp-fwd: error: $work/longline.conf:2: line longer than 4094 characters$" "$work/longline.conf"
+{ echo "rx net_pcap0"; printf '# %04000d\n' 0; echo "bogus"; } >"$work/notlong.conf"
+rejects "^lcmp-fwd: error: $work/notlong.conf:3: expected 'rx DEV', .*$" "$work/notlong.conf"
+
+# Two instances on one --file-prefix: the second says so in one line.
+# The first also has a port no line uses (net_pcap2): at its exit, no
+# "already stopped" for it.
+printf 'quit\n' >"$work/ctl-first.tmp"
+timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@$c0,1@$c1" --file-prefix "lcmp-test-$$" \
+  --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$work/in.pcap" \
+  --vdev "net_pcap1,tx_pcap=$work/first1.pcap" --vdev "net_pcap2,tx_pcap=$work/first2.pcap" \
+  -- -c "$work/small.conf" --control "$work/ctl-first" --stats-ms 0 >"$work/first.out" 2>"$work/first.err" &
+first=$!
+for _ in $(seq 300); do grep -q '^lcmp-fwd: tables shared' "$work/first.out" && break; sleep 0.1; done
+expect_line "$work/first.out" -F "lcmp-fwd: tables shared"
+status=0
+timeout 60 "$fwd" --no-huge --no-pci -m 512 --lcores "0@$c0,1@$c1" --file-prefix "lcmp-test-$$" \
+  --log-level=lib.eal:crit --vdev "net_pcap0,rx_pcap=$work/in.pcap" -- -c "$work/small.conf" \
+  >"$work/second.out" 2>"$work/second.err" || status=$?
+mv "$work/ctl-first.tmp" "$work/ctl-first"
+wait "$first"
+expect "the second instance exits with status 1 ($status)" test "$status" -eq 1
+expect_line "$work/second.err" -xE "lcmp-fwd: error: EAL: another DPDK process \(pid [0-9]+\) runs with --file-prefix lcmp-test-$$: give each instance its own --file-prefix"
+expect "no 'already stopped' at a normal exit" bash -c "! grep -q 'already stopped' '$work/first.err'"
+echo "--- af_packet over veth pairs in network namespaces: real UDP and TCP"
+status=0
+frontends/dpdk/tests/netns.sh "$fwd" "$work" "$work/t1.bin" "$c0" "$c1" || status=$?
+if [ "$status" -eq 2 ]; then
+  echo "(skipped: this machine cannot create network namespaces or veth pairs)"
+elif [ "$status" -ne 0 ]; then
+  exit 1
+fi
 echo "lcmp-fwd: all pcap checks passed"

@@ -335,6 +335,23 @@ def read_macs(config):
     return macs
 
 
+def read_route_groups(config):
+    """The route groups the config's 'route' lines name."""
+    groups = set()
+    with open(config) as f:
+        for line in f:
+            w = line.split("#")[0].split()
+            if len(w) == 3 and w[0] == "route":
+                groups.add(int(w[2]))
+    return groups
+
+
+def read_trace_dcs(directory):
+    """trace index -> destination DC (the route group; lcmp replay's trace)."""
+    with open(os.path.join(directory, "trace.csv")) as f:
+        return [int(line.rsplit(",", 1)[1]) for line in f if line[0].isdigit()]
+
+
 def check(args):
     with open(os.path.join(args.dir, "bad.json")) as f:
         meta = json.load(f)
@@ -450,6 +467,13 @@ def check(args):
 
     bad = dict(meta["bad"])
     bad["vlan_dropped"] = dropped_tagged
+    # Trace packets towards a group the config has no route for (DC1's
+    # own prefixes: its tables have no group 1) are unknown_dst to lcmp-fwd,
+    # no route to lcmp replay.
+    groups, dcs = read_route_groups(args.config), read_trace_dcs(args.dir)
+    unrouted = sum(1 for i, (_, p) in r1.items() if p is None and dcs[i] not in groups
+                   and not (args.vlan == "drop" and i in vlan))
+    bad["unknown_dst"] += unrouted
     promiscuously_routed = 0
     if args.promiscuous:
         promiscuously_routed, bad["other_mac"] = bad["other_mac"], 0
@@ -464,6 +488,7 @@ def check(args):
     if stats.get("rx") != meta["frames"]:
         err("rx=%s, the pcap has %d frames" % (stats.get("rx"), meta["frames"]))
     no_route = len(r1) - expected_routed - dropped_tagged
+    no_route -= unrouted
     if stats.get("no_route") != no_route:
         err("no_route=%s, lcmp replay has %d packets without a route" % (stats.get("no_route"), no_route))
     if (stats.get("tx") != len(seen) + not_for_routing or stats.get("tx_full")

@@ -483,8 +483,10 @@ typedef struct lcmp_tables lcmp_tables;
  * `abi_version` must be `sizeof(lcmp_config)` and `LCMP_ABI_VERSION`
  * (`lcmp_decider_init` returns `LCMP_ERR_ABI` otherwise, and reads
  * nothing past `size`); the other fields all zero are the defaults (LCMP,
- * MurmurHash3, refuse on a full cache, seed 0, the zero flow key):
- * `lcmp_config c = { sizeof(lcmp_config), LCMP_ABI_VERSION };`.
+ * MurmurHash3, refuse on a full cache, seed 0, the zero flow key). In C99
+ * (designated, so `-Wextra`'s missing-initialiser warning stays quiet):
+ * `lcmp_config c = { .size = sizeof(lcmp_config), .abi_version = LCMP_ABI_VERSION };`
+ * In C89: `memset` it to zero, then set both fields.
  */
 typedef struct lcmp_config {
   /**
@@ -1321,15 +1323,15 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  *   lcmp_explain                             1412          4769
  *   lcmp_set_port                              40            74
  *   lcmp_gc                                    56         20634
- *   lcmp_install                             1908         30683
- *   lcmp_install_signed                      6440       1958722
+ *   lcmp_install                             1908         30731
+ *   lcmp_install_signed                      6440       1958770
  *   lcmp_install_signed:replay               2948        117250
  *   lcmp_install_signed:refused              2948        116294
  *   lcmp_decider_init                         184         13473
  *   lcmp_tables_install                      1868         18672
  *   lcmp_tables_install_signed               6400       1946733
  *   lcmp_tables_install_signed:refused       2956        116300
- *   lcmp_use_tables                           252         12054
+ *   lcmp_use_tables                           244         12102
  *   lcmp_release_tables                         8            37
  *   lcmp_decider_init_shared                  184          2042
  *   lcmp_tables_init                           48           251

@@ -221,22 +221,30 @@ pub fn blob_error_code(e: TablesError) -> i32 {
     }
 }
 
+/// `lcmp_strerror`'s message for a code this library does not define.
+pub(crate) const UNKNOWN_CODE: &CStr =
+    c"unknown error code (not an LCMP_ERR_* of this library's lcmp.h)";
+
 /// The message of `lcmp_strerror`.
 pub fn strerror(code: i32) -> &'static CStr {
     match code {
         LCMP_OK => c"ok",
         LCMP_ERR_NULL => c"a required pointer is null",
         LCMP_ERR_MISALIGNED => c"a pointer is not aligned for its type",
-        LCMP_ERR_BUFFER_TOO_SMALL => c"buffer smaller than lcmp_decider_size(flows)",
+        LCMP_ERR_BUFFER_TOO_SMALL => {
+            c"buffer smaller than its size call (lcmp_decider_size, lcmp_decider_shared_size or lcmp_tables_size)"
+        }
         LCMP_ERR_NOT_INITIALIZED => c"handle not initialised by lcmp_decider_init",
         LCMP_ERR_INVALID_ARGUMENT => {
-            c"scheme, hash, overflow policy or address family out of range"
+            c"argument out of range: scheme, hash, overflow policy, address family, a 0/1 flag, n_keys (1 or 2) or the scope"
         }
         LCMP_ERR_PORT_OUT_OF_RANGE => c"port id is not below LCMP_PORTS",
         LCMP_ERR_BAD_BLOB => c"table blob cannot be decoded",
         LCMP_ERR_FLOWS => c"flow slots must be a power of two of at least LCMP_MIN_FLOWS",
         LCMP_ERR_BLOB_TRUNCATED => c"table blob truncated",
-        LCMP_ERR_BLOB_BAD_MAGIC => c"not a table blob (bad magic)",
+        LCMP_ERR_BLOB_BAD_MAGIC => {
+            c"not a table blob (bad magic; a signed blob, magic LCMS, goes to lcmp_install_signed)"
+        }
         LCMP_ERR_BLOB_VERSION => c"table blob format version not supported",
         LCMP_ERR_BLOB_CRC => c"table blob CRC mismatch",
         LCMP_ERR_BLOB_LENGTH => c"buffer longer than the table blob's declared length",
@@ -263,7 +271,7 @@ pub fn strerror(code: i32) -> &'static CStr {
         LCMP_ERR_DUPLICATE_CANDIDATE => c"tables: a port appears twice in one group",
         LCMP_ERR_ZERO_CAPACITY => c"tables: a candidate has zero capacity",
         LCMP_ERR_INVALID_TABLES => c"tables rejected",
-        other => crate::signed::signed_strerror(other).unwrap_or(c"unknown error code"),
+        other => crate::signed::signed_strerror(other).unwrap_or(UNKNOWN_CODE),
     }
 }
 

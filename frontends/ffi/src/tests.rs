@@ -539,10 +539,21 @@ fn every_code_has_a_message_and_every_reason_a_name() {
         .chain(LCMP_ERR_BLOB_LENGTH..=LCMP_ERR_BLOB_TRUNCATED)
         .chain(LCMP_ERR_TABLES_SHARED..=LCMP_ERR_TABLES_IN_USE)
     {
-        assert_ne!(strerror(code), c"unknown error code", "code {code}");
+        assert_ne!(strerror(code), UNKNOWN_CODE, "code {code}");
         assert!(!lcmp_strerror(code).is_null());
     }
-    assert_eq!(strerror(42), c"unknown error code");
+    assert_eq!(strerror(42), UNKNOWN_CODE);
+    // Messages that name where the caller went wrong (issue 34 item 7):
+    // -3 for every size call, -5 for the key count, bad magic for a
+    // signed blob given to the unsigned call.
+    let says = |code, what: &str| {
+        let m = strerror(code).to_str().unwrap_or_default();
+        assert!(m.contains(what), "code {code}: {m:?} lacks {what:?}");
+    };
+    says(LCMP_ERR_BUFFER_TOO_SMALL, "lcmp_tables_size");
+    says(LCMP_ERR_BUFFER_TOO_SMALL, "lcmp_decider_shared_size");
+    says(LCMP_ERR_INVALID_ARGUMENT, "n_keys");
+    says(LCMP_ERR_BLOB_BAD_MAGIC, "lcmp_install_signed");
     for r in Reason::ALL {
         assert_eq!(reason_name(r.code()).to_str(), Ok(r.name()));
     }

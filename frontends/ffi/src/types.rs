@@ -20,8 +20,10 @@ use crate::{LCMP_MAX_CANDIDATES, LCMP_NO_PORT, LCMP_PORTS};
 /// `abi_version` must be `sizeof(lcmp_config)` and `LCMP_ABI_VERSION`
 /// (`lcmp_decider_init` returns `LCMP_ERR_ABI` otherwise, and reads
 /// nothing past `size`); the other fields all zero are the defaults (LCMP,
-/// MurmurHash3, refuse on a full cache, seed 0, the zero flow key):
-/// `lcmp_config c = { sizeof(lcmp_config), LCMP_ABI_VERSION };`.
+/// MurmurHash3, refuse on a full cache, seed 0, the zero flow key). In C99
+/// (designated, so `-Wextra`'s missing-initialiser warning stays quiet):
+/// `lcmp_config c = { .size = sizeof(lcmp_config), .abi_version = LCMP_ABI_VERSION };`
+/// In C89: `memset` it to zero, then set both fields.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct lcmp_config {

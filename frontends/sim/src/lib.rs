@@ -11,8 +11,10 @@
 //! * [`rng`]: the seeded PCG32 generator every random draw comes from.
 //! * [`traffic`]: Poisson arrivals over an arrival window.
 //! * [`network`]: directed links and per-switch tables from a topology.
-//! * [`engine`]: the time-stepped fluid engine with FIFO queues, back-pressure
-//!   and one [`lcmp_decide::Decider`] per DCI switch.
+//! * [`run`]: what both models take and return (flows, settings,
+//!   outcomes).
+//! * [`fluid`] (also [`engine`]): the time-stepped fluid engine with FIFO
+//!   queues, back-pressure and one [`lcmp_decide::Decider`] per DCI switch.
 //! * [`packet`]: the discrete-event packet-level RoCE model (`--model
 //!   packet`): leaf-spine fabrics behind every DCI switch, PFC, ECN,
 //!   DCQCN, go-back-N and routed ACKs, a decider per DCI switch per packet.
@@ -46,8 +48,14 @@
 #![deny(missing_docs)]
 
 #[cfg(feature = "cli")]
+pub mod args;
+#[cfg(feature = "cli")]
 pub mod cli;
-pub mod engine;
+mod dci;
+pub mod fluid;
+/// The fluid model under its first name ([`fluid`]): `lcmp_sim::engine::run`
+/// and the run vocabulary it re-exports keep working.
+pub use fluid as engine;
 pub mod error;
 pub mod experiment;
 pub mod network;
@@ -56,6 +64,7 @@ pub mod packet;
 pub mod plot;
 pub mod report;
 pub mod rng;
+pub mod run;
 pub mod stats;
 #[cfg(feature = "cli")]
 pub mod sweep;
@@ -64,3 +73,11 @@ pub mod vs_artifact;
 pub mod workload;
 
 pub use error::SimError;
+
+/// The commit this crate was built from (`git rev-parse --short=12 HEAD`
+/// at build time, by `build.rs`), or `unknown` outside a git checkout:
+/// every run's text header and JSON `config` carry it.
+pub const COMMIT: &str = match option_env!("LCMP_SIM_COMMIT") {
+    Some(c) => c,
+    None => "unknown",
+};

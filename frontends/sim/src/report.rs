@@ -4,6 +4,7 @@ use core::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::error::SimError;
 use crate::stats::{RunResult, BUCKETS};
 
 /// Mean, sample standard deviation and a 95 % bootstrap interval of the
@@ -550,6 +551,21 @@ pub struct JsonReport<'a, C: Serialize> {
     pub summary: Vec<Summary>,
     /// Every scheme against the baselines, paired by seed ([`compare`]).
     pub comparisons: Vec<Comparison>,
+}
+
+/// Writes `text` to stdout. A closed pipe (`lcmp sim ... | head`) is not
+/// an error: the reader took what it wanted, so the command goes on
+/// quietly (figures of `--plot` are still written) and exits with 0.
+/// Any other write error is [`SimError::Output`].
+pub fn print(text: &str) -> Result<(), SimError> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(SimError::Output(format!("stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

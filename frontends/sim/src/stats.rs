@@ -100,7 +100,7 @@ pub struct RunResult {
     pub wall_time_s: f64,
     /// The packet model's counters (absent for the fluid engine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub packet: Option<crate::packet::PacketStats>,
+    pub packet: Option<crate::packet::config::PacketStats>,
 }
 
 /// Nearest-rank percentile of sorted data (`q` in `0..=1`; 0 if empty).

@@ -14,15 +14,15 @@
 
 use core::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use clap::Args;
 use plotters::prelude::*;
 use serde::Serialize;
 
-use crate::cli::{experiment, print, to_args, SimArgs};
+use crate::args::{experiment, to_args, SimArgs};
+pub use crate::args::{MergeArgs, SweepArgs};
 use crate::error::SimError;
-use crate::report::{summarise, Spread, Summary};
+use crate::report::{print, summarise, Spread, Summary};
 use crate::stats::RunResult;
 
 /// The `lcmp sim` options a `--vary` axis may name.
@@ -36,70 +36,6 @@ pub const VARIABLE: [&str; 8] = [
     "sample-us",
     "idle-timeout-ms",
 ];
-
-/// Arguments of `lcmp sim sweep` (the `lcmp sim` options before `sweep` are
-/// the base of every run).
-#[derive(Clone, Debug, PartialEq, Args)]
-pub struct SweepArgs {
-    /// A grid axis: an `lcmp sim` option and its values separated by `/`
-    /// (`-`: the option not given), e.g. `band=-/24/16` or
-    /// `weights=s_cong=3/s_cong=2,beta=2`. Repeatable; the grid is the
-    /// product of the axes. Options: profile, saturation, band, weights,
-    /// queue-thresholds, scheme (the candidate scheme), sample-us,
-    /// idle-timeout-ms.
-    #[arg(long = "vary", value_name = "NAME=V1/V2/...")]
-    pub vary: Vec<String>,
-    /// Workloads every configuration runs on, comma-separated [default: the
-    /// base --workload].
-    #[arg(long, value_delimiter = ',')]
-    pub workloads: Vec<String>,
-    /// Baseline schemes, comma-separated [default: ecmp,ucmp].
-    #[arg(long, value_delimiter = ',')]
-    pub baselines: Vec<String>,
-    /// Write sweep.md, sweep.json and sweep.svg into this directory.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Ring and label this configuration in the figure (its name as the
-    /// report prints it, e.g. `saturation=9 band=16`). Repeatable.
-    #[arg(long, value_name = "CONFIG")]
-    pub mark: Vec<String>,
-    /// Print the sweep's runs as independent jobs instead of running
-    /// them: one shell command line per (workload, configuration or
-    /// baselines, seed), each an `lcmp sim ... --json` writing one file
-    /// into --job-dir; feed the lines to GNU parallel or a Slurm array and
-    /// combine the files with `lcmp sim merge` (docs/simulator.md).
-    #[arg(long)]
-    pub emit_jobs: bool,
-    /// Where the jobs write their JSON.
-    #[arg(long, value_name = "DIR", default_value = "jobs")]
-    pub job_dir: PathBuf,
-    /// The command that starts `lcmp` in a job line.
-    #[arg(long, value_name = "CMD", default_value = "lcmp")]
-    pub job_command: String,
-}
-
-/// Arguments of `lcmp sim merge`.
-#[derive(Clone, Debug, PartialEq, Args)]
-pub struct MergeArgs {
-    /// JSON files written by `lcmp sim --json` (for example by the jobs of
-    /// `sweep --emit-jobs`).
-    #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-    /// Sweep jobs: write sweep.md, sweep.json and sweep.svg into this
-    /// directory, as `sweep --out` does.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Sweep jobs: ring and label this configuration in the figure.
-    #[arg(long, value_name = "CONFIG")]
-    pub mark: Vec<String>,
-    /// Other runs: print the merged JSON (results, summary, comparisons)
-    /// instead of tables.
-    #[arg(long)]
-    pub json: bool,
-    /// Other runs: write the SVG figures into this directory.
-    #[arg(long, value_name = "DIR")]
-    pub plot: Option<PathBuf>,
-}
 
 /// One grid point: the option values it sets (`None`: not given).
 pub type Config = Vec<(String, Option<String>)>;

@@ -486,3 +486,31 @@ fn a_packet_model_comparison_on_two_threads_equals_the_serial_run() {
     // The runs differ from each other (so equal results are not empty ones).
     assert_ne!(parallel[0], parallel[2]);
 }
+
+/// Issue 31 item 7: every run's label names the commit the simulator was
+/// built from, `git rev-parse --short=12 HEAD` in a checkout (`build.rs`),
+/// else `unknown`.
+#[test]
+fn the_run_label_names_the_commit() {
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    match head {
+        Some(h) => assert_eq!(lcmp_sim::COMMIT, h),
+        None => assert_eq!(lcmp_sim::COMMIT, "unknown"),
+    }
+    let cli = Cli::try_parse_from(["sim", "--load", "0.3"]).expect("parses");
+    let e = experiment(&cli.sim).expect("valid");
+    let label = lcmp_sim::cli::run_label(&cli.sim, &e);
+    assert!(
+        label.contains(&format!(
+            "; commit {}; command: lcmp sim ",
+            lcmp_sim::COMMIT
+        )),
+        "{label}"
+    );
+}

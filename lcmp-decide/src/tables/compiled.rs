@@ -4,6 +4,8 @@
 
 use heapless::Vec;
 
+// The description's types compile into this module's; the description
+// imports nothing back (one direction, as the layers above the core).
 use super::description::{Params, PortConfig, QueueThresholds, Tables};
 use super::ids::*;
 use crate::cost::{delay_score, link_cap_score, path_cost};
@@ -11,6 +13,39 @@ use crate::estimator::queue::QueueScale;
 use crate::Error;
 
 impl Tables {
+    /// Validates the tables for a decider with `port_capacity` ports and
+    /// precomputes every candidate's `delayScore`, `linkCapScore` and
+    /// `C_path`, into a new value. [`Tables::compile_into`] does the same in
+    /// place, without a `CompiledTables` (about 19 KiB) on the stack.
+    pub fn compile(&self, port_capacity: usize) -> Result<CompiledTables, Error> {
+        let mut out = CompiledTables::new();
+        self.compile_into(port_capacity, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Tables::compile`] into existing memory: validates first
+    /// ([`Tables::validate`]); on error `out` is unchanged, on success it is
+    /// rebuilt in place (nothing of its previous contents remains). Needs
+    /// well under 1 KiB of stack whatever the size of the tables.
+    ///
+    /// ```
+    /// # use lcmp_decide::{GroupId, Tables};
+    /// let mut compiled = Tables::paper_defaults().compile(8).unwrap();
+    /// let mut bad = Tables::paper_defaults();
+    /// bad.levels.clear();
+    /// assert!(bad.compile_into(8, &mut compiled).is_err());
+    /// assert_eq!(compiled, Tables::paper_defaults().compile(8).unwrap());
+    /// ```
+    pub fn compile_into(
+        &self,
+        port_capacity: usize,
+        out: &mut CompiledTables,
+    ) -> Result<(), Error> {
+        self.validate(port_capacity)?;
+        self.compile_validated(out);
+        Ok(())
+    }
+
     /// The infallible half of [`Tables::compile_into`], for tables that
     /// passed [`Tables::validate`]: rebuilds `out` in place. (On tables that
     /// did not, it still writes something without panicking, but not
@@ -283,13 +318,14 @@ impl CompiledTables {
     /// min delay` over the groups the port is a candidate of, so that a
     /// packet sent on `port` arrives at most this much later than one sent
     /// at the same time on any candidate of its group (queueing aside).
-    /// `u32::MAX` when the tables do not say the delay unit
-    /// ([`Params::delay_unit_ticks`] 0); 0 for a port no group uses.
-    /// Install-time work: one pass over the groups.
-    pub fn reorder_window_ticks(&self, port: PortId) -> u32 {
+    /// `None` when the tables do not say the delay unit
+    /// ([`Params::delay_unit_ticks`] 0: no window is known, so no entry is
+    /// reused early); `Some(0)` for a port no group uses; a window too long
+    /// for `u32` saturates. Install-time work: one pass over the groups.
+    pub fn reorder_window_ticks(&self, port: PortId) -> Option<u32> {
         let unit = self.params.delay_unit_ticks;
         if unit == 0 {
-            return u32::MAX;
+            return None;
         }
         let mut window = 0u32;
         for g in &self.groups {
@@ -304,7 +340,7 @@ impl CompiledTables {
                 .unwrap_or(own.delay_units);
             window = window.max(own.delay_units.saturating_sub(min));
         }
-        u32::try_from(u64::from(window).saturating_mul(u64::from(unit))).unwrap_or(u32::MAX)
+        Some(u32::try_from(u64::from(window).saturating_mul(u64::from(unit))).unwrap_or(u32::MAX))
     }
 }
 
@@ -352,17 +388,17 @@ mod test {
         t.params.delay_unit_ticks = 1_000;
         let c = t.compile(8).expect("valid");
         // Port 1: 12 - 5 in group 1 (0 in group 2, where it is the fastest).
-        assert_eq!(c.reorder_window_ticks(PortId(1)), 7_000);
+        assert_eq!(c.reorder_window_ticks(PortId(1)), Some(7_000));
         assert_eq!(
             c.reorder_window_ticks(PortId(0)),
-            0,
+            Some(0),
             "the fastest of its group"
         );
-        assert_eq!(c.reorder_window_ticks(PortId(2)), 7_000);
-        assert_eq!(c.reorder_window_ticks(PortId(5)), 0, "in no group");
+        assert_eq!(c.reorder_window_ticks(PortId(2)), Some(7_000));
+        assert_eq!(c.reorder_window_ticks(PortId(5)), Some(0), "in no group");
         t.params.delay_unit_ticks = 0;
         let c = t.compile(8).expect("valid");
-        assert_eq!(c.reorder_window_ticks(PortId(0)), u32::MAX, "unit unknown");
+        assert_eq!(c.reorder_window_ticks(PortId(0)), None, "unit unknown");
     }
 
     #[test]

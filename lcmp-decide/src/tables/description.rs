@@ -3,7 +3,6 @@
 
 use heapless::Vec;
 
-use super::compiled::CompiledTables;
 use super::ids::*;
 
 use crate::cost::Weights;
@@ -402,39 +401,6 @@ impl Tables {
             }
         }
         self.check_queue_thresholds(&self.ports)
-    }
-
-    /// Validates the tables for a decider with `port_capacity` ports and
-    /// precomputes every candidate's `delayScore`, `linkCapScore` and
-    /// `C_path`, into a new value. [`Tables::compile_into`] does the same in
-    /// place, without a `CompiledTables` (about 19 KiB) on the stack.
-    pub fn compile(&self, port_capacity: usize) -> Result<CompiledTables, Error> {
-        let mut out = CompiledTables::new();
-        self.compile_into(port_capacity, &mut out)?;
-        Ok(out)
-    }
-
-    /// [`Tables::compile`] into existing memory: validates first
-    /// ([`Tables::validate`]); on error `out` is unchanged, on success it is
-    /// rebuilt in place (nothing of its previous contents remains). Needs
-    /// well under 1 KiB of stack whatever the size of the tables.
-    ///
-    /// ```
-    /// # use lcmp_decide::{GroupId, Tables};
-    /// let mut compiled = Tables::paper_defaults().compile(8).unwrap();
-    /// let mut bad = Tables::paper_defaults();
-    /// bad.levels.clear();
-    /// assert!(bad.compile_into(8, &mut compiled).is_err());
-    /// assert_eq!(compiled, Tables::paper_defaults().compile(8).unwrap());
-    /// ```
-    pub fn compile_into(
-        &self,
-        port_capacity: usize,
-        out: &mut CompiledTables,
-    ) -> Result<(), Error> {
-        self.validate(port_capacity)?;
-        self.compile_validated(out);
-        Ok(())
     }
 
     /// Every explicit queue-threshold table has one non-decreasing entry

@@ -3,9 +3,9 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::EngineConfig;
 use crate::network::Network;
 use crate::rng::Pcg32;
+use crate::run::EngineConfig;
 
 use super::mmu::{shift_for_rate, EcnCurve, Mmu, PfcAction};
 use super::{Pkt, PS_PER_US};

@@ -31,7 +31,7 @@
 //!   sender goes back to the first missing packet (go-back-N). An RTO
 //!   (not in the artifact) recovers a lost tail.
 //! * **Routing**: at a DCI switch a packet towards another DC is routed by
-//!   the switch's [`Decider`] (`on_packet` per packet, so the flow cache
+//!   the switch's [`Decider`](lcmp_decide::Decider) (`on_packet` per packet, so the flow cache
 //!   pins and refreshes flows); acknowledgements are a flow of their own,
 //!   routed back by the destination's decider. Every `sample_us` each DCI
 //!   switch's decider is fed the data bytes queued at each inter-DC port
@@ -44,152 +44,27 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use lcmp_decide::{Decider, DeciderConfig, FlowKey, GroupId, Instant, PortId, Scheme};
-use serde::{Deserialize, Serialize};
+use lcmp_decide::{FlowKey, GroupId, Instant, Scheme};
 
-use crate::engine::{
+use crate::dci::{self, Switch};
+use crate::network::Network;
+use crate::run::{
     artifact_flow_id, artifact_ip, AckPath, EngineConfig, FlowIdentity, FlowOutcome, FlowSpec,
     LinkOutcome, RunOutput, ARTIFACT_DPORT,
 };
-use crate::network::Network;
 
+pub(crate) mod config;
 pub mod dcqcn;
 mod fabric;
 pub mod mmu;
 mod queue;
 
-use dcqcn::{DcqcnParams, Rp};
+use dcqcn::Rp;
 use fabric::{Fabric, NodeKind};
 use mmu::PfcAction;
 use queue::EventQueue;
 
-/// Ports per simulated decider (the core's maximum).
-const PORTS: usize = 64;
-/// Flow-cache slots per simulated decider.
-const FLOWS: usize = 1 << 15;
-type Switch = Decider<PORTS, FLOWS>;
-
-/// Picoseconds per microsecond.
-pub const PS_PER_US: u64 = 1_000_000;
-
-/// The packet model's settings. [`PacketConfig::DEFAULT`] is the
-/// artifact's testbed (docs/simulator.md lists each value's source).
-#[derive(Clone, Debug, PartialEq)]
-pub struct PacketConfig {
-    /// Payload bytes per data packet (`PACKET_PAYLOAD_SIZE`).
-    pub payload_bytes: u32,
-    /// Header bytes per data packet: the artifact's
-    /// `CustomHeader::GetStaticWholeHeaderSize`, PPP 14 (`ppp-header.cc`),
-    /// IPv4 20, UDP 8, PG 2, sequence 4, an empty INT header under DCQCN:
-    /// 1048-byte packets of a 1000-byte payload.
-    pub header_bytes: u32,
-    /// Bytes of an acknowledgement or NACK on the wire: the artifact pads
-    /// them to 60 (`rdma-hw.cc`, `ReceiveUdp`: `60 - 14 - 20 - header`).
-    pub ack_bytes: u32,
-    /// Hosts per leaf switch.
-    pub hosts_per_leaf: u16,
-    /// Spine switches per DC.
-    pub spines: u16,
-    /// Host-leaf and leaf-spine link rate, bits per second.
-    pub intra_bps: u64,
-    /// Spine-DCI link rate, bits per second.
-    pub spine_dci_bps: u64,
-    /// Intra-DC link delay, picoseconds.
-    pub intra_delay_ps: u64,
-    /// Buffer of every leaf and spine switch, bytes (`BUFFER_SIZE`, MB).
-    pub switch_buffer_bytes: u64,
-    /// Reserve per ingress queue, bytes.
-    pub reserve_bytes: u64,
-    /// Dynamic PFC threshold shift: a queue may take `free >> shift`.
-    /// `None` (the artifact's): per port by its rate,
-    /// [`mmu::shift_for_rate`] (3 at NIC rate, 2 at 200 G, 1 at 400 G);
-    /// `Some(n)`: `n` at every port (`--pfc-shift`).
-    pub pfc_shift: Option<u32>,
-    /// RESUME hysteresis, bytes.
-    pub resume_offset_bytes: u64,
-    /// Headroom per ingress as a multiple of its link's rate × delay (the
-    /// artifact's `third.cc`: 3).
-    pub headroom_factor: u64,
-    /// DCQCN at the senders; off, every sender stays at line rate.
-    pub dcqcn: bool,
-    /// DCQCN's parameters.
-    pub dcqcn_params: DcqcnParams,
-    /// Least time between two NACKs of a queue pair, picoseconds.
-    pub nack_interval_ps: u64,
-    /// Go back to the first unacknowledged packet if nothing was
-    /// acknowledged for this long after the last packet left, picoseconds.
-    pub rto_ps: u64,
-    /// Acknowledgements in a priority queue at switches that PFC never
-    /// pauses (`ACK_HIGH_PRIO`; the artifact's 0 puts them behind data).
-    pub ack_high_priority: bool,
-}
-
-impl PacketConfig {
-    /// The artifact's testbed and settings.
-    pub const DEFAULT: PacketConfig = PacketConfig {
-        payload_bytes: 1000,
-        header_bytes: 48,
-        ack_bytes: 60,
-        hosts_per_leaf: 4,
-        spines: 2,
-        intra_bps: 100_000_000_000,
-        spine_dci_bps: 400_000_000_000,
-        intra_delay_ps: PS_PER_US,
-        switch_buffer_bytes: 32 << 20,
-        reserve_bytes: 4096,
-        pfc_shift: None,
-        resume_offset_bytes: 3 * 1024,
-        headroom_factor: 3,
-        dcqcn: true,
-        dcqcn_params: DcqcnParams::ARTIFACT,
-        nack_interval_ps: 500 * PS_PER_US,
-        rto_ps: 2_000_000 * PS_PER_US,
-        ack_high_priority: false,
-    };
-}
-
-impl Default for PacketConfig {
-    fn default() -> Self {
-        PacketConfig::DEFAULT
-    }
-}
-
-/// Counters of one packet-model run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PacketStats {
-    /// Events processed.
-    pub events: u64,
-    /// Data packets put on a host's wire (retransmissions included).
-    pub data_packets: u64,
-    /// Of those, retransmissions (go-back-N).
-    pub retransmitted: u64,
-    /// Acknowledgements sent.
-    pub acks: u64,
-    /// NACKs sent.
-    pub nacks: u64,
-    /// Data packets marked with ECN.
-    pub ecn_marked: u64,
-    /// Acknowledgements that carried the congestion flag (CNPs).
-    pub cnps: u64,
-    /// DCQCN rate cuts.
-    pub rate_cuts: u64,
-    /// PAUSE frames sent, by the switch kind that sent them: leaf, spine,
-    /// DCI.
-    pub pauses: [u64; 3],
-    /// PAUSE frames that reached a host NIC.
-    pub host_pauses: u64,
-    /// Packets dropped for lack of buffer.
-    pub drops: u64,
-    /// When each switch kind (leaf, spine, DCI) sent its first PAUSE,
-    /// microseconds.
-    pub first_pause_us: [Option<f64>; 3],
-    /// Packets without a route (or past their hop limit).
-    pub unroutable: u64,
-    /// Largest data queue at any DCI inter-DC port, bytes.
-    pub max_dci_queue_bytes: u64,
-    /// Largest data queue at any leaf or spine port, bytes.
-    pub max_fabric_queue_bytes: u64,
-}
+pub use config::{PacketConfig, PacketStats, PS_PER_US};
 
 /// A packet: 16 bytes, moved by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -276,7 +151,7 @@ struct Host {
 }
 
 /// Runs `specs` over `net` at packet level, every DCI switch a real
-/// [`Decider`] with `cfg.scheme`. `window_us` only scopes the link
+/// [`Decider`](lcmp_decide::Decider) with `cfg.scheme`. `window_us` only scopes the link
 /// statistics. The result has the fluid engine's shape, with
 /// [`RunOutput::packet`] set.
 pub fn run(net: &Network, cfg: &EngineConfig, specs: &[FlowSpec], window_us: f64) -> RunOutput {
@@ -326,23 +201,7 @@ impl<'a> Sim<'a> {
     fn new(net: &'a Network, cfg: &'a EngineConfig, specs: &'a [FlowSpec], window_us: f64) -> Self {
         let pc = &cfg.packet;
         let fab = Fabric::new(net, cfg);
-        let deciders = net
-            .tables
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let mut dc = DeciderConfig::DEFAULT;
-                dc.scheme = cfg.scheme;
-                dc.seed = cfg
-                    .hash_seed
-                    .wrapping_mul(0x9E37_79B9)
-                    .wrapping_add((i as u32).wrapping_mul(0x85EB_CA6B));
-                let mut d = Box::new(Switch::new(dc));
-                // `Network::new` built these with `build_tables`.
-                let _ = d.install(t);
-                d
-            })
-            .collect();
+        let deciders = dci::switches(net, cfg.scheme, cfg.hash_seed);
         let hosts = (0..fab.nodes.len())
             .map(|_| Host {
                 ready: BinaryHeap::new(),
@@ -361,7 +220,7 @@ impl<'a> Sim<'a> {
             .map(|s| FlowOutcome {
                 path: Vec::new(),
                 fct_us: None,
-                ideal_us: crate::engine::ideal_us(net, cfg, s),
+                ideal_us: crate::run::ideal_us(net, cfg, s),
             })
             .collect();
         Sim {
@@ -460,7 +319,7 @@ impl<'a> Sim<'a> {
     }
 
     fn instant(&self) -> Instant {
-        Instant::from_ticks((self.now / PS_PER_US) as u32)
+        dci::instant_at_us(self.now / PS_PER_US)
     }
 
     fn sample_all(&mut self) {
@@ -477,11 +336,12 @@ impl<'a> Sim<'a> {
     fn sample_switch(&mut self, d: usize) {
         let now = self.instant();
         let node = self.fab.dci[d];
-        for &(core, port) in &self.fab.core_ports[d] {
-            let depth = self.fab.port(node, port).map_or(0, |p| p.data_bytes);
-            if let Some(sw) = self.deciders.get_mut(d) {
-                let _ = sw.sample(now, PortId(core), depth);
-            }
+        let fab = &self.fab;
+        let depths = fab.core_ports[d]
+            .iter()
+            .map(|&(core, port)| (core, fab.port(node, port).map_or(0, |p| p.data_bytes)));
+        if let Some(sw) = self.deciders.get_mut(d) {
+            dci::sample(sw, now, depths);
         }
     }
 
@@ -1350,7 +1210,7 @@ mod test {
 
 #[cfg(test)]
 mod ideal_test {
-    use crate::engine::{ideal_us, EngineConfig, FlowSpec, IdealFct};
+    use crate::run::{ideal_us, EngineConfig, FlowSpec, IdealFct};
     use lcmp_tables::{BuildOptions, Topology};
 
     #[test]
