@@ -99,6 +99,67 @@ pub fn salu_blocks(bfa: &str, registers: &[&str]) -> String {
     out
 }
 
+/// What the compiler's stateful ALU blocks (`OUT/salu.txt`, see
+/// [`salu_blocks`]) say against the program's schema, one line per
+/// difference: each register of [`SALU_REGISTERS`] present with the
+/// schema's size; the clock starting at [`CLOCK_START_WRAPS`] epochs and
+/// testing the wrap against `-CLOCK_WRAP`; and every compare of the pins
+/// and the clock unsigned (`.u`), as the interp mirror compares (issue 32
+/// item 5: the freshness and wrap tests rest on it).
+///
+/// [`CLOCK_START_WRAPS`]: crate::schema::CLOCK_START_WRAPS
+pub fn salu_mismatches(schema: &crate::schema::Schema, salu: &str) -> Vec<String> {
+    use crate::schema::{names, CLOCK_START_WRAPS, CLOCK_UNIT_SHIFT, CLOCK_WRAP};
+    let mut out = Vec::new();
+    for name in SALU_REGISTERS {
+        let block = salu_blocks(salu, &[name]);
+        let Some(ours) = schema.registers.iter().find(|r| r.name == name) else {
+            out.push(format!("{name}: not in the schema"));
+            continue;
+        };
+        let size = format!(
+            "name: {}.{name}, size: {} }}",
+            ours.control.name(),
+            ours.size
+        );
+        if block.is_empty() {
+            out.push(format!("{name}: no stateful ALU block"));
+        } else if !block.contains(&size) {
+            out.push(format!(
+                "{name}: the compiler's size is not the schema's {}",
+                ours.size
+            ));
+        }
+        // Compares: `equ`/`neq` are sign-free; an ordered compare must be
+        // unsigned.
+        for l in block.lines().map(str::trim) {
+            let op = l
+                .strip_prefix("- ")
+                .and_then(|r| r.split(' ').next())
+                .unwrap_or("");
+            if op.ends_with(".s") {
+                out.push(format!("{name}: a signed compare: {l}"));
+            }
+        }
+        if name == names::REG_CLOCK {
+            let epoch = CLOCK_START_WRAPS << CLOCK_UNIT_SHIFT;
+            if !block.contains(&format!("initial_value: {{ lo: {epoch} ,")) {
+                out.push(format!("{name}: initial epoch is not {epoch}"));
+            }
+            let wrap = format!(", -{CLOCK_WRAP}");
+            if !block
+                .lines()
+                .any(|l| l.contains("grt.u") && l.trim_end().ends_with(&wrap))
+            {
+                out.push(format!(
+                    "{name}: no unsigned wrap test against -{CLOCK_WRAP}"
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// The registers whose ALU instructions `lcmp tofino compile` keeps
 /// (`OUT/salu.txt`): the pins and the clock.
 pub const SALU_REGISTERS: [&str; 3] = [
@@ -316,7 +377,37 @@ pub fn compile(
     let args = compiler_args(target, &input, out, !include.is_empty());
     run("compile", bf_p4c, &args, &out.join("compile.log"))?;
     write_salu(out)?;
-    summary(out)
+    let s = summary(out)?;
+    let path = out.join("resources.txt");
+    std::fs::write(&path, s.to_text()).map_err(|source| Error::Io { path, source })?;
+    Ok(s)
+}
+
+impl Summary {
+    /// `OUT/resources.txt`, the summary kept beside the goldens: the stage
+    /// counts, then one `what: used` line per resource.
+    ///
+    /// ```
+    /// let s = lcmp_tofino::compile::Summary {
+    ///     ingress_stages: 10,
+    ///     egress_stages: 1,
+    ///     resources: vec![("SRAM blocks".into(), "116".into())],
+    /// };
+    /// assert_eq!(s.to_text(), "ingress stages: 10\negress stages: 1\nSRAM blocks: 116\n");
+    /// ```
+    pub fn to_text(&self) -> String {
+        let mut o = format!(
+            "ingress stages: {}\negress stages: {}\n",
+            self.ingress_stages, self.egress_stages
+        );
+        for (k, v) in &self.resources {
+            o.push_str(k);
+            o.push_str(": ");
+            o.push_str(v);
+            o.push('\n');
+        }
+        o
+    }
 }
 
 /// Writes `OUT/salu.txt`: [`salu_blocks`] of [`SALU_REGISTERS`] from every
@@ -891,6 +982,45 @@ mod compiled_test {
             );
         }
         assert_eq!(m.len(), 4, "{m:?}");
+    }
+
+    /// The committed Tofino 1 ALU blocks agree with their program's schema;
+    /// a changed register size, a signed compare, another epoch or wrap
+    /// constant is each reported.
+    #[test]
+    fn salu_mismatches_finds_sizes_signs_and_constants() {
+        let salu = include_str!("../tests/golden/compiled/tofino/salu.txt");
+        let schema = Schema::new(&Sizes {
+            groups: 7,
+            max_k: 6,
+            ports: 6,
+            pin_slots: 131_072,
+        });
+        assert_eq!(salu_mismatches(&schema, salu), Vec::<String>::new());
+        for (from, to, what) in [
+            (
+                "lcmp_pin1, size: 65536",
+                "lcmp_pin1, size: 32768",
+                "lcmp_pin1: the compiler's size",
+            ),
+            ("lss.u", "lss.s", "lcmp_pin0: a signed compare"),
+            ("lo: 16777216 ,", "lo: 0 ,", "lcmp_clock: initial epoch"),
+            (
+                "-1073741824",
+                "-1073741823",
+                "lcmp_clock: no unsigned wrap test",
+            ),
+            (
+                "stateful tbl_lcmp648$salu.LcmpIngress.lcmp_clock",
+                "stateful x",
+                "lcmp_clock: no stateful",
+            ),
+        ] {
+            assert!(salu.contains(from), "{from}");
+            let bad = salu.replacen(from, to, 1);
+            let m = salu_mismatches(&schema, &bad);
+            assert!(m.iter().any(|l| l.starts_with(what)), "{what}: {m:?}");
+        }
     }
 
     #[test]

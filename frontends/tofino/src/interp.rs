@@ -566,6 +566,29 @@ impl<'a> Interpreter<'a> {
         Ok(())
     }
 
+    /// `lcmp_exceptions.count(meta.reason)` for a packet with a reason:
+    /// in both actions of an `lcmp_exception` entry, not in its default
+    /// action (a reason without an entry is dropped uncounted; the
+    /// exported entries list every [`Reason`]).
+    fn count_exception(
+        &self,
+        pins: &mut PinRegisters,
+        tr: &IngressTrace,
+    ) -> Result<(), InterpError> {
+        let Some(r) = tr.reason else {
+            return Ok(());
+        };
+        if self
+            .lookup(names::EXCEPTION, &[u64::from(r.code())])?
+            .is_some()
+        {
+            if let Some(c) = pins.exceptions.get_mut(usize::from(r.code())) {
+                *c += 1;
+            }
+        }
+        Ok(())
+    }
+
     /// One frame through the ingress parser and the ingress, with the
     /// registers and counters: a frame that is not well-formed IPv4 is
     /// classified by the parser (`R_NOT_IP`, `R_IPV6`, `R_BAD_IPV4`) and
@@ -592,7 +615,7 @@ impl<'a> Interpreter<'a> {
             ..IngressTrace::default()
         };
         self.exception(&mut tr)?;
-        count_exception(pins, &tr);
+        self.count_exception(pins, &tr)?;
         Ok(tr)
     }
 
@@ -679,11 +702,11 @@ impl<'a> Interpreter<'a> {
             second.resubmitted = true;
             second.digest |= first.digest;
             self.finish(&mut second, ttl)?;
-            count_exception(pins, &second);
+            self.count_exception(pins, &second)?;
             return Ok(second);
         }
         self.finish(&mut first, ttl)?;
-        count_exception(pins, &first);
+        self.count_exception(pins, &first)?;
         Ok(first)
     }
 
@@ -811,16 +834,6 @@ impl<'a> Interpreter<'a> {
             }
         }
         Ok(tr)
-    }
-}
-
-/// `lcmp_exceptions.count(meta.reason)` for a packet with a reason.
-fn count_exception(pins: &mut PinRegisters, tr: &IngressTrace) {
-    if let Some(c) = tr
-        .reason
-        .and_then(|r| pins.exceptions.get_mut(usize::from(r.code())))
-    {
-        *c += 1;
     }
 }
 

@@ -34,8 +34,8 @@ use lcmp_decide::{Decider, DeciderConfig, GroupId, HashAlgorithm, Instant, Pick,
 
 use crate::error::Error;
 use crate::schema::actions::{
-    FALLBACK, MEMBER, NO_ROUTE, PORT_DOWN, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP,
-    SET_PORT, TO_CPU,
+    DROP_EXCEPTION, FALLBACK, MEMBER, NO_ROUTE, PORT_DOWN, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP,
+    SET_NEXT_HOP, SET_PORT, TO_CPU,
 };
 use crate::schema::{names, Action, Reason, Schema, Sizes, HASH_HI_BITS, MAX_PRIORITY, PORT_BITS};
 
@@ -828,18 +828,24 @@ impl Agent {
             }
         }
         // Static: the exceptions the switch CPU answers go to its port; the
-        // others are dropped by the default action, counted either way.
+        // others are dropped, counted either way (every reason has an
+        // entry: the default action cannot count, see EXCEPTION_MISS).
         let cpu_port = self
             .options
             .cpu_port
             .unwrap_or(self.options.target.pcie_cpu_port());
-        for r in Reason::ALL.iter().filter(|r| r.to_cpu()) {
+        for r in Reason::ALL {
+            let (action, params) = if r.to_cpu() {
+                (&TO_CPU, vec![u64::from(cpu_port)])
+            } else {
+                (&DROP_EXCEPTION, vec![])
+            };
             b.entry(
                 names::EXCEPTION,
                 vec![Match::Exact(u64::from(r.code()))],
                 None,
-                &TO_CPU,
-                vec![u64::from(cpu_port)],
+                action,
+                params,
             )?;
         }
         let groups = self.compiled.groups();

@@ -297,8 +297,8 @@ impl Reason {
         }
     }
 
-    /// Whether the exported entries send it to the CPU port (the others
-    /// are dropped and counted by `lcmp_exception`'s default action).
+    /// Whether the exported entries send it to the CPU port (the others'
+    /// entries drop it, counted either way).
     pub const fn to_cpu(self) -> bool {
         matches!(self, Reason::NotIp | Reason::TtlExpired)
     }
@@ -641,9 +641,21 @@ pub mod actions {
         ],
     };
 
+    /// The exception table's default: a reason without an entry (never:
+    /// the exported entries list every [`super::Reason`]) is dropped,
+    /// uncounted. Counting under `meta.reason` indexes the counter through
+    /// the hash distribution unit, which bf-p4c refuses in a default
+    /// action ("requires the hash distribution unit").
+    pub const EXCEPTION_MISS: Action = Action {
+        name: "exception_miss",
+        id: 0x12,
+        params: &[],
+        body: &["ig_dprsr_md.drop_ctl = 1;"],
+    };
+
     /// Every action of `LcmpIngress`, in the order `lcmp.p4` declares
     /// them (a unit test checks that it holds exactly the tables' actions).
-    pub const INGRESS: [&Action; 17] = [
+    pub const INGRESS: [&Action; 18] = [
         &SET_GROUP,
         &NO_ROUTE,
         &LCMP_MISS,
@@ -661,6 +673,7 @@ pub mod actions {
         &FALLBACK_MISS,
         &TO_CPU,
         &DROP_EXCEPTION,
+        &EXCEPTION_MISS,
     ];
 }
 
@@ -911,8 +924,8 @@ impl Schema {
                 EXCEPTION,
                 0x09,
                 keys::EXCEPTION,
-                &[TO_CPU],
-                &DROP_EXCEPTION,
+                &[TO_CPU, DROP_EXCEPTION],
+                &EXCEPTION_MISS,
                 EXCEPTION_TABLE_SIZE,
                 false,
             ),

@@ -194,7 +194,7 @@ fn the_analysis_agrees_with_the_stamped_stage_counts() {
                 .join(Path::new(path).parent().unwrap_or(Path::new("")))
                 .join("compiled")
                 .join(&t.target);
-            for f in ["bf-rt.json", "p4info.txtpb"] {
+            for f in ["bf-rt.json", "p4info.txtpb", "salu.txt", "resources.txt"] {
                 assert!(dir.join(f).is_file(), "{} lacks {f}", dir.display());
             }
             // The exports address the compiled program: names, ids and
@@ -205,6 +205,18 @@ fn the_analysis_agrees_with_the_stamped_stage_counts() {
             assert!(m.is_empty(), "{path} on {}: P4Info {m:?}", t.target);
             let m = lcmp_tofino::compile::bfrt_mismatches(&schema, &read("bf-rt.json"));
             assert!(m.is_empty(), "{path} on {}: bf-rt.json {m:?}", t.target);
+            // The pin and clock ALU blocks: sizes, constants, unsigned
+            // compares (issue 32 items 4 and 5).
+            let m = lcmp_tofino::compile::salu_mismatches(&schema, &read("salu.txt"));
+            assert!(m.is_empty(), "{path} on {}: salu.txt {m:?}", t.target);
+            // The resource summary is the stamped compile's.
+            let res = read("resources.txt");
+            let stages = format!(
+                "ingress stages: {}\negress stages: {}\n",
+                theirs,
+                t.egress_stages.unwrap_or_default()
+            );
+            assert!(res.starts_with(&stages), "{path} on {}: {res}", t.target);
             compared += 1;
         }
     }
