@@ -486,6 +486,19 @@ fn options_a_model_would_ignore_or_cannot_run_are_refused() {
 }
 
 #[test]
+fn a_focus_on_a_pair_without_flows_is_an_error_not_zeros() {
+    // The default traffic is DC1 -> DC8: nothing between DC2 and DC3.
+    let e = exp(&["--focus", "DC2:DC3", "--load", "0.3", "--window", "0.01"]).expect("valid");
+    match e.run(1, &|| {}) {
+        Err(SimError::Config(m)) => assert!(m.contains("DC2:DC3") && !m.contains('\n'), "{m}"),
+        other => panic!("expected a config error, got {:?}", other.map(|_| ())),
+    }
+    // A pair the traffic carries is counted.
+    let e = exp(&["--focus", "DC1:DC8", "--load", "0.3", "--window", "0.01"]).expect("valid");
+    assert!(e.run(1, &|| {}).expect("runs").iter().all(|r| r.flows > 0));
+}
+
+#[test]
 fn a_bad_presets_error_names_the_presets_on_its_first_line() {
     let e = match Cli::try_parse_from(["sim", "--preset", "nope"]) {
         Err(e) => e,
