@@ -17,7 +17,7 @@
 //! its inter-DC ports and its spine ports.
 //!
 //! `lcmp sim --preset artifact` uses DC1's pool for every DCI switch of
-//! testbed8 ([`crate::args::ARTIFACT_DCI_BUFFER_BYTES`]); the transit DCs'
+//! testbed8 (`lcmp_sim::args::ARTIFACT_DCI_BUFFER_BYTES`); the transit DCs'
 //! own pools are smaller or larger (the table in [`dci_pools`]' tests).
 
 use lcmp_tables::Topology;
@@ -79,6 +79,7 @@ mod test {
     }
 
     #[test]
+    #[cfg(feature = "cli")]
     fn testbed8s_dc1_pool_is_the_artifact_presets() {
         let p = pools("testbed8");
         assert_eq!(p[0], crate::args::ARTIFACT_DCI_BUFFER_BYTES);
