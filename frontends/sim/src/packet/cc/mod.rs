@@ -239,6 +239,69 @@ mod test {
         assert_eq!(var_window(Some(u64::MAX), 100, 100), Some(u64::MAX));
     }
 
+    /// Any acknowledgement stream (arbitrary times, sequence numbers,
+    /// marks, RTTs and INT stamps, in any order) keeps every controller's
+    /// rate within `[min(MIN_RATE, line), line]` and its window within
+    /// `[1, base window]`, and never panics.
+    #[test]
+    fn no_acknowledgement_stream_takes_a_rate_out_of_bounds() {
+        use quickcheck::{quickcheck, TestResult};
+        type Step = (u32, u32, u16, bool, u32, u32, u16);
+        fn check(line_gbps: u8, steps: Vec<Step>) -> TestResult {
+            if line_gbps == 0 {
+                return TestResult::discard();
+            }
+            let line = u64::from(line_gbps) * 1_000_000_000;
+            let win = 100_000;
+            let mut ccs: Vec<Box<dyn Controller>> = vec![
+                Box::new(hpcc::Hpcc::new(
+                    hpcc::HpccParams::ARTIFACT,
+                    line,
+                    10_000_000,
+                    Some(win),
+                )),
+                Box::new(timely::Timely::new(
+                    timely::TimelyParams::ARTIFACT,
+                    line,
+                    Some(win),
+                )),
+                Box::new(dctcp::Dctcp::new(
+                    dctcp::DctcpParams::ARTIFACT,
+                    line,
+                    Some(win),
+                )),
+            ];
+            let floor = 100_000_000u64.min(line);
+            for (now, seq, ahead, ecn, rtt, bytes, q) in steps {
+                let now_ps = u64::from(now) * 1_000;
+                let hops = [IntHop::stamp(
+                    now_ps,
+                    u64::from(bytes),
+                    u64::from(q) * 80,
+                    line,
+                )];
+                let ack = Ack {
+                    now_ps,
+                    seq: u64::from(seq),
+                    snd_nxt: u64::from(seq) + u64::from(ahead),
+                    ecn,
+                    sent_ps: now_ps.saturating_sub(u64::from(rtt) * 1_000),
+                    hops: &hops,
+                };
+                for cc in &mut ccs {
+                    cc.on_ack(&ack);
+                    let r = cc.rate_bps();
+                    let w = cc.window_bytes().unwrap_or(0);
+                    if r < floor || r > line || w == 0 || w > win {
+                        return TestResult::failed();
+                    }
+                }
+            }
+            TestResult::passed()
+        }
+        quickcheck(check as fn(u8, Vec<Step>) -> TestResult);
+    }
+
     #[test]
     fn int_stamps_round_down_to_the_headers_units() {
         let h = IntHop::stamp(12_345_678, 1_000, 159, 100_000_000_000);
