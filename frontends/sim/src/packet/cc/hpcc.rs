@@ -359,6 +359,41 @@ mod test {
         assert!(out.max_queue_bytes < 30_000, "{}", out.max_queue_bytes);
     }
 
+    /// A burst of cross traffic (50 KB, almost four bandwidth-delay
+    /// products) lands in the bottleneck queue of a flow running at η of
+    /// line rate. HPCC's window (one BDP at line rate) stops the flow
+    /// from piling more than a BDP behind the burst, and the stamps of
+    /// its packets queued behind the burst carry that queue: `U` rises,
+    /// the rate falls well below η of the line rate within a few RTTs,
+    /// and once the queue has drained η and the additive step bring it
+    /// back.
+    #[test]
+    fn a_burst_in_the_queue_cuts_the_rate_through_int_and_it_recovers() {
+        let p = HpccParams::ARTIFACT;
+        let make = move |_, line, rtt, bdp| Hpcc::new(p, line, rtt, Some(bdp));
+        let step = 5_000_000_000; // 5 ms
+        let burst = 50_000;
+        let bed = Bottleneck {
+            step: Some((step, burst)),
+            ..Bottleneck::default()
+        };
+        let out = bed.run(&make, &[0], 15_000_000_000);
+        let c = out.capacity_bps as u64;
+        let before = out.rate_before(step);
+        assert!(before > c * 9 / 10, "{before}");
+        // The queue drains in 40 µs; the reaction is within ~100 µs.
+        let low = out.min_rate(step, step + 100_000_000);
+        assert!(low < c * 7 / 10, "{low}");
+        // The window: at most one BDP (13 500 B at 10 Gbps and 10.8 µs)
+        // and a packet queued on top of the burst.
+        assert!(
+            out.max_queue_bytes <= burst + 13_500 + 1_000,
+            "{}",
+            out.max_queue_bytes
+        );
+        assert!(out.throughput(0) / out.capacity_bps > 0.9);
+    }
+
     #[test]
     fn two_flows_converge_to_fair_shares() {
         let p = HpccParams::ARTIFACT;

@@ -45,12 +45,33 @@ pub(crate) struct Outcome {
     pub max_queue_bytes: u64,
     /// The largest queue in the last third.
     pub tail_max_queue_bytes: u64,
+    /// Flow 0's rate after each of its acknowledgements: (time ps, bps).
+    pub trace: Vec<(u64, u64)>,
 }
 
 impl Outcome {
     /// Flow `i`'s throughput over the last third, bits per second.
     pub(crate) fn throughput(&self, i: usize) -> f64 {
         self.tail_bytes[i] as f64 * 8.0 / (self.tail_ps as f64 * 1e-12)
+    }
+
+    /// Flow 0's lowest rate in `[from, to)` ps.
+    pub(crate) fn min_rate(&self, from: u64, to: u64) -> u64 {
+        self.trace
+            .iter()
+            .filter(|(t, _)| (from..to).contains(t))
+            .map(|&(_, r)| r)
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// Flow 0's rate at its last acknowledgement before `t` ps.
+    pub(crate) fn rate_before(&self, t: u64) -> u64 {
+        self.trace
+            .iter()
+            .take_while(|(at, _)| *at < t)
+            .last()
+            .map_or(0, |&(_, r)| r)
     }
 }
 
@@ -66,6 +87,8 @@ struct Packet {
 
 enum Ev {
     Wake(usize),
+    /// The cross-traffic burst lands.
+    Step,
     PortFree,
     Ack(Packet),
 }
@@ -134,12 +157,13 @@ impl Bottleneck {
         let tail_from = end_ps - end_ps / 3;
         let mut tail = vec![0u64; senders.len()];
         let mut tail_max_queue = 0u64;
+        let mut trace = Vec::new();
         for (i, s) in senders.iter_mut().enumerate() {
             s.wake_at = Some(s.start_ps);
             events.push(s.start_ps, Ev::Wake(i));
         }
         if let Some((at, _)) = self.step {
-            events.push(at, Ev::PortFree);
+            events.push(at, Ev::Step);
         }
         let mut step_done = false;
         while let Some((t, ev)) = events.pop() {
@@ -150,6 +174,7 @@ impl Bottleneck {
                 Ev::Wake(i) => {
                     senders[i].wake_at = None;
                 }
+                Ev::Step => {}
                 Ev::PortFree => {
                     port_busy = false;
                 }
@@ -168,6 +193,9 @@ impl Bottleneck {
                     s.cc.on_ack(&ack);
                     if t >= tail_from {
                         tail[p.flow] += p.bytes;
+                    }
+                    if p.flow == 0 {
+                        trace.push((t, s.cc.rate_bps()));
                     }
                 }
             }
@@ -243,6 +271,7 @@ impl Bottleneck {
             tail_ps: end_ps - tail_from,
             max_queue_bytes: max_queue,
             tail_max_queue_bytes: tail_max_queue,
+            trace,
         }
     }
 }

@@ -298,6 +298,27 @@ mod test {
         assert!(share > 0.95, "{share}");
     }
 
+    /// A burst of cross traffic (50 KB: 40 µs of queue at 10 Gbps) takes
+    /// the RTT from about 11 µs (below `T_low`, where TIMELY only adds)
+    /// to about 50 µs: the gradient is positive and the rate is cut.
+    #[test]
+    fn a_burst_in_the_queue_cuts_the_rate_by_its_gradient() {
+        let p = TimelyParams::ARTIFACT;
+        let make = move |_, line, _rtt, _bdp| Timely::new(p, line, None);
+        let step = 5_000_000_000;
+        let bed = Bottleneck {
+            step: Some((step, 50_000)),
+            ..Bottleneck::default()
+        };
+        let out = bed.run(&make, &[0], 8_000_000_000);
+        let c = out.capacity_bps as u64;
+        assert_eq!(out.rate_before(step), c);
+        let low = out.min_rate(step, step + 200_000_000);
+        assert!(low < c * 3 / 4, "{low}");
+        // Below T_low again, it climbs back by RATE_AI / RATE_HAI steps.
+        assert!(out.rate_before(8_000_000_000) > low);
+    }
+
     #[test]
     fn two_flows_converge_to_fair_shares() {
         // No window: the rate control alone must share the link.
