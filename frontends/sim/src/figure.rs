@@ -5,11 +5,13 @@
 //! source). A newcomer picks a figure by its number ([`figure`]) instead
 //! of reading docs/simulator.md for the preset.
 //!
-//! This is the registry a `lcmp sim figure N` command runs from; the
-//! command itself (running the jobs on every core or emitting them,
-//! merging, printing and plotting per size bin with seeds, intervals
-//! and a verdict per scheme) is not written yet. Figures whose runs need
-//! something the model does not have yet say so in [`Figure::pending`].
+//! `lcmp sim figure N` prints a figure's plan from this registry, and
+//! `lcmp sim figure N --emit-jobs` its runs as shell jobs whose JSON
+//! `lcmp sim merge` combines. Running them itself on every core and
+//! setting ours beside the artifact's per size bin (seeds, intervals, a
+//! verdict per scheme, CSV beside the JSON) is not written yet. Figures
+//! whose runs need something the model does not have yet say so in
+//! [`Figure::pending`].
 
 /// One `lcmp sim` run of a figure: a label and its arguments (after
 /// `lcmp sim`; paths are relative to the repository root).
@@ -297,6 +299,73 @@ pub fn figure(n: u8) -> Option<&'static Figure> {
     FIGURES.iter().find(|f| f.number == n)
 }
 
+/// The shell job of one run: `lcmp sim ARGS --json --label figN-RUN >
+/// DIR/figN-RUN.json`, the label and file name made of the run's label
+/// with every character outside `[A-Za-z0-9.-]` written `_`.
+#[must_use]
+pub fn job(f: &Figure, run: &Run, dir: &str) -> String {
+    let name: String = format!("fig{}-{}", f.number, run.label)
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!(
+        "lcmp sim {} --json --label {name} > {dir}/{name}.json",
+        run.args.join(" ")
+    )
+}
+
+/// `lcmp sim figure N`: the plan (title, model, what is pending, each
+/// run's command, the published tables), or with `--emit-jobs` one shell
+/// job per run.
+#[cfg(feature = "cli")]
+pub fn print(args: &crate::args::FigureArgs) -> Result<(), crate::SimError> {
+    use std::fmt::Write as _;
+    let f = figure(args.number).ok_or_else(|| {
+        let known: Vec<String> = FIGURES.iter().map(|f| f.number.to_string()).collect();
+        crate::SimError::Config(format!(
+            "figure {}: the simulator reproduces figures {} (Figure 6 is the testbed's)",
+            args.number,
+            known.join(", ")
+        ))
+    })?;
+    let dir = args.out.display().to_string();
+    let mut out = String::new();
+    if args.emit_jobs {
+        for run in f.runs {
+            let _ = writeln!(out, "{}", job(f, run, &dir));
+        }
+    } else {
+        let _ = writeln!(out, "Figure {}: {}", f.number, f.title);
+        let _ = writeln!(out, "model: {}", f.model);
+        if let Some(p) = f.pending {
+            let _ = writeln!(out, "pending: {p}");
+        }
+        let _ = writeln!(out, "runs (from the repository root):");
+        for run in f.runs {
+            let _ = writeln!(out, "  {:<22} lcmp sim {}", run.label, run.args.join(" "));
+        }
+        let _ = writeln!(
+            out,
+            "the artifact's data (frontends/sim/data/, README in each folder):"
+        );
+        for p in f.published {
+            let _ = writeln!(out, "  {:<22} {}", p.label, p.file);
+        }
+        let _ = writeln!(
+            out,
+            "jobs: mkdir -p {dir} && lcmp sim figure {} --emit-jobs --out {dir} | parallel; then lcmp sim merge {dir}/*.json",
+            f.number
+        );
+    }
+    crate::report::print(&out)
+}
+
 /// One size bin of a published table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bin {
@@ -412,6 +481,22 @@ mod test {
         assert!(e.contains("row 1"), "{e}");
         let short = "Percentile,FlowSize,Ours-fct_p50,Ours-fct_p99\n0,1,2,3\n";
         assert!(parse_table(short).unwrap_err().contains("1 bins"));
+    }
+
+    #[test]
+    fn a_job_writes_its_json_under_a_safe_name() {
+        let f = figure(11).unwrap();
+        let run = f.runs.iter().find(|r| r.label == "w_dl=2-w_bw=2").unwrap();
+        let j = job(f, run, "out");
+        assert!(
+            j.starts_with("lcmp sim --model packet --preset artifact"),
+            "{j}"
+        );
+        assert!(j.contains("--weights w_dl=2,w_lc=2"), "{j}");
+        assert!(
+            j.ends_with("--json --label fig11-w_dl_2-w_bw_2 > out/fig11-w_dl_2-w_bw_2.json"),
+            "{j}"
+        );
     }
 
     #[test]

@@ -45,3 +45,23 @@ fn every_figures_runs_are_valid_lcmp_sim_commands() {
     }
     assert!(checked >= 1 + 1 + 1 + 1 + 3 + 9, "{checked}");
 }
+
+#[test]
+fn lcmp_sim_figure_prints_a_known_figure_and_refuses_an_unknown_one() {
+    let run = |args: &[&str]| {
+        let cli = Cli::try_parse_from(std::iter::once("sim").chain(args.iter().copied()))
+            .expect("parses");
+        lcmp_sim::cli::run(&cli.sim)
+    };
+    run(&["figure", "9"]).expect("figure 9 has a plan");
+    run(&["figure", "10", "--emit-jobs", "--out", "runs"]).expect("jobs");
+    let e = run(&["figure", "6"]).unwrap_err().to_string();
+    assert!(
+        e.contains("figure 6") && e.contains("1, 5, 7, 8, 9, 10, 11"),
+        "{e}"
+    );
+    assert!(
+        Cli::try_parse_from(["sim", "figure"]).is_err(),
+        "N is required"
+    );
+}
