@@ -602,7 +602,10 @@ pub mod actions {
         name: "fallback",
         id: 0x0E,
         params: &[port("port")],
-        body: &["meta.fb_port = port;", "meta.fb_tag = FB_TAG | (bit<16>)port;"],
+        body: &[
+            "meta.fb_port = port;",
+            "meta.fb_tag = FB_TAG | (bit<16>)port;",
+        ],
     };
     /// No fallback entry (never, with consistent tables): the selection's
     /// port.
