@@ -197,7 +197,7 @@ pub enum HashArg {
 
 /// Parses `--scheme` with the core's names ([`Scheme::name`], `FromStr`),
 /// which `--help` lists with [`Scheme::describe`]; an unknown name is a
-/// one-line error. The `lcmp` tool's `--scheme` flags use it too.
+/// one-line error.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SchemeParser;
 
