@@ -35,8 +35,9 @@ use core::mem::align_of;
 use lcmp_decide::Tables;
 
 use crate::boundary::{self, TABLES_BYTES};
+use crate::boundary::{lcmp_decider, lcmp_tables, TablesBody};
 use crate::codes::*;
-use crate::{lcmp_decider, lcmp_tables, TablesBody, LCMP_PORTS};
+use crate::types::LCMP_PORTS;
 
 /// Decodes into the body's scratch with `decode` (which returns the blob's
 /// generation), then validates and compiles in place: on error the
@@ -60,14 +61,7 @@ pub(crate) fn install_own(
     d: &mut lcmp_decider,
     decode: impl FnOnce(&mut Tables) -> Result<u64, i32>,
 ) -> Result<u64, i32> {
-    let reference = {
-        let own = d.own().ok_or(LCMP_ERR_TABLES_SHARED)?;
-        // SAFETY: `own` is `d`'s own object and `d` is borrowed mutably
-        // here, so no other call reads it and no `&CompiledTables` from the
-        // decider is live (`reference` is made after the write).
-        unsafe { own.write_own(|body| compile_body(body, decode)) }?;
-        own.acquire()?
-    };
+    let reference = d.write_own(|body| compile_body(body, decode).map(drop))?;
     let generation = reference.generation();
     // The previous reference (to this object or a shared one) is dropped,
     // which releases its count.
@@ -152,7 +146,7 @@ pub unsafe extern "C" fn lcmp_tables_install(
     let t = tables_ref!(t);
     let blob = bytes!(blob, len);
     let decode =
-        |s: &mut Tables| ::lcmp_tables::blob::decode_blob_into(blob, s).map_err(blob_error_code);
+        |s: &mut Tables| ::lcmp_tables::blob::decode_blob_into(blob, s).map_err(tables_error_code);
     match t.write(|body| compile_body(body, decode)) {
         Ok(_) => LCMP_OK,
         Err(code) => code,
