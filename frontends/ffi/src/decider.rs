@@ -3,12 +3,12 @@
 
 use core::ffi::{c_char, c_void};
 
-use lcmp_decide::{GroupId, Instant, PortId, Tables};
+use lcmp_decide::{GroupId, Instant, PortId};
 
 use crate::boundary::{self, decider_bytes, lcmp_decider, Inner};
 use crate::codes::*;
 use crate::convert::*;
-use crate::shared::install_own;
+use crate::shared::{decode_unsigned, install_own};
 use crate::types::*;
 
 fn status(r: Result<(), i32>) -> i32 {
@@ -149,9 +149,7 @@ pub unsafe extern "C" fn lcmp_install(d: *mut lcmp_decider, blob: *const u8, len
     let blob = bytes!(blob, len);
     // Decoded into the tables object's scratch, then validated and
     // compiled in place: the decider is unchanged on error.
-    let decode =
-        |s: &mut Tables| ::lcmp_tables::blob::decode_blob_into(blob, s).map_err(tables_error_code);
-    match install_own(d, decode) {
+    match install_own(d, |s| decode_unsigned(blob, s)) {
         Ok(_) => LCMP_OK,
         Err(code) => code,
     }

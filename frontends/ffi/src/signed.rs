@@ -4,15 +4,15 @@
 //! the tables, with its own status codes for each refusal.
 
 use ::lcmp_tables::blob::signed::{
-    decode_verified_into, verify_signed, Device, Scope, TrustedKey, TrustedKeys, Unsigned,
+    decode_verified_valid, verify_signed, Device, Scope, TrustedKey, TrustedKeys, Unsigned,
     PUBLIC_KEY_LEN,
 };
 
 use lcmp_decide::Tables;
 
-use crate::boundary::{lcmp_decider, lcmp_tables};
+use crate::boundary::{lcmp_decider, lcmp_tables, TablesBody};
 use crate::codes::{tables_error_code, LCMP_ERR_INVALID_ARGUMENT, LCMP_OK};
-use crate::shared::{compile_body, install_own};
+use crate::shared::{compile_body, install_own, Decoded};
 
 /// Bytes of one Ed25519 public key (RFC 8032 encoding).
 pub const LCMP_PUBLIC_KEY_LEN: usize = 32;
@@ -113,8 +113,8 @@ pub unsafe extern "C" fn lcmp_install_signed(
     let floor = installed_generation.max(d.generation);
     // Verified and decoded into the tables object's scratch, then
     // installed in place: the decider is unchanged on error.
-    let decode = |s: &mut Tables| verified(blob, &keys, &device, floor, s);
-    out_generation.write(try_code!(install_own(d, decode)));
+    let installed = install_own(d, |s| verified(blob, &keys, &device, floor, s));
+    out_generation.write(try_code!(installed));
     LCMP_OK
 }
 
@@ -156,8 +156,9 @@ pub unsafe extern "C" fn lcmp_tables_install_signed(
     // (holding it would make the install `LCMP_ERR_TABLES_IN_USE`).
     let current = t.acquire().map_or(0, |r| r.generation());
     let floor = installed_generation.max(current);
-    let decode = |s: &mut Tables| verified(blob, &keys, &device, floor, s);
-    out_generation.write(try_code!(t.write(|body| compile_body(body, decode))));
+    let decode =
+        |body: &mut TablesBody| compile_body(body, |s| verified(blob, &keys, &device, floor, s));
+    out_generation.write(try_code!(t.write(decode)));
     LCMP_OK
 }
 
@@ -214,14 +215,14 @@ pub unsafe extern "C" fn lcmp_verify_signed(
 }
 
 /// Verifies `blob` and decodes it into `scratch`; its generation.
-fn verified(
+fn verified<'a>(
     blob: &[u8],
     keys: &TrustedKeys,
     device: &Device,
     installed_generation: u64,
-    scratch: &mut Tables,
-) -> Result<u64, i32> {
-    decode_verified_into(
+    scratch: &'a mut Tables,
+) -> Decoded<'a> {
+    decode_verified_valid(
         blob,
         keys,
         device,
@@ -229,7 +230,7 @@ fn verified(
         Unsigned::Reject,
         scratch,
     )
-    .map(|v| v.generation)
+    .map(|(v, valid)| (v.generation, valid))
     .map_err(tables_error_code)
 }
 
