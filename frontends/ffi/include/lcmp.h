@@ -1323,17 +1323,17 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  *   lcmp_explain                             1412          4769
  *   lcmp_set_port                              40            74
  *   lcmp_gc                                    56         20634
- *   lcmp_install                             1908         30731
- *   lcmp_install_signed                      6440       1958770
- *   lcmp_install_signed:replay               2948        117250
- *   lcmp_install_signed:refused              2948        116294
- *   lcmp_decider_init                         184         13473
- *   lcmp_tables_install                      1868         18672
- *   lcmp_tables_install_signed               6400       1946733
- *   lcmp_tables_install_signed:refused       2956        116300
+ *   lcmp_install                             1804         29693
+ *   lcmp_install_signed                      6432       1957708
+ *   lcmp_install_signed:replay               2868        117215
+ *   lcmp_install_signed:refused              2868        116289
+ *   lcmp_decider_init                         272         13360
+ *   lcmp_tables_install                      1772         17636
+ *   lcmp_tables_install_signed               6432       1945683
+ *   lcmp_tables_install_signed:refused       2868        116296
  *   lcmp_use_tables                           244         12102
  *   lcmp_release_tables                         8            37
- *   lcmp_decider_init_shared                  184          2042
+ *   lcmp_decider_init_shared                  272          2088
  *   lcmp_tables_init                           48           251
  *   lcmp_digest_update                        200           206
  *   lcmp_digest_init                            8            21
@@ -1347,7 +1347,7 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  *   lcmp_blob_len                               8            39
  *   lcmp_set_scheme                             8            24
  *   lcmp_set_tables_current                     8            28
- *   lcmp_strerror                               8            11
+ *   lcmp_strerror                               8            26
  *   lcmp_reason_str                             8            10
  *   lcmp_decider_size                           8            27
  *   lcmp_decider_shared_size                    8            20
@@ -1355,8 +1355,8 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  *   lcmp_tables_size                            8             5
  *   lcmp_tables_align                           8             5
  *   lcmp_abi_version                            8             5
- *   lcmp_decider_init:again                   148           112
- *   lcmp_verify_signed                       6200       1929921
+ *   lcmp_decider_init:again                   188           140
+ *   lcmp_verify_signed                       6184       1929883
  *   lcmp_decider_fini                          16            37
  *   lcmp_tables_fini                           16            42
  */
