@@ -7,15 +7,17 @@
 //! Within what the frontend supports: IPv4, CRC-32, the data plane's pick
 //! (`Pick::ScaledHash`), group ids below 256, the default 2 s idle timeout,
 //! and a clock that advances a few milliseconds a phase (the ASIC's pin
-//! timestamps count 65.536 µs units, so idle-timeout boundaries are not
+//! timestamps count 2^24 ns units, so idle-timeout boundaries are not
 //! compared). Distinct flows may share pin cells: two flows sharing a
 //! way-0 cell are both pinned, one in each way, and must both keep the
 //! core's ports; a flow that finds both of its cells held by live flows is
-//! routed unpinned, by the selection (the interpreter's first-packet route,
-//! `Interpreter::ingress`), where the core pins it. From its first unpinned
-//! packet on, such a flow is compared with the selection, not with the core
-//! (the core's pin keeps its first decision); every other flow, with the
-//! core. This is the contract of the crate's quickcheck
+//! routed unpinned, on its group's stable fallback (`lcmp_fallback`),
+//! where the core pins it: candidate `((hash & 0xFFFF) * n) >> 16` of the
+//! group's `n`, or the next one after it (cyclically) that the core sees
+//! up, computed here from the core's tables and port states. From its
+//! first unpinned packet on, such a flow is compared with the fallback
+//! while unpinned and not at all once pinned (the core's pin keeps its
+//! first decision); every other flow, with the core. This is the contract of the crate's quickcheck
 //! (`frontends/tofino/tests/equivalence.rs`) and `tests/pins.rs`, searched
 //! by coverage instead of at random.
 
@@ -78,6 +80,25 @@ fn headers(k: &FlowKey) -> Headers {
         },
         Addresses::V6 { .. } => unreachable!("IPv4 only"),
     }
+}
+
+/// The group's stable fallback for an ECMP hash, from the core's tables
+/// and port states: candidate `((hash & 0xFFFF) * n) >> 16`, or the next
+/// one after it (cyclically) that is up; that candidate if none is.
+fn fallback<const N: usize, const S: usize>(
+    core: &Decider<N, S>,
+    group: GroupId,
+    hash: u32,
+) -> Option<PortId> {
+    let g = core.tables()?.groups().iter().find(|g| g.id == group)?;
+    let n = g.candidates.len();
+    let j = ((usize::try_from(hash & 0xFFFF).ok()?) * n) >> 16;
+    let up = |i: usize| {
+        core.port_state(g.candidates[i].port)
+            .is_some_and(|s| s.is_up())
+    };
+    let to = (0..n).map(|d| (j + d) % n).find(|&i| up(i)).unwrap_or(j);
+    g.candidates.get(to).map(|c| c.port)
 }
 
 /// Runs one input.
@@ -175,11 +196,12 @@ pub fn run(input: &TofinoInput) {
             if tr.pin_failed {
                 unpinned[i] = true;
                 UNPINNED.fetch_add(1, Ordering::Relaxed);
-                let selection = interp.ingress(&headers(key)).expect("interpreter").port;
+                let want = fallback(&core, *group, tr.hash).map(|p| agent.dev_port(p));
                 assert_eq!(
-                    tr.port, selection,
+                    tr.port, want,
                     "phase {n}: unpinned flow {key:?} -> {group:?}: {tr:?}"
                 );
+                assert!(tr.fallback, "phase {n}: unpinned off the fallback: {tr:?}");
                 continue;
             }
             if unpinned[i] {

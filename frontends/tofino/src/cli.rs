@@ -93,16 +93,27 @@ pub fn agent_loop(
         path: PathBuf::from("<stdout>"),
         source,
     };
-    let mut write = |t_us: Option<u32>, plan: &crate::model::Plan| -> Result<(), Error> {
-        let mut v = crate::render::bfrt::plan_json(&schema, plan);
-        if let (Some(t), Some(m)) = (t_us, v.as_object_mut()) {
-            m.insert("t_us".into(), t.into());
-        }
-        writeln!(output, "{v}").map_err(io)?;
-        output.flush().map_err(io)
-    };
+    // The pin cells' safe gap the switch holds (`None`: the program's
+    // initial PIN_IDLE), written after the entries when it changes.
+    let mut held_gap: Option<u32> = None;
+    let mut write =
+        |t_us: Option<u32>, plan: &crate::model::Plan, gap: Option<u32>| -> Result<(), Error> {
+            let mut v = crate::render::bfrt::plan_json(&schema, plan);
+            if let Some(m) = v.as_object_mut() {
+                if let Some(t) = t_us {
+                    m.insert("t_us".into(), t.into());
+                }
+                if let (Some(g), Some(phases)) =
+                    (gap, m.get_mut("phases").and_then(|p| p.as_array_mut()))
+                {
+                    phases.push(crate::render::bfrt::pin_gap_phase(g));
+                }
+            }
+            writeln!(output, "{v}").map_err(io)?;
+            output.flush().map_err(io)
+        };
     if args.load {
-        write(None, &held.load_plan())?;
+        write(None, &held.load_plan(), None)?;
     }
     let mut dev_to_port = std::collections::BTreeMap::new();
     for p in 0..lcmp_decide::tables::MAX_PORTS as u8 {
@@ -132,8 +143,11 @@ pub fn agent_loop(
             agent.set_port_up(lcmp_decide::PortId(*port), !poll.down.contains(dev))?;
         }
         let next = agent.entries()?;
-        write(Some(poll.t_us), &next.plan_from(&held))?;
+        let gap = agent.pin_gap_units(now);
+        let gap_write = (held_gap != Some(gap)).then_some(gap);
+        write(Some(poll.t_us), &next.plan_from(&held), gap_write)?;
         held = next;
+        held_gap = Some(gap);
         n += 1;
     }
     Ok(n)
@@ -261,6 +275,21 @@ pub struct CommonArgs {
     /// hops; never on a switch that forwards).
     #[arg(long)]
     pub placeholder_next_hops: bool,
+    /// The switch CPU's device port, where control traffic (not IP) and
+    /// packets whose TTL expired are sent with an `lcmp_cpu_h` header
+    /// (default: the target's PCIe CPU port, 192 on Tofino 1, 0 on
+    /// Tofino 2; the SDE's `device_configuration.pcie_cpu_port`).
+    #[arg(long, value_name = "DEV_PORT", value_parser = parse_cpu_port)]
+    pub cpu_port: Option<u16>,
+}
+
+/// Parses a device port (below 512).
+fn parse_cpu_port(s: &str) -> Result<u16, String> {
+    s.trim()
+        .parse::<u16>()
+        .ok()
+        .filter(|p| u32::from(*p) < 1 << crate::schema::PORT_BITS)
+        .ok_or_else(|| format!("bad device port {s:?} (0 to 511)"))
 }
 
 /// Parses `A.B.C.D/LEN=DEV_PORT`.
@@ -443,6 +472,7 @@ fn agent(c: &CommonArgs) -> Result<Agent, Error> {
         target: target(c),
         routes: c.routes.clone(),
         next_hops: c.next_hops.clone(),
+        cpu_port: c.cpu_port,
         ..ExportOptions::default()
     };
     for &(port, dev) in &c.dev_ports {
@@ -606,9 +636,9 @@ pub fn compile(args: &CompileArgs) -> Result<String, Error> {
     use core::fmt::Write as _;
     let _ = writeln!(
         o,
-        "{}: sha256 {}",
+        "{}: sha256 {} (the text after its header comment)",
         p4.display(),
-        crate::sha256::hex(text.as_bytes())
+        crate::compile::body_sha256(&text)
     );
     let _ = writeln!(
         o,

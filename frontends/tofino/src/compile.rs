@@ -10,7 +10,7 @@
 //!   `p4include` and `bf-p4c/p4include`, given with `--p4include`); then
 //!   `p4c-barefoot --nocpp -D__TARGET_TOFINO__=N --target tofinoN --arch
 //!   tna|t2na -o OUT --bf-rt-schema OUT/bf-rt.json --p4runtime-files
-//!   OUT/p4info.txtpb FILE.p4pp`;
+//!   OUT/p4info.txtpb --p4runtime-force-std-externs FILE.p4pp`;
 //! * an SDE's `bf-p4c`, which preprocesses itself (no `--p4include`).
 //!
 //! The summary is read from what the compiler writes: the stage count of
@@ -61,6 +61,113 @@ pub fn bfa_stages(bfa: &str) -> (u32, u32) {
     out
 }
 
+/// The stateful ALU blocks of a `.bfa` assembly whose name contains one
+/// of `registers`: each `stateful NAME:` header line and the lines indented
+/// under it (its rows, its `initial_value`, its `actions:` with the ALU
+/// instructions the compiler chose, e.g. `grt.u` or `grt.s` compares),
+/// in the order of the file. What `lcmp tofino compile` writes to
+/// `OUT/salu.txt` for the pin and clock registers, so that the compare
+/// the wrap arithmetic rests on (docs/tofino.md, "The clock") can be kept
+/// beside the goldens and read.
+///
+/// ```
+/// let bfa = "stage 3 ingress:\n  stateful LcmpIngress.lcmp_pin0:\n    actions:\n      pin0_lookup:\n      - grt.u cmp0, hi, -phv_lo\n  exact_match x:\n    row: 1\n";
+/// let got = lcmp_tofino::compile::salu_blocks(bfa, &["lcmp_pin0"]);
+/// assert_eq!(got, "  stateful LcmpIngress.lcmp_pin0:\n    actions:\n      pin0_lookup:\n      - grt.u cmp0, hi, -phv_lo\n");
+/// assert_eq!(lcmp_tofino::compile::salu_blocks(bfa, &["lcmp_clock"]), "");
+/// ```
+pub fn salu_blocks(bfa: &str, registers: &[&str]) -> String {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut out = String::new();
+    let mut inside: Option<usize> = None;
+    for line in bfa.lines() {
+        if let Some(depth) = inside {
+            if line.trim().is_empty() || indent(line) > depth {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            }
+            inside = None;
+        }
+        let t = line.trim_start();
+        if t.starts_with("stateful ") && registers.iter().any(|r| t.contains(r)) {
+            inside = Some(indent(line));
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// What the compiler's stateful ALU blocks (`OUT/salu.txt`, see
+/// [`salu_blocks`]) say against the program's schema, one line per
+/// difference: each register of [`SALU_REGISTERS`] present with the
+/// schema's size; the clock starting at [`CLOCK_START_WRAPS`] epochs and
+/// testing the wrap against `-CLOCK_WRAP`; and every compare of the pins
+/// and the clock unsigned (`.u`), as the interp mirror compares (issue 32
+/// item 5: the freshness and wrap tests rest on it).
+///
+/// [`CLOCK_START_WRAPS`]: crate::schema::CLOCK_START_WRAPS
+pub fn salu_mismatches(schema: &crate::schema::Schema, salu: &str) -> Vec<String> {
+    use crate::schema::{names, CLOCK_START_WRAPS, CLOCK_UNIT_SHIFT, CLOCK_WRAP};
+    let mut out = Vec::new();
+    for name in SALU_REGISTERS {
+        let block = salu_blocks(salu, &[name]);
+        let Some(ours) = schema.registers.iter().find(|r| r.name == name) else {
+            out.push(format!("{name}: not in the schema"));
+            continue;
+        };
+        let size = format!(
+            "name: {}.{name}, size: {} }}",
+            ours.control.name(),
+            ours.size
+        );
+        if block.is_empty() {
+            out.push(format!("{name}: no stateful ALU block"));
+        } else if !block.contains(&size) {
+            out.push(format!(
+                "{name}: the compiler's size is not the schema's {}",
+                ours.size
+            ));
+        }
+        // Compares: `equ`/`neq` are sign-free; an ordered compare must be
+        // unsigned.
+        for l in block.lines().map(str::trim) {
+            let op = l
+                .strip_prefix("- ")
+                .and_then(|r| r.split(' ').next())
+                .unwrap_or("");
+            if op.ends_with(".s") {
+                out.push(format!("{name}: a signed compare: {l}"));
+            }
+        }
+        if name == names::REG_CLOCK {
+            let epoch = CLOCK_START_WRAPS << CLOCK_UNIT_SHIFT;
+            if !block.contains(&format!("initial_value: {{ lo: {epoch} ,")) {
+                out.push(format!("{name}: initial epoch is not {epoch}"));
+            }
+            let wrap = format!(", -{CLOCK_WRAP}");
+            if !block
+                .lines()
+                .any(|l| l.contains("grt.u") && l.trim_end().ends_with(&wrap))
+            {
+                out.push(format!(
+                    "{name}: no unsigned wrap test against -{CLOCK_WRAP}"
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The registers whose ALU instructions `lcmp tofino compile` keeps
+/// (`OUT/salu.txt`): the pins and the clock.
+pub const SALU_REGISTERS: [&str; 3] = [
+    crate::schema::names::REG_PIN0,
+    crate::schema::names::REG_PIN1,
+    crate::schema::names::REG_CLOCK,
+];
+
 /// The compiler's command line for `target`, on `input` (preprocessed when
 /// `nocpp`), writing into `out`.
 pub fn compiler_args(target: Target, input: &Path, out: &Path, nocpp: bool) -> Vec<String> {
@@ -93,6 +200,9 @@ pub fn compiler_args(target: Target, input: &Path, out: &Path, nocpp: bool) -> V
         out.join("bf-rt.json").display().to_string(),
         "--p4runtime-files".into(),
         out.join("p4info.txtpb").display().to_string(),
+        // The P4Info in standard messages, the one the exports use
+        // (render::p4runtime); bf-rt.json is the same either way.
+        "--p4runtime-force-std-externs".into(),
         input.display().to_string(),
     ]);
     args
@@ -147,25 +257,34 @@ fn run(step: &'static str, program: &Path, args: &[String], log: &Path) -> Resul
     }
 }
 
-/// Reads the summary of a finished compile in `out`.
-pub fn summary(out: &Path) -> Result<Summary, Error> {
+/// The texts of a finished compile's assemblies, `OUT/pipe/*.bfa`.
+fn bfa_texts(out: &Path) -> Result<Vec<String>, Error> {
     let pipe = out.join("pipe");
     let dir = std::fs::read_dir(&pipe).map_err(|source| Error::Io {
         path: pipe.clone(),
         source,
     })?;
-    let mut s = Summary::default();
+    let mut texts = Vec::new();
     for e in dir.flatten() {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "bfa") {
-            let text = std::fs::read_to_string(&p).map_err(|source| Error::Io {
+            texts.push(std::fs::read_to_string(&p).map_err(|source| Error::Io {
                 path: p.clone(),
                 source,
-            })?;
-            let (i, g) = bfa_stages(&text);
-            s.ingress_stages = s.ingress_stages.max(i);
-            s.egress_stages = s.egress_stages.max(g);
+            })?);
         }
+    }
+    Ok(texts)
+}
+
+/// Reads the summary of a finished compile in `out`.
+pub fn summary(out: &Path) -> Result<Summary, Error> {
+    let pipe = out.join("pipe");
+    let mut s = Summary::default();
+    for text in bfa_texts(out)? {
+        let (i, g) = bfa_stages(&text);
+        s.ingress_stages = s.ingress_stages.max(i);
+        s.egress_stages = s.egress_stages.max(g);
     }
     let read = |f: &str| {
         std::fs::read_to_string(pipe.join("logs").join(f))
@@ -257,7 +376,49 @@ pub fn compile(
     };
     let args = compiler_args(target, &input, out, !include.is_empty());
     run("compile", bf_p4c, &args, &out.join("compile.log"))?;
-    summary(out)
+    write_salu(out)?;
+    let s = summary(out)?;
+    let path = out.join("resources.txt");
+    std::fs::write(&path, s.to_text()).map_err(|source| Error::Io { path, source })?;
+    Ok(s)
+}
+
+impl Summary {
+    /// `OUT/resources.txt`, the summary kept beside the goldens: the stage
+    /// counts, then one `what: used` line per resource.
+    ///
+    /// ```
+    /// let s = lcmp_tofino::compile::Summary {
+    ///     ingress_stages: 10,
+    ///     egress_stages: 1,
+    ///     resources: vec![("SRAM blocks".into(), "116".into())],
+    /// };
+    /// assert_eq!(s.to_text(), "ingress stages: 10\negress stages: 1\nSRAM blocks: 116\n");
+    /// ```
+    pub fn to_text(&self) -> String {
+        let mut o = format!(
+            "ingress stages: {}\negress stages: {}\n",
+            self.ingress_stages, self.egress_stages
+        );
+        for (k, v) in &self.resources {
+            o.push_str(k);
+            o.push_str(": ");
+            o.push_str(v);
+            o.push('\n');
+        }
+        o
+    }
+}
+
+/// Writes `OUT/salu.txt`: [`salu_blocks`] of [`SALU_REGISTERS`] from every
+/// `OUT/pipe/*.bfa`.
+fn write_salu(out: &Path) -> Result<(), Error> {
+    let text: String = bfa_texts(out)?
+        .iter()
+        .map(|bfa| salu_blocks(bfa, &SALU_REGISTERS))
+        .collect();
+    let path = out.join("salu.txt");
+    std::fs::write(&path, text).map_err(|source| Error::Io { path, source })
 }
 
 /// Runs the assembler `bfas` on each `OUT/pipe/*.bfa` of a finished
@@ -296,7 +457,7 @@ pub fn assemble(bfas: &Path, out: &Path) -> Result<(), Error> {
 pub struct Stamp {
     /// The golden program (a path under `tests/golden`).
     pub program: String,
-    /// SHA-256 of its text (`sha256sum`).
+    /// SHA-256 of its text after the header comment ([`program_body`]).
     pub sha256: String,
     /// The compiler: repository and commit.
     pub compiler: String,
@@ -338,11 +499,42 @@ impl Stamps {
         serde_json::from_str(text).map_err(Error::Stamps)
     }
 
-    /// The stamp of a program text, if its hash is stamped.
+    /// The stamp of a program text, if the hash of its body
+    /// ([`program_body`]) is stamped.
     pub fn find(&self, text: &str) -> Option<&Stamp> {
-        let h = crate::sha256::hex(text.as_bytes());
+        let h = body_sha256(text);
         self.stamps.iter().find(|s| s.sha256 == h)
     }
+
+    /// The stamps committed beside the golden programs
+    /// (`tests/golden/compile-stamps.json`, compiled into the crate so that
+    /// a generated program's header states what the compiler said of it);
+    /// empty if the file does not parse (the stamp test fails then).
+    pub fn golden() -> Stamps {
+        Stamps::from_json(include_str!("../tests/golden/compile-stamps.json")).unwrap_or_default()
+    }
+}
+
+/// A generated program without its header comment: what the compiler
+/// compiles and a stamp records (the header states the stamp, so it cannot
+/// be part of what the stamp hashes).
+///
+/// ```
+/// use lcmp_tofino::compile::program_body;
+/// assert_eq!(program_body("/* header */\n\n#include <core.p4>\n"), "#include <core.p4>\n");
+/// assert_eq!(program_body("#include <core.p4>\n"), "#include <core.p4>\n");
+/// ```
+pub fn program_body(text: &str) -> &str {
+    match text.strip_prefix("/*").and_then(|t| t.split_once("*/")) {
+        Some((_, rest)) => rest.trim_start_matches('\n'),
+        None => text,
+    }
+}
+
+/// The SHA-256 (hex) of a program's body ([`program_body`]): the hash a
+/// stamp records.
+pub fn body_sha256(text: &str) -> String {
+    crate::sha256::hex(program_body(text).as_bytes())
 }
 
 #[cfg(test)]
@@ -386,6 +578,28 @@ mod test {
         );
     }
 
+    /// A finished compile's directory: the stage counts and `salu.txt`
+    /// (the pin and clock registers' ALU blocks, nothing else) from its
+    /// assembly.
+    #[test]
+    fn the_assembly_gives_the_stages_and_the_pin_and_clock_alu_blocks() {
+        let dir = std::env::temp_dir().join(format!("lcmp-salu-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("pipe")).expect("dir");
+        let bfa = "stage 0 ingress:\n  stateful LcmpIngress.lcmp_clock:\n    actions:\n      - grt.s cmp0, hi\n  stateful LcmpIngress.lcmp_fail:\n    actions:\n      - neq cmp0, lo\nstage 4 ingress:\n  stateful LcmpIngress.lcmp_pin0:\n    actions:\n      - grt.u cmp0, phv_lo, -hi\n";
+        std::fs::write(dir.join("pipe/lcmp.bfa"), bfa).expect("bfa");
+        write_salu(&dir).expect("salu");
+        let salu = std::fs::read_to_string(dir.join("salu.txt")).expect("salu.txt");
+        let s = summary(&dir).expect("summary");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(salu.contains("lcmp_clock:\n    actions:\n      - grt.s cmp0, hi\n"));
+        assert!(salu.contains("lcmp_pin0:\n    actions:\n      - grt.u cmp0, phv_lo, -hi\n"));
+        assert!(
+            !salu.contains("lcmp_fail") && !salu.contains("stage"),
+            "{salu}"
+        );
+        assert_eq!((s.ingress_stages, s.egress_stages), (5, 0));
+    }
+
     #[test]
     fn command_lines_are_the_documented_ones() {
         let a = compiler_args(
@@ -397,7 +611,8 @@ mod test {
         assert_eq!(
             a.join(" "),
             "--nocpp --no-clot -D__TARGET_TOFINO__=2 --target tofino2 --arch t2na -o o -g \
-             --bf-rt-schema o/bf-rt.json --p4runtime-files o/p4info.txtpb x/lcmp.p4pp"
+             --bf-rt-schema o/bf-rt.json --p4runtime-files o/p4info.txtpb \
+             --p4runtime-force-std-externs x/lcmp.p4pp"
         );
         let p = preprocess_args(
             Target::Tofino1,
@@ -521,6 +736,20 @@ impl Text {
         self.all(key).into_iter().next()
     }
 
+    /// The first scalar field `key` at any depth, depth first (the
+    /// `size` inside an extern instance's `info {[type.googleapis.com/
+    /// barefoot.Register] {...}}`, or a standard message's own).
+    pub fn deep(&self, key: &str) -> Option<&str> {
+        let Text::Msg(fields) = self else {
+            return None;
+        };
+        fields.iter().find_map(|(k, v)| match v {
+            Text::Scalar(s) if k == key => Some(s.as_str()),
+            Text::Scalar(_) => None,
+            Text::Msg(_) => v.deep(key),
+        })
+    }
+
     /// A scalar at a dotted path (`preamble.name`).
     pub fn at(&self, path: &str) -> Option<&str> {
         let mut t = self;
@@ -545,10 +774,19 @@ pub fn p4info_mismatches(schema: &crate::schema::Schema, compiler: &str) -> Vec<
         return vec!["a P4Info does not parse".into()];
     };
     let mut out = Vec::new();
+    // Names without the pipeline: bf-p4c's default form prefixes tables
+    // and extern instances with it, its --p4runtime-force-std-externs form
+    // (ours) strips it.
+    let unpiped = |n: &str| {
+        n.strip_prefix(crate::schema::PIPE)
+            .and_then(|r| r.strip_prefix('.'))
+            .unwrap_or(n)
+            .to_string()
+    };
     let by_name = |doc: &Text, kind: &str| -> Vec<(String, Text)> {
         doc.all(kind)
             .into_iter()
-            .filter_map(|t| Some((t.at("preamble.name")?.to_string(), t.clone())))
+            .filter_map(|t| Some((unpiped(t.at("preamble.name")?), t.clone())))
             .collect()
     };
     for kind in ["tables", "actions"] {
@@ -588,29 +826,44 @@ pub fn p4info_mismatches(schema: &crate::schema::Schema, compiler: &str) -> Vec<
     }
     // Registers and digests: standard messages here; externs (or, with
     // --p4runtime-force-std-externs, standard messages) in the compiler's.
+    // Registers and counters also by size (cells), from the instance's
+    // extern info or the standard message.
     let low = |s: Option<&str>| s.and_then(|s| s.parse::<u32>().ok()).map(|v| v & 0xFF_FFFF);
-    let mut instances: Vec<(String, Option<u32>)> = Vec::new();
+    let mut instances: Vec<(String, Option<u32>, Option<String>)> = Vec::new();
     for e in theirs.all("externs") {
         for i in e.all("instances") {
             if let Some(n) = i.at("preamble.name") {
-                instances.push((n.to_string(), low(i.at("preamble.id"))));
+                let size = i
+                    .get("info")
+                    .and_then(|x| x.deep("size"))
+                    .map(str::to_string);
+                instances.push((unpiped(n), low(i.at("preamble.id")), size));
             }
         }
     }
-    for kind in ["registers", "digests"] {
+    for kind in ["registers", "digests", "counters", "meters"] {
         for (n, t) in by_name(&theirs, kind) {
-            instances.push((n, low(t.at("preamble.id"))));
+            let size = t.at("size").map(str::to_string);
+            instances.push((n, low(t.at("preamble.id")), size));
         }
     }
-    for kind in ["registers", "digests"] {
+    for kind in ["registers", "digests", "counters", "meters"] {
         for (name, t) in by_name(&ours, kind) {
-            match instances.iter().find(|(n, _)| *n == name) {
-                None => out.push(format!("{kind} {name}: not in the compiler's P4Info")),
-                Some((_, id)) if *id != low(t.at("preamble.id")) => out.push(format!(
+            let Some((_, id, size)) = instances.iter().find(|(n, ..)| *n == name) else {
+                out.push(format!("{kind} {name}: not in the compiler's P4Info"));
+                continue;
+            };
+            if *id != low(t.at("preamble.id")) {
+                out.push(format!(
                     "{kind} {name}: id {:?}, the compiler's {id:?}",
                     low(t.at("preamble.id"))
-                )),
-                Some(_) => {}
+                ));
+            }
+            if kind != "digests" && t.at("size") != size.as_deref() {
+                out.push(format!(
+                    "{kind} {name}: size {:?}, the compiler's {size:?}",
+                    t.at("size")
+                ));
             }
         }
     }
@@ -686,15 +939,88 @@ mod compiled_test {
         let m = p4info_mismatches(&s, &wrong);
         assert!(
             m.iter()
-                .any(|x| x.contains("pipe.LcmpIngress.lcmp_select: id")),
+                .any(|x| x.contains("tables LcmpIngress.lcmp_select: id")),
             "{m:?}"
         );
-        let renamed = ours.replace(
-            "\"pipe.LcmpIngress.lcmp_pin0\"",
-            "\"LcmpIngress.lcmp_pin0\"",
-        );
+        let renamed = ours.replace("\"LcmpIngress.lcmp_pin0\"", "\"LcmpIngress.lcmp_pin_0\"");
         assert!(!p4info_mismatches(&s, &renamed).is_empty());
+        // bf-p4c's default form: the same names under the pipeline.
+        let piped = ours.replace(
+            "name: \"LcmpIngress.lcmp_",
+            "name: \"pipe.LcmpIngress.lcmp_",
+        );
+        assert_ne!(piped, ours);
+        assert!(p4info_mismatches(&s, &piped).is_empty());
         assert!(Text::parse("a { b: 1").is_none());
+    }
+
+    /// The register sizes of the committed compiler output (bf-p4c's
+    /// extern form, `info {[type.googleapis.com/barefoot.Register] {size}}`)
+    /// are compared: the golden sizes agree, half the pin cells do not.
+    #[test]
+    fn a_changed_register_size_is_found_in_the_compilers_p4info() {
+        let compiled = include_str!("../tests/golden/compiled/tofino/p4info.txtpb");
+        let sizes = |pin_slots| Sizes {
+            groups: 7,
+            max_k: 6,
+            ports: 6,
+            pin_slots,
+        };
+        let size_errors = |pin_slots| -> Vec<String> {
+            p4info_mismatches(&Schema::new(&sizes(pin_slots)), compiled)
+                .into_iter()
+                .filter(|m| m.starts_with("registers") && m.contains("size"))
+                .collect()
+        };
+        assert_eq!(size_errors(131_072), Vec::<String>::new());
+        let m = size_errors(65_536);
+        for r in ["lcmp_pin0", "lcmp_pin1", "lcmp_port0", "lcmp_port1"] {
+            assert!(
+                m.iter()
+                    .any(|x| x.contains(&format!(".{r}: size Some(\"32768\")"))),
+                "{r}: {m:?}"
+            );
+        }
+        assert_eq!(m.len(), 4, "{m:?}");
+    }
+
+    /// The committed Tofino 1 ALU blocks agree with their program's schema;
+    /// a changed register size, a signed compare, another epoch or wrap
+    /// constant is each reported.
+    #[test]
+    fn salu_mismatches_finds_sizes_signs_and_constants() {
+        let salu = include_str!("../tests/golden/compiled/tofino/salu.txt");
+        let schema = Schema::new(&Sizes {
+            groups: 7,
+            max_k: 6,
+            ports: 6,
+            pin_slots: 131_072,
+        });
+        assert_eq!(salu_mismatches(&schema, salu), Vec::<String>::new());
+        for (from, to, what) in [
+            (
+                "lcmp_pin1, size: 65536",
+                "lcmp_pin1, size: 32768",
+                "lcmp_pin1: the compiler's size",
+            ),
+            ("lss.u", "lss.s", "lcmp_pin0: a signed compare"),
+            ("lo: 16777216 ,", "lo: 0 ,", "lcmp_clock: initial epoch"),
+            (
+                "-1073741824",
+                "-1073741823",
+                "lcmp_clock: no unsigned wrap test",
+            ),
+            (
+                "stateful tbl_lcmp648$salu.LcmpIngress.lcmp_clock",
+                "stateful x",
+                "lcmp_clock: no stateful",
+            ),
+        ] {
+            assert!(salu.contains(from), "{from}");
+            let bad = salu.replacen(from, to, 1);
+            let m = salu_mismatches(&schema, &bad);
+            assert!(m.iter().any(|l| l.starts_with(what)), "{what}: {m:?}");
+        }
     }
 
     #[test]

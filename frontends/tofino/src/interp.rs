@@ -27,11 +27,11 @@ use std::collections::BTreeMap;
 use crate::hash::{CrcSpec, Headers, CRC32C, ECMP_FIELDS, SIG_FIELDS};
 use crate::model::{EntrySet, Match, Program, TableEntry};
 use crate::schema::actions::{
-    MEMBER, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP, SET_PORT,
+    MEMBER, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP, SET_PORT, TO_CPU,
 };
 use crate::schema::{
-    names, MatchKind, Schema, Sizes, CLOCK_START_WRAPS, CLOCK_WRAP, FAIL_CELLS, FAIL_INDEX_HI,
-    HASH_HI_BITS, PIN_EMPTY_SEEN, PORT_BITS,
+    names, pin_event, MatchKind, Reason, Schema, Sizes, CLOCK_START_WRAPS, CLOCK_WRAP,
+    EXCEPTION_TABLE_SIZE, FAIL_CELLS, FAIL_INDEX_HI, HASH_HI_BITS, PIN_EMPTY_SEEN, PORT_BITS,
 };
 
 /// An interpreter failure: the entries would make the ASIC's behaviour
@@ -104,14 +104,25 @@ pub struct IngressTrace {
     /// The pinned or selected port is a candidate of the group
     /// (`lcmp_member`; stateful passes only).
     pub member: bool,
-    /// The pin-failure digest was sent (the filter let it through).
+    /// The pin-failure digest was sent (the filter let it through and
+    /// the meter coloured the packet GREEN).
     pub digest: bool,
+    /// The filter let a digest through but the meter held it back.
+    pub metered: bool,
+    /// Neither way could hold the flow: it took the group's stable
+    /// fallback port (`lcmp_fallback`).
+    pub fallback: bool,
     /// The default route's port, for a destination that is no LCMP group.
     pub routed: Option<u64>,
     /// The next hop's `(src_mac, dst_mac)` of a forwarded packet.
     pub next_hop: Option<(u64, u64)>,
-    /// Dropped because the TTL was 1 or 0.
+    /// The TTL was 1 or 0 (not forwarded: `R_TTL_EXPIRED`).
     pub ttl_expired: bool,
+    /// Why the packet is not forwarded (`meta.reason`): `None` for a
+    /// forwarded (or resubmitted) packet.
+    pub reason: Option<Reason>,
+    /// The exception table sent it to this (CPU) port.
+    pub cpu_port: Option<u64>,
 }
 
 /// One flow-pin cell of `lcmp_pin0`/`lcmp_pin1`.
@@ -145,6 +156,69 @@ pub struct PinRegisters {
     pub fail: BTreeMap<u64, PinCell>,
     /// `lcmp_clock`: the wraps of the 32-bit stamp and the last stamp.
     pub clock: Clock,
+    /// The register parameters `pin0_gap` and `pin1_gap` the agent writes
+    /// (`Agent::pin_gap_units`): a cell idle longer is reused. `None`: not
+    /// written since the program was loaded, the idle timeout (`PIN_IDLE`).
+    pub gaps: [Option<u32>; 2],
+    /// `digest_meter`, as the agent configures it; `None`: not modelled
+    /// (every digest the filter lets through is sent).
+    pub digest_meter: Option<DigestMeter>,
+    /// `lcmp_exceptions`: packets not forwarded, by [`Reason::code`].
+    pub exceptions: [u64; EXCEPTION_TABLE_SIZE as usize],
+    /// `lcmp_pin_events`: packets the selection routed, by
+    /// `hit | unpinned << 1 | resubmitted << 2` ([`pin_event`]).
+    pub pin_events: [u64; pin_event::CELLS as usize],
+}
+
+/// The pin-failure digests' one-cell packet meter (`digest_meter`), as a
+/// committed-rate token bucket: a packet is GREEN, and sends its digest,
+/// when the bucket holds a whole token. The agent configures the rate
+/// (packets per second) and burst (packets) of the meter's committed
+/// bucket; the peak bucket is set the same, so no packet is YELLOW.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DigestMeter {
+    /// Committed rate, packets per second.
+    pub rate_pps: u64,
+    /// Committed burst, packets.
+    pub burst: u64,
+    /// Tokens, in 10^-9 packets (starts full).
+    tokens: u128,
+    /// The last packet's MAC timestamp, ns.
+    last_ns: u64,
+}
+
+impl DigestMeter {
+    /// A meter of `rate_pps` and `burst` packets, its bucket full.
+    pub fn new(rate_pps: u64, burst: u64) -> DigestMeter {
+        DigestMeter {
+            rate_pps,
+            burst,
+            tokens: u128::from(burst) * 1_000_000_000,
+            last_ns: 0,
+        }
+    }
+
+    /// Colours a packet at `tstamp_ns`: whether it is GREEN (takes a token).
+    ///
+    /// ```
+    /// use lcmp_tofino::interp::DigestMeter;
+    /// let mut m = DigestMeter::new(1_000, 2);
+    /// assert!(m.green(0) && m.green(0));
+    /// assert!(!m.green(0));          // the burst is spent
+    /// assert!(m.green(1_000_000));   // 1 ms later: one more token
+    /// ```
+    pub fn green(&mut self, tstamp_ns: u64) -> bool {
+        let elapsed = u128::from(tstamp_ns.saturating_sub(self.last_ns));
+        self.last_ns = self.last_ns.max(tstamp_ns);
+        let cap = u128::from(self.burst) * 1_000_000_000;
+        self.tokens = (self.tokens + elapsed * u128::from(self.rate_pps)).min(cap);
+        if self.tokens >= 1_000_000_000 {
+            self.tokens -= 1_000_000_000;
+            true
+        } else {
+            false
+        }
+    }
 }
 
 /// `lcmp_clock`'s one cell: `{lo: wraps << 24, hi: last stamp}`,
@@ -216,18 +290,29 @@ pub const fn expired(now: u32, seen: u32, idle: u32) -> bool {
 }
 
 /// The header values the ingress parser leaves for the hash and the pins:
-/// the L4 ports only for TCP and UDP in a first fragment (`frag_offset`
-/// 0), else 0; IPv4 options (any `ihl` from 5 to 15) are skipped over.
+/// the L4 ports only for TCP and UDP in an unfragmented packet (neither
+/// more-fragments nor an offset), else 0, so every fragment of a datagram
+/// hashes alike; IPv4 options (any `ihl` from 5 to 15) are skipped over.
 ///
 /// ```
 /// use lcmp_tofino::interp::parsed;
-/// let h = parsed(0x0A00_0001, 0x0A08_0001, 1000, 2000, 17, 0);
+/// let h = parsed(0x0A00_0001, 0x0A08_0001, 1000, 2000, 17, false, 0);
 /// assert_eq!((h.sport, h.dport), (1000, 2000));
-/// let later = parsed(0x0A00_0001, 0x0A08_0001, 1000, 2000, 17, 185);
+/// let first = parsed(0x0A00_0001, 0x0A08_0001, 1000, 2000, 17, true, 0);
+/// let later = parsed(0x0A00_0001, 0x0A08_0001, 1000, 2000, 17, false, 185);
+/// assert_eq!(first, later);
 /// assert_eq!((later.sport, later.dport), (0, 0));
 /// ```
-pub fn parsed(src: u32, dst: u32, sport: u16, dport: u16, proto: u8, frag_offset: u16) -> Headers {
-    let l4 = frag_offset == 0 && (proto == 6 || proto == 17);
+pub fn parsed(
+    src: u32,
+    dst: u32,
+    sport: u16,
+    dport: u16,
+    proto: u8,
+    more_fragments: bool,
+    frag_offset: u16,
+) -> Headers {
+    let l4 = !more_fragments && frag_offset == 0 && (proto == 6 || proto == 17);
     Headers {
         src,
         dst,
@@ -235,6 +320,57 @@ pub fn parsed(src: u32, dst: u32, sport: u16, dport: u16, proto: u8, frag_offset
         dport: if l4 { dport } else { 0 },
         proto,
     }
+}
+
+/// An IPv4 packet's header fields the ingress parser reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ipv4Packet {
+    /// `version` (4 for a routed packet).
+    pub version: u8,
+    /// `ihl` (5 to 15 for a routed packet).
+    pub ihl: u8,
+    /// `ttl`.
+    pub ttl: u8,
+    /// The more-fragments flag.
+    pub more_fragments: bool,
+    /// `frag_offset`.
+    pub frag_offset: u16,
+    /// Source address.
+    pub src: u32,
+    /// Destination address.
+    pub dst: u32,
+    /// `protocol`.
+    pub proto: u8,
+    /// L4 source port (TCP, UDP).
+    pub sport: u16,
+    /// L4 destination port.
+    pub dport: u16,
+}
+
+impl Ipv4Packet {
+    /// What the parser leaves for the hash and the pins ([`parsed`]).
+    pub fn headers(&self) -> Headers {
+        parsed(
+            self.src,
+            self.dst,
+            self.sport,
+            self.dport,
+            self.proto,
+            self.more_fragments,
+            self.frag_offset,
+        )
+    }
+}
+
+/// A frame as the ingress parser classifies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// EtherType 0x0800.
+    Ipv4(Ipv4Packet),
+    /// EtherType 0x86DD (refused: `R_IPV6`).
+    Ipv6,
+    /// Any other EtherType (ARP, LLDP, ...: `R_NOT_IP`).
+    NotIp(u16),
 }
 
 /// The signature and way-0 index of a flow (`meta.sig`, `meta.sig[n-1:0]`)
@@ -380,33 +516,107 @@ impl<'a> Interpreter<'a> {
         // A new flow goes where the selection points, if that port is up.
         if let Some(sel) = tr.selected {
             tr.port = self.alive(sel)?.then_some(sel);
+            if tr.port.is_none() {
+                tr.reason = Some(Reason::PortDown);
+            }
         }
         if let Some(port) = tr.routed {
             tr.port = Some(port);
         }
-        self.next_hop(&mut tr, 64)?;
+        self.finish(&mut tr, 64)?;
         Ok(tr)
     }
 
-    /// The next hop of a forwarded packet (`lcmp_next_hop`, under
-    /// `ttl > 1`): a miss or an expired TTL drops it.
-    fn next_hop(&self, tr: &mut IngressTrace, ttl: u8) -> Result<(), InterpError> {
-        let Some(port) = tr.port else {
+    /// The end of a pass that is not resubmitted: the next hop of a
+    /// routed packet (`lcmp_next_hop` under `ttl > 1`; TTL 0 or 1 is
+    /// `R_TTL_EXPIRED`, a miss `R_TABLE_MISS`), a port that went down
+    /// last (`R_PORT_DOWN`, written after both), and the exception table
+    /// for a packet with a reason (to the CPU port, or dropped).
+    fn finish(&self, tr: &mut IngressTrace, ttl: u8) -> Result<(), InterpError> {
+        let port_down = tr.reason == Some(Reason::PortDown);
+        // meta.routed: an LCMP group's set_group, or a default route.
+        if tr.group.is_some() || tr.routed.is_some() {
+            if ttl <= 1 {
+                tr.ttl_expired = true;
+                tr.reason = Some(Reason::TtlExpired);
+            } else if let Some(port) = tr.port {
+                tr.next_hop = self
+                    .lookup(names::NEXT_HOP, &[port])?
+                    .filter(|e| e.action == SET_NEXT_HOP.name)
+                    .and_then(|e| Some((*e.params.first()?, *e.params.get(1)?)));
+                if tr.next_hop.is_none() {
+                    tr.reason = Some(Reason::TableMiss);
+                }
+            }
+        }
+        if port_down {
+            tr.reason = Some(Reason::PortDown);
+        }
+        self.exception(tr)
+    }
+
+    /// `lcmp_exception` for a packet with a reason: not forwarded; sent
+    /// to the CPU port if its entry says so.
+    fn exception(&self, tr: &mut IngressTrace) -> Result<(), InterpError> {
+        let Some(r) = tr.reason else {
             return Ok(());
         };
-        if ttl <= 1 {
-            tr.ttl_expired = true;
-            tr.port = None;
+        tr.port = None;
+        tr.cpu_port = self.param(names::EXCEPTION, &[u64::from(r.code())], TO_CPU.name)?;
+        Ok(())
+    }
+
+    /// `lcmp_exceptions.count(meta.reason)` for a packet with a reason:
+    /// in both actions of an `lcmp_exception` entry, not in its default
+    /// action (a reason without an entry is dropped uncounted; the
+    /// exported entries list every [`Reason`]).
+    fn count_exception(
+        &self,
+        pins: &mut PinRegisters,
+        tr: &IngressTrace,
+    ) -> Result<(), InterpError> {
+        let Some(r) = tr.reason else {
             return Ok(());
-        }
-        tr.next_hop = self
-            .lookup(names::NEXT_HOP, &[port])?
-            .filter(|e| e.action == SET_NEXT_HOP.name)
-            .and_then(|e| Some((*e.params.first()?, *e.params.get(1)?)));
-        if tr.next_hop.is_none() {
-            tr.port = None;
+        };
+        if self
+            .lookup(names::EXCEPTION, &[u64::from(r.code())])?
+            .is_some()
+        {
+            if let Some(c) = pins.exceptions.get_mut(usize::from(r.code())) {
+                *c += 1;
+            }
         }
         Ok(())
+    }
+
+    /// One frame through the ingress parser and the ingress, with the
+    /// registers and counters: a frame that is not well-formed IPv4 is
+    /// classified by the parser (`R_NOT_IP`, `R_IPV6`, `R_BAD_IPV4`) and
+    /// meets only the clock and the exception table; an IPv4 packet is
+    /// [`Interpreter::packet_ttl`].
+    pub fn frame(
+        &self,
+        pins: &mut PinRegisters,
+        frame: &Frame,
+        tstamp_ns: u64,
+    ) -> Result<IngressTrace, InterpError> {
+        let reason = match frame {
+            Frame::Ipv4(p) if p.version == 4 && p.ihl >= 5 => {
+                return self.packet_ttl(pins, &p.headers(), tstamp_ns, p.ttl);
+            }
+            Frame::Ipv4(_) => Reason::BadIpv4,
+            Frame::Ipv6 => Reason::Ipv6,
+            Frame::NotIp(_) => Reason::NotIp,
+        };
+        // clock_tick runs for every packet.
+        pins.clock.tick(tstamp_ns);
+        let mut tr = IngressTrace {
+            reason: Some(reason),
+            ..IngressTrace::default()
+        };
+        self.exception(&mut tr)?;
+        self.count_exception(pins, &tr)?;
+        Ok(tr)
     }
 
     /// Whether `lcmp_member` says `(group, port)` is a candidate.
@@ -429,10 +639,14 @@ impl<'a> Interpreter<'a> {
                 .lookup(names::ROUTE, &[u64::from(dst)])?
                 .filter(|e| e.action == ROUTE.name)
                 .and_then(|e| e.params.first().copied());
+            if tr.routed.is_none() {
+                tr.reason = Some(Reason::Unrouted);
+            }
             return Ok(tr);
         };
         if e.action != SET_GROUP.name {
             tr.no_route = true;
+            tr.reason = Some(Reason::NoLivePort);
             return Ok(tr);
         }
         tr.group = e.params.first().copied();
@@ -444,11 +658,13 @@ impl<'a> Interpreter<'a> {
         tr.bucket = self.param(names::BUCKET, &[k, hi], SET_BUCKET.name)?;
         let Some(bucket) = tr.bucket else {
             tr.miss = Some(names::BUCKET);
+            tr.reason = Some(Reason::TableMiss);
             return Ok(tr);
         };
         tr.selected = self.param(names::SELECT, &[group, bucket], SET_PORT.name)?;
         if tr.selected.is_none() {
             tr.miss = Some(names::SELECT);
+            tr.reason = Some(Reason::TableMiss);
         }
         Ok(tr)
     }
@@ -485,10 +701,12 @@ impl<'a> Interpreter<'a> {
             let mut second = self.pass(pins, h, tstamp_ns, true)?;
             second.resubmitted = true;
             second.digest |= first.digest;
-            self.next_hop(&mut second, ttl)?;
+            self.finish(&mut second, ttl)?;
+            self.count_exception(pins, &second)?;
             return Ok(second);
         }
-        self.next_hop(&mut first, ttl)?;
+        self.finish(&mut first, ttl)?;
+        self.count_exception(pins, &first)?;
         Ok(first)
     }
 
@@ -502,7 +720,8 @@ impl<'a> Interpreter<'a> {
     ) -> Result<IngressTrace, InterpError> {
         // clock_tick runs for every packet.
         let now = pins.clock.tick(tstamp_ns);
-        let mut tr = self.route(h.dst, self.hash(h))?;
+        let hash = self.hash(h);
+        let mut tr = self.route(h.dst, hash)?;
         if let Some(port) = tr.routed {
             tr.port = Some(port); // a default route: no pins, no liveness
             return Ok(tr);
@@ -517,9 +736,11 @@ impl<'a> Interpreter<'a> {
         let port_mask = (1u64 << PORT_BITS) - 1;
         // meta.out_port: set_port's.
         let mut out = selected;
-        // pin0_lookup / pin1_lookup.
-        let lookup = |c: &mut PinCell| {
-            if expired(now, c.seen, idle) {
+        let [gap0, gap1] = pins.gaps.map(|g| g.unwrap_or(idle));
+        // pin0_lookup / pin1_lookup: a cell idle past its register's gap
+        // is taken.
+        let lookup = |c: &mut PinCell, gap: u32| {
+            if expired(now, c.seen, gap) {
                 *c = PinCell { sig, seen: now };
                 PinStatus::Taken
             } else if c.sig == sig {
@@ -530,20 +751,20 @@ impl<'a> Interpreter<'a> {
             }
         };
         let [way0, way1] = &mut pins.ways;
-        let st0 = lookup(way0.entry(i0).or_default());
+        let st0 = lookup(way0.entry(i0).or_default(), gap0);
         let st1 = match st0 {
             PinStatus::Hit => PinStatus::None,
             PinStatus::Taken => {
                 // pin1_find: only the flow's own live pin.
                 let c = way1.entry(i1).or_default();
-                if c.sig == sig && !expired(now, c.seen, idle) {
+                if c.sig == sig && !expired(now, c.seen, gap1) {
                     c.seen = now;
                     PinStatus::Hit
                 } else {
                     PinStatus::None
                 }
             }
-            _ => lookup(way1.entry(i1).or_default()),
+            _ => lookup(way1.entry(i1).or_default(), gap1),
         };
         tr.pin_hit = st0 == PinStatus::Hit;
         let [port0, port1] = &mut pins.ports;
@@ -561,12 +782,24 @@ impl<'a> Interpreter<'a> {
             }
             PinStatus::Busy => {
                 tr.pin_failed = true;
+                // lcmp_fallback: the group's stable fallback port.
+                if let Some(e) = self.lookup(names::FALLBACK, &[group, u64::from(hash & 0xFFFF)])? {
+                    if let Some(&p) = e.params.first() {
+                        out = p & port_mask;
+                        tr.fallback = true;
+                    }
+                }
                 if !resubmit_flag {
                     // fail_report: once per signature and idle timeout.
                     let c = pins.fail.entry(fail_index(sig)).or_default();
                     if c.sig != sig || expired(now, c.seen, idle) {
                         *c = PinCell { sig, seen: now };
-                        tr.digest = true;
+                        // digest_meter: only a GREEN packet sends it.
+                        tr.digest = pins
+                            .digest_meter
+                            .as_mut()
+                            .is_none_or(|m| m.green(tstamp_ns));
+                        tr.metered = !tr.digest;
                     }
                 }
             }
@@ -583,12 +816,22 @@ impl<'a> Interpreter<'a> {
             _ => {}
         }
         tr.ways = (st0, st1);
+        // lcmp_pin_events.count(meta.pin_event).
+        let event = usize::from(tr.pin_hit)
+            | usize::from(tr.pin_failed) << 1
+            | usize::from(resubmit_flag) << 2;
+        if let Some(c) = pins.pin_events.get_mut(event) {
+            *c += 1;
+        }
         let alive = self.alive(out)?;
         tr.member = self.member(group, out)?;
         if alive && tr.member {
             tr.port = Some(out);
         } else {
             tr.resubmitted = tr.pin_hit && !resubmit_flag;
+            if !tr.resubmitted {
+                tr.reason = Some(Reason::PortDown);
+            }
         }
         Ok(tr)
     }

@@ -34,9 +34,10 @@ use lcmp_decide::{Decider, DeciderConfig, GroupId, HashAlgorithm, Instant, Pick,
 
 use crate::error::Error;
 use crate::schema::actions::{
-    MEMBER, NO_ROUTE, PORT_DOWN, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP, SET_PORT,
+    DROP_EXCEPTION, FALLBACK, MEMBER, NO_ROUTE, PORT_DOWN, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP,
+    SET_NEXT_HOP, SET_PORT, TO_CPU,
 };
-use crate::schema::{names, Action, Schema, Sizes, HASH_HI_BITS, MAX_PRIORITY, PORT_BITS};
+use crate::schema::{names, Action, Reason, Schema, Sizes, HASH_HI_BITS, MAX_PRIORITY, PORT_BITS};
 
 /// The ASIC generation the agent runs on: it sets the traffic manager's
 /// cell size (queue counters count cells) and the stage budget.
@@ -63,6 +64,18 @@ impl Target {
         match self {
             Target::Tofino1 => DEFAULT_PIN_SLOTS,
             Target::Tofino2 => DEFAULT_PIN_SLOTS / 2,
+        }
+    }
+
+    /// The device port of the switch CPU's PCIe port on the common SKUs
+    /// (Tofino 1 with two pipes: pipe 1's port 64, 192; Tofino 2: 0), where
+    /// the exception table sends control traffic and expired TTLs unless
+    /// `--cpu-port` says otherwise (the SDE's
+    /// `device_configuration.pcie_cpu_port` names the switch's own).
+    pub const fn pcie_cpu_port(self) -> u16 {
+        match self {
+            Target::Tofino1 => 192,
+            Target::Tofino2 => 0,
         }
     }
 
@@ -258,7 +271,8 @@ fn phase_of(u: &Update) -> usize {
         (names::MEMBER, Op::Delete) => 8,
         (names::MEMBER, _) => 3,
         (names::SELECT, Op::Insert) => 4,
-        (names::SELECT, Op::Modify) => 5,
+        (names::SELECT | names::FALLBACK, Op::Modify) => 5,
+        (names::FALLBACK, Op::Insert) => 3,
         (names::SELECT, Op::Delete) => 7,
         (names::DST_GROUP | names::ROUTE, _) => 6,
         (_, Op::Delete) => 9,
@@ -451,6 +465,9 @@ pub struct ExportOptions {
     /// Next hops by device port; a port without one (an LCMP port or a
     /// route's) gets [`NextHop::placeholder`].
     pub next_hops: Vec<NextHop>,
+    /// The device port exceptions go to (`lcmp_exception`'s `to_cpu`);
+    /// `None`: the target's [`Target::pcie_cpu_port`].
+    pub cpu_port: Option<u16>,
 }
 
 /// The identity port map.
@@ -472,6 +489,7 @@ impl Default for ExportOptions {
             target: Target::Tofino1,
             routes: Vec::new(),
             next_hops: Vec::new(),
+            cpu_port: None,
         }
     }
 }
@@ -809,6 +827,27 @@ impl Agent {
                 )?;
             }
         }
+        // Static: the exceptions the switch CPU answers go to its port; the
+        // others are dropped, counted either way (every reason has an
+        // entry: the default action cannot count, see EXCEPTION_MISS).
+        let cpu_port = self
+            .options
+            .cpu_port
+            .unwrap_or(self.options.target.pcie_cpu_port());
+        for r in Reason::ALL {
+            let (action, params) = if r.to_cpu() {
+                (&TO_CPU, vec![u64::from(cpu_port)])
+            } else {
+                (&DROP_EXCEPTION, vec![])
+            };
+            b.entry(
+                names::EXCEPTION,
+                vec![Match::Exact(u64::from(r.code()))],
+                None,
+                action,
+                params,
+            )?;
+        }
         let groups = self.compiled.groups();
         // Every candidate of every group: a pin on one is followed.
         for g in groups {
@@ -822,6 +861,30 @@ impl Agent {
                     None,
                     &MEMBER,
                     vec![],
+                )?;
+            }
+        }
+        // Each group's stable fallback (a flow no pin cell could hold):
+        // static hash[15:0] ranges, one per candidate, in candidate order;
+        // a range keeps its candidate while it is up, else takes the next
+        // live candidate after it (cyclically). Only a candidate going
+        // down or coming back changes an entry; congestion never does.
+        for g in groups {
+            let up: Vec<bool> = g
+                .candidates
+                .iter()
+                .map(|c| self.decider.port_state(c.port).is_some_and(|s| s.is_up()))
+                .collect();
+            let n = g.candidates.len();
+            for (j, low, high) in bucket_ranges(n as u64) {
+                let j = j as usize;
+                let to = (0..n).map(|d| (j + d) % n).find(|&i| up[i]).unwrap_or(j);
+                b.entry(
+                    names::FALLBACK,
+                    vec![Match::Exact(u64::from(g.id.0)), Match::Range { low, high }],
+                    Some(1),
+                    &FALLBACK,
+                    vec![self.dev_port(g.candidates[to].port)],
                 )?;
             }
         }

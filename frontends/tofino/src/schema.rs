@@ -102,6 +102,8 @@ pub enum Control {
     Ingress,
     /// `LcmpIngressDeparser`: the pin-failure digest.
     IngressDeparser,
+    /// `LcmpEgress`: the per-port transmit counter.
+    Egress,
 }
 
 impl Control {
@@ -110,6 +112,7 @@ impl Control {
         match self {
             Control::Ingress => "LcmpIngress",
             Control::IngressDeparser => "LcmpIngressDeparser",
+            Control::Egress => "LcmpEgress",
         }
     }
 }
@@ -145,6 +148,10 @@ pub const TABLE_ID_PREFIX: u32 = 0x02 << 24;
 pub const REGISTER_ID_PREFIX: u32 = 0x16 << 24;
 /// The P4Runtime type prefix of digests (`P4Ids.DIGEST`).
 pub const DIGEST_ID_PREFIX: u32 = 0x17 << 24;
+/// The P4Runtime type prefix of counters (`P4Ids.COUNTER`).
+pub const COUNTER_ID_PREFIX: u32 = 0x12 << 24;
+/// The P4Runtime type prefix of meters (`P4Ids.METER`).
+pub const METER_ID_PREFIX: u32 = 0x14 << 24;
 
 impl Table {
     /// `Control.table`.
@@ -199,6 +206,135 @@ impl Register {
     /// ([`compiler_name_id`]).
     pub fn id(&self) -> u32 {
         compiler_name_id(&self.full_name())
+    }
+}
+
+/// An indexed packet-and-byte counter (`Counter<bit<32>, index>`, as
+/// open-p4studio's `tna_counter.p4` declares one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counter {
+    /// Name inside its control.
+    pub name: &'static str,
+    /// Its control.
+    pub control: Control,
+    /// Number of cells.
+    pub size: u32,
+    /// The P4 type of its index (`bit<8>`, `PortId_t`).
+    pub index_type: &'static str,
+}
+
+impl Counter {
+    /// `Control.counter`.
+    pub fn full_name(&self) -> String {
+        format!("{}.{}", self.control.name(), self.name)
+    }
+
+    /// The low 24 bits of its P4Runtime id, numbered by name as a
+    /// [`Register::id`] is (a TNA `Counter` is a bf-p4c extern instance).
+    pub fn id(&self) -> u32 {
+        compiler_name_id(&self.full_name())
+    }
+}
+
+/// Why a packet is not forwarded: `meta.reason` (0 for a forwarded
+/// packet), the key of `lcmp_exception` and the index of the
+/// `lcmp_exceptions` counter. A router does not drop silently: every
+/// packet it does not forward is counted under its reason, and the
+/// reasons a switch CPU answers (control traffic, TTL expiry) go to its
+/// CPU port with a `lcmp_cpu_h` header (reason, ingress port).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reason {
+    /// Not IP (ARP, LLDP, other control protocols): to the CPU.
+    NotIp = 1,
+    /// IPv6: refused (the program routes IPv4 only), counted and dropped
+    /// unless the operator sends it to the CPU.
+    Ipv6 = 2,
+    /// An IPv4 header with IHL below 5 or a version other than 4: dropped.
+    BadIpv4 = 3,
+    /// TTL 0 or 1 on a routed packet: to the CPU (ICMP time exceeded).
+    TtlExpired = 4,
+    /// No LCMP group and no default route: dropped.
+    Unrouted = 5,
+    /// An LCMP group without a live candidate (`no_route`): dropped.
+    NoLivePort = 6,
+    /// A static, selection or next-hop table missed (never, with
+    /// consistent entries): dropped.
+    TableMiss = 7,
+    /// The chosen port is down or no longer a candidate, and the flow has
+    /// no pin to re-decide: dropped.
+    PortDown = 8,
+}
+
+impl Reason {
+    /// Every reason, by code.
+    pub const ALL: [Reason; 8] = [
+        Reason::NotIp,
+        Reason::Ipv6,
+        Reason::BadIpv4,
+        Reason::TtlExpired,
+        Reason::Unrouted,
+        Reason::NoLivePort,
+        Reason::TableMiss,
+        Reason::PortDown,
+    ];
+
+    /// `meta.reason`'s value.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The name the agent prints and `lcmp.p4` declares (`R_<NAME>`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Reason::NotIp => "not_ip",
+            Reason::Ipv6 => "ipv6",
+            Reason::BadIpv4 => "bad_ipv4",
+            Reason::TtlExpired => "ttl_expired",
+            Reason::Unrouted => "unrouted",
+            Reason::NoLivePort => "no_live_port",
+            Reason::TableMiss => "table_miss",
+            Reason::PortDown => "port_down",
+        }
+    }
+
+    /// Whether the exported entries send it to the CPU port (the others'
+    /// entries drop it, counted either way).
+    pub const fn to_cpu(self) -> bool {
+        matches!(self, Reason::NotIp | Reason::TtlExpired)
+    }
+}
+
+/// The `lcmp_pin_events` counter's index bits (`meta.pin_event`): a
+/// packet the selection routed counts once, at `HIT | UNPINNED |
+/// RESUBMITTED` of its pass (0: a new pin).
+pub mod pin_event {
+    /// The flow followed its live pin.
+    pub const HIT: u8 = 1;
+    /// Both ways held other flows: unpinned, on the group's fallback.
+    pub const UNPINNED: u8 = 2;
+    /// The resubmitted (failover) pass.
+    pub const RESUBMITTED: u8 = 4;
+    /// Cells of the counter.
+    pub const CELLS: u32 = 8;
+
+    /// What a cell counts (`None`: no packet takes that index).
+    ///
+    /// ```
+    /// use lcmp_tofino::schema::pin_event::{name, HIT, RESUBMITTED};
+    /// assert_eq!(name(0), Some("new pin"));
+    /// assert_eq!(name(HIT | RESUBMITTED), Some("re-pinned"));
+    /// assert_eq!(name(3), None);
+    /// ```
+    pub const fn name(index: u8) -> Option<&'static str> {
+        match index {
+            0 => Some("new pin"),
+            HIT => Some("pin hit"),
+            UNPINNED => Some("unpinned"),
+            RESUBMITTED => Some("re-decided, new pin"),
+            5 => Some("re-pinned"),
+            6 => Some("re-decided, unpinned"),
+            _ => None,
+        }
     }
 }
 
@@ -322,6 +458,9 @@ pub const FAIL_CELLS: u32 = 1 << 12;
 pub const FAIL_INDEX_HI: u32 = 23;
 /// Entries of the default route table (`lcmp_route`).
 pub const ROUTE_TABLE_SIZE: u32 = 1024;
+/// Entries of the exception table (`lcmp_exception`) and cells of its
+/// counter: one per [`Reason`] code, with room.
+pub const EXCEPTION_TABLE_SIZE: u32 = 16;
 /// Entries of the next-hop table (`lcmp_next_hop`): every device port.
 pub const NEXT_HOP_TABLE_SIZE: u32 = 1 << PORT_BITS;
 /// Fewest flow-pin cells per way.
@@ -366,12 +505,12 @@ pub mod actions {
         params: &[],
         body: &["meta.lookup_route = 1;"],
     };
-    /// The group has no live candidate: drop.
+    /// The group has no live candidate: drop (counted, `R_NO_LIVE_PORT`).
     pub const NO_ROUTE: Action = Action {
         name: "no_route",
         id: 0x02,
         params: &[],
-        body: &["ig_dprsr_md.drop_ctl = 1;"],
+        body: &["ig_dprsr_md.drop_ctl = 1;", "meta.reason = R_NO_LIVE_PORT;"],
     };
     /// Sets `meta.bucket`, the top 16 hash bits scaled into `0..k`.
     pub const SET_BUCKET: Action = Action {
@@ -388,12 +527,12 @@ pub mod actions {
         body: &["meta.out_port = port;", "meta.kept = 1;"],
     };
     /// A static or selection table missed (never, with consistent tables):
-    /// drop.
+    /// drop (counted, `R_TABLE_MISS`).
     pub const DROP_MISS: Action = Action {
         name: "drop_miss",
         id: 0x06,
         params: &[],
-        body: &["ig_dprsr_md.drop_ctl = 1;"],
+        body: &["ig_dprsr_md.drop_ctl = 1;", "meta.reason = R_TABLE_MISS;"],
     };
     /// The port is up: forward.
     pub const PORT_UP: Action = Action {
@@ -420,7 +559,9 @@ pub mod actions {
             "ig_tm_md.ucast_egress_port = port;",
         ],
     };
-    /// No default route: the packet is dropped (not routed).
+    /// No default route: the packet is not routed (`R_UNROUTED`, set at
+    /// the end of the ingress: a write of `meta.reason` here would order
+    /// the bucket table's after it, one stage later).
     pub const ROUTE_MISS: Action = Action {
         name: "route_miss",
         id: 0x0A,
@@ -454,9 +595,67 @@ pub mod actions {
         ],
     };
 
+    /// A flow no pin cell could hold: the group's stable fallback port
+    /// (a hash over its live candidates that congestion changes do not
+    /// move), counted by the table's direct counter.
+    pub const FALLBACK: Action = Action {
+        name: "fallback",
+        id: 0x0E,
+        params: &[port("port")],
+        body: &["meta.out_port = port;", "meta.fallback = 1;"],
+    };
+    /// No fallback entry (never, with consistent tables): the selection's
+    /// port.
+    pub const FALLBACK_MISS: Action = Action {
+        name: "fallback_miss",
+        id: 0x0F,
+        params: &[],
+        body: &[],
+    };
+
+    /// An exception to the switch CPU: the `lcmp_cpu_h` header (reason,
+    /// ingress port) in front of the packet, unchanged otherwise; counted
+    /// under its reason.
+    pub const TO_CPU: Action = Action {
+        name: "to_cpu",
+        id: 0x10,
+        params: &[port("port")],
+        body: &[
+            "hdr.cpu.setValid();",
+            "hdr.cpu.reason = meta.reason;",
+            "hdr.cpu.pad = 0;",
+            "hdr.cpu.ingress_port = ig_intr_md.ingress_port;",
+            "ig_tm_md.ucast_egress_port = port;",
+            "ig_dprsr_md.drop_ctl = 0;",
+            "lcmp_exceptions.count(meta.reason);",
+        ],
+    };
+    /// An exception the switch drops: counted under its reason.
+    pub const DROP_EXCEPTION: Action = Action {
+        name: "drop_exception",
+        id: 0x11,
+        params: &[],
+        body: &[
+            "ig_dprsr_md.drop_ctl = 1;",
+            "lcmp_exceptions.count(meta.reason);",
+        ],
+    };
+
+    /// The exception table's default: a reason without an entry (never:
+    /// the exported entries list every [`super::Reason`]) is dropped,
+    /// uncounted. Counting under `meta.reason` indexes the counter through
+    /// the hash distribution unit, which bf-p4c refuses in a default
+    /// action ("requires the hash distribution unit").
+    pub const EXCEPTION_MISS: Action = Action {
+        name: "exception_miss",
+        id: 0x12,
+        params: &[],
+        body: &["ig_dprsr_md.drop_ctl = 1;"],
+    };
+
     /// Every action of `LcmpIngress`, in the order `lcmp.p4` declares
     /// them (a unit test checks that it holds exactly the tables' actions).
-    pub const INGRESS: [&Action; 13] = [
+    pub const INGRESS: [&Action; 18] = [
         &SET_GROUP,
         &NO_ROUTE,
         &LCMP_MISS,
@@ -470,6 +669,11 @@ pub mod actions {
         &MEMBER,
         &NOT_MEMBER,
         &SET_NEXT_HOP,
+        &FALLBACK,
+        &FALLBACK_MISS,
+        &TO_CPU,
+        &DROP_EXCEPTION,
+        &EXCEPTION_MISS,
     ];
 }
 
@@ -542,6 +746,11 @@ mod keys {
         key("port", "meta.out_port", PORT_BITS, Exact),
     ];
     pub(super) const NEXT_HOP: &[KeyField] = &[key("port", "meta.out_port", PORT_BITS, Exact)];
+    pub(super) const EXCEPTION: &[KeyField] = &[key("reason", "meta.reason", 8, Exact)];
+    pub(super) const FALLBACK: &[KeyField] = &[
+        key("group", "meta.group", 16, Exact),
+        key("hash_lo", "meta.hash[15:0]", HASH_HI_BITS, Range),
+    ];
 }
 
 /// The table, register and digest names, for lookups by name.
@@ -562,6 +771,8 @@ pub mod names {
     pub const NEXT_HOP: &str = "lcmp_next_hop";
     /// The pin-failure digest's filter: `{signature, last reported}`.
     pub const REG_FAIL: &str = "lcmp_fail";
+    /// `(group, hash[15:0])` ranges to the group's stable fallback port.
+    pub const FALLBACK: &str = "lcmp_fallback";
     /// Flow pin, way 0: `{signature, last seen}`.
     pub const REG_PIN0: &str = "lcmp_pin0";
     /// Flow pin, way 1.
@@ -572,8 +783,23 @@ pub mod names {
     pub const REG_PORT1: &str = "lcmp_port1";
     /// The data plane's clock: `{wraps of the 32-bit stamp, last stamp}`.
     pub const REG_CLOCK: &str = "lcmp_clock";
+    /// The safe gap of `lcmp_pin0`'s cells (a `RegisterParam`, clock
+    /// units; the agent writes it, `Agent::pin_gap_units`).
+    pub const PARAM_GAP0: &str = "pin0_gap";
+    /// The safe gap of `lcmp_pin1`'s cells.
+    pub const PARAM_GAP1: &str = "pin1_gap";
+    /// The pin-failure digests' rate limit (a one-cell packet `Meter`).
+    pub const METER_DIGEST: &str = "digest_meter";
     /// The pin-failure digest.
     pub const DIGEST_PIN_FAIL: &str = "pin_fail";
+    /// `meta.reason` to the CPU port or a counted drop.
+    pub const EXCEPTION: &str = "lcmp_exception";
+    /// Packets and bytes not forwarded, by reason (`meta.reason`).
+    pub const CTR_EXCEPTIONS: &str = "lcmp_exceptions";
+    /// Packets the selection routed, by pin event (`meta.pin_event`).
+    pub const CTR_PIN_EVENTS: &str = "lcmp_pin_events";
+    /// Packets and bytes leaving each device port (egress).
+    pub const CTR_PORT_TX: &str = "lcmp_port_tx";
 }
 
 const fn field(name: &'static str, bits: u32, expr: &'static str) -> DigestField {
@@ -600,6 +826,8 @@ pub struct Schema {
     pub registers: Vec<Register>,
     /// Digests.
     pub digests: Vec<Digest>,
+    /// Counters.
+    pub counters: Vec<Counter>,
 }
 
 impl Schema {
@@ -683,6 +911,24 @@ impl Schema {
                 NEXT_HOP_TABLE_SIZE,
                 true,
             ),
+            t(
+                FALLBACK,
+                0x08,
+                keys::FALLBACK,
+                &[actions::FALLBACK],
+                &FALLBACK_MISS,
+                candidates,
+                true,
+            ),
+            t(
+                EXCEPTION,
+                0x09,
+                keys::EXCEPTION,
+                &[TO_CPU, DROP_EXCEPTION],
+                &EXCEPTION_MISS,
+                EXCEPTION_TABLE_SIZE,
+                false,
+            ),
         ];
         let way = sizes.pin_way_slots();
         let r = |name, bits, pair, size| Register {
@@ -710,10 +956,27 @@ impl Schema {
             type_name: "lcmp_pin_fail_t",
             fields: PIN_FAIL_FIELDS,
         }];
+        let c = |name, control, size, index_type| Counter {
+            name,
+            control,
+            size,
+            index_type,
+        };
+        let counters = vec![
+            c(CTR_EXCEPTIONS, Ingress, EXCEPTION_TABLE_SIZE, "bit<8>"),
+            c(CTR_PIN_EVENTS, Ingress, pin_event::CELLS, "bit<3>"),
+            c(
+                CTR_PORT_TX,
+                Control::Egress,
+                NEXT_HOP_TABLE_SIZE,
+                "PortId_t",
+            ),
+        ];
         Schema {
             tables,
             registers,
             digests,
+            counters,
         }
     }
 

@@ -33,6 +33,7 @@ fn common(out: PathBuf) -> CommonArgs {
         routes: vec![],
         next_hops: vec![],
         placeholder_next_hops: true,
+        cpu_port: None,
     }
 }
 

@@ -5,11 +5,15 @@
 //! CPU by a digest; a flow pinned in way 1 whose way-0 cell frees up keeps
 //! its port; a flow whose pinned port died is re-pinned through a resubmit.
 
-use lcmp_decide::{DeciderConfig, HashAlgorithm, Scheme};
+mod common;
+
+use lcmp_decide::{DeciderConfig, HashAlgorithm};
 use lcmp_tofino::hash::Headers;
-use lcmp_tofino::interp::{pin_indices, pin_slot, Interpreter, PinRegisters, PinStatus};
+use lcmp_tofino::interp::{
+    pin_indices, pin_slot, DigestMeter, Interpreter, PinRegisters, PinStatus,
+};
 use lcmp_tofino::model::Match;
-use lcmp_tofino::schema::names;
+use lcmp_tofino::schema::{names, Reason};
 use lcmp_tofino::{Agent, EntrySet, ExportOptions, Program};
 
 const PIN_SLOTS: u32 = 512;
@@ -19,16 +23,10 @@ fn agent() -> Agent {
 }
 
 fn agent_with(pin_slots: u32) -> Agent {
-    let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
-    let cfg = DeciderConfig::default()
-        .with_scheme(Scheme::Lcmp)
-        .with_seed(7)
-        .with_hash(HashAlgorithm::Crc32);
-    let opts = ExportOptions {
+    common::testbed8_dc1(ExportOptions {
         pin_slots,
         ..ExportOptions::default()
-    };
-    lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, opts).expect("agent")
+    })
 }
 
 fn flow(src: u32, sport: u16) -> Headers {
@@ -133,11 +131,23 @@ fn colliding_live_flows_keep_their_ports_and_a_third_is_reported() {
         );
         assert!(!ta.pin_failed && !tb.pin_failed);
     }
-    // c finds both cells live: routed by the selection, unpinned, digest.
+    // c finds both cells live: unpinned, digest, and routed to its group's
+    // stable fallback, which the bucket rewrite did not move: the same
+    // port under the old and the new selection.
     let tc = i1.packet(&mut pins, &c, ms(50)).expect("c");
-    assert!(tc.pin_failed, "{tc:?}");
+    assert!(tc.pin_failed && tc.fallback && tc.digest, "{tc:?}");
     assert!(!tc.pin_hit);
-    assert_eq!(tc.port, i1.ingress(&c).expect("c").port);
+    let before = i0.packet(&mut pins.clone(), &c, ms(50)).expect("c");
+    assert!(
+        before.fallback && before.port == tc.port,
+        "{before:?} {tc:?}"
+    );
+    let hash = u64::from(i1.hash(&c) & 0xFFFF);
+    let fb = i1
+        .lookup(names::FALLBACK, &[8, hash])
+        .expect("lookup")
+        .expect("a fallback entry");
+    assert_eq!(tc.port, Some(fb.params[0]));
     // a and b are untouched by it.
     assert_eq!(i1.packet(&mut pins, &a, ms(51)).expect("a").port, Some(pa));
     assert_eq!(i1.packet(&mut pins, &b, ms(51)).expect("b").port, Some(pb));
@@ -252,6 +262,47 @@ fn the_agents_pin_gap_is_the_cores_safe_gap() {
     );
 }
 
+/// The core's in-order reuse in the data plane: with the agent's gap
+/// written into `pin0_gap`/`pin1_gap`, a cell whose flow has been idle
+/// longer than the gap is taken by a new flow, long before the idle
+/// timeout; a cell idle for less is not, nor is one under the loaded
+/// default (the idle timeout).
+#[test]
+fn a_cell_idle_past_the_agents_safe_gap_is_reused() {
+    let (agent, _, gap) = polled_agent();
+    let program = agent.program();
+    let entries = agent.entries().expect("entries");
+    let unit_ns = 1u64 << lcmp_tofino::schema::CLOCK_UNIT_SHIFT;
+    let a = flow(1, 1000);
+    let (sa, ia) = pin_slot(&a, PIN_SLOTS);
+    let x = (2..64u32)
+        .flat_map(|src| (0..2048u16).map(move |sport| flow(src, sport)))
+        .find(|f| {
+            let (s, i) = pin_slot(f, PIN_SLOTS);
+            i == ia && s != sa
+        })
+        .expect("a way-0 collision");
+    let run = |gap: Option<u32>, after_units: u64| {
+        let i = Interpreter::new(&program, &entries);
+        let mut pins = PinRegisters {
+            gaps: [gap, gap],
+            ..PinRegisters::default()
+        };
+        let t0 = 5_000_000_000u64;
+        assert_eq!(
+            i.packet(&mut pins, &a, t0).expect("a").ways.0,
+            PinStatus::Taken
+        );
+        i.packet(&mut pins, &x, t0 + after_units * unit_ns)
+            .expect("x")
+            .ways
+            .0
+    };
+    assert_eq!(run(Some(gap), u64::from(gap) + 2), PinStatus::Taken);
+    assert_eq!(run(Some(gap), u64::from(gap) - 1), PinStatus::Busy);
+    assert_eq!(run(None, u64::from(gap) + 2), PinStatus::Busy);
+}
+
 #[test]
 fn a_dead_pinned_port_is_resubmitted_and_re_pinned() {
     let mut agent = agent();
@@ -361,7 +412,7 @@ fn pin_failure_rate_at_the_tofino2_default_size() {
 /// first packet.
 #[test]
 fn pins_hold_and_expire_across_the_stamp_wrap() {
-    use lcmp_tofino::interp::{expired, Clock};
+    use lcmp_tofino::interp::expired;
     // The previous formulation, under the ALU's arithmetic.
     let idle = 30_518u32; // 2 s in the old 65.536 us units
     let old_now = 1_000u32; // 65 ms after the counter's zero
@@ -373,8 +424,23 @@ fn pins_hold_and_expire_across_the_stamp_wrap() {
         "34-bit: busy after the wrap"
     );
 
-    let (program, entries) = program_and_entries();
-    let interp = Interpreter::new(&program, &entries);
+    // The same program for each chip (Tofino 2's differs in its resubmit
+    // header and parser only): the mirror at the wrap, for both.
+    for target in lcmp_tofino::model::Target::ALL {
+        let agent = common::testbed8_dc1(ExportOptions {
+            pin_slots: PIN_SLOTS,
+            target,
+            ..ExportOptions::default()
+        });
+        let (program, entries) = (agent.program(), agent.entries().expect("entries"));
+        across_the_wrap(&program, &entries);
+    }
+}
+
+/// [`pins_hold_and_expire_across_the_stamp_wrap`] for one program.
+fn across_the_wrap(program: &Program, entries: &EntrySet) {
+    use lcmp_tofino::interp::Clock;
+    let interp = Interpreter::new(program, entries);
     let idle_ns = program.pin_idle_units() << lcmp_tofino::schema::CLOCK_UNIT_SHIFT;
     let wrap = 1u64 << 48;
     let (a, b, _) = colliding();
@@ -445,6 +511,135 @@ fn the_pin_failure_digest_is_sent_once_per_flow_and_timeout() {
     assert_eq!(later, 1);
 }
 
+/// The fallback of a flow no pin cell holds is stable: congestion (queue
+/// samples that move selection buckets) changes no `lcmp_fallback` entry,
+/// and a port going down changes exactly the ranges that named it, each
+/// to a live candidate of the group; when it comes back, they return.
+#[test]
+fn the_fallback_moves_only_the_ranges_of_a_dead_port() {
+    let fallback = |a: &Agent| -> Vec<(Vec<Match>, u64)> {
+        let e = a.entries().expect("entries");
+        e.entries
+            .iter()
+            .filter(|e| e.table == names::FALLBACK)
+            .map(|e| (e.matches.clone(), e.params[0]))
+            .collect()
+    };
+    let mut a = agent();
+    let idle = fallback(&a);
+    let groups = a.tables().groups.len();
+    let candidates: usize = a.tables().groups.iter().map(|g| g.candidates.len()).sum();
+    assert_eq!(
+        idle.len(),
+        candidates,
+        "one range per candidate of {groups} groups"
+    );
+    let select = |a: &Agent| -> Vec<u64> {
+        let e = a.entries().expect("entries");
+        e.entries
+            .iter()
+            .filter(|e| e.table == names::SELECT)
+            .map(|e| e.params[0])
+            .collect()
+    };
+    let idle_select = select(&a);
+    // Deep queues on ports 4 and 2 (the golden state's samples): the
+    // selection moves, the fallback does not.
+    for (t, p, q) in [
+        (1_000, 4, 4_500_000_000),
+        (2_000, 4, 4_600_000_000),
+        (2_000, 2, 1_200_000),
+    ] {
+        a.sample(
+            lcmp_decide::Instant::from_ticks(t),
+            lcmp_decide::PortId(p),
+            q,
+        )
+        .expect("sample");
+    }
+    assert_ne!(select(&a), idle_select, "congestion moved buckets");
+    assert_eq!(fallback(&a), idle, "and no fallback entry");
+    // Port 0 down: only its ranges change, to live ports.
+    a.set_port_up(lcmp_decide::PortId(0), false)
+        .expect("port 0");
+    let down = fallback(&a);
+    let dead = a.dev_port(lcmp_decide::PortId(0));
+    // A group whose only candidate is port 0 keeps it (it has no route).
+    let only_dead = |m: &[Match]| {
+        a.tables().groups.iter().any(|g| {
+            m[0] == Match::Exact(u64::from(g.id.0))
+                && g.candidates
+                    .iter()
+                    .all(|c| c.port == lcmp_decide::PortId(0))
+        })
+    };
+    let mut changed = 0;
+    for ((m, before), (m2, after)) in idle.iter().zip(&down) {
+        assert_eq!(m, m2);
+        if only_dead(m) {
+            continue;
+        }
+        if before != after {
+            changed += 1;
+        }
+        assert_eq!(before != after, *before == dead, "{m:?}");
+        assert_ne!(*after, dead, "{m:?}");
+    }
+    assert!(changed > 0);
+    a.set_port_up(lcmp_decide::PortId(0), true).expect("port 0");
+    assert_eq!(fallback(&a), idle);
+}
+
+/// A digest storm: 3 000 live flows over 512 pin cells, each sending a
+/// packet every 10 ms for 0.5 s, interleaved; most find no cell and most of
+/// those share a cell of the digest filter with another, so without the
+/// meter nearly every interleaved packet sends a digest. The meter (200
+/// packets per second, burst 20, as the agent configures it) holds the
+/// digests to its burst plus its rate, whatever the collisions.
+#[test]
+fn thousands_of_colliding_unpinned_flows_send_metered_digests() {
+    let (program, entries) = program_and_entries();
+    let interp = Interpreter::new(&program, &entries);
+    let flows: Vec<Headers> = (0..3_000u32)
+        .map(|i| flow(i / 500 + 1, (i % 500) as u16))
+        .collect();
+    let run = |meter: Option<DigestMeter>| {
+        let mut pins = PinRegisters {
+            digest_meter: meter,
+            ..PinRegisters::default()
+        };
+        let (mut digests, mut metered, mut unpinned) = (0u64, 0u64, 0u64);
+        for round in 0..50u64 {
+            for (i, f) in flows.iter().enumerate() {
+                let at = 1_000_000_000 + round * 10_000_000 + i as u64 * 3_000;
+                let tr = interp.packet(&mut pins, f, at).expect("packet");
+                assert!(tr.port.is_some(), "every flow is forwarded: {tr:?}");
+                digests += u64::from(tr.digest);
+                metered += u64::from(tr.metered);
+                unpinned += u64::from(tr.pin_failed && round == 49);
+            }
+        }
+        (digests, metered, unpinned)
+    };
+    let (storm, none, unpinned) = run(None);
+    assert_eq!(none, 0);
+    assert!(
+        unpinned > 2_000,
+        "{unpinned} flows unpinned in the last round"
+    );
+    assert!(storm > 50_000, "without the meter: {storm} digests");
+    let (sent, held, _) = run(Some(DigestMeter::new(200, 20)));
+    // 0.5 s of traffic: at most the burst plus half a second's rate.
+    assert!(sent <= 20 + 100 + 1, "{sent} digests sent");
+    assert!(sent >= 100, "{sent} digests sent");
+    eprintln!("digests: {storm} unmetered, {sent} metered; {unpinned} flows unpinned");
+    assert_eq!(
+        sent + held,
+        storm,
+        "the meter only holds back what the filter passed"
+    );
+}
+
 /// A packet the selection does not route (a bucket or selection miss)
 /// leaves every pin cell alone: no cell is taken with port 0.
 #[test]
@@ -465,9 +660,14 @@ fn a_selection_miss_writes_no_pin() {
         pins,
         PinRegisters {
             clock: pins.clock,
+            exceptions: pins.exceptions,
             ..PinRegisters::default()
         }
     );
+    // Not silently: counted under R_TABLE_MISS, and dropped.
+    assert_eq!(t.reason, Some(Reason::TableMiss));
+    assert_eq!(pins.exceptions[usize::from(Reason::TableMiss.code())], 1);
+    assert_eq!(pins.exceptions.iter().sum::<u64>(), 1);
     // With the selection back, the flow's first packet takes its cell.
     let interp = Interpreter::new(&program, &entries);
     let t = interp.packet(&mut pins, &a, 2_000_000_000).expect("a");
@@ -511,7 +711,7 @@ fn next_hops_ttl_default_routes_and_fragments() {
         .expect("a");
     assert!(t.ttl_expired && t.port.is_none());
     // Not an LCMP destination: the default route, its next hop, no pins.
-    let other = parsed(0x0A01_0001, 0xC0A8_0101, 1, 2, 6, 0);
+    let other = parsed(0x0A01_0001, 0xC0A8_0101, 1, 2, 6, false, 0);
     let before = pins.clone();
     let t = interp
         .packet(&mut pins, &other, 2_000_000_000)
@@ -520,14 +720,14 @@ fn next_hops_ttl_default_routes_and_fragments() {
     assert_eq!(t.next_hop, Some((0x0011_2233_4455, 0x0066_7788_99AA)));
     assert_eq!(pins.ways, before.ways);
     // No route at all: dropped.
-    let nowhere = parsed(0x0A01_0001, 0xAC10_0001, 1, 2, 6, 0);
+    let nowhere = parsed(0x0A01_0001, 0xAC10_0001, 1, 2, 6, false, 0);
     let t = interp
         .packet(&mut pins, &nowhere, 2_000_000_000)
         .expect("x");
     assert_eq!(t.port, None);
     // A later fragment hashes with ports 0, like the core's key for it.
-    let first = parsed(a.src, a.dst, a.sport, a.dport, a.proto, 0);
-    let later = parsed(a.src, a.dst, a.sport, a.dport, a.proto, 185);
+    let first = parsed(a.src, a.dst, a.sport, a.dport, a.proto, false, 0);
+    let later = parsed(a.src, a.dst, a.sport, a.dport, a.proto, false, 185);
     assert_eq!(first, a);
     assert_eq!((later.sport, later.dport), (0, 0));
     let key = lcmp_decide::FlowKey::v4(
@@ -544,10 +744,13 @@ fn next_hops_ttl_default_routes_and_fragments() {
     // The program parses ports only for TCP and UDP first fragments, past
     // IPv4 options, and rewrites MACs and TTL.
     let text = lcmp_tofino::render::p4::render(&program);
-    assert!(text.contains("(0, 6): parse_l4;") && text.contains("(0, 17): parse_l4;"));
+    assert!(text.contains("(0, 0, 6): parse_l4;") && text.contains("(0, 0, 17): parse_l4;"));
+    assert!(text.contains(
+        "transition select(hdr.ipv4.flags[0:0], hdr.ipv4.frag_offset, hdr.ipv4.protocol) {"
+    ));
     // (ihl - 5 in ihl's own 4 bits: a 16-bit form made bf-p4c warn that its
     // folded constant does not fit.)
     assert!(text.contains("pkt.extract(hdr.ipv4_options, (bit<32>)(hdr.ipv4.ihl - 5) * 32);"));
     assert!(text.contains("hdr.ipv4.ttl = hdr.ipv4.ttl - 1;"));
-    assert!(text.contains("if (meta.routed == 1 && hdr.ipv4.ttl > 1) {"));
+    assert!(text.contains("if (hdr.ipv4.ttl > 1) {"));
 }

@@ -40,6 +40,7 @@ fn args(topology: &str, switch: &str, target: TargetArg) -> EntriesArgs {
             routes: vec![],
             next_hops: vec![],
             placeholder_next_hops: true,
+            cpu_port: None,
         },
         state: None,
     }
@@ -104,7 +105,7 @@ fn every_golden_program_is_stamped() {
                 "{path}: sha256 {} is not stamped in tests/golden/compile-stamps.json: \
                  compile the changed program with `lcmp tofino compile` (docs/tofino.md) \
                  and stamp it",
-                lcmp_tofino::sha256::hex(text.as_bytes())
+                lcmp_tofino::compile::body_sha256(&text)
             );
         };
         assert_eq!(stamp.program, path);
@@ -193,7 +194,7 @@ fn the_analysis_agrees_with_the_stamped_stage_counts() {
                 .join(Path::new(path).parent().unwrap_or(Path::new("")))
                 .join("compiled")
                 .join(&t.target);
-            for f in ["bf-rt.json", "p4info.txtpb"] {
+            for f in ["bf-rt.json", "p4info.txtpb", "salu.txt", "resources.txt"] {
                 assert!(dir.join(f).is_file(), "{} lacks {f}", dir.display());
             }
             // The exports address the compiled program: names, ids and
@@ -204,6 +205,18 @@ fn the_analysis_agrees_with_the_stamped_stage_counts() {
             assert!(m.is_empty(), "{path} on {}: P4Info {m:?}", t.target);
             let m = lcmp_tofino::compile::bfrt_mismatches(&schema, &read("bf-rt.json"));
             assert!(m.is_empty(), "{path} on {}: bf-rt.json {m:?}", t.target);
+            // The pin and clock ALU blocks: sizes, constants, unsigned
+            // compares (issue 32 items 4 and 5).
+            let m = lcmp_tofino::compile::salu_mismatches(&schema, &read("salu.txt"));
+            assert!(m.is_empty(), "{path} on {}: salu.txt {m:?}", t.target);
+            // The resource summary is the stamped compile's.
+            let res = read("resources.txt");
+            let stages = format!(
+                "ingress stages: {}\negress stages: {}\n",
+                theirs,
+                t.egress_stages.unwrap_or_default()
+            );
+            assert!(res.starts_with(&stages), "{path} on {}: {res}", t.target);
             compared += 1;
         }
     }

@@ -29,7 +29,8 @@ struct Allowed {
 }
 
 /// Checks one intermediate entry set: every bucket and every pinned flow is
-/// routed to an allowed, live port. Returns the number of probes.
+/// routed to an allowed, live port (an unpinned flow on its group's
+/// fallback: a live candidate). Returns the number of probes.
 fn check_state(
     program: &Program,
     entries: &EntrySet,
@@ -82,8 +83,12 @@ fn check_state(
         if tr.miss.is_some() {
             return Err(format!("pinned flow {h:?}: {tr:?}"));
         }
+        // A flow no pin cell holds takes its group's stable fallback: a
+        // live candidate of the group (`lcmp_member`), whatever the pick
+        // lists.
+        let fallback_ok = |p: u64| tr.fallback && tr.member && interp.alive(p).unwrap_or(false);
         match tr.port {
-            Some(p) if allowed.ports.contains(&p) => probes += 1,
+            Some(p) if allowed.ports.contains(&p) || fallback_ok(p) => probes += 1,
             None if allowed.empty_side || tr.group.is_none() => {}
             _ => return Err(format!("pinned flow {h:?} of group {g}: {tr:?}")),
         }

@@ -7,7 +7,49 @@
 //! and prints the bfrt calls instead of making them.
 
 use crate::model::{Agent, Target};
-use crate::schema::{names, Control, PIN_FAIL_FIELDS};
+use crate::schema::{names, pin_event, Control, Reason, PIN_FAIL_FIELDS};
+
+/// The counters the agent reads and prints, with the cells it reads:
+/// `{what: (Control.counter, [index, ...])}`: every reason, every pin
+/// event, and each LCMP device port and the CPU port.
+fn counters(agent: &Agent) -> String {
+    let schema = agent.program().schema();
+    let name = |n: &str| {
+        schema
+            .counters
+            .iter()
+            .find(|c| c.name == n)
+            .map(|c| c.full_name())
+            .unwrap_or_default()
+    };
+    let mut ports: Vec<u64> = agent
+        .tables()
+        .ports
+        .iter()
+        .map(|p| agent.dev_port(p.id))
+        .collect();
+    let opts = agent.options();
+    ports.push(u64::from(
+        opts.cpu_port.unwrap_or(opts.target.pcie_cpu_port()),
+    ));
+    ports.sort_unstable();
+    ports.dedup();
+    let list = |v: Vec<String>| format!("[{}]", v.join(", "));
+    format!(
+        "{{\n    \"not forwarded\": (\"{}\", {}),\n    \"pins\": (\"{}\", {}),\n    \"tx\": (\"{}\", {}),\n}}",
+        name(names::CTR_EXCEPTIONS),
+        list(Reason::ALL.iter().map(|r| r.code().to_string()).collect()),
+        name(names::CTR_PIN_EVENTS),
+        list(
+            (0..pin_event::CELLS as u8)
+                .filter(|i| pin_event::name(*i).is_some())
+                .map(|i| i.to_string())
+                .collect()
+        ),
+        name(names::CTR_PORT_TX),
+        list(ports.iter().map(u64::to_string).collect()),
+    )
+}
 
 const TEMPLATE: &str = include_str!("templates/lcmp_agent.py.in");
 
@@ -58,8 +100,34 @@ pub fn render(agent: &Agent, core: &str) -> String {
         ("DIGEST_FIELDS", format!("[{}]", fields.join(", "))),
         ("CORE", core.to_string()),
         (
+            "METER",
+            format!("{}.{}", Control::Ingress.name(), names::METER_DIGEST),
+        ),
+        (
             "TABLE_KEYS",
             format!("{{\n    {},\n}}", keys.join(",\n    ")),
+        ),
+        ("COUNTERS", counters(agent)),
+        (
+            "REASONS",
+            format!(
+                "{{{}}}",
+                Reason::ALL
+                    .iter()
+                    .map(|r| format!("{}: \"{}\"", r.code(), r.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
+        (
+            "PIN_EVENTS",
+            format!(
+                "{{{}}}",
+                (0..pin_event::CELLS as u8)
+                    .filter_map(|i| pin_event::name(i).map(|n| format!("{i}: \"{n}\"")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         ),
         (
             "PERIOD_S",

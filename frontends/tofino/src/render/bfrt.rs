@@ -127,6 +127,25 @@ pub fn plan_json(schema: &Schema, plan: &Plan) -> serde_json::Value {
     serde_json::json!({ "phases": phases })
 }
 
+/// The phase that writes the pin cells' safe gap (clock units,
+/// `Agent::pin_gap_units`) into both pin registers' `RegisterParam`s:
+/// bf-rt.json lists each as a keyless table of type `RegisterParam` with
+/// one data field, `value`, set as its default entry.
+pub fn pin_gap_phase(gap: u32) -> serde_json::Value {
+    use crate::schema::{names, Control};
+    let ops: Vec<serde_json::Value> = [names::PARAM_GAP0, names::PARAM_GAP1]
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "table": format!("{}.{p}", Control::Ingress.name()),
+                "method": "set_default",
+                "args": { "value": gap },
+            })
+        })
+        .collect();
+    serde_json::json!({ "what": "safe gap of the pin cells", "ops": ops })
+}
+
 /// The script.
 pub fn render(schema: &Schema, plan: &Plan, script: Script) -> String {
     let mut o = String::new();

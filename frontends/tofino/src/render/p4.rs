@@ -3,8 +3,8 @@
 //! and digest comes from the [`crate::schema::Schema`]: the template names
 //! none of them, it holds `@@NAME@@` placeholders (the names of
 //! [`TEMPLATE_NAMES`], declarations, configuration values) that [`body`]
-//! fills. The header comment carries the stage plan and resource report of
-//! [`crate::analysis`], run on the program's own text for both targets.
+//! fills. The header comment states what bf-p4c said of the program's text
+//! (its compile stamp), not the crate's own stage analysis.
 
 use core::fmt::Write as _;
 
@@ -12,8 +12,8 @@ use crate::analysis;
 use crate::hash::{p4_field_list, CrcSpec, CRC32C, ECMP_FIELDS, SIG_FIELDS};
 use crate::model::{Program, Target};
 use crate::schema::{
-    actions, names, Action, Control, Digest, KeyField, Register, Schema, Table, FAIL_CELLS,
-    FAIL_INDEX_HI, PAIR_CELL_TYPE, PIN_EMPTY_SEEN, REGISTER_INDEX_TYPE,
+    actions, names, pin_event, Action, Control, Counter, Digest, KeyField, Reason, Register,
+    Schema, Table, FAIL_CELLS, FAIL_INDEX_HI, PAIR_CELL_TYPE, PIN_EMPTY_SEEN, REGISTER_INDEX_TYPE,
 };
 
 /// The P4 type of the pin-failure filter's index (`fail_index_t`).
@@ -24,8 +24,9 @@ const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 /// The schema names the template uses, by placeholder: `@@KEY@@` is the
 /// name; for a register, `@@REGISTER KEY@@` is its declaration; for a
 /// digest, `@@STRUCT KEY@@`, `@@DIGEST KEY@@` and `@@PACK KEY@@` are its
-/// struct, its extern and its `pack` call.
-pub const TEMPLATE_NAMES: [(&str, &str); 15] = [
+/// struct, its extern and its `pack` call; for a counter, `@@COUNTER KEY@@`
+/// is its declaration.
+pub const TEMPLATE_NAMES: [(&str, &str); 23] = [
     ("DST_GROUP", names::DST_GROUP),
     ("ROUTE", names::ROUTE),
     ("BUCKET", names::BUCKET),
@@ -33,12 +34,20 @@ pub const TEMPLATE_NAMES: [(&str, &str); 15] = [
     ("PORT_ALIVE", names::PORT_ALIVE),
     ("MEMBER", names::MEMBER),
     ("NEXT_HOP", names::NEXT_HOP),
+    ("FALLBACK", names::FALLBACK),
+    ("EXCEPTION", names::EXCEPTION),
+    ("CTR_EXCEPTIONS", names::CTR_EXCEPTIONS),
+    ("CTR_PIN_EVENTS", names::CTR_PIN_EVENTS),
+    ("CTR_PORT_TX", names::CTR_PORT_TX),
     ("REG_PIN0", names::REG_PIN0),
     ("REG_PIN1", names::REG_PIN1),
     ("REG_PORT0", names::REG_PORT0),
     ("REG_PORT1", names::REG_PORT1),
     ("REG_CLOCK", names::REG_CLOCK),
     ("REG_FAIL", names::REG_FAIL),
+    ("PARAM_GAP0", names::PARAM_GAP0),
+    ("PARAM_GAP1", names::PARAM_GAP1),
+    ("METER_DIGEST", names::METER_DIGEST),
     ("DIGEST_PIN_FAIL", names::DIGEST_PIN_FAIL),
     ("PIPE", crate::schema::PIPE),
 ];
@@ -132,6 +141,35 @@ fn register_decl(r: &Register) -> String {
     format!("Register<{cell}, {index}>({}{initial}) {};", r.size, r.name)
 }
 
+/// `Counter<bit<32>, index>(size, PACKETS_AND_BYTES) name;` (no `@id`:
+/// numbered by name, as registers are).
+fn counter_decl(c: &Counter) -> String {
+    format!(
+        "Counter<bit<32>, {}>({}, CounterType_t.PACKETS_AND_BYTES) {};",
+        c.index_type, c.size, c.name
+    )
+}
+
+/// `const bit<8> R_<NAME> = code;` for every [`Reason`].
+fn reason_consts() -> String {
+    Reason::ALL
+        .iter()
+        .map(|r| {
+            format!(
+                "const bit<8> R_{} = {};{}",
+                r.name().to_uppercase(),
+                r.code(),
+                if r.to_cpu() {
+                    "   // to the CPU port"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A digest's struct, its `Digest` extern and its `pack` call.
 fn digest_decls(d: &Digest) -> [String; 3] {
     let mut st = format!("struct {} {{\n", d.type_name);
@@ -182,6 +220,8 @@ fn substitutions(program: &Program, schema: &Schema) -> Vec<(String, String)> {
                 .join("\n"),
         ),
         ("TABLES", tables_of(schema, Control::Ingress)),
+        ("REASONS", reason_consts()),
+        ("PIN_EVENT_RESUBMITTED", pin_event::RESUBMITTED.to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
@@ -190,6 +230,9 @@ fn substitutions(program: &Program, schema: &Schema) -> Vec<(String, String)> {
         subs.push((key.to_string(), name.to_string()));
         if let Some(r) = schema.register(name) {
             subs.push((format!("REGISTER {key}"), register_decl(r)));
+        }
+        if let Some(c) = schema.counters.iter().find(|c| c.name == name) {
+            subs.push((format!("COUNTER {key}"), counter_decl(c)));
         }
         if let Some(d) = schema.digests.iter().find(|d| d.name == name) {
             let [st, extern_, pack] = digest_decls(d);
@@ -211,9 +254,17 @@ pub fn body(program: &Program) -> String {
     o
 }
 
-/// The header comment: sizes, the stage plan of each target, and the
-/// resource table, all from [`analysis::analyze`] of `body`.
+/// The header comment: sizes, and what the compiler said of this program
+/// text: the stamp recorded for its body (`tests/golden/compile-stamps.json`,
+/// [`crate::compile::Stamps::golden`]), or that none is recorded. The
+/// crate's own stage analysis ([`analysis`]) is a lower bound, not a claim,
+/// and is not printed here.
 pub fn header_comment(program: &Program, body: &str) -> String {
+    header_with_stamps(program, body, &crate::compile::Stamps::golden())
+}
+
+/// [`header_comment`] against `stamps`.
+fn header_with_stamps(program: &Program, body: &str, stamps: &crate::compile::Stamps) -> String {
     let s = &program.sizes;
     let mut o = String::new();
     let _ = writeln!(o, "/*");
@@ -242,12 +293,50 @@ pub fn header_comment(program: &Program, body: &str) -> String {
         s.pin_way_slots(),
         program.seed
     );
+    let _ = writeln!(o, " *");
+    match stamps.find(body) {
+        Some(st) => {
+            let _ = writeln!(o, " * Compiled by bf-p4c ({}), stamped:", st.compiler);
+            for t in &st.targets {
+                match (t.errors, t.ingress_stages, t.egress_stages) {
+                    (Some(e), Some(i), Some(g)) => {
+                        let _ = writeln!(
+                            o,
+                            " *   {}: {e} errors, ingress {i} stages, egress {g} stages",
+                            t.target
+                        );
+                    }
+                    _ => {
+                        let _ = writeln!(o, " *   {}: compile pending", t.target);
+                    }
+                }
+            }
+        }
+        None => {
+            let _ = writeln!(
+                o,
+                " * No bf-p4c compile of this program text is recorded: its stages and"
+            );
+            let _ = writeln!(
+                o,
+                " * resources are what `lcmp tofino compile` prints (docs/tofino.md)."
+            );
+        }
+    }
+    // The analysis still runs: a program it finds a violation in says so.
     for target in Target::ALL {
-        let _ = writeln!(o, " *");
         match analysis::analyze(body, target) {
-            Ok(p) => o.push_str(&p.p4_comment()),
+            Ok(p) if p.violations.is_empty() => {}
+            Ok(p) => {
+                let _ = writeln!(
+                    o,
+                    " * {}: {} violation(s) of the text checks",
+                    target.name(),
+                    p.violations.len()
+                );
+            }
             Err(e) => {
-                let _ = writeln!(o, " * stage analysis failed: {e}");
+                let _ = writeln!(o, " * the text checks failed: {e}");
             }
         }
     }
@@ -281,6 +370,40 @@ mod test {
             ticks_per_second: 1_000_000,
             idle_timeout_ticks: 1000,
         }
+    }
+
+    /// The header states the stamp of the program's body, and that none
+    /// is recorded for another body; the header is not part of the hash.
+    #[test]
+    fn the_header_states_the_compilers_stamp() {
+        use crate::compile::{body_sha256, Stamp, Stamps, TargetStamp};
+        let p = program();
+        let text = body(&p);
+        let stamps = Stamps {
+            stamps: vec![Stamp {
+                program: "lcmp.p4".into(),
+                sha256: body_sha256(&text),
+                compiler: "p4lang/p4c 34b86e9".into(),
+                targets: vec![TargetStamp {
+                    target: "tofino".into(),
+                    errors: Some(0),
+                    ingress_stages: Some(11),
+                    egress_stages: Some(1),
+                }],
+            }],
+        };
+        let h = header_with_stamps(&p, &text, &stamps);
+        assert!(h.contains(" * Compiled by bf-p4c (p4lang/p4c 34b86e9), stamped:\n"));
+        assert!(h.contains(" *   tofino: 0 errors, ingress 11 stages, egress 1 stages\n"));
+        let whole = format!("{h}\n{text}");
+        assert!(stamps.find(&whole).is_some(), "the header is not hashed");
+        let other = text.replacen("PIN_IDLE = 32w", "PIN_IDLE = 32w1", 1);
+        let h = header_with_stamps(&p, &other, &stamps);
+        assert!(h.contains("No bf-p4c compile of this program text is recorded"));
+        assert!(
+            !h.contains("ingress"),
+            "no stage claim without a stamp: {h}"
+        );
     }
 
     #[test]

@@ -2,16 +2,24 @@
 //! per phase of a [`Plan`] (P4Runtime may apply the updates of one request
 //! in any order, so ordered phases are separate requests).
 //!
-//! Ids and names are the compiler's: every table and action of `lcmp.p4`
-//! carries `@id(low 24 bits)` from the schema, which bf-p4c honours (it
-//! adds the P4Runtime type prefix: `0x01` actions, `0x02` tables);
-//! registers and digests it numbers by name whatever their annotations
-//! (`0x16` registers, `0x17` digests, low bits
-//! [`crate::schema::compiler_name_id`]), and bf-p4c names
-//! tables, registers and digests by pipeline (`pipe.LcmpIngress.lcmp_select`)
-//! and actions by control (`LcmpIngress.set_port`). The committed compiler
-//! output of the golden programs (`tests/golden/compiled/`) is checked
-//! against these by `tests/compiled.rs`.
+//! The P4Info is what bf-p4c writes with `--p4runtime-force-std-externs`
+//! (`bf-p4c/control-plane/p4runtime_force_std.cpp`), the form a P4Runtime
+//! user can address: registers, counters, meters and digests as the
+//! standard P4Info messages (bf-p4c's default form describes them as TNA
+//! extern instances whose `info` only the SDE's protobufs decode, so a
+//! standard client such as Stratum, p4runtime-shell or finsy cannot read
+//! or write them); the register parameters, which have no standard
+//! message, are left out (the converter drops them). Ids and names are the
+//! compiler's: every table and action of `lcmp.p4` carries `@id(low 24
+//! bits)` from the schema, which bf-p4c honours (it adds the type prefix:
+//! `0x01` actions, `0x02` tables); the externs it numbers by name whatever
+//! their annotations (low bits [`crate::schema::compiler_name_id`] of the
+//! pipeline-qualified name) under the standard prefixes (`0x12` counters,
+//! `0x14` meters, `0x16` registers, `0x17` digests); and the converter
+//! strips the pipeline from the names (`LcmpIngress.lcmp_select`). The
+//! committed compiler output of the golden programs
+//! (`tests/golden/compiled/`) is checked against these by
+//! `tests/stamps.rs` (`compile::p4info_mismatches`).
 //! Values are the canonical binary strings of P4Runtime 1.3 (big-endian,
 //! shortest form).
 
@@ -20,9 +28,10 @@ use core::fmt::Write as _;
 use crate::model::{Match, Op, Plan, TableEntry};
 use crate::schema::{Control, Schema};
 
-use crate::schema::{ACTION_ID_PREFIX, DIGEST_ID_PREFIX, REGISTER_ID_PREFIX, TABLE_ID_PREFIX};
-
-pub use crate::schema::PIPE;
+use crate::schema::{
+    compiler_name_id, names, ACTION_ID_PREFIX, COUNTER_ID_PREFIX, DIGEST_ID_PREFIX,
+    METER_ID_PREFIX, REGISTER_ID_PREFIX, TABLE_ID_PREFIX,
+};
 
 /// The P4Info id of a table: its `@id` with the table prefix (0 for a
 /// table the schema lacks).
@@ -69,7 +78,7 @@ pub fn p4info(schema: &Schema) -> String {
         let _ = writeln!(o, "tables {{");
         let _ = writeln!(
             o,
-            "  preamble {{\n    id: {}\n    name: \"{PIPE}.{}\"\n    alias: \"{}\"\n  }}",
+            "  preamble {{\n    id: {}\n    name: \"{}\"\n    alias: \"{}\"\n  }}",
             table_id(schema, t.name),
             t.full_name(),
             t.name
@@ -130,7 +139,7 @@ pub fn p4info(schema: &Schema) -> String {
         let _ = writeln!(o, "registers {{");
         let _ = writeln!(
             o,
-            "  preamble {{\n    id: {}\n    name: \"{PIPE}.{}\"\n    alias: \"{}\"\n  }}",
+            "  preamble {{\n    id: {}\n    name: \"{}\"\n    alias: \"{}\"\n  }}",
             register_id(schema, r.name),
             r.full_name(),
             r.name
@@ -143,12 +152,30 @@ pub fn p4info(schema: &Schema) -> String {
         let _ = writeln!(o, "  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {bits}\n      }}\n    }}\n  }}");
         let _ = writeln!(o, "  size: {}\n}}", r.size);
     }
+    for c in &schema.counters {
+        let _ = writeln!(
+            o,
+            "counters {{\n  preamble {{\n    id: {}\n    name: \"{}\"\n    alias: \"{}\"\n  }}\n  spec {{\n    unit: BOTH\n  }}\n  size: {}\n}}",
+            COUNTER_ID_PREFIX | c.id(),
+            c.full_name(),
+            c.name,
+            c.size
+        );
+    }
+    // The digests' one-cell packet meter.
+    let meter = format!("{}.{}", Control::Ingress.name(), names::METER_DIGEST);
+    let _ = writeln!(
+        o,
+        "meters {{\n  preamble {{\n    id: {}\n    name: \"{meter}\"\n    alias: \"{}\"\n  }}\n  spec {{\n    unit: PACKETS\n  }}\n  size: 1\n}}",
+        METER_ID_PREFIX | compiler_name_id(&meter),
+        names::METER_DIGEST,
+    );
     for d in &schema.digests {
         // The struct is described as one bitstring of its total width, like
         // the pair register above.
         let _ = writeln!(
             o,
-            "digests {{\n  preamble {{\n    id: {}\n    name: \"{PIPE}.{}\"\n    alias: \"{}\"\n  }}\n  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {}\n      }}\n    }}\n  }}\n}}",
+            "digests {{\n  preamble {{\n    id: {}\n    name: \"{}\"\n    alias: \"{}\"\n  }}\n  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {}\n      }}\n    }}\n  }}\n}}",
             DIGEST_ID_PREFIX | d.id(),
             d.full_name(),
             d.name,

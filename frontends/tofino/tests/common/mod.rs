@@ -14,8 +14,18 @@ use lcmp_tofino::hash::Headers;
 use lcmp_tofino::model::Match;
 use lcmp_tofino::schema::actions::NO_ROUTE;
 use lcmp_tofino::schema::names;
-use lcmp_tofino::{EntrySet, ExportOptions};
+use lcmp_tofino::{Agent, EntrySet, ExportOptions};
 use quickcheck::{Arbitrary, Gen};
+
+/// The agent of testbed8's DC1 under LCMP, seed 7, CRC-32, with `opts`.
+pub fn testbed8_dc1(opts: ExportOptions) -> Agent {
+    let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
+    let cfg = DeciderConfig::default()
+        .with_scheme(Scheme::Lcmp)
+        .with_seed(7)
+        .with_hash(HashAlgorithm::Crc32);
+    lcmp_tofino::cli::agent_for(&topo, "DC1", cfg, opts).expect("agent")
+}
 
 pub fn below(g: &mut Gen, n: usize) -> usize {
     usize::arbitrary(g) % n.max(1)

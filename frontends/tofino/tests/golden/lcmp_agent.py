@@ -16,7 +16,9 @@
 # them to the core as one JSON line, and applies the core's answer: the
 # ordered, hitless writes (one bfrt call per write; the phases one after
 # the other, each completed before the next). It logs and counts the
-# data plane's pin-failure digests (LcmpIngressDeparser.pin_fail).
+# data plane's pin-failure digests (LcmpIngressDeparser.pin_fail), and prints its counters
+# (packets not forwarded by reason, pin events, packets per port) every
+# REPORT_S seconds.
 #
 # Dry run, without a switch (what the tests run):
 #     python3 lcmp_agent.py --dry-run TRACE.json
@@ -39,7 +41,35 @@ DEV_PORTS = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5}
 DIGEST = "LcmpIngressDeparser.pin_fail"
 DIGEST_FIELDS = ["src_addr", "dst_addr", "src_port", "dst_port", "protocol", "group"]
 CORE = os.environ.get("LCMP_CORE", "lcmp tofino agent --topology testbed8 --switch DC1 --seed 0 --scheme lcmp --profile paper --pin-slots 131072 --target tofino1 --placeholder-next-hops")
+# The pin-failure digests' meter (one per pipe, packets): at most
+# DIGEST_RATE_PPS digests a second after a burst of DIGEST_BURST, whatever
+# the collisions in the data plane's digest filter.
+METER = "LcmpIngress.digest_meter"
+DIGEST_RATE_PPS = int(os.environ.get("LCMP_DIGEST_RATE_PPS", "1000"))
+DIGEST_BURST = int(os.environ.get("LCMP_DIGEST_BURST", "100"))
+
+
+def meter_op():
+    """The write that sets the digest meter: committed and peak buckets
+    alike (so no packet is YELLOW; only GREEN ones send a digest)."""
+    return {"table": METER, "method": "mod", "args": {
+        "METER_INDEX": 0,
+        "METER_SPEC_CIR_PPS": DIGEST_RATE_PPS, "METER_SPEC_PIR_PPS": DIGEST_RATE_PPS,
+        "METER_SPEC_CBS_PKTS": DIGEST_BURST, "METER_SPEC_PBS_PKTS": DIGEST_BURST,
+    }}
 PERIOD_S = float(os.environ.get("LCMP_PERIOD_S", "0.01"))
+# The data plane's counters (packets and bytes), read from the hardware and
+# printed every REPORT_S seconds (non-zero cells): packets not forwarded
+# by reason, packets the selection routed by pin event, packets leaving
+# each LCMP port and the CPU port. {what: (counter, [cell, ...])}.
+COUNTERS = {
+    "not forwarded": ("LcmpIngress.lcmp_exceptions", [1, 2, 3, 4, 5, 6, 7, 8]),
+    "pins": ("LcmpIngress.lcmp_pin_events", [0, 1, 2, 4, 5, 6]),
+    "tx": ("LcmpEgress.lcmp_port_tx", [0, 1, 2, 3, 4, 5, 192]),
+}
+REASONS = {1: "not_ip", 2: "ipv6", 3: "bad_ipv4", 4: "ttl_expired", 5: "unrouted", 6: "no_live_port", 7: "table_miss", 8: "port_down"}
+PIN_EVENTS = {0: "new pin", 1: "pin hit", 2: "unpinned", 4: "re-decided, new pin", 5: "re-pinned", 6: "re-decided, unpinned"}
+REPORT_S = float(os.environ.get("LCMP_REPORT_S", "1"))
 # Attempts per write before it is reported as failed.
 RETRIES = 3
 # Key fields and match kinds of each table, and `$MATCH_PRIORITY` where
@@ -52,6 +82,8 @@ TABLE_KEYS = {
     "LcmpIngress.lcmp_port_alive": [("port", "exact")],
     "LcmpIngress.lcmp_member": [("group", "exact"), ("port", "exact")],
     "LcmpIngress.lcmp_next_hop": [("port", "exact")],
+    "LcmpIngress.lcmp_fallback": [("group", "exact"), ("hash_lo", "range"), ("$MATCH_PRIORITY", "exact")],
+    "LcmpIngress.lcmp_exception": [("reason", "exact")],
 }
 
 
@@ -117,6 +149,22 @@ class Switch:
             if not field(p.data, "$PORT_UP"):
                 down.append(dev)
         return {"t_us": t_us, "usage_cells": cells, "down": down}
+
+    def counters(self):
+        """The counters' non-zero cells from the hardware: {what: {cell:
+        (packets, bytes)}}."""
+        out = {}
+        for what, (name, cells) in COUNTERS.items():
+            t = self.table(name)
+            got = {}
+            for i in cells:
+                e = t.get(COUNTER_INDEX=i, from_hw=True, print_ents=False)
+                pkts = int(field(e.data, "$COUNTER_SPEC_PKTS"))
+                nbytes = int(field(e.data, "$COUNTER_SPEC_BYTES"))
+                if pkts or nbytes:
+                    got[i] = (pkts, nbytes)
+            out[what] = got
+        return out
 
     def table(self, name):
         node = getattr(self.bfrt, PROGRAM).pipe
@@ -226,19 +274,25 @@ class DryRun:
 class DigestLog:
     """The pin-failure digest handler: the data plane sends one per flow
     and idle timeout that neither pin way could hold (the flow is routed,
-    unpinned). Counts them per group and logs each flow once; a group with
-    many is a sign that the pin registers are too small for its flows."""
+    unpinned), at most DIGEST_RATE_PPS a second (the meter). Counts every
+    message it gets (`received`; `malformed` for those without the digest's
+    fields) and the flows per group, and logs each flow; a group with many
+    is a sign that the pin registers are too small for its flows."""
 
     def __init__(self, out=sys.stderr):
         self.per_group = {}
+        self.received = 0
+        self.malformed = 0
         self.out = out
 
     def __call__(self, msg):
+        self.received += 1
         d = {}
         for f in DIGEST_FIELDS:
             try:
                 d[f] = int(field(msg, f))
             except (KeyError, TypeError, ValueError):
+                self.malformed += 1
                 print("lcmp_agent: digest without %s: %r" % (f, msg), file=self.out)
                 return
         g = d["group"]
@@ -246,6 +300,22 @@ class DigestLog:
         print("lcmp_agent: unpinned flow %(src_addr)#x:%(src_port)d -> "
               "%(dst_addr)#x:%(dst_port)d proto %(protocol)d, group %(group)d" % d,
               file=self.out)
+
+
+def report(counters):
+    """One line of the counters: reasons and pin events by name, ports by
+    device port."""
+    names = {"not forwarded": REASONS, "pins": PIN_EVENTS}
+    parts = []
+    for what, _ in COUNTERS.items():
+        cells = counters.get(what, {})
+        label = names.get(what, {})
+        text = ", ".join(
+            "%s %d pkts %d B" % (label.get(i, "port %d" % i), p, b)
+            for i, (p, b) in sorted(cells.items())
+        )
+        parts.append("%s: %s" % (what, text or "none"))
+    return "lcmp_agent: " + "; ".join(parts)
 
 
 def apply(switch, plan):
@@ -327,12 +397,16 @@ def reconcile(load, held):
 
 
 def run(switch, polls, core):
-    """Reconciles the switch with the idle load, then one plan per poll;
-    returns the number of writes."""
+    """Reconciles the switch with the idle load, sets the digest meter,
+    then one plan per poll; returns the number of writes."""
     held = {t: switch.held(t) for t in TABLE_KEYS}
     n = apply(switch, reconcile(core.initial, held))
-    for poll in polls:
+    n += apply(switch, {"phases": [{"what": "digest meter", "ops": [meter_op()]}]})
+    every = max(1, round(REPORT_S / PERIOD_S))
+    for i, poll in enumerate(polls):
         n += apply(switch, core.plan(poll))
+        if hasattr(switch, "counters") and i % every == every - 1:
+            print(report(switch.counters()), file=switch.out)
     return n
 
 
@@ -352,8 +426,8 @@ def main(argv):
         core = Core(CORE, load=True)
         n = run(switch, switch.polls(), core)
         status = core.close()
-        print("# %d writes, %d digests, core exit %d" %
-              (n, sum(digests.per_group.values()), status))
+        print("# %d writes, %d digests (%d malformed), core exit %d" %
+              (n, digests.received, digests.malformed, status))
         return status
     switch = Switch(bfrt)  # noqa: F821 (bfrt_python's global)
     switch.on_digest(DigestLog())

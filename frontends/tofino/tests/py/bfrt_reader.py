@@ -299,6 +299,83 @@ class Table:
         setattr(self, name, d[name].__get__(self))
 
 
+class RegisterParam:
+    """A `RegisterParam` as bf-rt.json describes one (bf-p4c
+    `BFRuntimeSchemaGenerator::addRegisterParam`): a keyless table with one
+    data field, `value`, written as its default entry. `entries` holds that
+    entry once written, so `snapshot` compares it too."""
+
+    def __init__(self, name, bits):
+        self.name = name
+        self.value = Field("value", bits, "data")
+        self.entries = {}
+        self.errors = []
+
+    def set_default(self, value, pipe=None):
+        ok, v = self.value.parse_input("set_default", value)
+        if not ok:
+            raise BfRtTableError("{}: bad value {!r}".format(self.name, value))
+        self.entries[()] = ("$DEFAULT", (("value", v),))
+
+    def get_default(self, pipe=None):
+        return self.entries.get((), (None, ()))
+
+
+class Meter:
+    """An indirect `Meter` as bf-rt.json describes one: key `$METER_INDEX`,
+    data `$METER_SPEC_{CIR,PIR}_PPS` and `$METER_SPEC_{CBS,PBS}_PKTS` for a
+    packet meter; bfrt_python's `mod` takes them without the `$`."""
+
+    SPEC = ("CIR_PPS", "PIR_PPS", "CBS_PKTS", "PBS_PKTS")
+
+    def __init__(self, name, size):
+        self.name = name
+        self.index = Field("$METER_INDEX", max(1, (size - 1).bit_length()), "key", "EXACT")
+        self.data = {s: Field("$METER_SPEC_" + s, 64, "data") for s in self.SPEC}
+        self.entries = {}
+        self.errors = []
+
+    def mod(self, METER_INDEX=None, pipe=None, **spec):
+        ok, i = self.index.parse_input("mod", METER_INDEX)
+        if not ok:
+            raise BfRtTableError("{}: bad index {!r}".format(self.name, METER_INDEX))
+        data = []
+        for s in self.SPEC:
+            if "METER_SPEC_" + s not in spec:
+                raise BfRtTableError("{}: no METER_SPEC_{}".format(self.name, s))
+            ok, v = self.data[s].parse_input("mod", spec.pop("METER_SPEC_" + s))
+            data.append((s, v))
+        if spec:
+            raise BfRtTableError("{}: unknown fields {}".format(self.name, sorted(spec)))
+        self.entries[(i,)] = ("$METER", tuple(data))
+
+
+class Counter:
+    """An indirect `Counter` as bf-rt.json describes one: key
+    `$COUNTER_INDEX`, data `$COUNTER_SPEC_BYTES` and `$COUNTER_SPEC_PKTS`
+    (packets and bytes). `get` returns an entry whose `data` holds them,
+    as bfrt_python's `get(..., print_ents=False)` does; `cells` is what
+    the data plane counted (index -> (packets, bytes)), which a test sets."""
+
+    def __init__(self, name, size):
+        self.name = name
+        self.index = Field("$COUNTER_INDEX", max(1, (size - 1).bit_length()), "key", "EXACT")
+        self.cells = {}
+        self.entries = {}
+        self.errors = []
+
+    def get(self, COUNTER_INDEX=None, from_hw=False, print_ents=True, pipe=None):
+        ok, i = self.index.parse_input("get", COUNTER_INDEX)
+        if not ok:
+            raise BfRtTableError("{}: bad index {!r}".format(self.name, COUNTER_INDEX))
+        pkts, nbytes = self.cells.get(i, (0, 0))
+
+        class Entry:
+            data = {b"$COUNTER_SPEC_PKTS": pkts, b"$COUNTER_SPEC_BYTES": nbytes}
+
+        return Entry()
+
+
 class Node:
     def __init__(self, what, children):
         self._what, self._children = what, children
@@ -331,6 +408,18 @@ def make_bfrt(decls, program="lcmp"):
             table = Table("pipe.{}.{}".format(ctl, t), keys, actions, default_only)
             children[t] = table
             tables[table.name] = table
+        for prm, pd in d.get("params", {}).items():
+            param = RegisterParam("pipe.{}.{}".format(ctl, prm), pd["bits"])
+            children[prm] = param
+            tables[param.name] = param
+        for c, cd in d.get("counters", {}).items():
+            counter = Counter("pipe.{}.{}".format(ctl, c), cd["size"])
+            children[c] = counter
+            tables[counter.name] = counter
+        for m, md in d.get("meters", {}).items():
+            meter = Meter("pipe.{}.{}".format(ctl, m), md["size"])
+            children[m] = meter
+            tables[meter.name] = meter
         controls[ctl] = Node(ctl, children)
     pipe = Node("pipe", controls)
 
@@ -344,5 +433,24 @@ def make_bfrt(decls, program="lcmp"):
 def snapshot(tables):
     """Every installed entry: (table, key, action, data), sorted."""
     return sorted(
-        (name, k, a, d) for name, t in tables.items() for k, (a, d) in t.entries.items()
+        (name, k, a, d)
+        for name, t in tables.items()
+        if not isinstance(t, (RegisterParam, Meter, Counter))
+        for k, (a, d) in t.entries.items()
     )
+
+
+def meters(tables):
+    """The meters configured: name -> {index: spec}."""
+    return {
+        name: dict(t.entries) for name, t in tables.items() if isinstance(t, Meter) and t.entries
+    }
+
+
+def params(tables):
+    """The register parameters written: name -> value."""
+    return {
+        name: dict(t.entries[()][1])["value"]
+        for name, t in tables.items()
+        if isinstance(t, RegisterParam) and () in t.entries
+    }

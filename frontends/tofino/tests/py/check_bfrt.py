@@ -36,6 +36,7 @@ install the same entries.
 import copy
 import io
 import json
+import re
 import os
 import py_compile
 import sys
@@ -106,7 +107,9 @@ def apply_p4runtime(tables, info, reqs, max_priority=1):
         for u in req.updates:
             te = u.entity.table_entry
             t = by_id[te.table_id]
-            table = tables[t.preamble.name]
+            # The P4Info names tables without the pipeline (bf-p4c's
+            # --p4runtime-force-std-externs form); BF-Runtime with it.
+            table = tables["pipe." + t.preamble.name]
             fields = {f.id: f.name for f in t.match_fields}
             key = {}
             for m in te.match:
@@ -217,11 +220,25 @@ def check_agent(idle, trace, new):
         raise CheckError("the core failed")
     if bfrt_reader.snapshot(tables) != bfrt_reader.snapshot(want):
         raise CheckError("agent: load + polls differ from the new load")
+    # The safe gap of the pin cells: written into both pin registers'
+    # parameters, equal, and at most the idle timeout (PIN_IDLE).
+    gaps = bfrt_reader.params(tables)
+    pin_idle = int(re.search(r"PIN_IDLE = 32w(\d+)", (Path(idle) / "lcmp.p4").read_text()).group(1))
+    if sorted(gaps) != ["pipe.LcmpIngress.pin0_gap", "pipe.LcmpIngress.pin1_gap"] \
+            or len(set(gaps.values())) != 1 or not 0 <= min(gaps.values()) <= pin_idle:
+        raise CheckError(f"agent: pin gaps {gaps}, idle timeout {pin_idle}")
+    spec = (("CIR_PPS", agent.DIGEST_RATE_PPS), ("PIR_PPS", agent.DIGEST_RATE_PPS),
+            ("CBS_PKTS", agent.DIGEST_BURST), ("PBS_PKTS", agent.DIGEST_BURST))
+    if bfrt_reader.meters(tables) != {"pipe.LcmpIngress.digest_meter": {(0,): ("$METER", spec)}}:
+        raise CheckError(f"agent: digest meter {bfrt_reader.meters(tables)}")
+
     if n == 0 or calls.getvalue().count("bfrt.lcmp.pipe.") != n:
         raise CheckError(f"{n} writes, printed {calls.getvalue().count('bfrt.lcmp.pipe.')}")
     sent = sum(len(p.get("digests", [])) for p in polls)
     if sum(digests.per_group.values()) != sent or sent == 0:
         raise CheckError(f"digests: {digests.per_group} of {sent}")
+    if digests.received != sent or digests.malformed != 0:
+        raise CheckError(f"agent: {digests.received} digests received of {sent}")
     # A poll of a port that is no LCMP port: the core stops with an error.
     import subprocess
     core = agent.Core(os.environ["LCMP_CORE"], stderr=subprocess.DEVNULL)
@@ -364,11 +381,28 @@ def check_switch(idle, trace, new):
                 raise CheckError(f"switch: write outside a batch: {c}")
 
     # 2. The poll reads every TM counter from the hardware.
-    rec2 = Recorder(*fresh(idle), agent, cells={4: 7}, down=(5,))
+    bfrt2, tables2 = fresh(idle)
+    rec2 = Recorder(bfrt2, tables2, agent, cells={4: 7}, down=(5,))
     sw2 = agent.Switch(rec2.bfrt, out=io.StringIO())
     poll = sw2.poll(5)
     if poll["usage_cells"].get("4") != 7 or poll["down"] != [5]:
         raise CheckError(f"switch: poll {poll}")
+    # The counters: every listed cell read from the hardware, the non-zero
+    # ones reported by name.
+    tables2["pipe.LcmpIngress.lcmp_exceptions"].cells = {1: (3, 192), 4: (2, 128)}
+    tables2["pipe.LcmpIngress.lcmp_pin_events"].cells = {0: (5, 500), 1: (100, 10000)}
+    tables2["pipe.LcmpEgress.lcmp_port_tx"].cells = {4: (105, 10500)}
+    rec2.calls.clear()
+    line = agent.report(sw2.counters())
+    for want in ("not forwarded: not_ip 3 pkts 192 B, ttl_expired 2 pkts 128 B",
+                 "pins: new pin 5 pkts 500 B, pin hit 100 pkts 10000 B",
+                 "tx: port 4 105 pkts 10500 B"):
+        if want not in line:
+            raise CheckError(f"switch: counters line {line!r} lacks {want!r}")
+    reads = [c for c in rec2.calls if c[1] == "get"]
+    cells = sum(len(v[1]) for v in agent.COUNTERS.values())
+    if len(reads) != cells or not all(c[2].get("from_hw") for c in reads):
+        raise CheckError(f"switch: counter reads {reads[:3]} ({len(reads)} of {cells})")
 
     # 3. A restart on tables that hold the idle load, plus a stale entry
     # and a changed one: only the differences are written, and the digest
@@ -379,7 +413,7 @@ def check_switch(idle, trace, new):
     bfrt.lcmp.pipe.LcmpIngress.lcmp_route.add_with_route(dst_addr=0x0B000000, dst_addr_p_length=8, port=3)
     rec, switch, digests, n = start(bfrt, tables, iter([]))
     first = [c[1] for c in writes(rec)]
-    if sorted(first) != ["delete", "mod_with_set_port"]:
+    if sorted(first) != ["delete", "mod", "mod_with_set_port"]:  # mod: the digest meter
         raise CheckError(f"switch: restart wrote {first}")
     idle_want, _ = load_json(idle)
     if bfrt_reader.snapshot(tables) != bfrt_reader.snapshot(idle_want):
@@ -439,8 +473,12 @@ def check_switch(idle, trace, new):
     writes_200 = agent.run(switch, timed(), core)
     per_poll_ms = (time.monotonic() - t0) * 1000 / 200
     core.close()
+    reports = switch.out.getvalue().count("lcmp_agent: not forwarded: none; pins:")
+    every = max(1, round(agent.REPORT_S / agent.PERIOD_S))
+    if reports != 200 // every:
+        raise CheckError(f"switch: {reports} counter reports in 200 polls, every {every}")
     print(f"switch ok: {n_empty} writes from empty tables, restart wrote {first}, "
-          "5000-digest burst counted, retries and failures reported; "
+          "5000-digest burst counted, retries and failures reported, counters read and printed; "
           f"200 polls with {writes_200} writes: {per_poll_ms:.2f} ms a poll against the fake")
 
 

@@ -150,7 +150,7 @@ def check_p4runtime(d, update=None):
     # The P4Info names are the ones lcmp.p4 declares.
     p4 = p4names.parse(d / "lcmp.p4")
     for t in info.tables:
-        pipe, ctl, name = t.preamble.name.split(".")
+        ctl, name = t.preamble.name.split(".")
         decl = p4.get(ctl, {}).get("tables", {}).get(name)
         if decl is None:
             errors.append(f"P4Info table {t.preamble.name} not in lcmp.p4")
@@ -183,15 +183,31 @@ def check_p4runtime(d, update=None):
         if decl != {p.name: p.bitwidth for p in a.params}:
             errors.append(f"P4Info action {a.preamble.name} differs from lcmp.p4: {decl}")
     for r in info.registers:
-        pipe, ctl, name = r.preamble.name.split(".")
+        ctl, name = r.preamble.name.split(".")
         decl = p4.get(ctl, {}).get("registers", {}).get(name)
         bits = r.type_spec.bitstring.bit.bitwidth
         if decl is None or decl["size"] != r.size or decl["bits"] != bits:
             errors.append(f"P4Info register {r.preamble.name} differs from lcmp.p4: {decl}")
+    # Counters and the meter: the standard messages bf-p4c's
+    # --p4runtime-force-std-externs writes, as lcmp.p4 declares them.
+    for c in info.counters:
+        ctl, name = c.preamble.name.split(".")
+        decl = p4.get(ctl, {}).get("counters", {}).get(name)
+        if decl is None or decl["size"] != c.size \
+                or c.spec.unit != p4info_pb2.CounterSpec.BOTH or c.preamble.id >> 24 != 0x12:
+            errors.append(f"P4Info counter {c.preamble.name} differs from lcmp.p4: {decl}")
+    if sorted(c.preamble.name for c in info.counters) != sorted(
+            f"{ctl}.{n}" for ctl, d in p4.items() for n in d.get("counters", {})):
+        errors.append("P4Info counters are not lcmp.p4's")
+    for m in info.meters:
+        ctl, name = m.preamble.name.split(".")
+        decl = p4.get(ctl, {}).get("meters", {}).get(name)
+        if decl is None or decl["size"] != m.size or m.preamble.id >> 24 != 0x14:
+            errors.append(f"P4Info meter {m.preamble.name} differs from lcmp.p4: {decl}")
     if not info.digests:
         errors.append("P4Info has no digest")
     for g in info.digests:
-        pipe, ctl, name = g.preamble.name.split(".")
+        ctl, name = g.preamble.name.split(".")
         decl = p4.get(ctl, {}).get("digests", {}).get(name)
         if decl is None or decl["bits"] != g.type_spec.bitstring.bit.bitwidth:
             errors.append(f"P4Info digest {g.preamble.name} differs from lcmp.p4: {decl}")
@@ -203,7 +219,8 @@ def check_p4runtime(d, update=None):
         return 1
     print(
         f"p4runtime ok: {len(info.tables)} tables, {len(info.actions)} actions, "
-        f"{len(info.registers)} registers, {len(info.digests)} digests; "
+        f"{len(info.registers)} registers, {len(info.counters)} counters, "
+        f"{len(info.meters)} meters, {len(info.digests)} digests; "
         f"{len(updates)} updates in {len(reqs)} requests"
     )
     return 0

@@ -2,8 +2,9 @@
 here, so this catches generator slips, not type errors): balanced braces;
 every table applied exactly once in its control; every action a table lists
 is declared there; every metadata and header field used is declared; every
-`.execute(` names a RegisterAction or Lpf of the control, and every
-RegisterAction names a declared Register.
+`.execute(` names a RegisterAction or Lpf of the control, every `.count(`
+a Counter of the control, and every RegisterAction names a declared
+Register.
 
 Usage: python lint_p4.py DIR/lcmp.p4"""
 
@@ -34,7 +35,12 @@ def main(path):
             errors.append(f"missing {needed!r}")
     meta = fields_of(text, "struct", "lcmp_meta_t")
     emeta = fields_of(text, "struct", "lcmp_egress_meta_t")
-    headers = {h: fields_of(text, "header", h + "_h") for h in ("ethernet", "ipv4", "l4")}
+    # headers_t's members and their header types.
+    members = re.search(r"\bstruct\s+headers_t\s*\{(.*?)\}", text, re.S).group(1)
+    headers = {
+        m.group(2): fields_of(text, "header", m.group(1))
+        for m in re.finditer(r"\b(\w+_h)\s+(\w+)\s*;", members)
+    }
     for m in re.finditer(r"\bmeta\.(\w+)", text):
         if m.group(1) not in meta:
             errors.append(f"meta.{m.group(1)} not in lcmp_meta_t")
@@ -61,10 +67,16 @@ def main(path):
         for reg, _ in externs:
             if reg not in d["registers"]:
                 errors.append(f"{ctl}: RegisterAction on undeclared register {reg}")
-        callable_ = {name for _, name in externs} | set(re.findall(r"\bLpf<[^;]*\)\s*(\w+)\s*;", body))
+        callable_ = {name for _, name in externs} | set(re.findall(r"\bLpf<[^;]*\)\s*(\w+)\s*;", body)) \
+            | set(d["meters"])
         for m in re.finditer(r"\b(\w+)\.execute\(", body):
             if m.group(1) not in callable_:
                 errors.append(f"{ctl}: {m.group(1)}.execute has no declaration")
+        # Every .count( names a Counter declared in the control.
+        counters = set(re.findall(r"\bCounter<[^;]*\)\s*(\w+)\s*;", body))
+        for m in re.finditer(r"\b(\w+)\.count\(", body):
+            if m.group(1) not in counters:
+                errors.append(f"{ctl}: {m.group(1)}.count has no declaration")
     if errors:
         for e in sorted(set(errors)):
             print("FAIL:", e)

@@ -1,6 +1,7 @@
 """Names declared in a generated lcmp.p4: controls, tables (with key names,
 kinds and widths, actions, @defaultonly actions, size), actions (with
-parameter widths), registers (with sizes) and digests.
+parameter widths), registers (with sizes), register parameters, meters,
+counters (with sizes) and digests.
 
 A small purpose-built reader for the program lcmp-tofino generates, not a
 P4 parser: it is what the bfrt reimplementation and the P4Runtime checks
@@ -82,7 +83,8 @@ def parse(path):
             if len(words) >= 2:
                 params[words[-1]] = words[-2]
         body = _block(text, m.end())
-        ctl = {"tables": {}, "actions": {}, "registers": {}, "digests": {}}
+        ctl = {"tables": {}, "actions": {}, "registers": {}, "digests": {}, "params": {}, "meters": {},
+               "counters": {}}
         for a in re.finditer(r"\baction\s+(\w+)\s*\(([^)]*)\)", body):
             ps = {}
             for p in filter(None, (s.strip() for s in a.group(2).split(","))):
@@ -123,6 +125,12 @@ def parse(path):
                 "bits": _width(ty, typedefs, structs),
                 "size": int(r.group(2)),
             }
+        for r in re.finditer(r"\bRegisterParam<(.+?)>\s*\([^)]*\)\s*(\w+)\s*;", body):
+            ctl["params"][r.group(2)] = {"bits": _width(r.group(1).strip(), typedefs, structs)}
+        for r in re.finditer(r"\bMeter<.+?>\s*\((\d+)\s*,[^)]*\)\s*(\w+)\s*;", body):
+            ctl["meters"][r.group(2)] = {"size": int(r.group(1))}
+        for r in re.finditer(r"\bCounter<.+?>\s*\((\d+)\s*,[^)]*\)\s*(\w+)\s*;", body):
+            ctl["counters"][r.group(2)] = {"size": int(r.group(1))}
         for d in re.finditer(r"\bDigest<(\w+)>\s*\(\)\s*(\w+)\s*;", body):
             ctl["digests"][d.group(2)] = {"bits": _width(d.group(1), typedefs, structs)}
         out[name] = ctl

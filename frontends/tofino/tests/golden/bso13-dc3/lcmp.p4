@@ -7,47 +7,8 @@
  * Sizes: 12 groups, pick lists up to 4, 6 ports, 131072 flow-pin cells
  * (65536 per way); ECMP hash CRC-32 ^ 0x00000000.
  *
- * Tofino 1 (stage analysis, crate::analysis; budget 12 stages per gress):
- *   LcmpIngress: 9 stages
- *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash, lcmp_clock, 1 statement
- *     stage 1: lcmp_route, lcmp_bucket, 1 statement
- *     stage 2: lcmp_select
- *     stage 3: lcmp_pin0, 1 statement
- *     stage 4: lcmp_pin1, 2 statements
- *     stage 5: lcmp_port1, lcmp_fail, 1 statement
- *     stage 6: lcmp_port0, 1 statement
- *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop
- *     stage 8: 5 statements
- *   LcmpEgress: 0 stages
- *   object                              kind  entries stage  SRAM  TCAM
- *   LcmpIngress.lcmp_dst_group           lpm       12     0     1     1
- *   LcmpIngress.lcmp_route               lpm     1024     1     1     2
- *   LcmpIngress.lcmp_clock          register        1     0     2     0
- *   LcmpIngress.lcmp_bucket            range       10     1     1     1
- *   LcmpIngress.lcmp_select            exact       48     2     1     0
- *   LcmpIngress.lcmp_pin0           register    65536     3    33     0
- *   LcmpIngress.lcmp_pin1           register    65536     4    33     0
- *   LcmpIngress.lcmp_port1          register    65536     5     9     0
- *   LcmpIngress.lcmp_fail           register     4096     5     3     0
- *   LcmpIngress.lcmp_port0          register    65536     6     9     0
- *   LcmpIngress.lcmp_port_alive        exact        6     7     1     0
- *   LcmpIngress.lcmp_member            exact       48     7     1     0
- *   LcmpIngress.lcmp_next_hop          exact      512     7     1     0
- *   SRAM 96/960 blocks (10%), TCAM 4/288 (2%) per pipe
- *
- * Tofino 2 (stage analysis, crate::analysis; budget 20 stages per gress):
- *   LcmpIngress: 9 stages
- *     stage 0: lcmp_dst_group, ecmp_hash, sig_hash, lcmp_clock, 1 statement
- *     stage 1: lcmp_route, lcmp_bucket, 1 statement
- *     stage 2: lcmp_select
- *     stage 3: lcmp_pin0, 1 statement
- *     stage 4: lcmp_pin1, 2 statements
- *     stage 5: lcmp_port1, lcmp_fail, 1 statement
- *     stage 6: lcmp_port0, 1 statement
- *     stage 7: lcmp_port_alive, lcmp_member, lcmp_next_hop
- *     stage 8: 6 statements
- *   LcmpEgress: 0 stages
- *   SRAM 96/1600 blocks (6%), TCAM 4/480 (1%) per pipe
+ * Compiled by bf-p4c (p4lang/p4c 34b86e9 (p4c-barefoot, bfas)), stamped:
+ *   tofino: 0 errors, ingress 10 stages, egress 1 stages
  */
 
 #include <core.p4>
@@ -70,6 +31,19 @@ const bit<8> NO_BUCKET = 0xFF;             // meta.bucket until the bucket table
 const bit<8> LCMP_FAILOVER = 1;            // resubmit data kind
 const ResubmitType_t LCMP_RESUBMIT = 1;
 const DigestType_t LCMP_DIGEST_PIN_FAIL = 1;
+// Why a packet is not forwarded (meta.reason, 0: forwarded): the key of
+// the exception table, which sends it to the CPU port or drops it, and the
+// index of the counter of packets not forwarded.
+const bit<8> R_NOT_IP = 1;   // to the CPU port
+const bit<8> R_IPV6 = 2;
+const bit<8> R_BAD_IPV4 = 3;
+const bit<8> R_TTL_EXPIRED = 4;   // to the CPU port
+const bit<8> R_UNROUTED = 5;
+const bit<8> R_NO_LIVE_PORT = 6;
+const bit<8> R_TABLE_MISS = 7;
+const bit<8> R_PORT_DOWN = 8;
+// meta.pin_event's bits: the index of the pin-event counter.
+const bit<3> PIN_EVENT_RESUBMITTED = 4;
 
 // A way's result. A plain enum: bf-p4c encodes it in the stateful ALU's
 // predicate output (a RegisterAction may output only one constant itself).
@@ -102,6 +76,14 @@ header ipv4_options_h {
     varbit<320> data;
 }
 
+// In front of a packet sent to the switch CPU (an exception): why, and
+// where it came in.
+header lcmp_cpu_h {
+    bit<8>   reason;
+    bit<7>   pad;
+    PortId_t ingress_port;
+}
+
 header l4_h {
     bit<16> src_port;
     bit<16> dst_port;
@@ -118,6 +100,7 @@ header lcmp_resubmit_h {
 }
 
 struct headers_t {
+    lcmp_cpu_h     cpu;
     ethernet_h     ethernet;
     ipv4_h         ipv4;
     ipv4_options_h ipv4_options;
@@ -160,11 +143,15 @@ struct lcmp_meta_t {
     bit<1>   way1;       // way 1 was looked up (way 0 busy)
     bit<1>   pin_hit;    // the flow follows a live pin
     bit<8>   report;     // the pin-failure filter lets this digest through
+    bit<8>   color;      // the digest meter's colour (GREEN: send)
+    bit<1>   fallback;   // no pin cell: the group's stable fallback port
     bit<1>   dead;       // out_port is down
     bit<1>   member;     // out_port is a candidate of the group
     bit<16>  l4_sport;
     bit<16>  l4_dport;
     bit<16>  csum_residual; // the IPv4 checksum without ttl and protocol
+    bit<8>   reason;     // why the packet is not forwarded (R_*), 0: forwarded
+    bit<3>   pin_event;  // pin hit | unpinned << 1 | resubmitted pass << 2
 }
 
 struct lcmp_egress_meta_t {
@@ -187,12 +174,18 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         meta.way1 = 0;
         meta.pin_hit = 0;
         meta.report = 0;
+        meta.color = 0;
+        meta.fallback = 0;
         meta.dead = 0;
         meta.member = 0;
         meta.out_port = 0;
         meta.l4_sport = 0;
         meta.l4_dport = 0;
         meta.csum_residual = 0;
+        // meta.reason is assigned once per parser path (not_ip, refuse_ipv6,
+        // bad_ipv4, parse_ipv4_l4): Tofino's parser cannot re-assign a
+        // field it has written (bf-p4c: "re-assignment is not supported").
+        meta.pin_event = 0;
         meta.raw = ig_intr_md.ingress_mac_tstamp[47:16];
         meta.tick = ig_intr_md.ingress_mac_tstamp[47:24];
         transition select(ig_intr_md.resubmit_flag) {
@@ -202,6 +195,7 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
     }
     state parse_resubmit {
         pkt.extract(meta.resubmit);
+        meta.pin_event = PIN_EVENT_RESUBMITTED;
 #if __TARGET_TOFINO__ != 1
         pkt.advance(64);
 #endif
@@ -215,8 +209,21 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         pkt.extract(hdr.ethernet);
         transition select(hdr.ethernet.ether_type) {
             0x0800: parse_ipv4;
-            default: accept;
+            0x86DD: refuse_ipv6;
+            default: not_ip;
         }
+    }
+    // ARP, LLDP and any other EtherType: not routed, counted under R_NOT_IP
+    // and sent to the CPU port by the exception table.
+    state not_ip {
+        meta.reason = R_NOT_IP;
+        transition accept;
+    }
+    // IPv6 is not routed here (the tables hold IPv4 prefixes): counted
+    // under R_IPV6, dropped unless the exception table sends it to the CPU.
+    state refuse_ipv6 {
+        meta.reason = R_IPV6;
+        transition accept;
     }
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
@@ -226,23 +233,32 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         ipv4_csum.subtract({hdr.ipv4.ttl, hdr.ipv4.protocol});
         ipv4_csum.subtract({hdr.ipv4.hdr_checksum});
         meta.csum_residual = ipv4_csum.get();
-        transition select(hdr.ipv4.ihl) {
-            5: parse_ipv4_l4;
-            0 &&& 0xC: accept;   // 0-3: malformed, no L4
-            4: accept;
-            default: parse_ipv4_options;
+        transition select(hdr.ipv4.version, hdr.ipv4.ihl) {
+            (4, 5): parse_ipv4_l4;
+            (4, 0 &&& 0xC): bad_ipv4;   // IHL 0-3
+            (4, 4): bad_ipv4;
+            (4, _): parse_ipv4_options;
+            default: bad_ipv4;          // not version 4
         }
+    }
+    // Malformed: not routed, counted under R_BAD_IPV4 and dropped.
+    state bad_ipv4 {
+        meta.reason = R_BAD_IPV4;
+        transition accept;
     }
     state parse_ipv4_options {
         pkt.extract(hdr.ipv4_options, (bit<32>)(hdr.ipv4.ihl - 5) * 32);
         transition parse_ipv4_l4;
     }
-    // Only a first fragment carries the L4 ports; later fragments hash
-    // with ports 0 (so do other protocols).
+    // A well-formed IPv4 packet: routed. Only an unfragmented packet's
+    // L4 ports are hashed: every fragment of a datagram (more-fragments
+    // set, or an offset) hashes with ports 0, so all of them take one
+    // path; so do other protocols.
     state parse_ipv4_l4 {
-        transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
-            (0, 6): parse_l4;
-            (0, 17): parse_l4;
+        meta.reason = 0;
+        transition select(hdr.ipv4.flags[0:0], hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (0, 0, 6): parse_l4;
+            (0, 0, 17): parse_l4;
             default: accept;
         }
     }
@@ -305,12 +321,19 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
 
     // Flow pins (LCMP §3.1 step 2): two ways of {signature, last seen},
     // way 0 indexed by sig[15:0], way 1 by sig[31:16]. A cell is taken
-    // only once it has expired, so live flows never evict each other. Cells
-    // start at {0, 0}, idle since the clock's start.
+    // once its flow has been idle longer than the safe gap, so no flow is
+    // moved while a packet of it may still be in flight (the core's
+    // in-order reuse): the agent computes the gap from its queue polls and
+    // the tables, as lcmp-decide does, and writes it into the register
+    // parameters (one per register: bf-p4c allows a RegisterParam in one
+    // register's actions); until it does, the gap is the idle timeout.
+    // Cells start at {0, 0}, idle since the clock's start.
+    RegisterParam<bit<32>>(PIN_IDLE) pin0_gap;
+    RegisterParam<bit<32>>(PIN_IDLE) pin1_gap;
     Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x00000000}) lcmp_pin0;
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin0) pin0_lookup = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (meta.now - v.hi > PIN_IDLE) {
+            if (meta.now - v.hi > pin0_gap.read()) {
                 v.lo = meta.sig;
                 v.hi = meta.now;
                 st = pin_status_t.TAKEN;
@@ -325,7 +348,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     Register<lcmp_pin_t, pin_index_t>(65536, {32w0, 32w0x00000000}) lcmp_pin1;
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin1) pin1_lookup = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (meta.now - v.hi > PIN_IDLE) {
+            if (meta.now - v.hi > pin1_gap.read()) {
                 v.lo = meta.sig;
                 v.hi = meta.now;
                 st = pin_status_t.TAKEN;
@@ -344,7 +367,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     // is output in another control flow").
     RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin1) pin1_find = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (v.lo == meta.sig && meta.now - v.hi <= PIN_IDLE) {
+            if (v.lo == meta.sig && meta.now - v.hi <= pin1_gap.read()) {
                 v.hi = meta.now;
                 st = pin_status_t.HIT;
             } else {
@@ -389,6 +412,18 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         }
     };
 
+    // The digests' rate limit: one packet meter, whatever the
+    // collisions in the filter above (two unpinned flows sharing a filter
+    // cell each pass it on every interleaved packet). The agent sets its
+    // rate at start (DIGEST_RATE_PPS, DIGEST_BURST in lcmp_agent.py); only
+    // GREEN packets send a digest.
+    Meter<bit<1>>(1, MeterType_t.PACKETS) digest_meter;
+
+    // Packets not forwarded, by reason (the exception table's actions
+    // count them); packets the selection routed, by pin event.
+    Counter<bit<32>, bit<8>>(16, CounterType_t.PACKETS_AND_BYTES) lcmp_exceptions;
+    Counter<bit<32>, bit<3>>(8, CounterType_t.PACKETS_AND_BYTES) lcmp_pin_events;
+
     @id(0x000001)
     action set_group(bit<16> group, bit<8> k) {
         meta.group = group;
@@ -399,6 +434,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     @id(0x000002)
     action no_route() {
         ig_dprsr_md.drop_ctl = 1;
+        meta.reason = R_NO_LIVE_PORT;
     }
     @id(0x000003)
     action lcmp_miss() {
@@ -416,6 +452,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     @id(0x000006)
     action drop_miss() {
         ig_dprsr_md.drop_ctl = 1;
+        meta.reason = R_TABLE_MISS;
     }
     @id(0x000007)
     action port_up() {
@@ -446,6 +483,33 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         hdr.ethernet.src_addr = src_mac;
         hdr.ethernet.dst_addr = dst_mac;
         hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+    }
+    @id(0x00000E)
+    action fallback(PortId_t port) {
+        meta.out_port = port;
+        meta.fallback = 1;
+    }
+    @id(0x00000F)
+    action fallback_miss() {
+    }
+    @id(0x000010)
+    action to_cpu(PortId_t port) {
+        hdr.cpu.setValid();
+        hdr.cpu.reason = meta.reason;
+        hdr.cpu.pad = 0;
+        hdr.cpu.ingress_port = ig_intr_md.ingress_port;
+        ig_tm_md.ucast_egress_port = port;
+        ig_dprsr_md.drop_ctl = 0;
+        lcmp_exceptions.count(meta.reason);
+    }
+    @id(0x000011)
+    action drop_exception() {
+        ig_dprsr_md.drop_ctl = 1;
+        lcmp_exceptions.count(meta.reason);
+    }
+    @id(0x000012)
+    action exception_miss() {
+        ig_dprsr_md.drop_ctl = 1;
     }
 
     @id(0x000001)
@@ -543,8 +607,36 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         size = 512;
     }
 
+    @id(0x000008)
+    table lcmp_fallback {
+        key = {
+            meta.group                : exact @name("group");
+            meta.hash[15:0]           : range @name("hash_lo");
+        }
+        actions = {
+            fallback;
+            @defaultonly fallback_miss;
+        }
+        const default_action = fallback_miss();
+        size = 48;
+    }
+
+    @id(0x000009)
+    table lcmp_exception {
+        key = {
+            meta.reason               : exact @name("reason");
+        }
+        actions = {
+            to_cpu;
+            drop_exception;
+            @defaultonly exception_miss;
+        }
+        const default_action = exception_miss();
+        size = 16;
+    }
+
     apply {
-        if (hdr.ipv4.isValid()) {
+        if (meta.reason == 0) {
             lcmp_dst_group.apply();
         }
         // Not an LCMP destination: the default route table.
@@ -566,6 +658,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             st0 = pin0_lookup.execute(meta.sig[15:0]);
             if (st0 == pin_status_t.HIT) {
                 meta.pin_hit = 1;
+                meta.pin_event[0:0] = 1;
             } else if (st0 == pin_status_t.TAKEN) {
                 st1 = pin1_find.execute(meta.sig[31:16]);
             } else {
@@ -576,6 +669,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             // record a new one, or report that both ways are busy.
             if (st1 == pin_status_t.HIT) {
                 meta.pin_hit = 1;
+                meta.pin_event[0:0] = 1;
                 if (ig_intr_md.resubmit_flag == 0) {
                     meta.out_port = (PortId_t)port1_read.execute(meta.sig[31:16]);
                 } else {
@@ -583,8 +677,15 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                 }
             } else if (st1 == pin_status_t.TAKEN) {
                 port1_write.execute(meta.sig[31:16]);
-            } else if (meta.way1 == 1 && ig_intr_md.resubmit_flag == 0) {
-                meta.report = fail_report.execute(meta.sig[23:12]);
+            } else if (meta.way1 == 1) {
+                // Both ways hold other live flows: the group's stable
+                // fallback, which bucket rewrites do not move; reported
+                // once per flow and idle timeout, metered.
+                meta.pin_event[1:1] = 1;
+                lcmp_fallback.apply();
+                if (ig_intr_md.resubmit_flag == 0) {
+                    meta.report = fail_report.execute(meta.sig[23:12]);
+                }
             }
             // Way 0's port; a newly taken way-0 cell copies the flow's way-1
             // pin if it had one (out_port was read from it just above).
@@ -598,17 +699,26 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                 port0_write.execute(meta.sig[15:0]);
             }
             if (meta.report == 1) {
-                ig_dprsr_md.digest_type = LCMP_DIGEST_PIN_FAIL;
+                meta.color = digest_meter.execute(0);
+                if (meta.color == (bit<8>)MeterColor_t.GREEN) {
+                    ig_dprsr_md.digest_type = LCMP_DIGEST_PIN_FAIL;
+                }
             }
+            lcmp_pin_events.count(meta.pin_event);
             lcmp_port_alive.apply();
             lcmp_member.apply();
         }
-        // The next hop of the chosen port: MAC rewrite and TTL decrement.
-        // Not routed (not IPv4, or no route): drop.
-        if (meta.routed == 1 && hdr.ipv4.ttl > 1) {
-            lcmp_next_hop.apply();
-        } else {
-            ig_dprsr_md.drop_ctl = 1;
+        // The next hop of the chosen port: MAC rewrite and TTL decrement;
+        // TTL 0 or 1: to the CPU (ICMP time exceeded). A well-formed IPv4
+        // packet that no route took is unrouted.
+        if (meta.routed == 1) {
+            if (hdr.ipv4.ttl > 1) {
+                lcmp_next_hop.apply();
+            } else {
+                meta.reason = R_TTL_EXPIRED;
+            }
+        } else if (meta.reason == 0) {
+            meta.reason = R_UNROUTED;
         }
         // A pinned port that went down or is no longer a candidate of the
         // group: decide again as a new flow (the resubmitted pass re-pins).
@@ -622,10 +732,15 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                     meta.resubmit.pad2 = 0;
 #endif
                     ig_dprsr_md.resubmit_type = LCMP_RESUBMIT;
+                    meta.reason = 0;   // the resubmitted pass decides
                 } else {
-                    ig_dprsr_md.drop_ctl = 1;
+                    meta.reason = R_PORT_DOWN;
                 }
             }
+        }
+        // Not forwarded: to the CPU port or dropped, counted by reason.
+        if (meta.reason != 0) {
+            lcmp_exception.apply();
         }
     }
 }
@@ -648,7 +763,8 @@ control LcmpIngressDeparser(packet_out pkt, inout headers_t hdr, in lcmp_meta_t 
     }
 }
 
-// ---- Egress: nothing (the agent polls the traffic manager's queues) -----
+// ---- Egress: the per-port transmit counter (the agent polls the traffic
+// manager's queues) ---------------------------------------------------------
 parser LcmpEgressParser(packet_in pkt, out headers_t hdr, out lcmp_egress_meta_t emeta,
                         out egress_intrinsic_metadata_t eg_intr_md) {
     state start {
@@ -662,7 +778,9 @@ control LcmpEgress(inout headers_t hdr, inout lcmp_egress_meta_t emeta,
                    in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
                    inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                    inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    Counter<bit<32>, PortId_t>(512, CounterType_t.PACKETS_AND_BYTES) lcmp_port_tx;
     apply {
+        lcmp_port_tx.count(eg_intr_md.egress_port);
     }
 }
 

@@ -4,7 +4,8 @@
 # size shrinks before buckets go, ports are marked down last.
 p4 = bfrt.lcmp.pipe
 
-# Phase 1/4: moved buckets (2 writes)
+# Phase 1/4: moved buckets (3 writes)
+p4.LcmpIngress.lcmp_fallback.mod_with_fallback(group=0x8, hash_lo_start=0xd556, hash_lo_end=0xffff, MATCH_PRIORITY=0, port=0x0)
 p4.LcmpIngress.lcmp_select.mod_with_set_port(group=0x8, bucket=0x0, port=0x2)
 p4.LcmpIngress.lcmp_select.mod_with_set_port(group=0x8, bucket=0x1, port=0x4)
 
