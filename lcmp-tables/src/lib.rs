@@ -26,6 +26,7 @@ pub mod blob;
 pub mod error;
 pub mod fraction;
 pub mod replay;
+pub mod time;
 
 pub mod derived;
 
