@@ -72,14 +72,13 @@ struct Pin {
     min_idle: u32,
 }
 
-/// What the in-order check knows about a forwarded flow: its port and
-/// group, and the latest arrival of its packets (picoseconds).
-#[derive(Clone, Copy, Debug)]
-struct Arrival {
-    port: PortId,
-    group: GroupId,
-    latest_ps: u128,
-}
+// The in-order model, written once for lcmp-decide's stickiness property
+// and this driver (a file of lcmp-decide's test support, not a crate: it
+// needs only lcmp_decide and std).
+#[path = "../../lcmp-decide/tests/common/in_order.rs"]
+#[allow(dead_code)]
+mod in_order;
+use in_order::Arrival;
 
 struct Harness {
     d: Decider<PORTS, FLOWS>,
@@ -166,24 +165,11 @@ impl Harness {
     }
 
     /// When a packet of `group` sent now on `port` arrives, picoseconds (the
-    /// harness's model; the decider's bound must cover it).
+    /// shared model's; the decider's bound must cover it).
     fn arrival_ps(&self, group: GroupId, port: PortId) -> u128 {
         let Some(t) = self.d.tables() else { return 0 };
-        let p = t.params();
-        let tick_ps = 1_000_000_000_000u128 / u128::from(p.ticks_per_second.max(1));
-        let delay = u128::from(self.delay_units(group, port).unwrap_or(0))
-            * u128::from(p.delay_unit_ticks)
-            * tick_ps;
-        let queue_ps = t.port(port).map_or(0, |cfg| {
-            let q = self
-                .queue
-                .get(&port)
-                .copied()
-                .unwrap_or(0)
-                .min(cfg.buffer_bytes);
-            u128::from(q) * 8 * 1_000_000_000_000 / u128::from(cfg.rate_bps.max(1))
-        });
-        u128::from(self.abs) * tick_ps + delay + queue_ps
+        let queue = self.queue.get(&port).copied().unwrap_or(0);
+        in_order::arrival_ps(t, group, port, self.abs, queue)
     }
 
     fn install(&mut self, t: &lcmp_decide::Tables) {
@@ -474,26 +460,17 @@ impl Harness {
         if let Some(p) = decision.port() {
             let a = self.arrival_ps(group, p);
             let failover = matches!(decision, Decision::New { failover: true, .. });
-            if let Some(f) = followed.filter(|f| f.port != p && !failover) {
-                assert!(
-                    a > f.latest_ps,
-                    "{key:?} moved {:?} -> {p:?} and arrives {} ps before its latest packet",
-                    f.port,
-                    f.latest_ps - a
+            if let (Err(early), Some(f)) =
+                (in_order::check(followed.as_ref(), p, a, failover), followed)
+            {
+                panic!(
+                    "{key:?} moved {:?} -> {p:?} and arrives {early} ps before its latest packet",
+                    f.port
                 );
             }
             // Same path: FIFO, nothing overtakes.
-            let latest = followed
-                .filter(|_| !failover)
-                .map_or(a, |f| f.latest_ps.max(a));
-            self.arrivals.insert(
-                *key,
-                Arrival {
-                    port: p,
-                    group,
-                    latest_ps: latest,
-                },
-            );
+            let arrival = in_order::after(followed.as_ref(), group, p, a, failover);
+            self.arrivals.insert(*key, arrival);
         } else if decision == Decision::NoRoute(Reason::UnknownGroup) {
             self.arrivals.remove(key);
         }

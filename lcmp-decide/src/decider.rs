@@ -10,8 +10,8 @@ use crate::in_flight::InFlight;
 use crate::monitor::{PortState, Signals};
 use crate::select::{decide, evaluate, pick_list, Explanation, Inputs, Reason, Scheme};
 use crate::tables::{
-    CompiledTables, GroupId, OwnedTables, Params, PortId, Tables, TablesSlot, MAX_CANDIDATES,
-    MAX_PORTS,
+    CompiledTables, GroupId, OwnedTables, Params, PortId, Tables, TablesSlot, ValidTables,
+    MAX_CANDIDATES, MAX_PORTS,
 };
 use crate::time::Instant;
 use crate::Error;
@@ -863,6 +863,28 @@ impl<const PORTS: usize, S: SlotStorage> DeciderWith<PORTS, S, OwnedTables> {
     /// needs well under 1 KiB of it (docs/firmware.md, "Stack").
     pub fn install(&mut self, tables: &Tables) -> Result<(), Error> {
         self.tables.install(tables, PORTS)?;
+        self.on_tables_changed();
+        Ok(())
+    }
+
+    /// [`DeciderWith::install`] of tables validated once at the edge
+    /// ([`Tables::validated`], or `lcmp_tables`' decoders): not validated
+    /// again, only their ports checked against `PORTS`
+    /// ([`ValidTables::fits`]: [`Error::PortOutOfRange`]). The same result
+    /// as [`DeciderWith::install`] of the same tables; on error nothing
+    /// changes.
+    ///
+    /// ```
+    /// # use lcmp_decide::*;
+    /// let t = tables::Tables::paper_defaults();
+    /// let mut a: Decider<8, 64> = Decider::new(DeciderConfig::DEFAULT);
+    /// let mut b: Decider<8, 64> = Decider::new(DeciderConfig::DEFAULT);
+    /// a.install_valid(t.validated().unwrap()).unwrap();
+    /// b.install(&t).unwrap();
+    /// assert_eq!(a.tables(), b.tables());
+    /// ```
+    pub fn install_valid(&mut self, tables: ValidTables<'_>) -> Result<(), Error> {
+        self.tables.install_valid(tables, PORTS)?;
         self.on_tables_changed();
         Ok(())
     }

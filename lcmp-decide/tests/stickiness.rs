@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use common::events::*;
+use common::in_order::{self, Arrival};
 use common::*;
 use lcmp_decide::flow_cache::SlotStorage;
 use lcmp_decide::*;
@@ -313,12 +314,10 @@ fn a_pin_belongs_to_its_group() {
 /// What the property knows about a forwarded flow.
 #[derive(Clone, Copy, Debug)]
 struct Forwarded {
-    port: PortId,
-    group: GroupId,
+    /// Its port, group and latest arrival (the shared model's).
+    arrival: Arrival,
     /// Absolute tick of its last forwarded packet.
     seen: u64,
-    /// The latest arrival of any of its packets so far, picoseconds.
-    arrival_ps: u128,
     /// The smallest idle timeout in force since.
     min_idle: u32,
 }
@@ -327,28 +326,6 @@ struct Forwarded {
 /// overflow, reuse, failover, withdrawal, displacement and moves to mean
 /// anything).
 static SEEN: [AtomicU64; 7] = [const { AtomicU64::new(0) }; 7];
-
-/// The model's arrival time of a packet sent at `abs` ticks (1 µs) on
-/// `port` for `group`: send time + the path's delay + the queueing delay of
-/// the port's sample in force at the send (the samples the decider saw, at
-/// most the buffer: a queue holds no more than its buffer), picoseconds,
-/// rounded down (the decider rounds its bound up).
-fn arrival_ps(tables: &Tables, group: GroupId, port: PortId, abs: u64, queue: u64) -> u128 {
-    let delay_units = tables
-        .groups
-        .iter()
-        .find(|g| g.id == group)
-        .and_then(|g| g.candidates.iter().find(|c| c.port == port))
-        .map_or(0, |c| c.delay_units);
-    let unit_ps = u128::from(tables.params.delay_unit_ticks) * 1_000_000;
-    let rate = tables
-        .ports
-        .iter()
-        .find(|p| p.id == port)
-        .map_or(1, |p| p.rate_bps);
-    let queue_ps = u128::from(queue.min(BUFFER)) * 8 * 1_000_000_000_000 / u128::from(rate);
-    u128::from(abs) * 1_000_000 + u128::from(delay_units) * unit_ps + queue_ps
-}
 
 fn in_order_in<S: SlotStorage>(mut d: DeciderWith<8, S>, events: &[Event]) -> bool {
     install_start(&mut d);
@@ -380,10 +357,8 @@ fn in_order_in<S: SlotStorage>(mut d: DeciderWith<8, S>, events: &[Event]) -> bo
                         .map(|c| c.delay_units)
                 };
                 flows.retain(|_, f| {
-                    let (was, is) = (
-                        delay(&tables, f.group, f.port),
-                        delay(&next, f.group, f.port),
-                    );
+                    let Arrival { port, group, .. } = f.arrival;
+                    let (was, is) = (delay(&tables, group, port), delay(&next, group, port));
                     // Withdrawn (no longer a candidate) or a new delay: both
                     // outside the promise.
                     was == is && is.is_some()
@@ -396,7 +371,7 @@ fn in_order_in<S: SlotStorage>(mut d: DeciderWith<8, S>, events: &[Event]) -> bo
             Event::Sample(p, q) => queue[usize::from(p)] = q,
             // A port that goes down loses what it queued: its flows fail over
             // (outside the promise).
-            Event::Flap(p, false) => flows.retain(|_, f| f.port != PortId(p)),
+            Event::Flap(p, false) => flows.retain(|_, f| f.arrival.port != PortId(p)),
             _ => {}
         }
         let Event::Packets(packets) = ev else {
@@ -406,10 +381,9 @@ fn in_order_in<S: SlotStorage>(mut d: DeciderWith<8, S>, events: &[Event]) -> bo
         for &n in packets {
             let group = group_of(n);
             // Within the idle timeout (beyond it a flow is new by design).
-            let history = flows
-                .get(&n)
-                .copied()
-                .filter(|f| clock.abs - f.seen <= u64::from(f.min_idle) && f.group == group);
+            let history = flows.get(&n).copied().filter(|f| {
+                clock.abs - f.seen <= u64::from(f.min_idle) && f.arrival.group == group
+            });
             let before = *d.counters();
             let got = d.on_packet(clock.instant(), &flow(n), group);
             if let Some(p) = got.port() {
@@ -425,31 +399,33 @@ fn in_order_in<S: SlotStorage>(mut d: DeciderWith<8, S>, events: &[Event]) -> bo
             );
             let exempt = matches!(got, Decision::New { failover: true, .. });
             let mut moved = 0;
-            if let (Some(f), Some(p)) = (history, got.port()) {
-                let usable = up(&d, f.port) && is_candidate(&d, group, f.port);
+            // When this packet arrives (the shared model).
+            let arrival = got.port().zip(d.tables()).map(|(p, t)| {
+                in_order::arrival_ps(t, group, p, clock.abs, queue[usize::from(p.0)])
+            });
+            if let (Some(f), Some(p), Some(a)) = (history, got.port(), arrival) {
+                let usable = up(&d, f.arrival.port) && is_candidate(&d, group, f.arrival.port);
                 // A flow idle no longer than its port's reorder window (a
                 // lower bound of its safe gap) never moves.
                 // (Unknown: no early reuse at all, so no bound to exceed.)
                 let window = d.tables().map_or(0, |t| {
-                    t.reorder_window_ticks(f.port).map_or(u64::MAX, u64::from)
+                    t.reorder_window_ticks(f.arrival.port)
+                        .map_or(u64::MAX, u64::from)
                 });
                 if usable && clock.abs - f.seen <= window {
                     assert_eq!(
                         got,
-                        Decision::Hit(f.port),
+                        Decision::Hit(f.arrival.port),
                         "flow {n} moved within its window"
                     );
                 }
-                if p != f.port && !exempt {
-                    moved = 1;
-                    let a = arrival_ps(&tables, group, p, clock.abs, queue[usize::from(p.0)]);
-                    assert!(
-                        a > f.arrival_ps,
-                        "flow {n} moved {:?} -> {p:?} after {} ticks and arrives {} ps before its last packet",
-                        f.port,
+                match in_order::check(Some(&f.arrival), p, a, exempt) {
+                    Ok(checked) => moved = u64::from(checked),
+                    Err(early) => panic!(
+                        "flow {n} moved {:?} -> {p:?} after {} ticks and arrives {early} ps before its last packet",
+                        f.arrival.port,
                         clock.abs - f.seen,
-                        f.arrival_ps - a
-                    );
+                    ),
                 }
             }
             let bumped = |a: u64, b: u64| u64::from(a != b);
@@ -469,18 +445,14 @@ fn in_order_in<S: SlotStorage>(mut d: DeciderWith<8, S>, events: &[Event]) -> bo
             }
             match got {
                 Decision::Hit(port) | Decision::New { port, .. } => {
-                    let a = arrival_ps(&tables, group, port, clock.abs, queue[usize::from(port.0)]);
+                    let a = arrival.unwrap_or_default();
                     // Same path: FIFO, so no packet overtakes an earlier one.
-                    let latest = history
-                        .filter(|_| !exempt)
-                        .map_or(a, |f| f.arrival_ps.max(a));
+                    let before = history.as_ref().map(|f| &f.arrival);
                     flows.insert(
                         n,
                         Forwarded {
-                            port,
-                            group,
+                            arrival: in_order::after(before, group, port, a, exempt),
                             seen: clock.abs,
-                            arrival_ps: latest,
                             min_idle: idle,
                         },
                     );

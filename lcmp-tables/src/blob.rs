@@ -39,8 +39,8 @@ pub mod signed;
 pub mod wire;
 
 use lcmp_decide::tables::{
-    Group, GroupId, QueueThresholds, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS, MAX_PORTS,
-    MAX_QUEUE_TABLES,
+    Group, GroupId, QueueThresholds, ValidTables, MAX_CANDIDATES, MAX_GROUPS, MAX_LEVELS,
+    MAX_PORTS, MAX_QUEUE_TABLES,
 };
 use lcmp_decide::{PortId, Tables};
 use serde::{Deserialize, Serialize};
@@ -258,10 +258,33 @@ pub fn decode_blob(bytes: &[u8]) -> Result<Blob, TablesError> {
 /// assert_eq!(scratch, Tables::paper_defaults());
 /// ```
 pub fn decode_blob_into(bytes: &[u8], tables: &mut Tables) -> Result<u64, TablesError> {
+    decode_blob_valid(bytes, tables).map(|(generation, _)| generation)
+}
+
+/// [`decode_blob_into`], returning with the generation the proof that the
+/// tables were validated ([`ValidTables`], a borrow of `tables`), for an
+/// install that does not validate them again
+/// (`DeciderWith::install_valid`, [`ValidTables::compile_into`]). The same
+/// checks, in the same order, with the same errors.
+///
+/// ```
+/// # use lcmp_tables::blob::{decode_blob_valid, encode_blob_vec};
+/// # use lcmp_decide::{Decider, DeciderConfig, Tables};
+/// let blob = encode_blob_vec(&Tables::paper_defaults(), 7).unwrap();
+/// let mut scratch = Tables::new();
+/// let (generation, valid) = decode_blob_valid(&blob, &mut scratch).unwrap();
+/// assert_eq!(generation, 7);
+/// let mut d: Decider<8, 64> = Decider::new(DeciderConfig::DEFAULT);
+/// d.install_valid(valid).unwrap();
+/// ```
+pub fn decode_blob_valid<'a>(
+    bytes: &[u8],
+    tables: &'a mut Tables,
+) -> Result<(u64, ValidTables<'a>), TablesError> {
     let (generation, version, body) = check_blob(bytes)?;
     decode_payload(body, version, tables)?;
-    crate::validate_tables(tables)?;
-    Ok(generation)
+    let tables: &'a Tables = tables;
+    Ok((generation, crate::validate_tables(tables)?))
 }
 
 /// The header and CRC checks of [`decode_blob_into`] (its errors up to

@@ -26,6 +26,7 @@ pub mod blob;
 pub mod error;
 pub mod fraction;
 pub mod replay;
+pub mod time;
 
 pub mod derived;
 
@@ -67,14 +68,20 @@ pub const MAX_RATE_BUCKETS: usize = 16;
 /// of groups, candidates, ports and levels are enforced by the types
 /// (`heapless` vectors) and, for encoded input, by [`blob::decode_blob`].
 ///
+/// Returns the core's proof of the validation
+/// ([`lcmp_decide::tables::ValidTables`]), which an install takes without
+/// validating again (`DeciderWith::install_valid`).
+///
 /// ```
 /// let mut t = lcmp_decide::Tables::paper_defaults();
 /// assert!(lcmp_tables::validate_tables(&t).is_ok());
 /// t.params.low_water = 250; // above the high-water mark
 /// assert!(lcmp_tables::validate_tables(&t).is_err());
 /// ```
-pub fn validate_tables(tables: &lcmp_decide::Tables) -> Result<(), TablesError> {
-    tables.validate(lcmp_decide::tables::MAX_PORTS)?;
+pub fn validate_tables(
+    tables: &lcmp_decide::Tables,
+) -> Result<lcmp_decide::tables::ValidTables<'_>, TablesError> {
+    let valid = tables.validated()?;
     let mut rates: heapless::Vec<u64, { lcmp_decide::tables::MAX_PORTS }> = heapless::Vec::new();
     for p in &tables.ports {
         if !rates.contains(&p.rate_bps) {
@@ -88,5 +95,5 @@ pub fn validate_tables(tables: &lcmp_decide::Tables) -> Result<(), TablesError> 
             count: rates.len() as u64,
         });
     }
-    Ok(())
+    Ok(valid)
 }

@@ -385,7 +385,7 @@ impl Scenario {
         };
         for s in &self.samples {
             decider.sample(
-                Instant::from_ticks(s.t_us as u32),
+                crate::time::instant(&tables.params, s.t_us),
                 known(s.port)?,
                 s.queue_bytes,
             )?;
@@ -398,7 +398,7 @@ impl Scenario {
             switch,
             ports,
             group: GroupId(dst),
-            now: Instant::from_ticks(self.now_us as u32),
+            now: crate::time::instant(&tables.params, self.now_us),
         })
     }
 

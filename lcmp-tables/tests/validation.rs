@@ -126,7 +126,7 @@ fn too_many_rate_buckets() {
         },
     );
     t.ports.pop();
-    assert_eq!(validate_tables(&t), Ok(()));
+    assert_eq!(validate_tables(&t).map(|v| v.tables()), Ok(&t));
 }
 
 #[test]

@@ -4,10 +4,13 @@
 //! Every failure is one line on stderr (`lcmp: error: ...`): exit code 1,
 //! or 2 for a usage error (clap's message, on one line). See `docs/cli.md`.
 
+use std::ffi::OsStr;
 use std::io::Write;
 use std::process::ExitCode;
 
+use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
 use clap::{Parser, Subcommand};
+use lcmp_decide::Scheme;
 
 mod explain;
 mod keys;
@@ -54,9 +57,32 @@ fn run(command: Command) -> Result<(), Failure> {
     }
 }
 
-/// The value parser of `--scheme` (the core's names, from the Tofino
-/// frontend, which parses the same flag).
-pub(crate) use lcmp_tofino::cli::SchemeParser;
+/// The value parser of `lcmp explain` and `lcmp replay`'s `--scheme`: the
+/// core's `Scheme::from_str` (an unknown name is its one-line error), with
+/// the names and [`Scheme::describe`] that `--help` lists. The CLI's own,
+/// not the Tofino frontend's (which parses `lcmp tofino`'s flag): no
+/// command of this crate reaches into a frontend for a core type.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SchemeParser;
+
+impl TypedValueParser for SchemeParser {
+    type Value = Scheme;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Scheme, clap::Error> {
+        let core = StringValueParser::new().try_map(|name| name.parse::<Scheme>());
+        core.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        let named = Scheme::ALL.map(|s| PossibleValue::new(s.name()).help(s.describe()));
+        Some(Box::new(named.into_iter()))
+    }
+}
 
 /// Reads a whole file, with the path in the error.
 fn read_file(path: &std::path::Path) -> Result<Vec<u8>, Failure> {

@@ -10,63 +10,6 @@
 #include <stdint.h>
 
 /**
- * Ports of one decider (port ids `0..LCMP_PORTS`).
- */
-#define LCMP_PORTS 64
-
-/**
- * The flow-cache size of the replay shape: `lcmp replay` and the firmware
- * decide with 1 024 slots (`lcmp_tables::replay::ReplayDecider`), so a
- * decider of this size reproduces their digests. Any other power of two
- * of at least `LCMP_MIN_FLOWS` works for routing.
- */
-#define LCMP_FLOWS 1024
-
-/**
- * The smallest flow cache (one block of two 8-slot buckets).
- */
-#define LCMP_MIN_FLOWS 16
-
-/**
- * Bytes of memory per flow slot.
- */
-#define LCMP_SLOT_BYTES 12
-
-/**
- * Alignment of a decider's memory (the flow cache's key lines).
- */
-#define LCMP_DECIDER_ALIGN 64
-
-/**
- * Upper bound, on every target, of the bytes before the slots (checked at
- * compile time): `lcmp_decider_size(flows) <= LCMP_DECIDER_HEADER_MAX +
- * LCMP_SLOT_BYTES * flows`, for `static` storage in C.
- */
-#define LCMP_DECIDER_HEADER_MAX 45056
-
-/**
- * Most candidates in one route group (and in one explanation).
- */
-#define LCMP_MAX_CANDIDATES 16
-
-/**
- * The port value meaning "none" (no route, not pinned, no rank).
- */
-#define LCMP_NO_PORT 255
-
-/**
- * Packets decided together by `lcmp_on_packets` (its chunk size; any
- * count may be passed).
- */
-#define LCMP_BURST 32
-
-/**
- * The ABI version of this library and header (bumped on any change to a
- * struct layout, a code or a signature; see CHANGELOG.md).
- */
-#define LCMP_ABI_VERSION 7
-
-/**
  * Success.
  */
 #define LCMP_OK 0
@@ -181,6 +124,52 @@
  * no tables of its own (install into an `lcmp_tables` object instead).
  */
 #define LCMP_ERR_TABLES_SHARED -37
+
+/**
+ * The signed blob's signature does not verify under the trusted key it
+ * names: it was changed after signing, or signed by another key.
+ */
+#define LCMP_ERR_SIG_BAD_SIGNATURE -40
+
+/**
+ * The signed blob names a key id that no trusted key has.
+ */
+#define LCMP_ERR_SIG_UNKNOWN_KEY -41
+
+/**
+ * The blob's generation is not newer than the installed one (rollback or
+ * replay).
+ */
+#define LCMP_ERR_SIG_ROLLBACK -42
+
+/**
+ * An unsigned table blob where a signed one is required.
+ */
+#define LCMP_ERR_SIG_UNSIGNED -43
+
+/**
+ * A trusted public key is not a valid Ed25519 key, or two trusted keys
+ * share a key id.
+ */
+#define LCMP_ERR_SIG_BAD_KEY -44
+
+/**
+ * The blob was signed for another device: another switch id or topology
+ * than the `scope` passed (the mix-and-match of one switch's tables onto
+ * another).
+ */
+#define LCMP_ERR_SIG_WRONG_SCOPE -45
+
+/**
+ * A version 1 signed envelope, which has no scope: refused (re-sign with
+ * `lcmp tables sign --topology --switch`).
+ */
+#define LCMP_ERR_SIG_UNSCOPED -46
+
+/**
+ * The blob's signed expiry is before `now`.
+ */
+#define LCMP_ERR_SIG_EXPIRED -47
 
 /**
  * Tables: a shift of 32 or more.
@@ -408,57 +397,68 @@
 #define LCMP_MAX_TRUSTED_KEYS 2
 
 /**
- * The signed blob's signature does not verify under the trusted key it
- * names: it was changed after signing, or signed by another key.
- */
-#define LCMP_ERR_SIG_BAD_SIGNATURE -40
-
-/**
- * The signed blob names a key id that no trusted key has.
- */
-#define LCMP_ERR_SIG_UNKNOWN_KEY -41
-
-/**
- * The blob's generation is not newer than the installed one (rollback or
- * replay).
- */
-#define LCMP_ERR_SIG_ROLLBACK -42
-
-/**
- * An unsigned table blob where a signed one is required.
- */
-#define LCMP_ERR_SIG_UNSIGNED -43
-
-/**
- * A trusted public key is not a valid Ed25519 key, or two trusted keys
- * share a key id.
- */
-#define LCMP_ERR_SIG_BAD_KEY -44
-
-/**
- * The blob was signed for another device: another switch id or topology
- * than the `scope` passed (the mix-and-match of one switch's tables onto
- * another).
- */
-#define LCMP_ERR_SIG_WRONG_SCOPE -45
-
-/**
- * A version 1 signed envelope, which has no scope: refused (re-sign with
- * `lcmp tables sign --topology --switch`).
- */
-#define LCMP_ERR_SIG_UNSCOPED -46
-
-/**
- * The blob's signed expiry is before `now`.
- */
-#define LCMP_ERR_SIG_EXPIRED -47
-
-/**
  * Bytes of a device's scope (`lcmp tables scope` prints them in hex):
  * the switch id (`uint16_t`, little-endian), two zero bytes, the
  * topology's 16-byte digest.
  */
 #define LCMP_SCOPE_LEN 20
+
+/**
+ * Ports of one decider (port ids `0..LCMP_PORTS`).
+ */
+#define LCMP_PORTS 64
+
+/**
+ * The flow-cache size of the replay shape: `lcmp replay` and the firmware
+ * decide with 1 024 slots (`lcmp_tables::replay::ReplayDecider`), so a
+ * decider of this size reproduces their digests. Any other power of two
+ * of at least `LCMP_MIN_FLOWS` works for routing.
+ */
+#define LCMP_FLOWS 1024
+
+/**
+ * The smallest flow cache (one block of two 8-slot buckets).
+ */
+#define LCMP_MIN_FLOWS 16
+
+/**
+ * Bytes of memory per flow slot.
+ */
+#define LCMP_SLOT_BYTES 12
+
+/**
+ * Alignment of a decider's memory (the flow cache's key lines).
+ */
+#define LCMP_DECIDER_ALIGN 64
+
+/**
+ * Upper bound, on every target, of the bytes before the slots (checked at
+ * compile time): `lcmp_decider_size(flows) <= LCMP_DECIDER_HEADER_MAX +
+ * LCMP_SLOT_BYTES * flows`, for `static` storage in C.
+ */
+#define LCMP_DECIDER_HEADER_MAX 45056
+
+/**
+ * Most candidates in one route group (and in one explanation).
+ */
+#define LCMP_MAX_CANDIDATES 16
+
+/**
+ * The port value meaning "none" (no route, not pinned, no rank).
+ */
+#define LCMP_NO_PORT 255
+
+/**
+ * Packets decided together by `lcmp_on_packets` (its chunk size; any
+ * count may be passed).
+ */
+#define LCMP_BURST 32
+
+/**
+ * The ABI version of this library and header (bumped on any change to a
+ * struct layout, a code or a signature; see CHANGELOG.md).
+ */
+#define LCMP_ABI_VERSION 7
 
 /**
  * Words of storage in an [`lcmp_digest`].
@@ -467,13 +467,13 @@
 
 /**
  * An opaque decider in caller-provided memory (see
- * [`lcmp_decider_init`]).
+ * `lcmp_decider_init`).
  */
 typedef struct lcmp_decider lcmp_decider;
 
 /**
  * An opaque tables object in caller-provided memory (see
- * [`lcmp_tables_init`]): one compiled generation of tables, which any
+ * `lcmp_tables_init`): one compiled generation of tables, which any
  * number of deciders read.
  */
 typedef struct lcmp_tables lcmp_tables;
@@ -1323,17 +1323,17 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  *   lcmp_explain                             1412          4769
  *   lcmp_set_port                              40            74
  *   lcmp_gc                                    56         20634
- *   lcmp_install                             1908         30731
- *   lcmp_install_signed                      6440       1958770
- *   lcmp_install_signed:replay               2948        117250
- *   lcmp_install_signed:refused              2948        116294
- *   lcmp_decider_init                         184         13473
- *   lcmp_tables_install                      1868         18672
- *   lcmp_tables_install_signed               6400       1946733
- *   lcmp_tables_install_signed:refused       2956        116300
+ *   lcmp_install                             1804         29693
+ *   lcmp_install_signed                      6432       1957708
+ *   lcmp_install_signed:replay               2868        117215
+ *   lcmp_install_signed:refused              2868        116289
+ *   lcmp_decider_init                         272         13360
+ *   lcmp_tables_install                      1772         17636
+ *   lcmp_tables_install_signed               6432       1945683
+ *   lcmp_tables_install_signed:refused       2868        116296
  *   lcmp_use_tables                           244         12102
  *   lcmp_release_tables                         8            37
- *   lcmp_decider_init_shared                  184          2042
+ *   lcmp_decider_init_shared                  272          2088
  *   lcmp_tables_init                           48           251
  *   lcmp_digest_update                        200           206
  *   lcmp_digest_init                            8            21
@@ -1347,7 +1347,7 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  *   lcmp_blob_len                               8            39
  *   lcmp_set_scheme                             8            24
  *   lcmp_set_tables_current                     8            28
- *   lcmp_strerror                               8            11
+ *   lcmp_strerror                               8            26
  *   lcmp_reason_str                             8            10
  *   lcmp_decider_size                           8            27
  *   lcmp_decider_shared_size                    8            20
@@ -1355,8 +1355,8 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  *   lcmp_tables_size                            8             5
  *   lcmp_tables_align                           8             5
  *   lcmp_abi_version                            8             5
- *   lcmp_decider_init:again                   148           112
- *   lcmp_verify_signed                       6200       1929921
+ *   lcmp_decider_init:again                   188           140
+ *   lcmp_verify_signed                       6184       1929883
  *   lcmp_decider_fini                          16            37
  *   lcmp_tables_fini                           16            42
  */

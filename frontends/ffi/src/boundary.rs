@@ -1,18 +1,22 @@
-//! The only module of the workspace with `unsafe` code: it turns the raw
-//! pointers a C caller passes into references, checking everything that
-//! can be checked (null, alignment, size, the handle's magic word) and
-//! stating in each function's `# Safety` section what cannot be, and it
-//! implements the flow-cache storage over the caller's memory.
+//! The pointer layer, and the only module of the workspace with `unsafe`
+//! blocks: it turns the raw pointers a C caller passes into references,
+//! checking everything that can be checked (null, alignment, size, the
+//! handle's magic word) and stating in each function's `# Safety` section
+//! what cannot be; it lays out the opaque handle and tables object in the
+//! caller's memory and implements the flow-cache storage there. It imports
+//! only the leaves `codes` and `types`.
 //!
 //! The `extern "C"` functions elsewhere in the crate reach caller memory
 //! only through the macros at the end of this module (`handle_mut!`,
-//! `handle_ref!`, `input!`, `output!`, `bytes!`, `slice!`, `slice_mut!`,
-//! `digest_mut!`), which hold the crate's only `unsafe` blocks outside this
-//! file's functions: each one forwards its caller's documented contract.
+//! `handle_ref!`, `input!`, `out!`, `output!`, `bytes!`, `slice!`,
+//! `slice_mut!`, `tables_ref!`, `digest_mut!`), generic where the
+//! rustls-ffi helpers are (`try_ref_from_ptr!`), which hold the crate's
+//! only `unsafe` blocks outside this file's functions: each one forwards
+//! its caller's documented contract.
 
 use core::cell::UnsafeCell;
 use core::ffi::c_void;
-use core::mem::{align_of, offset_of, size_of};
+use core::mem::{align_of, offset_of, size_of, MaybeUninit};
 use core::ops::Deref;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -23,12 +27,65 @@ use lcmp_decide::tables::CompiledTables;
 use lcmp_decide::{DeciderConfig, DeciderWith, Tables};
 
 use crate::codes::*;
-use crate::types::lcmp_config;
-use crate::types::{lcmp_digest, DigestState, DIGEST_MAGIC};
-use crate::{
-    lcmp_decider, lcmp_tables, TablesBody, LCMP_DECIDER_ALIGN, LCMP_DECIDER_HEADER_MAX, LCMP_PORTS,
-    MAGIC, TABLES_MAGIC,
+use crate::types::{
+    lcmp_config, lcmp_digest, DigestState, DIGEST_MAGIC, LCMP_DECIDER_ALIGN,
+    LCMP_DECIDER_HEADER_MAX, LCMP_PORTS,
 };
+
+/// The decider type behind a handle: its slots live after the handle in
+/// the caller's memory, and it reads its tables through a counted
+/// reference to an `lcmp_tables` object (its own, or a shared one).
+pub(crate) type Inner = DeciderWith<LCMP_PORTS, CallerSlots, Option<TablesRef>>;
+
+/// Written into a handle by `lcmp_decider_init` ("LCMP"), cleared by
+/// `lcmp_decider_fini`: an init over memory that holds it is refused.
+pub(crate) const MAGIC: u32 = 0x4C43_4D50;
+
+/// Written last into a tables object by `lcmp_tables_init` ("LCTB"),
+/// cleared by `lcmp_tables_fini`.
+pub(crate) const TABLES_MAGIC: u32 = 0x4C43_5442;
+
+/// An opaque decider in caller-provided memory (see
+/// `lcmp_decider_init`).
+pub struct lcmp_decider {
+    magic: u32,
+    /// The generation of the tables the decider reads (0 without tables).
+    pub(crate) generation: u64,
+    /// The decider.
+    pub(crate) inner: Inner,
+    /// The decider's own tables object, after its slots in the caller's
+    /// memory (`lcmp_decider_init`), or null (`lcmp_decider_init_shared`).
+    own: *mut lcmp_tables,
+}
+
+/// An opaque tables object in caller-provided memory (see
+/// `lcmp_tables_init`): one compiled generation of tables, which any
+/// number of deciders read.
+pub struct lcmp_tables {
+    /// [`TABLES_MAGIC`] while the object is live (from `lcmp_tables_init`
+    /// to `lcmp_tables_fini`); atomic because `lcmp_tables_fini` clears
+    /// it through the shared reference every thread holds.
+    magic: AtomicU32,
+    /// [`WRITING`] and [`READY`] flags and the count
+    /// of deciders that read the tables, in one word so that attach and
+    /// install decide atomically.
+    state: AtomicU32,
+    /// Written only by an install that holds the `WRITING` flag with no
+    /// user, read only by holders of a user count.
+    body: UnsafeCell<TablesBody>,
+}
+
+/// The contents of a tables object.
+pub(crate) struct TablesBody {
+    /// The installed blob's generation (0 while empty).
+    pub(crate) generation: u64,
+    /// Where an install decodes a blob before it compiles the tables, so
+    /// that neither the decoded nor the compiled tables are ever built on
+    /// the stack (every frame of the library stays under 4 KiB).
+    pub(crate) scratch: Tables,
+    /// What the deciders read.
+    pub(crate) compiled: CompiledTables,
+}
 
 /// The flow-cache slots of a handle: the [`SlotBlock`]s that follow the
 /// handle in the caller's memory (`lcmp_decider_init` checked their size
@@ -157,21 +214,25 @@ pub(crate) fn decider_bytes(flows: usize, owns_tables: bool) -> Option<usize> {
         .filter(|&n| n <= isize::MAX as usize)
 }
 
-/// Writes a fresh decider with `flows` slots into `mem` and returns the
-/// handle; with `owns_tables`, an empty tables object of its own after the
-/// slots.
+/// Writes a fresh decider with `flows` slots into `mem` and its handle
+/// into `*out` (checked first); with `owns_tables`, an empty tables object
+/// of its own after the slots.
 ///
 /// # Safety
 /// `mem` must be null or valid for writes of `mem_len` bytes, and those
 /// bytes must not be accessed through any other pointer while the handle is
-/// in use.
+/// in use; `out` must be null or writable.
 pub(crate) unsafe fn init(
     mem: *mut c_void,
     mem_len: usize,
     flows: usize,
     config: DeciderConfig,
     owns_tables: bool,
-) -> Result<*mut lcmp_decider, i32> {
+    out: *mut *mut lcmp_decider,
+) -> Result<(), i32> {
+    if out.is_null() {
+        return Err(LCMP_ERR_NULL);
+    }
     if mem.is_null() {
         return Err(LCMP_ERR_NULL);
     }
@@ -219,7 +280,8 @@ pub(crate) unsafe fn init(
     // that do not overlap the slots; `write` does not read or drop the old
     // bytes.
     unsafe { p.write(value) };
-    Ok(p)
+    // SAFETY: forwarded contract (`out` writable).
+    unsafe { output(out, p) }
 }
 
 /// `LCMP_ERR_ALREADY_INITIALIZED` if the caller's memory holds a live
@@ -428,16 +490,13 @@ impl lcmp_tables {
     }
 
     /// [`lcmp_tables::write`] for the tables object a handle owns, which
-    /// that handle may be reading: the caller holds the handle exclusively
-    /// (`&mut lcmp_decider`) and no other decider can reach the object (its
-    /// pointer never leaves the handle), so no reference into the body is
-    /// live while `f` runs even if a user count is held.
+    /// that handle may be reading ([`lcmp_decider::write_own`]).
     ///
     /// # Safety
     /// `self` must be the `own` object of a handle borrowed mutably by the
     /// caller, and no `&CompiledTables` from that handle's tables may be
     /// live.
-    pub(crate) unsafe fn write_own<R>(
+    unsafe fn write_own<R>(
         &self,
         f: impl FnOnce(&mut TablesBody) -> Result<R, i32>,
     ) -> Result<R, i32> {
@@ -507,6 +566,33 @@ impl lcmp_decider {
         // object after the slots, in the caller's memory, valid while the
         // handle is.
         unsafe { self.own.as_ref() }
+    }
+
+    /// Runs an install `f` on the body of the handle's own tables object
+    /// (`LCMP_ERR_TABLES_SHARED` if it has none), which the handle itself
+    /// may be reading, then returns a counted reference to it for the
+    /// decider to read. On error the object is as `f` left it (`f` must
+    /// leave `compiled` and `generation` unchanged when it fails).
+    pub(crate) fn write_own(
+        &mut self,
+        f: impl FnOnce(&mut TablesBody) -> Result<(), i32>,
+    ) -> Result<TablesRef, i32> {
+        let own = self.own().ok_or(LCMP_ERR_TABLES_SHARED)?;
+        // SAFETY: `own` is this handle's own object, and the handle is
+        // borrowed mutably here, so no other call reads it; no other
+        // decider can reach the object (its pointer never leaves the
+        // handle), and no `&CompiledTables` from this handle's tables is
+        // live (each borrows the handle).
+        unsafe { own.write_own(f) }?;
+        own.acquire()
+    }
+
+    /// Ends the handle (`lcmp_decider_fini`, after it let go of its
+    /// tables): its magic word is cleared, so that every later call on it
+    /// is `LCMP_ERR_NOT_INITIALIZED` and `lcmp_decider_init` may take the
+    /// memory again.
+    pub(crate) fn end(&mut self) {
+        self.magic = 0;
     }
 }
 
@@ -581,17 +667,17 @@ pub(crate) unsafe fn input<'a, T: Copy>(p: *const T) -> Result<&'a T, i32> {
     Ok(unsafe { &*p })
 }
 
-/// A caller's `lcmp_config`: its `size` field is read first, and the rest
-/// only if `size` is this library's `sizeof(lcmp_config)` (a caller built
-/// against another header may have a smaller struct); `LCMP_ERR_ABI`
-/// otherwise.
+/// A caller's `lcmp_config` (`None` for a null pointer: the defaults):
+/// its `size` field is read first, and the rest only if `size` is this
+/// library's `sizeof(lcmp_config)` (a caller built against another header
+/// may have a smaller struct); `LCMP_ERR_ABI` otherwise.
 ///
 /// # Safety
 /// `p` must be null or valid for reads of the `size` field and, when that
 /// field equals `size_of::<lcmp_config>()`, of a whole `lcmp_config`.
-pub(crate) unsafe fn config(p: *const lcmp_config) -> Result<lcmp_config, i32> {
+pub(crate) unsafe fn config(p: *const lcmp_config) -> Result<Option<lcmp_config>, i32> {
     if p.is_null() {
-        return Err(LCMP_ERR_NULL);
+        return Ok(None);
     }
     if !p.is_aligned() {
         return Err(LCMP_ERR_MISALIGNED);
@@ -605,7 +691,7 @@ pub(crate) unsafe fn config(p: *const lcmp_config) -> Result<lcmp_config, i32> {
     }
     // SAFETY: the caller's struct is a whole `lcmp_config` (its size says
     // so), integer-only, so any bits are a valid value.
-    Ok(unsafe { p.read() })
+    Ok(Some(unsafe { p.read() }))
 }
 
 /// A caller's array of `n` input structs (integer-only `repr(C)`). A null
@@ -662,21 +748,45 @@ pub(crate) unsafe fn slice_mut<'a, T: Copy>(p: *mut T, n: usize) -> Result<&'a m
     Ok(unsafe { core::slice::from_raw_parts_mut(p, n) })
 }
 
-/// Writes one value to a caller's output location (never read first, so the
-/// caller's memory may be uninitialised).
+/// A caller's output location, checked (non-null, aligned) before
+/// anything changes, so that the final write cannot fail; writing it is
+/// safe.
+pub(crate) struct Out<'a, T>(&'a mut MaybeUninit<T>);
+
+impl<T> Out<'_, T> {
+    /// Writes the value (the caller's memory is never read, so it may be
+    /// uninitialised).
+    pub(crate) fn write(self, value: T) {
+        self.0.write(value);
+    }
+}
+
+/// A caller's output location, for one later write.
 ///
 /// # Safety
-/// `p` must be null or valid for writes of one `T`.
-pub(crate) unsafe fn output<T>(p: *mut T, value: T) -> Result<(), i32> {
+/// `p` must be null or valid for writes of one `T` that nothing else
+/// accesses while the returned value lives.
+pub(crate) unsafe fn out<'a, T>(p: *mut T) -> Result<Out<'a, T>, i32> {
     if p.is_null() {
         return Err(LCMP_ERR_NULL);
     }
     if !p.is_aligned() {
         return Err(LCMP_ERR_MISALIGNED);
     }
-    // SAFETY: non-null, aligned and writable by the caller's contract;
-    // `write` neither reads nor drops the previous contents.
-    unsafe { p.write(value) };
+    // SAFETY: non-null, aligned and writable, exclusively (caller);
+    // `MaybeUninit<T>` has `T`'s layout and any contents are a valid
+    // `MaybeUninit<T>`, so the reference never reads them.
+    Ok(Out(unsafe { &mut *p.cast::<MaybeUninit<T>>() }))
+}
+
+/// Writes one value to a caller's output location (never read first, so the
+/// caller's memory may be uninitialised).
+///
+/// # Safety
+/// `p` must be null or valid for writes of one `T`.
+pub(crate) unsafe fn output<T>(p: *mut T, value: T) -> Result<(), i32> {
+    // SAFETY: forwarded contract.
+    unsafe { out(p) }?.write(value);
     Ok(())
 }
 
@@ -751,6 +861,25 @@ macro_rules! try_boundary {
             Ok(v) => v,
             Err(code) => return code,
         }
+    };
+}
+
+/// `$e` (a `Result<T, i32>` of safe code) or an early `return` of its
+/// error code.
+macro_rules! try_code {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(code) => return code,
+        }
+    };
+}
+
+/// A caller's output location (checked now, written later), or `return`
+/// its error code.
+macro_rules! out {
+    ($p:expr) => {
+        try_boundary!($crate::boundary::out($p))
     };
 }
 

@@ -1,12 +1,16 @@
-//! Every numeric code of the C ABI: status codes and their messages, and
-//! the enum codes of configs, flows, decisions, reasons and cuts. The enum
-//! codes are the core's own (`lcmp_decide::codes`); the literals here exist
-//! because cbindgen needs them to write `#define`s, and a compile-time
-//! assertion ties each to the core's value, so the two cannot drift.
+//! Every numeric code of the C ABI, and nothing else (a leaf: it imports
+//! no module of this crate): the status codes, with their messages in one
+//! table ([`STATUS`], read by `lcmp_strerror`) and one mapping from the
+//! Rust errors ([`error_code`], [`tables_error_code`]), as rustls-ffi keeps
+//! one `rustls_result` and one `map_error`; and the enum codes of configs,
+//! flows, decisions, reasons and cuts. The enum codes are the core's own
+//! (`lcmp_decide::codes`); the literals here exist because cbindgen needs
+//! them to write `#define`s, and a compile-time assertion ties each to the
+//! core's value, so the two cannot drift.
 
 use core::ffi::CStr;
 
-use ::lcmp_tables::{FormatError, TablesError};
+use ::lcmp_tables::{FormatError, SignatureError, TablesError};
 use lcmp_decide::codes::DecisionKind;
 use lcmp_decide::{CutReason, Error, Reason, Scheme};
 
@@ -66,6 +70,28 @@ pub const LCMP_ERR_TABLES_NOT_READY: i32 = -36;
 /// `lcmp_install` on a decider made by `lcmp_decider_init_shared`: it has
 /// no tables of its own (install into an `lcmp_tables` object instead).
 pub const LCMP_ERR_TABLES_SHARED: i32 = -37;
+/// The signed blob's signature does not verify under the trusted key it
+/// names: it was changed after signing, or signed by another key.
+pub const LCMP_ERR_SIG_BAD_SIGNATURE: i32 = -40;
+/// The signed blob names a key id that no trusted key has.
+pub const LCMP_ERR_SIG_UNKNOWN_KEY: i32 = -41;
+/// The blob's generation is not newer than the installed one (rollback or
+/// replay).
+pub const LCMP_ERR_SIG_ROLLBACK: i32 = -42;
+/// An unsigned table blob where a signed one is required.
+pub const LCMP_ERR_SIG_UNSIGNED: i32 = -43;
+/// A trusted public key is not a valid Ed25519 key, or two trusted keys
+/// share a key id.
+pub const LCMP_ERR_SIG_BAD_KEY: i32 = -44;
+/// The blob was signed for another device: another switch id or topology
+/// than the `scope` passed (the mix-and-match of one switch's tables onto
+/// another).
+pub const LCMP_ERR_SIG_WRONG_SCOPE: i32 = -45;
+/// A version 1 signed envelope, which has no scope: refused (re-sign with
+/// `lcmp tables sign --topology --switch`).
+pub const LCMP_ERR_SIG_UNSCOPED: i32 = -46;
+/// The blob's signed expiry is before `now`.
+pub const LCMP_ERR_SIG_EXPIRED: i32 = -47;
 /// Tables: a shift of 32 or more.
 pub const LCMP_ERR_SHIFT_TOO_LARGE: i32 = -10;
 /// Tables: weights whose weighted sum of scores could overflow.
@@ -208,8 +234,10 @@ pub fn error_code(e: Error) -> i32 {
     }
 }
 
-/// The status code of a blob error.
-pub fn blob_error_code(e: TablesError) -> i32 {
+/// The status code of an `lcmp_tables` error (a blob's, a signed blob's,
+/// or the core's tables it carries): the one mapping of every install
+/// and verify call.
+pub fn tables_error_code(e: TablesError) -> i32 {
     match e {
         TablesError::Core(e) => error_code(e),
         TablesError::Format(FormatError::Truncated { .. }) => LCMP_ERR_BLOB_TRUNCATED,
@@ -217,6 +245,16 @@ pub fn blob_error_code(e: TablesError) -> i32 {
         TablesError::Format(FormatError::UnsupportedVersion(_)) => LCMP_ERR_BLOB_VERSION,
         TablesError::Format(FormatError::CrcMismatch { .. }) => LCMP_ERR_BLOB_CRC,
         TablesError::Format(FormatError::LengthMismatch { .. }) => LCMP_ERR_BLOB_LENGTH,
+        TablesError::Signature(e) => match e {
+            SignatureError::BadSignature => LCMP_ERR_SIG_BAD_SIGNATURE,
+            SignatureError::UnknownKey(_) => LCMP_ERR_SIG_UNKNOWN_KEY,
+            SignatureError::Rollback { .. } => LCMP_ERR_SIG_ROLLBACK,
+            SignatureError::Unsigned => LCMP_ERR_SIG_UNSIGNED,
+            SignatureError::WrongScope { .. } => LCMP_ERR_SIG_WRONG_SCOPE,
+            SignatureError::Unscoped => LCMP_ERR_SIG_UNSCOPED,
+            SignatureError::Expired { .. } => LCMP_ERR_SIG_EXPIRED,
+            _ => LCMP_ERR_SIG_BAD_KEY,
+        },
         _ => LCMP_ERR_BAD_BLOB,
     }
 }
@@ -225,54 +263,79 @@ pub fn blob_error_code(e: TablesError) -> i32 {
 pub(crate) const UNKNOWN_CODE: &CStr =
     c"unknown error code (not an LCMP_ERR_* of this library's lcmp.h)";
 
-/// The message of `lcmp_strerror`.
-pub fn strerror(code: i32) -> &'static CStr {
-    match code {
-        LCMP_OK => c"ok",
-        LCMP_ERR_NULL => c"a required pointer is null",
-        LCMP_ERR_MISALIGNED => c"a pointer is not aligned for its type",
-        LCMP_ERR_BUFFER_TOO_SMALL => {
-            c"buffer smaller than its size call (lcmp_decider_size, lcmp_decider_shared_size or lcmp_tables_size)"
-        }
-        LCMP_ERR_NOT_INITIALIZED => c"handle not initialised by lcmp_decider_init",
-        LCMP_ERR_INVALID_ARGUMENT => {
-            c"argument out of range: scheme, hash, overflow policy, address family, a 0/1 flag, n_keys (1 or 2) or the scope"
-        }
-        LCMP_ERR_PORT_OUT_OF_RANGE => c"port id is not below LCMP_PORTS",
-        LCMP_ERR_BAD_BLOB => c"table blob cannot be decoded",
-        LCMP_ERR_FLOWS => c"flow slots must be a power of two of at least LCMP_MIN_FLOWS",
-        LCMP_ERR_BLOB_TRUNCATED => c"table blob truncated",
-        LCMP_ERR_BLOB_BAD_MAGIC => {
-            c"not a table blob (bad magic; a signed blob, magic LCMS, goes to lcmp_install_signed)"
-        }
-        LCMP_ERR_BLOB_VERSION => c"table blob format version not supported",
-        LCMP_ERR_BLOB_CRC => c"table blob CRC mismatch",
-        LCMP_ERR_BLOB_LENGTH => c"buffer longer than the table blob's declared length",
-        LCMP_ERR_ABI => c"lcmp_config.size or abi_version differs from this library's",
-        LCMP_ERR_NO_SUCH_PORT => c"the installed tables have no such port",
-        LCMP_ERR_ALREADY_INITIALIZED => {
-            c"memory holds a live decider or tables object: finish it (lcmp_*_fini) first"
-        }
-        LCMP_ERR_TABLES_IN_USE => c"tables object still used by a decider or being installed",
-        LCMP_ERR_TABLES_NOT_READY => c"tables object empty or being installed",
-        LCMP_ERR_TABLES_SHARED => c"decider has no tables of its own: install into its lcmp_tables",
-        LCMP_ERR_SHIFT_TOO_LARGE => c"tables: a shift is 32 or more",
-        LCMP_ERR_WEIGHT_OVERFLOW => c"tables: weights could overflow the weighted sum",
-        LCMP_ERR_INVALID_SETTING => c"tables: water mark, cut or tick rate out of range",
-        LCMP_ERR_INVALID_LEVELS => c"tables: level scores empty or not strictly increasing",
-        LCMP_ERR_INVALID_CAPACITY_THRESHOLDS => {
-            c"tables: capacity thresholds not one per level or not increasing"
-        }
-        LCMP_ERR_DUPLICATE_PORT => c"tables: a port is listed twice",
-        LCMP_ERR_ZERO_PORT_CAPACITY => c"tables: a port has zero rate or buffer",
-        LCMP_ERR_UNKNOWN_PORT => c"tables: a group names an unknown port",
-        LCMP_ERR_DUPLICATE_GROUP => c"tables: a group is listed twice",
-        LCMP_ERR_EMPTY_GROUP => c"tables: a group has no candidate",
-        LCMP_ERR_DUPLICATE_CANDIDATE => c"tables: a port appears twice in one group",
-        LCMP_ERR_ZERO_CAPACITY => c"tables: a candidate has zero capacity",
-        LCMP_ERR_INVALID_TABLES => c"tables rejected",
-        other => crate::signed::signed_strerror(other).unwrap_or(UNKNOWN_CODE),
+/// Every status code of the C ABI with its `lcmp_strerror` message, in
+/// code order: the one table of codes (a compile-time check below keeps
+/// the codes distinct; a test compares the table with lcmp.h's
+/// `LCMP_OK`/`LCMP_ERR_*` defines).
+pub(crate) const STATUS: [(i32, &CStr); 41] = [
+    (LCMP_OK, c"ok"),
+    (LCMP_ERR_NULL, c"a required pointer is null"),
+    (LCMP_ERR_MISALIGNED, c"a pointer is not aligned for its type"),
+    (LCMP_ERR_BUFFER_TOO_SMALL, c"buffer smaller than its size call (lcmp_decider_size, lcmp_decider_shared_size or lcmp_tables_size)"),
+    (LCMP_ERR_NOT_INITIALIZED, c"handle not initialised by lcmp_decider_init"),
+    (LCMP_ERR_INVALID_ARGUMENT, c"argument out of range: scheme, hash, overflow policy, address family, a 0/1 flag, n_keys (1 or 2) or the scope"),
+    (LCMP_ERR_PORT_OUT_OF_RANGE, c"port id is not below LCMP_PORTS"),
+    (LCMP_ERR_BAD_BLOB, c"table blob cannot be decoded"),
+    (LCMP_ERR_FLOWS, c"flow slots must be a power of two of at least LCMP_MIN_FLOWS"),
+    (LCMP_ERR_ABI, c"lcmp_config.size or abi_version differs from this library's"),
+    (LCMP_ERR_SHIFT_TOO_LARGE, c"tables: a shift is 32 or more"),
+    (LCMP_ERR_WEIGHT_OVERFLOW, c"tables: weights could overflow the weighted sum"),
+    (LCMP_ERR_INVALID_SETTING, c"tables: water mark, cut or tick rate out of range"),
+    (LCMP_ERR_INVALID_LEVELS, c"tables: level scores empty or not strictly increasing"),
+    (LCMP_ERR_INVALID_CAPACITY_THRESHOLDS, c"tables: capacity thresholds not one per level or not increasing"),
+    (LCMP_ERR_DUPLICATE_PORT, c"tables: a port is listed twice"),
+    (LCMP_ERR_ZERO_PORT_CAPACITY, c"tables: a port has zero rate or buffer"),
+    (LCMP_ERR_UNKNOWN_PORT, c"tables: a group names an unknown port"),
+    (LCMP_ERR_DUPLICATE_GROUP, c"tables: a group is listed twice"),
+    (LCMP_ERR_EMPTY_GROUP, c"tables: a group has no candidate"),
+    (LCMP_ERR_DUPLICATE_CANDIDATE, c"tables: a port appears twice in one group"),
+    (LCMP_ERR_ZERO_CAPACITY, c"tables: a candidate has zero capacity"),
+    (LCMP_ERR_INVALID_TABLES, c"tables rejected"),
+    (LCMP_ERR_NO_SUCH_PORT, c"the installed tables have no such port"),
+    (LCMP_ERR_ALREADY_INITIALIZED, c"memory holds a live decider or tables object: finish it (lcmp_*_fini) first"),
+    (LCMP_ERR_BLOB_TRUNCATED, c"table blob truncated"),
+    (LCMP_ERR_BLOB_BAD_MAGIC, c"not a table blob (bad magic; a signed blob, magic LCMS, goes to lcmp_install_signed)"),
+    (LCMP_ERR_BLOB_VERSION, c"table blob format version not supported"),
+    (LCMP_ERR_BLOB_CRC, c"table blob CRC mismatch"),
+    (LCMP_ERR_BLOB_LENGTH, c"buffer longer than the table blob's declared length"),
+    (LCMP_ERR_TABLES_IN_USE, c"tables object still used by a decider or being installed"),
+    (LCMP_ERR_TABLES_NOT_READY, c"tables object empty or being installed"),
+    (LCMP_ERR_TABLES_SHARED, c"decider has no tables of its own: install into its lcmp_tables"),
+    (LCMP_ERR_SIG_BAD_SIGNATURE, c"bad signature: the blob was changed or signed by another key"),
+    (LCMP_ERR_SIG_UNKNOWN_KEY, c"signed by a key that is not trusted"),
+    (LCMP_ERR_SIG_ROLLBACK, c"rollback: generation not newer than the installed one"),
+    (LCMP_ERR_SIG_UNSIGNED, c"unsigned blob: only signed blobs are accepted"),
+    (LCMP_ERR_SIG_BAD_KEY, c"trusted key not a valid Ed25519 public key, or a duplicate"),
+    (LCMP_ERR_SIG_WRONG_SCOPE, c"wrong scope: the blob was signed for another switch or topology"),
+    (LCMP_ERR_SIG_UNSCOPED, c"signed envelope version 1 (no scope): re-sign it"),
+    (LCMP_ERR_SIG_EXPIRED, c"expired: the blob's signed expiry has passed"),
+];
+
+/// Where each code's message is in [`STATUS`] (255: no such code),
+/// indexed by `-code`: built from the table at compile time, so that
+/// `lcmp_strerror` is a bounds check and two loads, not a search.
+const BY_CODE: [u8; 48] = {
+    let mut index = [u8::MAX; 48];
+    let mut i = 0;
+    while i < STATUS.len() {
+        let code = STATUS[i].0;
+        // Every code is in 0..=-47 and appears once.
+        assert!(code <= 0 && code > -(index.len() as i32));
+        assert!(index[(-code) as usize] == u8::MAX);
+        index[(-code) as usize] = i as u8;
+        i += 1;
     }
+    index
+};
+
+/// The message of `lcmp_strerror`: the code's in `STATUS`, or
+/// `UNKNOWN_CODE`.
+pub fn strerror(code: i32) -> &'static CStr {
+    code.checked_neg()
+        .and_then(|n| usize::try_from(n).ok())
+        .and_then(|n| BY_CODE.get(n))
+        .and_then(|&i| STATUS.get(usize::from(i)))
+        .map_or(UNKNOWN_CODE, |(_, message)| message)
 }
 
 /// The core's reason names as C strings, in code order (checked against

@@ -3,13 +3,13 @@
 
 use core::ffi::{c_char, c_void};
 
-use lcmp_decide::{GroupId, Instant, PortId, Tables};
+use lcmp_decide::{GroupId, Instant, PortId};
 
-use crate::boundary::{self, decider_bytes};
+use crate::boundary::{self, decider_bytes, lcmp_decider, Inner};
 use crate::codes::*;
-use crate::shared::install_own;
+use crate::convert::*;
+use crate::shared::{decode_unsigned, install_own};
 use crate::types::*;
-use crate::{lcmp_decider, Inner, LCMP_ABI_VERSION, LCMP_DECIDER_ALIGN};
 
 fn status(r: Result<(), i32>) -> i32 {
     match r {
@@ -77,8 +77,9 @@ pub unsafe extern "C" fn lcmp_decider_init(
     config: *const lcmp_config,
     out: *mut *mut lcmp_decider,
 ) -> i32 {
-    // SAFETY: the same contract.
-    unsafe { decider_init(mem, mem_len, flows, config, out, true) }
+    let config = try_code!(decider_config(try_boundary!(boundary::config(config))));
+    try_boundary!(boundary::init(mem, mem_len, flows, config, true, out));
+    LCMP_OK
 }
 
 /// `lcmp_decider_init` for a decider with no tables of its own, in
@@ -97,8 +98,9 @@ pub unsafe extern "C" fn lcmp_decider_init_shared(
     config: *const lcmp_config,
     out: *mut *mut lcmp_decider,
 ) -> i32 {
-    // SAFETY: the same contract.
-    unsafe { decider_init(mem, mem_len, flows, config, out, false) }
+    let config = try_code!(decider_config(try_boundary!(boundary::config(config))));
+    try_boundary!(boundary::init(mem, mem_len, flows, config, false, out));
+    LCMP_OK
 }
 
 /// Ends decider `d`: lets go of the tables it reads (a shared object's
@@ -124,36 +126,7 @@ pub unsafe extern "C" fn lcmp_decider_fini(d: *mut lcmp_decider) -> i32 {
             return code;
         }
     }
-    d.magic = 0;
-    LCMP_OK
-}
-
-/// Both initialisers.
-///
-/// # Safety
-/// As `lcmp_decider_init`.
-unsafe fn decider_init(
-    mem: *mut c_void,
-    mem_len: usize,
-    flows: usize,
-    config: *const lcmp_config,
-    out: *mut *mut lcmp_decider,
-    owns_tables: bool,
-) -> i32 {
-    let config = if config.is_null() {
-        lcmp_config::default()
-    } else {
-        try_boundary!(boundary::config(config))
-    };
-    let config = match config_from_c(&config) {
-        Ok(c) => c,
-        Err(e) => return e,
-    };
-    if out.is_null() {
-        return LCMP_ERR_NULL;
-    }
-    let handle = try_boundary!(boundary::init(mem, mem_len, flows, config, owns_tables));
-    output!(out, handle);
+    d.end();
     LCMP_OK
 }
 
@@ -176,9 +149,7 @@ pub unsafe extern "C" fn lcmp_install(d: *mut lcmp_decider, blob: *const u8, len
     let blob = bytes!(blob, len);
     // Decoded into the tables object's scratch, then validated and
     // compiled in place: the decider is unchanged on error.
-    let decode =
-        |s: &mut Tables| ::lcmp_tables::blob::decode_blob_into(blob, s).map_err(blob_error_code);
-    match install_own(d, decode) {
+    match install_own(d, |s| decode_unsigned(blob, s)) {
         Ok(_) => LCMP_OK,
         Err(code) => code,
     }

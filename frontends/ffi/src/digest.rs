@@ -6,9 +6,8 @@ use ::lcmp_tables::replay::{DecisionRecord, Digest};
 use lcmp_decide::GroupId;
 
 use crate::codes::LCMP_OK;
-use crate::types::{
-    decision_from_c, flow_from_c, lcmp_decision, lcmp_digest, lcmp_flow, DigestState, DIGEST_MAGIC,
-};
+use crate::convert::{decision_from_c, flow_from_c};
+use crate::types::{lcmp_decision, lcmp_digest, lcmp_flow, DigestState, DIGEST_MAGIC};
 
 /// Starts an empty digest in `*out`.
 ///

@@ -32,12 +32,21 @@
 //!
 //! ## Layout
 //!
-//! `codes` (every numeric code, tied to the core's), `signed` (installing
-//! signed blobs, with its own codes), `shared` (the shared tables object),
-//! `types` (the
-//! `repr(C)` structs and their conversions), `decider` and `digest` (the
-//! `extern "C"` functions), `boundary` (all `unsafe` code: raw pointers to
-//! references, and the flow-cache storage in the caller's memory).
+//! By layer, each importing only the layers above it in this list (no
+//! import circle: part 00 of the test command checks it with
+//! `scripts/module-circles.py`):
+//!
+//! * leaves, importing no module of this crate: `codes` (every numeric
+//!   code, tied to the core's; the status codes' messages in one table
+//!   and one mapping from the Rust errors) and `types` (the ABI's sizes
+//!   and `repr(C)` structs);
+//! * `boundary`, the pointer layer, importing only the leaves: every
+//!   `unsafe` block (raw pointers to references, generic over the
+//!   `repr(C)` types, and the handle, tables object and flow-cache
+//!   storage in the caller's memory);
+//! * `convert` (the `repr(C)` structs to and from the core's types);
+//! * `shared`, `signed`, `decider` and `digest`: the `extern "C"`
+//!   functions.
 //!
 //! ## What this crate does not do
 //!
@@ -58,115 +67,21 @@
 #[macro_use]
 mod boundary;
 mod codes;
+mod convert;
 mod decider;
 mod digest;
 mod shared;
 mod signed;
 mod types;
 
+pub use boundary::{lcmp_decider, lcmp_tables};
 pub use codes::*;
+pub use convert::*;
 pub use decider::*;
 pub use digest::*;
 pub use shared::*;
 pub use signed::*;
 pub use types::*;
-
-use core::cell::UnsafeCell;
-use core::sync::atomic::AtomicU32;
-
-use lcmp_decide::tables::CompiledTables;
-use lcmp_decide::{DeciderWith, Tables, BURST};
-
-/// Ports of one decider (port ids `0..LCMP_PORTS`).
-pub const LCMP_PORTS: usize = 64;
-/// The flow-cache size of the replay shape: `lcmp replay` and the firmware
-/// decide with 1 024 slots (`lcmp_tables::replay::ReplayDecider`), so a
-/// decider of this size reproduces their digests. Any other power of two
-/// of at least `LCMP_MIN_FLOWS` works for routing.
-pub const LCMP_FLOWS: usize = 1024;
-/// The smallest flow cache (one block of two 8-slot buckets).
-pub const LCMP_MIN_FLOWS: usize = 16;
-/// Bytes of memory per flow slot.
-pub const LCMP_SLOT_BYTES: usize = 12;
-/// Alignment of a decider's memory (the flow cache's key lines).
-pub const LCMP_DECIDER_ALIGN: usize = 64;
-/// Upper bound, on every target, of the bytes before the slots (checked at
-/// compile time): `lcmp_decider_size(flows) <= LCMP_DECIDER_HEADER_MAX +
-/// LCMP_SLOT_BYTES * flows`, for `static` storage in C.
-pub const LCMP_DECIDER_HEADER_MAX: usize = 45056;
-/// Most candidates in one route group (and in one explanation).
-pub const LCMP_MAX_CANDIDATES: usize = 16;
-/// The port value meaning "none" (no route, not pinned, no rank).
-pub const LCMP_NO_PORT: u8 = 255;
-/// Packets decided together by `lcmp_on_packets` (its chunk size; any
-/// count may be passed).
-pub const LCMP_BURST: usize = 32;
-
-/// The ABI version of this library and header (bumped on any change to a
-/// struct layout, a code or a signature; see CHANGELOG.md).
-pub const LCMP_ABI_VERSION: u32 = 7;
-
-/// The decider type behind a handle: its slots live after the handle in
-/// the caller's memory, and it reads its tables through a counted
-/// reference to an `lcmp_tables` object (its own, or a shared one).
-pub(crate) type Inner = DeciderWith<LCMP_PORTS, boundary::CallerSlots, Option<boundary::TablesRef>>;
-
-// The digest is defined for this port count (lcmp_tables::replay).
-const _: () = assert!(LCMP_PORTS == ::lcmp_tables::replay::REPLAY_PORTS);
-const _: () = assert!(LCMP_FLOWS == ::lcmp_tables::replay::REPLAY_FLOWS);
-const _: () = assert!(LCMP_MIN_FLOWS == lcmp_decide::flow_cache::BLOCK_SLOTS);
-const _: () = assert!(LCMP_BURST == BURST);
-const _: () = assert!(LCMP_SLOT_BYTES == lcmp_decide::FlowCache::<16>::SLOT_BYTES);
-const _: () = assert!(LCMP_MAX_CANDIDATES == lcmp_decide::tables::MAX_CANDIDATES);
-
-/// Written into a handle by `lcmp_decider_init` ("LCMP"), cleared by
-/// `lcmp_decider_fini`: an init over memory that holds it is refused.
-pub(crate) const MAGIC: u32 = 0x4C43_4D50;
-
-/// Written last into a tables object by `lcmp_tables_init` ("LCTB"),
-/// cleared by `lcmp_tables_fini`.
-pub(crate) const TABLES_MAGIC: u32 = 0x4C43_5442;
-
-/// An opaque decider in caller-provided memory (see
-/// [`lcmp_decider_init`]).
-pub struct lcmp_decider {
-    magic: u32,
-    /// The generation of the tables the decider reads (0 without tables).
-    generation: u64,
-    inner: Inner,
-    /// The decider's own tables object, after its slots in the caller's
-    /// memory (`lcmp_decider_init`), or null (`lcmp_decider_init_shared`).
-    own: *mut lcmp_tables,
-}
-
-/// An opaque tables object in caller-provided memory (see
-/// [`lcmp_tables_init`]): one compiled generation of tables, which any
-/// number of deciders read.
-pub struct lcmp_tables {
-    /// [`TABLES_MAGIC`] while the object is live (from `lcmp_tables_init`
-    /// to `lcmp_tables_fini`); atomic because `lcmp_tables_fini` clears
-    /// it through the shared reference every thread holds.
-    magic: AtomicU32,
-    /// [`boundary::WRITING`] and [`boundary::READY`] flags and the count
-    /// of deciders that read the tables, in one word so that attach and
-    /// install decide atomically.
-    state: AtomicU32,
-    /// Written only by an install that holds the `WRITING` flag with no
-    /// user, read only by holders of a user count.
-    body: UnsafeCell<TablesBody>,
-}
-
-/// The contents of a tables object.
-pub(crate) struct TablesBody {
-    /// The installed blob's generation (0 while empty).
-    generation: u64,
-    /// Where an install decodes a blob before it compiles the tables, so
-    /// that neither the decoded nor the compiled tables are ever built on
-    /// the stack (every frame of the library stays under 4 KiB).
-    scratch: Tables,
-    /// What the deciders read.
-    compiled: CompiledTables,
-}
 
 /// Spins forever: no panic is reachable from the API, and a bare-metal C
 /// firmware has no unwinder.

@@ -32,25 +32,39 @@
 use core::ffi::c_void;
 use core::mem::align_of;
 
+use lcmp_decide::tables::ValidTables;
 use lcmp_decide::Tables;
 
 use crate::boundary::{self, TABLES_BYTES};
+use crate::boundary::{lcmp_decider, lcmp_tables, TablesBody};
 use crate::codes::*;
-use crate::{lcmp_decider, lcmp_tables, TablesBody, LCMP_PORTS};
+use crate::types::LCMP_PORTS;
 
-/// Decodes into the body's scratch with `decode` (which returns the blob's
-/// generation), then validates and compiles in place: on error the
-/// compiled tables and the generation are unchanged (the scratch is not).
+/// What an install's decoder returns: the blob's generation and the
+/// tables it decoded into the scratch, validated once (the proof an
+/// install takes without validating again).
+pub(crate) type Decoded<'a> = Result<(u64, ValidTables<'a>), i32>;
+
+/// Decodes and validates into the body's scratch with `decode`, then
+/// compiles in place (the tables are not validated again; only their
+/// ports are checked against `LCMP_PORTS`): on error the compiled tables
+/// and the generation are unchanged (the scratch is not).
 pub(crate) fn compile_body(
     body: &mut TablesBody,
-    decode: impl FnOnce(&mut Tables) -> Result<u64, i32>,
+    decode: impl for<'a> FnOnce(&'a mut Tables) -> Decoded<'a>,
 ) -> Result<u64, i32> {
-    let generation = decode(&mut body.scratch)?;
-    body.scratch
+    let (generation, valid) = decode(&mut body.scratch)?;
+    valid
         .compile_into(LCMP_PORTS, &mut body.compiled)
         .map_err(error_code)?;
     body.generation = generation;
     Ok(generation)
+}
+
+/// The decoder of an unsigned blob (`lcmp_install`,
+/// `lcmp_tables_install`).
+pub(crate) fn decode_unsigned<'a>(blob: &[u8], scratch: &'a mut Tables) -> Decoded<'a> {
+    ::lcmp_tables::blob::decode_blob_valid(blob, scratch).map_err(tables_error_code)
 }
 
 /// `lcmp_install` and `lcmp_install_signed`: compiles into the handle's
@@ -58,16 +72,9 @@ pub(crate) fn compile_body(
 /// `use_tables`). On error nothing changes.
 pub(crate) fn install_own(
     d: &mut lcmp_decider,
-    decode: impl FnOnce(&mut Tables) -> Result<u64, i32>,
+    decode: impl for<'a> FnOnce(&'a mut Tables) -> Decoded<'a>,
 ) -> Result<u64, i32> {
-    let reference = {
-        let own = d.own().ok_or(LCMP_ERR_TABLES_SHARED)?;
-        // SAFETY: `own` is `d`'s own object and `d` is borrowed mutably
-        // here, so no other call reads it and no `&CompiledTables` from the
-        // decider is live (`reference` is made after the write).
-        unsafe { own.write_own(|body| compile_body(body, decode)) }?;
-        own.acquire()?
-    };
+    let reference = d.write_own(|body| compile_body(body, decode).map(drop))?;
     let generation = reference.generation();
     // The previous reference (to this object or a shared one) is dropped,
     // which releases its count.
@@ -151,9 +158,7 @@ pub unsafe extern "C" fn lcmp_tables_install(
 ) -> i32 {
     let t = tables_ref!(t);
     let blob = bytes!(blob, len);
-    let decode =
-        |s: &mut Tables| ::lcmp_tables::blob::decode_blob_into(blob, s).map_err(blob_error_code);
-    match t.write(|body| compile_body(body, decode)) {
+    match t.write(|body| compile_body(body, |s| decode_unsigned(blob, s))) {
         Ok(_) => LCMP_OK,
         Err(code) => code,
     }

@@ -3,87 +3,27 @@
 //! one or two trusted public keys and the rollback rule before it installs
 //! the tables, with its own status codes for each refusal.
 
-use core::ffi::CStr;
-
 use ::lcmp_tables::blob::signed::{
-    decode_verified_into, verify_signed, Device, Scope, TrustedKey, TrustedKeys, Unsigned,
+    decode_verified_valid, verify_signed, Device, Scope, TrustedKey, TrustedKeys, Unsigned,
     PUBLIC_KEY_LEN,
 };
-use ::lcmp_tables::{SignatureError, TablesError};
 
-use crate::codes::{
-    blob_error_code, LCMP_ERR_INVALID_ARGUMENT, LCMP_ERR_MISALIGNED, LCMP_ERR_NULL, LCMP_OK,
-};
-use crate::shared::{compile_body, install_own};
-use crate::{boundary, lcmp_decider, lcmp_tables};
 use lcmp_decide::Tables;
+
+use crate::boundary::{lcmp_decider, lcmp_tables, TablesBody};
+use crate::codes::{tables_error_code, LCMP_ERR_INVALID_ARGUMENT, LCMP_OK};
+use crate::shared::{compile_body, install_own, Decoded};
 
 /// Bytes of one Ed25519 public key (RFC 8032 encoding).
 pub const LCMP_PUBLIC_KEY_LEN: usize = 32;
 /// Most trusted keys at once (two during a key rotation).
 pub const LCMP_MAX_TRUSTED_KEYS: usize = 2;
-/// The signed blob's signature does not verify under the trusted key it
-/// names: it was changed after signing, or signed by another key.
-pub const LCMP_ERR_SIG_BAD_SIGNATURE: i32 = -40;
-/// The signed blob names a key id that no trusted key has.
-pub const LCMP_ERR_SIG_UNKNOWN_KEY: i32 = -41;
-/// The blob's generation is not newer than the installed one (rollback or
-/// replay).
-pub const LCMP_ERR_SIG_ROLLBACK: i32 = -42;
-/// An unsigned table blob where a signed one is required.
-pub const LCMP_ERR_SIG_UNSIGNED: i32 = -43;
-/// A trusted public key is not a valid Ed25519 key, or two trusted keys
-/// share a key id.
-pub const LCMP_ERR_SIG_BAD_KEY: i32 = -44;
-/// The blob was signed for another device: another switch id or topology
-/// than the `scope` passed (the mix-and-match of one switch's tables onto
-/// another).
-pub const LCMP_ERR_SIG_WRONG_SCOPE: i32 = -45;
-/// A version 1 signed envelope, which has no scope: refused (re-sign with
-/// `lcmp tables sign --topology --switch`).
-pub const LCMP_ERR_SIG_UNSCOPED: i32 = -46;
-/// The blob's signed expiry is before `now`.
-pub const LCMP_ERR_SIG_EXPIRED: i32 = -47;
 /// Bytes of a device's scope (`lcmp tables scope` prints them in hex):
 /// the switch id (`uint16_t`, little-endian), two zero bytes, the
 /// topology's 16-byte digest.
 pub const LCMP_SCOPE_LEN: usize = 20;
 
 const _: () = assert!(LCMP_PUBLIC_KEY_LEN == PUBLIC_KEY_LEN);
-
-/// The status code of a signed-install error.
-pub fn signed_error_code(e: TablesError) -> i32 {
-    match e {
-        TablesError::Signature(SignatureError::BadSignature) => LCMP_ERR_SIG_BAD_SIGNATURE,
-        TablesError::Signature(SignatureError::UnknownKey(_)) => LCMP_ERR_SIG_UNKNOWN_KEY,
-        TablesError::Signature(SignatureError::Rollback { .. }) => LCMP_ERR_SIG_ROLLBACK,
-        TablesError::Signature(SignatureError::Unsigned) => LCMP_ERR_SIG_UNSIGNED,
-        TablesError::Signature(SignatureError::WrongScope { .. }) => LCMP_ERR_SIG_WRONG_SCOPE,
-        TablesError::Signature(SignatureError::Unscoped) => LCMP_ERR_SIG_UNSCOPED,
-        TablesError::Signature(SignatureError::Expired { .. }) => LCMP_ERR_SIG_EXPIRED,
-        TablesError::Signature(_) => LCMP_ERR_SIG_BAD_KEY,
-        other => blob_error_code(other),
-    }
-}
-
-/// The messages of the signed-install codes (`None` for other codes).
-pub fn signed_strerror(code: i32) -> Option<&'static CStr> {
-    Some(match code {
-        LCMP_ERR_SIG_BAD_SIGNATURE => {
-            c"bad signature: the blob was changed or signed by another key"
-        }
-        LCMP_ERR_SIG_UNKNOWN_KEY => c"signed by a key that is not trusted",
-        LCMP_ERR_SIG_ROLLBACK => c"rollback: generation not newer than the installed one",
-        LCMP_ERR_SIG_UNSIGNED => c"unsigned blob: only signed blobs are accepted",
-        LCMP_ERR_SIG_BAD_KEY => c"trusted key not a valid Ed25519 public key, or a duplicate",
-        LCMP_ERR_SIG_WRONG_SCOPE => {
-            c"wrong scope: the blob was signed for another switch or topology"
-        }
-        LCMP_ERR_SIG_UNSCOPED => c"signed envelope version 1 (no scope): re-sign it",
-        LCMP_ERR_SIG_EXPIRED => c"expired: the blob's signed expiry has passed",
-        _ => return None,
-    })
-}
 
 /// The trusted keys of `n` contiguous 32-byte public keys.
 fn trusted(keys: &[u8]) -> Result<TrustedKeys, i32> {
@@ -92,11 +32,11 @@ fn trusted(keys: &[u8]) -> Result<TrustedKeys, i32> {
             .get(i * PUBLIC_KEY_LEN..(i + 1) * PUBLIC_KEY_LEN)
             .and_then(|b| <[u8; PUBLIC_KEY_LEN]>::try_from(b).ok())
             .ok_or(LCMP_ERR_INVALID_ARGUMENT)?;
-        TrustedKey::new(bytes).map_err(signed_error_code)
+        TrustedKey::new(bytes).map_err(tables_error_code)
     };
     match keys.len() / PUBLIC_KEY_LEN {
         1 => Ok(TrustedKeys::one(key(0)?)),
-        2 => TrustedKeys::two(key(0)?, key(1)?).map_err(signed_error_code),
+        2 => TrustedKeys::two(key(0)?, key(1)?).map_err(tables_error_code),
         _ => Err(LCMP_ERR_INVALID_ARGUMENT),
     }
 }
@@ -160,16 +100,22 @@ pub unsafe extern "C" fn lcmp_install_signed(
     out_generation: *mut u64,
 ) -> i32 {
     let d = handle_mut!(d);
-    let (blob, keys) = try_boundary!(signed_inputs(blob, len, keys, n_keys, out_generation));
-    let device = try_boundary!(device(scope, now));
+    // The arguments in their documented order: the blob, the key count,
+    // the keys, the output (checked before anything changes, so that the
+    // final write cannot fail), the keys' validity, the scope.
+    let blob = bytes!(blob, len);
+    let keys = bytes!(keys, try_code!(keys_len(n_keys)));
+    let out_generation = out!(out_generation);
+    let keys = try_code!(trusted(keys));
+    let device = try_code!(device(bytes!(scope, LCMP_SCOPE_LEN), now));
     // The floor: the caller's, or the running generation if larger (a
     // caller that passes 0 cannot roll the decider back).
     let floor = installed_generation.max(d.generation);
     // Verified and decoded into the tables object's scratch, then
     // installed in place: the decider is unchanged on error.
-    let decode = |s: &mut Tables| verified(blob, &keys, &device, floor, s);
-    // SAFETY: `out_generation` is writable by this function's contract.
-    unsafe { reported(install_own(d, decode), out_generation) }
+    let installed = install_own(d, |s| verified(blob, &keys, &device, floor, s));
+    out_generation.write(try_code!(installed));
+    LCMP_OK
 }
 
 /// `lcmp_install_signed` into a shared tables object: the checks of
@@ -200,15 +146,20 @@ pub unsafe extern "C" fn lcmp_tables_install_signed(
     out_generation: *mut u64,
 ) -> i32 {
     let t = tables_ref!(t);
-    let (blob, keys) = try_boundary!(signed_inputs(blob, len, keys, n_keys, out_generation));
-    let device = try_boundary!(device(scope, now));
+    // As in `lcmp_install_signed`.
+    let blob = bytes!(blob, len);
+    let keys = bytes!(keys, try_code!(keys_len(n_keys)));
+    let out_generation = out!(out_generation);
+    let keys = try_code!(trusted(keys));
+    let device = try_code!(device(bytes!(scope, LCMP_SCOPE_LEN), now));
     // An empty object has no generation; the reference is dropped at once
     // (holding it would make the install `LCMP_ERR_TABLES_IN_USE`).
     let current = t.acquire().map_or(0, |r| r.generation());
     let floor = installed_generation.max(current);
-    let decode = |s: &mut Tables| verified(blob, &keys, &device, floor, s);
-    // SAFETY: `out_generation` is writable by this function's contract.
-    unsafe { reported(t.write(|body| compile_body(body, decode)), out_generation) }
+    let decode =
+        |body: &mut TablesBody| compile_body(body, |s| verified(blob, &keys, &device, floor, s));
+    out_generation.write(try_code!(t.write(decode)));
+    LCMP_OK
 }
 
 /// Verifies a signed table blob without installing it: the checks of
@@ -246,47 +197,32 @@ pub unsafe extern "C" fn lcmp_verify_signed(
     out_generation: *mut u64,
     out_key_id: *mut u64,
 ) -> i32 {
-    let (blob, keys) = try_boundary!(signed_inputs(blob, len, keys, n_keys, out_generation));
-    if out_key_id.is_null() {
-        return LCMP_ERR_NULL;
-    }
-    if !out_key_id.is_aligned() {
-        return LCMP_ERR_MISALIGNED;
-    }
-    let device = try_boundary!(device(scope, now));
-    let v = match verify_signed(blob, &keys, &device, installed_generation) {
-        Ok(v) => v,
-        Err(e) => return signed_error_code(e),
-    };
-    output!(out_generation, v.generation);
+    // As in `lcmp_install_signed`, with the key id's output after the
+    // keys.
+    let blob = bytes!(blob, len);
+    let keys = bytes!(keys, try_code!(keys_len(n_keys)));
+    let out_generation = out!(out_generation);
+    let keys = try_code!(trusted(keys));
+    let out_key_id = out!(out_key_id);
+    let device = try_code!(device(bytes!(scope, LCMP_SCOPE_LEN), now));
+    let v = try_code!(
+        verify_signed(blob, &keys, &device, installed_generation).map_err(tables_error_code)
+    );
+    out_generation.write(v.generation);
     // A signed blob always names its key.
-    output!(out_key_id, v.key_id.map_or(0, |k| k.0));
-    LCMP_OK
-}
-
-/// A signed install's C result: `LCMP_OK` with the installed generation
-/// written to `*out_generation`, or the install's code (nothing written).
-///
-/// # Safety
-/// `out_generation` must be null (an error) or writable.
-unsafe fn reported(installed: Result<u64, i32>, out_generation: *mut u64) -> i32 {
-    let generation = match installed {
-        Ok(generation) => generation,
-        Err(code) => return code,
-    };
-    output!(out_generation, generation);
+    out_key_id.write(v.key_id.map_or(0, |k| k.0));
     LCMP_OK
 }
 
 /// Verifies `blob` and decodes it into `scratch`; its generation.
-fn verified(
+fn verified<'a>(
     blob: &[u8],
     keys: &TrustedKeys,
     device: &Device,
     installed_generation: u64,
-    scratch: &mut Tables,
-) -> Result<u64, i32> {
-    decode_verified_into(
+    scratch: &'a mut Tables,
+) -> Decoded<'a> {
+    decode_verified_valid(
         blob,
         keys,
         device,
@@ -294,49 +230,24 @@ fn verified(
         Unsigned::Reject,
         scratch,
     )
-    .map(|v| v.generation)
-    .map_err(signed_error_code)
+    .map(|(v, valid)| (v.generation, valid))
+    .map_err(tables_error_code)
 }
 
-/// The checked arguments of both signed installs, in their documented
-/// order: the blob, the key count, the keys, the output pointer (checked
-/// before anything changes, so that the final write cannot fail), the keys'
-/// validity.
-///
-/// # Safety
-/// `blob` must be null or readable for `len` bytes, `keys` for `n_keys *
-/// LCMP_PUBLIC_KEY_LEN` bytes.
-unsafe fn signed_inputs<'a>(
-    blob: *const u8,
-    len: usize,
-    keys: *const u8,
-    n_keys: usize,
-    out_generation: *mut u64,
-) -> Result<(&'a [u8], TrustedKeys), i32> {
-    // SAFETY: forwarded contract.
-    let blob = unsafe { boundary::bytes(blob, len) }?;
-    if !(1..=LCMP_MAX_TRUSTED_KEYS).contains(&n_keys) {
-        return Err(LCMP_ERR_INVALID_ARGUMENT);
+/// Bytes of `n_keys` trusted keys: `LCMP_ERR_INVALID_ARGUMENT` unless
+/// `n_keys` is 1 or 2.
+fn keys_len(n_keys: usize) -> Result<usize, i32> {
+    if (1..=LCMP_MAX_TRUSTED_KEYS).contains(&n_keys) {
+        Ok(n_keys * PUBLIC_KEY_LEN)
+    } else {
+        Err(LCMP_ERR_INVALID_ARGUMENT)
     }
-    // SAFETY: forwarded contract.
-    let keys = unsafe { boundary::bytes(keys, n_keys * PUBLIC_KEY_LEN) }?;
-    if out_generation.is_null() {
-        return Err(LCMP_ERR_NULL);
-    }
-    if !out_generation.is_aligned() {
-        return Err(LCMP_ERR_MISALIGNED);
-    }
-    Ok((blob, trusted(keys)?))
 }
 
-/// The installing device of a signed install: its scope (checked after
-/// the other arguments) and clock (`now`, 0 for none).
-///
-/// # Safety
-/// `scope` must be null or readable for `LCMP_SCOPE_LEN` bytes.
-unsafe fn device(scope: *const u8, now: u64) -> Result<Device, i32> {
-    // SAFETY: forwarded contract.
-    let scope = unsafe { boundary::bytes(scope, LCMP_SCOPE_LEN) }?;
+/// The installing device of a signed install: its scope (`LCMP_SCOPE_LEN`
+/// bytes, checked after the other arguments) and clock (`now`, 0 for
+/// none).
+fn device(scope: &[u8], now: u64) -> Result<Device, i32> {
     let scope = <&[u8; LCMP_SCOPE_LEN]>::try_from(scope).map_err(|_| LCMP_ERR_INVALID_ARGUMENT)?;
     let scope = Scope::from_bytes(scope).map_err(|_| LCMP_ERR_INVALID_ARGUMENT)?;
     Ok(Device {

@@ -5,13 +5,14 @@
     clippy::multiple_unsafe_ops_per_block
 )]
 
-use core::ffi::c_void;
+use core::ffi::{c_void, CStr};
 use core::ptr;
 
 use lcmp_decide::{
     Candidate, Decision, Error, FlowKey, Group, GroupId, PortConfig, PortId, Reason, Tables,
 };
 
+use crate::boundary::Inner;
 use crate::*;
 use lcmp_decide::tables::CompiledTables;
 
@@ -533,16 +534,31 @@ fn a_rejected_blob_changes_nothing() {
 
 #[test]
 fn every_code_has_a_message_and_every_reason_a_name() {
-    for code in [0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -23, -24]
-        .into_iter()
-        .chain(LCMP_ERR_INVALID_TABLES..=LCMP_ERR_SHIFT_TOO_LARGE)
-        .chain(LCMP_ERR_BLOB_LENGTH..=LCMP_ERR_BLOB_TRUNCATED)
-        .chain(LCMP_ERR_TABLES_SHARED..=LCMP_ERR_TABLES_IN_USE)
-    {
+    // The one table of codes is lcmp.h's: every `LCMP_OK`/`LCMP_ERR_*`
+    // define, and nothing else, with a message of its own.
+    let header = include_str!("../include/lcmp.h");
+    let mut defined: Vec<i32> = header
+        .lines()
+        .filter_map(|l| l.strip_prefix("#define LCMP_"))
+        .filter(|l| l.starts_with("OK ") || l.starts_with("ERR_"))
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap())
+        .collect();
+    let mut table: Vec<i32> = STATUS.iter().map(|(code, _)| *code).collect();
+    defined.sort_unstable();
+    table.sort_unstable();
+    assert_eq!(table, defined);
+    let mut messages: Vec<&CStr> = STATUS.iter().map(|(_, m)| *m).collect();
+    messages.sort_unstable();
+    messages.dedup();
+    assert_eq!(messages.len(), STATUS.len(), "two codes share a message");
+    for (code, message) in STATUS {
+        assert_eq!(strerror(code), message, "code {code}");
         assert_ne!(strerror(code), UNKNOWN_CODE, "code {code}");
         assert!(!lcmp_strerror(code).is_null());
     }
-    assert_eq!(strerror(42), UNKNOWN_CODE);
+    for unknown in [42, 1, -10_000, i32::MIN] {
+        assert_eq!(strerror(unknown), UNKNOWN_CODE);
+    }
     // Messages that name where the caller went wrong (issue 34 item 7):
     // -3 for every size call, -5 for the key count, bad magic for a
     // signed blob given to the unsigned call.
@@ -1218,4 +1234,42 @@ fn a_second_init_of_a_live_object_is_refused_until_fini() {
     );
     assert_eq!(unsafe { lcmp_use_tables(shared, t) }, LCMP_OK);
     assert_eq!(route(shared, 1).0, LCMP_DECISION_NEW);
+}
+
+/// `Cargo.toml`'s claim: `unsafe` blocks are written in `boundary.rs`
+/// only (the other modules reach caller memory through its macros), and
+/// every `unsafe fn` elsewhere is an `extern "C"` function.
+#[test]
+fn unsafe_blocks_are_written_only_in_boundary() {
+    let others = [
+        ("codes.rs", include_str!("codes.rs")),
+        ("convert.rs", include_str!("convert.rs")),
+        ("decider.rs", include_str!("decider.rs")),
+        ("digest.rs", include_str!("digest.rs")),
+        ("lib.rs", include_str!("lib.rs")),
+        ("shared.rs", include_str!("shared.rs")),
+        ("signed.rs", include_str!("signed.rs")),
+        ("types.rs", include_str!("types.rs")),
+    ];
+    let mut files: Vec<String> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|f| f != "boundary.rs" && f != "tests.rs")
+        .collect();
+    files.sort();
+    let listed: Vec<&str> = others.iter().map(|(f, _)| *f).collect();
+    assert_eq!(files, listed, "a module of src/ is not checked here");
+    for (file, text) in others {
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            let block = code.contains("unsafe {") || code.trim_end().ends_with("unsafe");
+            let bare_fn = code.contains("unsafe fn") && !code.contains("unsafe extern \"C\" fn");
+            assert!(
+                !block && !bare_fn && !code.contains("unsafe impl"),
+                "{file}:{}: unsafe outside boundary.rs: {line}",
+                n + 1
+            );
+        }
+    }
+    assert!(include_str!("boundary.rs").contains("unsafe {"));
 }

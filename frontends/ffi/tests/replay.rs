@@ -70,7 +70,7 @@ fn check_trace(csv: &str) {
         assert_eq!(lcmp_install(d, blob.as_ptr(), blob.len()), LCMP_OK);
         assert_eq!(lcmp_digest_init(&mut digest), LCMP_OK);
         for (index, e) in events.iter().enumerate() {
-            let now = e.now().ticks();
+            let now = e.now(&tables.params).ticks();
             match *e {
                 TraceEvent::Packet { t_us, flow, dst_dc } => {
                     let f = c_flow(&flow);

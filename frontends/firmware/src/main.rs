@@ -47,7 +47,7 @@ use defmt_semihosting as _;
 use flash::Flash;
 use lcmp_decide::{DeciderConfig, FlowCacheKey, HashAlgorithm, Overflow, Scheme, Tables};
 use lcmp_tables::blob::signed::{
-    decode_verified_into, Device, KeyId, Scope, TrustedKey, TrustedKeys, Unsigned,
+    decode_verified_valid, Device, KeyId, Scope, TrustedKey, TrustedKeys, Unsigned,
 };
 use lcmp_tables::replay::{replay, ReplayDecider, TraceReader};
 use lcmp_tables::{SignatureError, TablesError};
@@ -217,7 +217,9 @@ fn install(
         now: None,
     };
     let floors = flash.load();
-    let v = decode_verified_into(
+    // Validated once, here: the install takes the proof and does not
+    // validate again.
+    let (v, valid) = decode_verified_valid(
         blob,
         keys,
         &device,
@@ -232,7 +234,7 @@ fn install(
         return Err("flash write failed");
     }
     decider
-        .install(scratch)
+        .install_valid(valid)
         .map_err(|e| error_name(&e.into()))?;
     Ok(v.generation)
 }

@@ -6,7 +6,7 @@ use heapless::Vec;
 
 // The description's types compile into this module's; the description
 // imports nothing back (one direction, as the layers above the core).
-use super::description::{Params, PortConfig, QueueThresholds, Tables};
+use super::description::{Params, PortConfig, QueueThresholds, Tables, ValidTables};
 use super::ids::*;
 use crate::cost::{delay_score, link_cap_score, path_cost};
 use crate::estimator::queue::QueueScale;
@@ -45,7 +45,30 @@ impl Tables {
         self.compile_validated(out);
         Ok(())
     }
+}
 
+impl ValidTables<'_> {
+    /// [`Tables::compile_into`] of tables validated once at the edge:
+    /// checks only that their ports fit a decider of `port_capacity` ports
+    /// ([`ValidTables::fits`]; on error `out` is unchanged), then compiles
+    /// in place. The same result as [`Tables::compile_into`] of the same
+    /// tables, without validating them again.
+    ///
+    /// ```
+    /// # use lcmp_decide::{tables::CompiledTables, Tables};
+    /// let t = Tables::paper_defaults();
+    /// let mut out = CompiledTables::new();
+    /// t.validated().unwrap().compile_into(8, &mut out).unwrap();
+    /// assert_eq!(out, t.compile(8).unwrap());
+    /// ```
+    pub fn compile_into(self, port_capacity: usize, out: &mut CompiledTables) -> Result<(), Error> {
+        self.fits(port_capacity)?;
+        self.tables().compile_validated(out);
+        Ok(())
+    }
+}
+
+impl Tables {
     /// The infallible half of [`Tables::compile_into`], for tables that
     /// passed [`Tables::validate`]: rebuilds `out` in place. (On tables that
     /// did not, it still writes something without panicking, but not
@@ -368,6 +391,78 @@ mod test {
             let _ = t.groups.push(g);
         }
         t
+    }
+
+    /// Tables over the ports `ids` (in that order, the first 16 kept),
+    /// one group over all of them.
+    fn over_ports(ids: &[u8]) -> Tables {
+        let mut t = Tables::paper_defaults();
+        let mut g = Group {
+            id: GroupId(3),
+            candidates: Vec::new(),
+        };
+        for &id in ids.iter().take(MAX_CANDIDATES) {
+            let _ = t.ports.push(PortConfig {
+                id: PortId(id),
+                rate_bps: 100_000_000_000,
+                buffer_bytes: 1 << 20,
+            });
+            let _ = g.candidates.push(Candidate {
+                port: PortId(id),
+                delay_units: u32::from(id),
+                capacity_bps: 100_000_000_000,
+            });
+        }
+        let _ = t.groups.push(g);
+        t
+    }
+
+    quickcheck::quickcheck! {
+        /// Validated once at the edge, then installed into a decider of
+        /// any size: the same answer and the same compiled tables as
+        /// validating for that size (item 4 of issue 34: one validation,
+        /// no change of behaviour).
+        fn validated_then_fitted_is_validate(ids: std::vec::Vec<u8>, cap: u8) -> bool {
+            // Distinct ids below 64, so that most cases are valid tables.
+            let mut distinct = std::vec::Vec::new();
+            for id in ids.iter().map(|id| id % 64) {
+                if !distinct.contains(&id) {
+                    distinct.push(id);
+                }
+            }
+            let t = over_ports(&distinct);
+            let cap = usize::from(cap % 72);
+            let Ok(valid) = t.validated() else {
+                return t.validate(MAX_PORTS).is_err();
+            };
+            let (mut a, mut b) = (CompiledTables::new(), CompiledTables::new());
+            let (ra, rb) = (valid.compile_into(cap, &mut a), t.compile_into(cap, &mut b));
+            valid.fits(cap) == t.validate(cap) && ra == rb && a == b
+        }
+    }
+
+    #[test]
+    fn fits_names_the_first_port_out_of_range() {
+        let t = over_ports(&[4, 60, 9, 63]);
+        let valid = t.validated().expect("valid");
+        assert_eq!(valid.fits(64), Ok(()));
+        assert_eq!(valid.fits(61), Err(Error::PortOutOfRange(63)));
+        assert_eq!(valid.fits(60), Err(Error::PortOutOfRange(60)));
+        assert_eq!(valid.fits(10), Err(Error::PortOutOfRange(60)));
+        assert_eq!(valid.fits(5), Err(Error::PortOutOfRange(60)));
+        assert_eq!(valid.fits(4), Err(Error::PortOutOfRange(4)));
+        assert_eq!(valid.fits(0), Err(Error::PortOutOfRange(4)));
+        // On error the compiled tables are unchanged.
+        let mut out = t.compile(64).expect("valid");
+        let before = out.clone();
+        assert_eq!(
+            valid.compile_into(9, &mut out),
+            Err(Error::PortOutOfRange(60))
+        );
+        assert_eq!(out, before);
+        let mut bad = t.clone();
+        bad.levels.clear();
+        assert_eq!(bad.validated(), Err(Error::InvalidLevels));
     }
 
     #[test]

@@ -331,6 +331,26 @@ impl Tables {
         }
     }
 
+    /// [`Tables::validate`] for the largest decider ([`MAX_PORTS`] ports),
+    /// once, at the edge: the proof that it passed, which
+    /// [`ValidTables::compile_into`] and `DeciderWith::install_valid` take
+    /// without checking again (smoltcp validates a packet once and hands
+    /// out a type that says so). `lcmp_tables`' decoders return it.
+    ///
+    /// ```
+    /// # use lcmp_decide::{Error, Tables};
+    /// let t = Tables::paper_defaults();
+    /// let valid = t.validated().unwrap();
+    /// assert_eq!(valid.tables(), &t);
+    /// let mut bad = Tables::paper_defaults();
+    /// bad.levels.clear();
+    /// assert_eq!(bad.validated().map(|_| ()), Err(Error::InvalidLevels));
+    /// ```
+    pub fn validated(&self) -> Result<ValidTables<'_>, Error> {
+        self.validate(MAX_PORTS)?;
+        Ok(ValidTables { tables: self })
+    }
+
     /// Checks everything [`Tables::compile`] checks, for a decider with
     /// `port_capacity` ports, without building anything: O(1) extra memory
     /// (a few words of stack), so it is the step that may fail before an
@@ -515,5 +535,53 @@ mod test {
             Err(Error::QueueThresholdsPort(2)),
             "in two tables"
         );
+    }
+}
+
+/// Tables that passed [`Tables::validate`] for a decider of [`MAX_PORTS`]
+/// ports ([`Tables::validated`]): a borrow, so that tables decoded into
+/// caller memory are never copied. Installing them
+/// ([`ValidTables::compile_into`], `DeciderWith::install_valid`) checks
+/// only that their ports fit the decider, the one property that depends
+/// on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValidTables<'a> {
+    tables: &'a Tables,
+}
+
+impl<'a> ValidTables<'a> {
+    /// The tables.
+    pub fn tables(&self) -> &'a Tables {
+        self.tables
+    }
+
+    /// `Ok` if every port of the tables is below `port_capacity`, else
+    /// [`Error::PortOutOfRange`] of the first one that is not (in list
+    /// order): what [`Tables::validate`]`(port_capacity)` adds to
+    /// [`Tables::validated`], so that the two give the same answer.
+    ///
+    /// ```
+    /// # use lcmp_decide::{Error, PortConfig, PortId, Tables};
+    /// let mut t = Tables::paper_defaults();
+    /// for id in [3, 9, 5] {
+    ///     let port = PortConfig { id: PortId(id), rate_bps: 1, buffer_bytes: 1 };
+    ///     t.ports.push(port).unwrap();
+    /// }
+    /// let valid = t.validated().unwrap();
+    /// assert_eq!(valid.fits(10), Ok(()));
+    /// assert_eq!(valid.fits(9), Err(Error::PortOutOfRange(9)));
+    /// assert_eq!(valid.fits(4), Err(Error::PortOutOfRange(9)));
+    /// assert_eq!(valid.fits(4), t.validate(4));
+    /// ```
+    pub fn fits(&self, port_capacity: usize) -> Result<(), Error> {
+        match self
+            .tables
+            .ports
+            .iter()
+            .find(|p| usize::from(p.id.0) >= port_capacity)
+        {
+            Some(p) => Err(Error::PortOutOfRange(p.id.0)),
+            None => Ok(()),
+        }
     }
 }

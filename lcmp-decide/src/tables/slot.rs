@@ -7,7 +7,7 @@
 use core::ops::Deref;
 
 use super::compiled::CompiledTables;
-use super::description::Tables;
+use super::description::{Tables, ValidTables};
 use crate::Error;
 
 mod sealed {
@@ -50,6 +50,18 @@ impl OwnedTables {
     /// Validates `tables` for a decider of `ports` ports and compiles them
     /// over the previous ones; on error nothing changes.
     pub(crate) fn install(&mut self, tables: &Tables, ports: usize) -> Result<(), Error> {
+        tables.compile_into(ports, &mut self.tables)?;
+        self.installed = true;
+        Ok(())
+    }
+
+    /// [`OwnedTables::install`] of tables validated at the edge: only
+    /// their ports are checked against `ports`; on error nothing changes.
+    pub(crate) fn install_valid(
+        &mut self,
+        tables: ValidTables<'_>,
+        ports: usize,
+    ) -> Result<(), Error> {
         tables.compile_into(ports, &mut self.tables)?;
         self.installed = true;
         Ok(())

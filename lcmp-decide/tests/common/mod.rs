@@ -4,6 +4,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod events;
+pub mod in_order;
 
 use core::net::Ipv4Addr;
 use lcmp_decide::*;

@@ -41,9 +41,12 @@
 //! costs in flash, stack and time, is in docs/tables.md and
 //! docs/firmware.md.
 
+use lcmp_decide::tables::ValidTables;
 use lcmp_decide::Tables;
 
-use super::{array, decode_blob_into, BLOB_HEADER_LEN, BLOB_MAGIC, MAX_BLOB_LEN};
+use super::{
+    array, decode_blob_into, decode_blob_valid, BLOB_HEADER_LEN, BLOB_MAGIC, MAX_BLOB_LEN,
+};
 use crate::error::{FormatError, SignatureError, TablesError};
 
 /// Magic bytes of a signed blob.
@@ -416,9 +419,25 @@ pub fn decode_verified_into(
     unsigned: Unsigned,
     scratch: &mut Tables,
 ) -> Result<Verified, TablesError> {
+    decode_verified_valid(bytes, keys, device, installed, unsigned, scratch).map(|(v, _)| v)
+}
+
+/// [`decode_verified_into`], returning with what was verified the proof
+/// that the tables were validated ([`ValidTables`], a borrow of
+/// `scratch`), for an install that does not validate them again
+/// (`DeciderWith::install_valid`). The same checks, in the same order,
+/// with the same errors.
+pub fn decode_verified_valid<'a>(
+    bytes: &[u8],
+    keys: &TrustedKeys,
+    device: &Device,
+    installed: u64,
+    unsigned: Unsigned,
+    scratch: &'a mut Tables,
+) -> Result<(Verified, ValidTables<'a>), TablesError> {
     let (inner, env) = checked(bytes, keys, device, installed, unsigned)?;
-    let generation = decode_blob_into(inner, scratch)?;
-    Ok(verified(generation, inner, env))
+    let (generation, valid) = decode_blob_valid(inner, scratch)?;
+    Ok((verified(generation, inner, env), valid))
 }
 
 /// Every check of [`decode_verified_into`] but the decode of the tables:

@@ -1,7 +1,7 @@
 //! The one replay driver: trace events into a [`Decider`], one
 //! [`DecisionRecord`] per packet, and the digest of them all.
 
-use lcmp_decide::{Decider, GroupId};
+use lcmp_decide::{Decider, GroupId, Params};
 
 use super::{DecisionRecord, Digest, TraceEvent};
 use crate::error::{TablesError, TraceError};
@@ -20,7 +20,7 @@ pub struct ReplaySummary {
 
 /// Feeds `events` to `decider` in order: packets go to `on_packet` (group =
 /// `dst_dc`), samples to `sample`, link events to `set_port_up`, each at
-/// [`TraceEvent::now`]. Calls `on_decision` once per packet and returns the
+/// [`TraceEvent::now`] under the installed tables' tick rate. Calls `on_decision` once per packet and returns the
 /// digest. Stops at the first event the core rejects (a port beyond the
 /// decider's capacity) with [`TraceError::Replay`], or at the first error
 /// of a fallible source.
@@ -49,7 +49,11 @@ where
     let mut index: u32 = 0;
     for event in events {
         let event = event?;
-        let now = event.now();
+        // The installed tables' tick rate (the default one before any).
+        let now = match decider.tables() {
+            Some(t) => event.now(t.params()),
+            None => event.now(&Params::PAPER),
+        };
         let fail = |error| TablesError::Trace(TraceError::Replay { index, error });
         match event {
             TraceEvent::Packet { t_us, flow, dst_dc } => {

@@ -3,8 +3,9 @@
 //! (`codec`, `csv`, `digest`, `driver`; all re-exported here).
 //!
 //! A trace is a time-ordered list of [`TraceEvent`]s: packets, queue
-//! samples and link state changes. Times are microseconds; the core's tick
-//! is 1 µs and `Instant::from_ticks(t_us as u32)` (wrapping), as
+//! samples and link state changes. Times are microseconds; the core's time
+//! is [`crate::time::instant`] of them under the installed tables' tick
+//! rate (1 tick = 1 µs by default: `t_us` wrapping at 2^32), as
 //! [`TraceEvent::now`] computes.
 //!
 //! * CSV (`alloc`, `parse_csv`): one event a line, `#` comments and blank
@@ -33,7 +34,7 @@
 
 use core::net::IpAddr;
 
-use lcmp_decide::{Decider, FlowKey, Instant, PortId};
+use lcmp_decide::{Decider, FlowKey, Instant, Params, PortId};
 
 mod codec;
 #[cfg(feature = "alloc")]
@@ -105,16 +106,19 @@ impl TraceEvent {
         }
     }
 
-    /// The core's time for it: one tick per microsecond, wrapping at 2^32.
+    /// The core's time for it under tables of `params`
+    /// ([`crate::time::instant`]: `ticks_per_second`, wrapping at 2^32).
     ///
     /// ```
     /// # use lcmp_tables::replay::TraceEvent;
-    /// # use lcmp_decide::PortId;
+    /// # use lcmp_decide::{Params, PortId};
     /// let e = TraceEvent::Link { t_us: (1 << 32) + 5, port: PortId(0), up: true };
-    /// assert_eq!(e.now().ticks(), 5);
+    /// assert_eq!(e.now(&Params::PAPER).ticks(), 5); // 1 tick = 1 µs
+    /// let e = TraceEvent::Link { t_us: 7_000, port: PortId(0), up: true };
+    /// assert_eq!(e.now(&Params::PAPER.with_ticks_per_second(1_000)).ticks(), 7);
     /// ```
-    pub const fn now(&self) -> Instant {
-        Instant::from_ticks(self.t_us() as u32)
+    pub fn now(&self, params: &Params) -> Instant {
+        crate::time::instant(params, self.t_us())
     }
 }
 
