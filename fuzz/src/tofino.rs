@@ -31,7 +31,7 @@ use lcmp_decide::{
     PortId,
 };
 use lcmp_tofino::hash::Headers;
-use lcmp_tofino::interp::{pin_slot, Interpreter, PinRegisters};
+use lcmp_tofino::interp::{pin_slot, unpinned_index, Interpreter, PinRegisters, FB_TAG};
 use lcmp_tofino::{Agent, ExportOptions};
 
 use crate::input::{QueueSpec, SchemeSpec, TablesSpec, GROUP_SPACE};
@@ -42,6 +42,9 @@ pub static COMPARED: AtomicUsize = AtomicUsize::new(0);
 pub static SHARED: AtomicUsize = AtomicUsize::new(0);
 /// Packets routed unpinned (both ways held by other live flows).
 pub static UNPINNED: AtomicUsize = AtomicUsize::new(0);
+/// Flows that took a cell after going unpinned, with their
+/// `lcmp_unpinned` record intact (pinned to their fallback port).
+pub static REPINNED: AtomicUsize = AtomicUsize::new(0);
 
 /// One `tofino_equiv` input.
 #[derive(Arbitrary, Debug)]
@@ -165,6 +168,8 @@ pub fn run(input: &TofinoInput) {
     }
     // Flows that have had an unpinned packet (both ways held by others).
     let mut unpinned = vec![false; flows.len()];
+    // Flows that took a cell after going unpinned.
+    let mut pinned_since = vec![false; flows.len()];
 
     let ports: Vec<PortId> = tables.ports.iter().map(|p| p.id).collect();
     let pick = |sel: u8| ports[usize::from(sel) % ports.len()];
@@ -188,6 +193,17 @@ pub fn run(input: &TofinoInput) {
         let entries = agent.entries().expect("entries");
         let interp = Interpreter::new(&program, &entries);
         for (i, (key, group)) in flows.iter().enumerate() {
+            // Whether lcmp_unpinned still holds this flow's record: its
+            // current fallback's tag (another unpinned flow of another
+            // fallback may have overwritten the cell).
+            let h = headers(key);
+            let fb = fallback(&core, *group, interp.hash(&h)).map(|p| agent.dev_port(p));
+            let (sig, _) = pin_slot(&h, slots);
+            let recorded = fb.is_some_and(|p| {
+                pins.unpinned
+                    .get(&unpinned_index(sig, slots))
+                    .is_some_and(|c| c.tag == u32::from(FB_TAG) | p as u32)
+            });
             let d = core.on_packet(Instant::from_ticks(t), key, *group);
             let tr = interp
                 .packet(&mut pins, &headers(key), u64::from(t) * 1000)
@@ -195,6 +211,7 @@ pub fn run(input: &TofinoInput) {
             COMPARED.fetch_add(1, Ordering::Relaxed);
             if tr.pin_failed {
                 unpinned[i] = true;
+                pinned_since[i] = false;
                 UNPINNED.fetch_add(1, Ordering::Relaxed);
                 let want = fallback(&core, *group, tr.hash).map(|p| agent.dev_port(p));
                 assert_eq!(
@@ -205,7 +222,17 @@ pub fn run(input: &TofinoInput) {
                 continue;
             }
             if unpinned[i] {
-                continue; // pinned later, to the selection of that time
+                // Taking a cell does not move it: a flow unpinned lately
+                // (its record intact) pins its fallback port. Afterwards
+                // its pin keeps it (the core's pin keeps its own first
+                // decision, so it is not compared with the core).
+                if !pinned_since[i] && recorded {
+                    REPINNED.fetch_add(1, Ordering::Relaxed);
+                    assert_eq!(tr.port, fb, "phase {n}: a new pin moved {key:?}: {tr:?}");
+                    assert!(tr.fallback, "phase {n}: {tr:?}");
+                }
+                pinned_since[i] = true;
+                continue;
             }
             let want = d.port().map(|p| agent.dev_port(p));
             assert_eq!(

@@ -37,7 +37,12 @@ eal=(--no-huge --no-pci -m "$mem" --lcores "0@$c0,1@$c1" --log-level=lib.eal:err
   --control "$work/ctl" >"$work/fwd.out" 2>"$work/fwd.err"
 wait
 lcmp=$(sed -n 's/^exit: rate: .*: \([0-9.]*\) Mpps per CPU-second$/\1/p' "$work/fwd.out")
-[ -n "$lcmp" ] || { cat "$work/fwd.err" "$work/fwd.out"; exit 1; }
+[ -n "$lcmp" ] || { cat "$work/fwd.err" "$work/fwd.out" >&2; exit 1; }
+# What the decider saw: a flow's first packet is a new flow (decided and
+# pinned), every later one a hit; short runs over many flows are mostly
+# first packets.
+hits=$(sed -n 's/^exit: decider 0: .* hits=\([0-9]*\) .*/\1/p' "$work/fwd.out")
+new=$(sed -n 's/^exit: decider 0: .* new_flows=\([0-9]*\) .*/\1/p' "$work/fwd.out")
 
 testpmd() { # testpmd MODE: Mpps per CPU-second of its forwarding lcore
   local pkts ticks tid
@@ -52,7 +57,9 @@ testpmd() { # testpmd MODE: Mpps per CPU-second of its forwarding lcore
   # time in clock ticks, just before forwarding stops (DPDK 22.11: rte-worker-1).
   ticks=0
   for tid in /proc/$pid/task/*; do
-    if [ "$(cat "$tid/comm")" = rte-worker-1 ]; then
+    # (A thread may exit between the glob and the read.)
+    comm=$(cat "$tid/comm" 2>/dev/null) || continue
+    if [ "$comm" = rte-worker-1 ]; then
       ticks=$(awk '{print $14 + $15}' "$tid/stat")
     fi
   done
@@ -62,14 +69,21 @@ testpmd() { # testpmd MODE: Mpps per CPU-second of its forwarding lcore
   rm -f "$work/tp.in"
   pkts=$(grep -A3 'Accumulated forward statistics' "$work/tp.out" |
     sed -n 's/.*RX-packets: *\([0-9]*\).*/\1/p' | head -n1)
-  [ -n "$pkts" ] && [ "$ticks" -gt 0 ] || { tail -20 "$work/tp.out"; exit 1; }
+  # (Inside $(...): what went wrong goes to stderr, or it would vanish.)
+  [ -n "$pkts" ] && [ "$ticks" -gt 0 ] || {
+    echo "testpmd --forward-mode=$1 forwarded nothing in $secs s (too short for its start-up?):" >&2
+    tail -20 "$work/tp.out" >&2
+    exit 1
+  }
   python3 -c "import os; print('%.3f' % ($pkts / ($ticks / os.sysconf('SC_CLK_TCK')) / 1e6))"
 }
 io=$(testpmd io)
 tswap=$(testpmd 5tswap)
-python3 - "$flows" "$lcmp" "$io" "$tswap" <<'PY'
+python3 - "$flows" "$lcmp" "$io" "$tswap" "$hits" "$new" <<'PY'
 import sys
-flows, lcmp, io, tswap = sys.argv[1], *map(float, sys.argv[2:])
-print("%s flows: lcmp-fwd %.2f Mpps per CPU-second; testpmd io %.2f, 5tswap %.2f; "
-      "lcmp-fwd / 5tswap %.2fx, / io %.2fx" % (flows, lcmp, io, tswap, lcmp / tswap, lcmp / io))
+flows, lcmp, io, tswap = sys.argv[1], *map(float, sys.argv[2:5])
+hits, new = int(sys.argv[5] or 0), int(sys.argv[6] or 0)
+print("%s flows: lcmp-fwd %.2f Mpps per CPU-second (%.0f %% hits); testpmd io %.2f, 5tswap %.2f; "
+      "lcmp-fwd / 5tswap %.2fx, / io %.2fx" % (flows, lcmp, 100.0 * hits / max(hits + new, 1),
+                                             io, tswap, lcmp / tswap, lcmp / io))
 PY

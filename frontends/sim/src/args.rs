@@ -69,6 +69,10 @@ pub enum SimAction {
     /// `sweep --emit-jobs`) into one report: the sweep's ranking, table and
     /// figure for sweep jobs, else the `lcmp sim` tables.
     Merge(MergeArgs),
+    /// One figure of the paper (1, 5, 7, 8, 9, 10, 11): the `lcmp sim`
+    /// runs that reproduce it and the artifact's data it is set beside
+    /// (`lcmp_sim::figure`); `--emit-jobs` prints them as shell jobs.
+    Figure(FigureArgs),
 }
 
 /// Arguments of `lcmp sim`.
@@ -701,6 +705,22 @@ pub struct SweepArgs {
     /// The command that starts `lcmp` in a job line.
     #[arg(long, value_name = "CMD", default_value = "lcmp")]
     pub job_command: String,
+}
+
+/// Arguments of `lcmp sim figure`.
+#[derive(Clone, Debug, PartialEq, Args)]
+pub struct FigureArgs {
+    /// The figure's number in the paper.
+    #[arg(value_name = "N")]
+    pub number: u8,
+    /// Print one shell command per run (`lcmp sim ... --json > DIR/...`,
+    /// for GNU parallel or a batch system; `lcmp sim merge` combines the
+    /// files) instead of the plan.
+    #[arg(long)]
+    pub emit_jobs: bool,
+    /// The directory the emitted jobs write their JSON into.
+    #[arg(long, value_name = "DIR", default_value = "figure-runs")]
+    pub out: PathBuf,
 }
 
 /// Arguments of `lcmp sim merge`.

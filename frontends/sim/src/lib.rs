@@ -58,6 +58,7 @@ pub mod fluid;
 pub use fluid as engine;
 pub mod error;
 pub mod experiment;
+pub mod figure;
 pub mod network;
 pub mod packet;
 #[cfg(feature = "cli")]

@@ -26,7 +26,8 @@
 //! * **reuse**: the agent writes the safe gap of its polls
 //!   (`Agent::pin_gap_units`) into the pin registers' parameters;
 //! * **reuse+fallback**: also, a flow no cell holds takes its group's
-//!   stable fallback (`lcmp_fallback`).
+//!   stable fallback (`lcmp_fallback`), and one that takes a cell within
+//!   the idle timeout of going unpinned pins that port (`lcmp_unpinned`).
 //!
 //! Counted over the flows that start after the warm-up (4 s): flows with a
 //! packet no cell held ("unpinned"), and flows whose packets left on more

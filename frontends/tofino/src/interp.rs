@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use crate::hash::{CrcSpec, Headers, CRC32C, ECMP_FIELDS, SIG_FIELDS};
 use crate::model::{EntrySet, Match, Program, TableEntry};
 use crate::schema::actions::{
-    MEMBER, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP, SET_PORT, TO_CPU,
+    FALLBACK, MEMBER, PORT_UP, ROUTE, SET_BUCKET, SET_GROUP, SET_NEXT_HOP, SET_PORT, TO_CPU,
 };
 use crate::schema::{
     names, pin_event, MatchKind, Reason, Schema, Sizes, CLOCK_START_WRAPS, CLOCK_WRAP,
@@ -125,6 +125,19 @@ pub struct IngressTrace {
     pub cpu_port: Option<u64>,
 }
 
+/// One cell of `lcmp_unpinned` (`{lo, hi}`, initially `{0, 0}`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UnpinnedCell {
+    /// When a flow hashing here was last forwarded unpinned (`lo`).
+    pub seen: u32,
+    /// That flow's fallback tag, [`FB_TAG`] | its fallback port (`hi`).
+    pub tag: u32,
+}
+
+/// `FB_TAG` of `lcmp.p4`: set in a fallback tag (`meta.fb_tag`), which
+/// is therefore never 0 (a device port is 9 bits).
+pub const FB_TAG: u16 = 0x8000;
+
 /// One flow-pin cell of `lcmp_pin0`/`lcmp_pin1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PinCell {
@@ -154,6 +167,9 @@ pub struct PinRegisters {
     /// `lcmp_fail` (the pin-failure digest's filter) by index:
     /// `{signature, last reported}`.
     pub fail: BTreeMap<u64, PinCell>,
+    /// `lcmp_unpinned` by index ([`unpinned_index`]): `{when a flow
+    /// hashing there last went unpinned, its fallback tag}`.
+    pub unpinned: BTreeMap<u64, UnpinnedCell>,
     /// `lcmp_clock`: the wraps of the 32-bit stamp and the last stamp.
     pub clock: Clock,
     /// The register parameters `pin0_gap` and `pin1_gap` the agent writes
@@ -378,6 +394,19 @@ pub enum Frame {
 pub fn pin_slot(h: &Headers, pin_slots: u32) -> (u32, u64) {
     let sig = CRC32C.checksum(&h.field_list_bytes(SIG_FIELDS));
     (sig, pin_indices(sig, pin_slots).0)
+}
+
+/// `lcmp_unpinned`'s index of a signature: `sig[n+7:8]`, for `pin_slots`
+/// cells in all (the register has a way's cells).
+pub fn unpinned_index(sig: u32, pin_slots: u32) -> u64 {
+    let n = Sizes {
+        groups: 0,
+        max_k: 0,
+        ports: 0,
+        pin_slots: Sizes::pin_slots_for(pin_slots),
+    }
+    .pin_index_bits();
+    (u64::from(sig) >> 8) & ((1u64 << n) - 1)
 }
 
 /// The two ways' indices of a signature: `sig[n-1:0]` and `sig[31:32-n]`.
@@ -750,6 +779,16 @@ impl<'a> Interpreter<'a> {
                 PinStatus::Busy
             }
         };
+        // lcmp_fallback, for every packet the selection routed: the
+        // group's stable fallback port (fb_port) and its tag (0: a miss).
+        let fb_port = self
+            .param(
+                names::FALLBACK,
+                &[group, u64::from(hash & 0xFFFF)],
+                FALLBACK.name,
+            )?
+            .map(|p| p & port_mask);
+        let fb_tag = fb_port.map_or(0, |p| u32::from(FB_TAG) | p as u32);
         let [way0, way1] = &mut pins.ways;
         let st0 = lookup(way0.entry(i0).or_default(), gap0);
         let st1 = match st0 {
@@ -767,27 +806,61 @@ impl<'a> Interpreter<'a> {
             _ => lookup(way1.entry(i1).or_default(), gap1),
         };
         tr.pin_hit = st0 == PinStatus::Hit;
+        // The first pass: a flow that takes a cell asks lcmp_unpinned
+        // whether it went unpinned lately (unpinned_recent: its own
+        // fallback tag, fresh); one that finds both ways busy says so
+        // (unpinned_mark).
+        let iu = unpinned_index(sig, self.program.sizes.pin_slots);
+        let mut recent_tag = 0u32;
+        if !resubmit_flag {
+            let new_pin =
+                st1 == PinStatus::Taken || (st0 == PinStatus::Taken && st1 == PinStatus::None);
+            if new_pin {
+                let c = pins.unpinned.entry(iu).or_default();
+                if c.tag == fb_tag && !expired(now, c.seen, idle) {
+                    recent_tag = c.tag;
+                }
+            } else if st1 == PinStatus::Busy {
+                pins.unpinned.insert(
+                    iu,
+                    UnpinnedCell {
+                        seen: now,
+                        tag: fb_tag,
+                    },
+                );
+            }
+        }
+        if recent_tag != 0 {
+            out = u64::from(recent_tag) & port_mask;
+            tr.fallback = true;
+        }
+        // A new pin records recent_tag if set, else out_port.
+        let pinned = |out: u64| {
+            if recent_tag != 0 {
+                recent_tag as u16
+            } else {
+                out as u16
+            }
+        };
         let [port0, port1] = &mut pins.ports;
         match st1 {
             PinStatus::Hit => {
                 tr.pin_hit = true;
                 if resubmit_flag {
-                    port1.insert(i1, out as u16);
+                    port1.insert(i1, pinned(out));
                 } else {
                     out = u64::from(port1.get(&i1).copied().unwrap_or(0)) & port_mask;
                 }
             }
             PinStatus::Taken => {
-                port1.insert(i1, out as u16);
+                port1.insert(i1, pinned(out));
             }
             PinStatus::Busy => {
                 tr.pin_failed = true;
-                // lcmp_fallback: the group's stable fallback port.
-                if let Some(e) = self.lookup(names::FALLBACK, &[group, u64::from(hash & 0xFFFF)])? {
-                    if let Some(&p) = e.params.first() {
-                        out = p & port_mask;
-                        tr.fallback = true;
-                    }
+                // The group's stable fallback port (a miss: the selection's).
+                if let Some(p) = fb_port {
+                    out = p;
+                    tr.fallback = true;
                 }
                 if !resubmit_flag {
                     // fail_report: once per signature and idle timeout.
@@ -807,11 +880,11 @@ impl<'a> Interpreter<'a> {
         }
         match st0 {
             PinStatus::Hit if resubmit_flag => {
-                port0.insert(i0, out as u16);
+                port0.insert(i0, pinned(out));
             }
             PinStatus::Hit => out = u64::from(port0.get(&i0).copied().unwrap_or(0)) & port_mask,
             PinStatus::Taken => {
-                port0.insert(i0, out as u16);
+                port0.insert(i0, pinned(out));
             }
             _ => {}
         }

@@ -246,10 +246,11 @@ impl Plan {
 
 /// The phases of an update, in order, and what each holds (see
 /// [`EntrySet::plan_from`]).
-pub const PHASE_NAMES: [&str; 11] = [
+pub const PHASE_NAMES: [&str; 12] = [
     "next hops",
     "ports that came up",
     "static tables",
+    "retired fallback ranges",
     "new members",
     "new buckets",
     "moved buckets",
@@ -263,19 +264,24 @@ pub const PHASE_NAMES: [&str; 11] = [
 fn phase_of(u: &Update) -> usize {
     let up = u.entry.action == PORT_UP.name;
     match (u.entry.table, u.op) {
-        (names::NEXT_HOP, Op::Delete) => 10,
+        (names::NEXT_HOP, Op::Delete) => 11,
         (names::NEXT_HOP, _) => 0,
         (names::PORT_ALIVE, Op::Insert) => 1,
         (names::PORT_ALIVE, Op::Modify) if up => 1,
-        (names::PORT_ALIVE, _) => 9,
-        (names::MEMBER, Op::Delete) => 8,
-        (names::MEMBER, _) => 3,
-        (names::SELECT, Op::Insert) => 4,
-        (names::SELECT | names::FALLBACK, Op::Modify) => 5,
-        (names::FALLBACK, Op::Insert) => 3,
-        (names::SELECT, Op::Delete) => 7,
-        (names::DST_GROUP | names::ROUTE, _) => 6,
-        (_, Op::Delete) => 9,
+        (names::PORT_ALIVE, _) => 10,
+        // A group's fallback ranges are re-split when its candidates
+        // change: the old ones leave before the new ones come, so no two
+        // ranges of one group overlap (a packet meanwhile misses: an
+        // unpinned flow takes the selection's live port).
+        (names::FALLBACK, Op::Delete) => 3,
+        (names::MEMBER, Op::Delete) => 9,
+        (names::MEMBER, _) => 4,
+        (names::SELECT, Op::Insert) => 5,
+        (names::SELECT | names::FALLBACK, Op::Modify) => 6,
+        (names::FALLBACK, Op::Insert) => 4,
+        (names::SELECT, Op::Delete) => 8,
+        (names::DST_GROUP | names::ROUTE, _) => 7,
+        (_, Op::Delete) => 10,
         _ => 2,
     }
 }
@@ -294,20 +300,23 @@ impl EntrySet {
     /// 1. next hops of new ports are written (before any route names them);
     /// 2. ports that came up are marked up;
     /// 3. static tables are filled (only at load time);
-    /// 4. new `(group, port)` candidates are added to `lcmp_member` (before
+    /// 4. retired fallback ranges are deleted (a group's ranges are
+    ///    re-split when its candidates change; the new ones must not
+    ///    overlap the old);
+    /// 5. new `(group, port)` candidates are added to `lcmp_member` (before
     ///    a selection entry names them, so a flow pinned to one is not
-    ///    decided again);
-    /// 5. selection entries for new buckets are added (`k` still old);
-    /// 6. moved buckets are rewritten (each bucket is old or new: both live);
-    /// 7. `lcmp_dst_group` switches each group to its new `k` (one atomic
+    ///    decided again), and the new fallback ranges;
+    /// 6. selection entries for new buckets are added (`k` still old);
+    /// 7. moved buckets are rewritten (each bucket is old or new: both live);
+    /// 8. `lcmp_dst_group` switches each group to its new `k` (one atomic
     ///    entry write per group), or to `no_route`; default routes change;
-    /// 8. buckets beyond the new `k` are deleted (no packet reads them);
-    /// 9. withdrawn candidates leave `lcmp_member`, once no selection entry
-    ///    names them: from then on, a flow pinned to one is decided again
-    ///    (resubmitted and re-pinned), as the core re-decides it;
-    /// 10. ports that went down are marked down, once no selection entry
+    /// 9. buckets beyond the new `k` are deleted (no packet reads them);
+    /// 10. withdrawn candidates leave `lcmp_member`, once no selection entry
+    ///     names them: from then on, a flow pinned to one is decided again
+    ///     (resubmitted and re-pinned), as the core re-decides it;
+    /// 11. ports that went down are marked down, once no selection entry
     ///     names them;
-    /// 11. next hops no route names any more are deleted.
+    /// 12. next hops no route names any more are deleted.
     ///
     /// Within a phase the writes commute. `tests/updates.rs` checks the
     /// property with the interpreter after every single write.

@@ -602,7 +602,10 @@ pub mod actions {
         name: "fallback",
         id: 0x0E,
         params: &[port("port")],
-        body: &["meta.out_port = port;", "meta.fallback = 1;"],
+        body: &[
+            "meta.fb_port = port;",
+            "meta.fb_tag = FB_TAG | (bit<16>)port;",
+        ],
     };
     /// No fallback entry (never, with consistent tables): the selection's
     /// port.
@@ -773,6 +776,11 @@ pub mod names {
     pub const REG_FAIL: &str = "lcmp_fail";
     /// `(group, hash[15:0])` ranges to the group's stable fallback port.
     pub const FALLBACK: &str = "lcmp_fallback";
+    /// `{when a flow hashing to the cell last went unpinned (clock units),
+    /// its fallback port}`: a new pin of a flow unpinned within the idle
+    /// timeout records its fallback port, so that taking a cell never
+    /// moves it.
+    pub const REG_UNPINNED: &str = "lcmp_unpinned";
     /// Flow pin, way 0: `{signature, last seen}`.
     pub const REG_PIN0: &str = "lcmp_pin0";
     /// Flow pin, way 1.
@@ -945,6 +953,7 @@ impl Schema {
             r(REG_PORT0, 16, false, way),
             r(REG_PORT1, 16, false, way),
             r(REG_FAIL, 32, true, FAIL_CELLS),
+            r(REG_UNPINNED, 32, true, way),
             Register {
                 initial_lo: CLOCK_START_WRAPS << 24,
                 ..r(REG_CLOCK, 32, true, 1)

@@ -94,9 +94,9 @@ fn every_program_fits_both_targets_without_violations() {
                 "{name}: {}",
                 ingress.stages
             );
-            // The plan of docs/tofino.md: 10 ingress stages (a lower
+            // The plan of docs/tofino.md: 12 ingress stages (a lower
             // bound: the compiler may need more), the egress counter.
-            assert_eq!(ingress.stages, 10, "{name} on {target:?}");
+            assert_eq!(ingress.stages, 12, "{name} on {target:?}");
             assert_eq!(egress.stages, 1, "{name}: egress counts per port");
             // Every table and register of the schema is placed, once.
             let schema = program.schema();
@@ -142,14 +142,17 @@ fn the_ingress_chain_has_the_expected_dependencies() {
     assert_eq!(stage("lcmp_select"), 2);
     assert_eq!(stage("lcmp_pin0"), 3);
     assert_eq!(stage("lcmp_pin1"), 4);
-    assert_eq!(stage("lcmp_port1"), 5);
+    // lcmp_unpinned beside the digest filter, after way 1; the new pin's
+    // port (a recent fallback's) one stage later, then the ports.
+    assert_eq!(stage("lcmp_unpinned"), 5);
     assert_eq!(stage("lcmp_fail"), 5);
-    assert_eq!(stage("lcmp_port0"), 6);
-    assert_eq!(stage("lcmp_port_alive"), 7);
-    assert_eq!(stage("lcmp_member"), 7);
-    assert_eq!(stage("lcmp_next_hop"), 7);
+    assert_eq!(stage("lcmp_port1"), 7);
+    assert_eq!(stage("lcmp_port0"), 8);
+    assert_eq!(stage("lcmp_port_alive"), 9);
+    assert_eq!(stage("lcmp_member"), 9);
+    assert_eq!(stage("lcmp_next_hop"), 9);
     // The exception table reads the reason the last statements write.
-    assert_eq!(stage("lcmp_exception"), 9);
+    assert_eq!(stage("lcmp_exception"), 11);
     let edge = |from: &str, to: &str, kind: DepKind, field: &str| {
         g.deps.iter().any(|d| {
             g.units[d.from].name == from
@@ -466,7 +469,9 @@ Pipeline(P(), I(), D(), P(), E(), D()) pipe;
             .flatten()
             .map(|u| u.stateful_sram_blocks)
             .max();
-        assert_eq!(max, Some(33), "one pin register per stage");
+        // One 65 536-cell pair register per stage (33 blocks), beside at
+        // most the digest filter's 3 (lcmp_unpinned and lcmp_fail).
+        assert_eq!(max, Some(36), "one pin register per stage");
     }
 }
 

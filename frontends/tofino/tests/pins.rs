@@ -153,6 +153,74 @@ fn colliding_live_flows_keep_their_ports_and_a_third_is_reported() {
     assert_eq!(i1.packet(&mut pins, &b, ms(51)).expect("b").port, Some(pb));
 }
 
+/// A flow that went unpinned (on its group's fallback port) and takes a
+/// cell for a later packet pins its fallback port, not the selection's:
+/// taking a cell never moves it (`lcmp_unpinned`). Without its record
+/// (cleared, or overwritten by a flow of another fallback port) the new
+/// pin follows the selection: the record is what keeps it.
+#[test]
+fn an_unpinned_flow_that_takes_a_cell_keeps_its_fallback_port() {
+    let (program, entries) = program_and_entries();
+    let moved = rotated(&entries);
+    let (a, b, c) = colliding();
+    let ms = |t: u64| t * 1_000_000;
+    // The selection under which c's selected port is not its fallback.
+    let (i, sel) = [&entries, &moved]
+        .into_iter()
+        .map(|e| Interpreter::new(&program, e))
+        .find_map(|i| {
+            let t = i.packet(&mut PinRegisters::default(), &c, ms(1)).ok()?;
+            let fb = i
+                .lookup(names::FALLBACK, &[8, u64::from(i.hash(&c) & 0xFFFF)])
+                .ok()??
+                .params[0];
+            (t.port != Some(fb)).then_some((i, t.port))
+        })
+        .expect("a selection that differs from c's fallback");
+    // a and b hold both of c's cells; c goes unpinned, on its fallback.
+    let fresh = || PinRegisters {
+        gaps: [Some(1), Some(1)],
+        ..PinRegisters::default()
+    };
+    let start = |pins: &mut PinRegisters| {
+        i.packet(pins, &a, ms(1)).expect("a");
+        i.packet(pins, &b, ms(1)).expect("b");
+        let tc = i.packet(pins, &c, ms(2)).expect("c");
+        assert!(tc.pin_failed && tc.fallback, "{tc:?}");
+        assert_ne!(tc.port, sel);
+        tc.port
+    };
+    let mut pins = fresh();
+    let fb = start(&mut pins);
+    // a and b go idle past the gap (1 unit, 16.8 ms): c takes way 0 and
+    // pins the port it has been taking, then follows its pin.
+    let tc = i.packet(&mut pins, &c, ms(100)).expect("c");
+    assert_eq!(tc.ways.0, PinStatus::Taken, "{tc:?}");
+    assert!(!tc.pin_failed && tc.fallback, "{tc:?}");
+    assert_eq!(tc.port, fb, "taking a cell moved the flow");
+    let tc = i.packet(&mut pins, &c, ms(110)).expect("c");
+    assert_eq!((tc.ways.0, tc.port), (PinStatus::Hit, fb));
+    // Without the record: the selection's port, a move.
+    for forget in [
+        |p: &mut PinRegisters| p.unpinned.clear(),
+        |p: &mut PinRegisters| p.unpinned.values_mut().for_each(|c| c.tag ^= 1),
+    ] {
+        let mut pins = fresh();
+        start(&mut pins);
+        forget(&mut pins);
+        let tc = i.packet(&mut pins, &c, ms(100)).expect("c");
+        assert_eq!(tc.ways.0, PinStatus::Taken);
+        assert!(!tc.fallback);
+        assert_eq!(tc.port, sel);
+    }
+    // A record older than the idle timeout is no record: the flow was idle.
+    let mut pins = fresh();
+    start(&mut pins);
+    let idle_ns = (program.pin_idle_units() + 2) << lcmp_tofino::schema::CLOCK_UNIT_SHIFT;
+    let tc = i.packet(&mut pins, &c, ms(2) + idle_ns).expect("c");
+    assert_eq!((tc.fallback, tc.port), (false, sel));
+}
+
 #[test]
 fn an_expired_cell_is_taken_and_a_way_one_pin_survives_way_zero_freeing() {
     let (program, entries) = program_and_entries();

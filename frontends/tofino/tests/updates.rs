@@ -223,6 +223,7 @@ fn every_state_of_an_update_routes_to_a_live_candidate() {
         "static tables",
         "next hops",
         "new members",
+        "retired fallback ranges",
         "withdrawn members",
         "retired next hops",
     ];
@@ -344,6 +345,8 @@ fn withdrawn_candidates_drain_like_the_core() {
     let plan = new.plan_from(&old);
     let what: Vec<&str> = plan.phases.iter().map(|p| p.what).collect();
     assert!(what.contains(&"withdrawn members"), "{what:?}");
+    // The group's fallback ranges are re-split: the old leave first.
+    assert!(what.contains(&"retired fallback ranges"), "{what:?}");
     let flows: Vec<lcmp_decide::FlowKey> = (0..48u16)
         .map(|i| {
             lcmp_decide::FlowKey::v4(

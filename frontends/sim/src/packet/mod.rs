@@ -53,6 +53,8 @@ use crate::run::{
     LinkOutcome, RunOutput, ARTIFACT_DPORT,
 };
 
+pub mod artifact_pool;
+pub mod cc;
 pub(crate) mod config;
 pub mod dcqcn;
 mod fabric;

@@ -26,7 +26,7 @@ const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 /// digest, `@@STRUCT KEY@@`, `@@DIGEST KEY@@` and `@@PACK KEY@@` are its
 /// struct, its extern and its `pack` call; for a counter, `@@COUNTER KEY@@`
 /// is its declaration.
-pub const TEMPLATE_NAMES: [(&str, &str); 23] = [
+pub const TEMPLATE_NAMES: [(&str, &str); 24] = [
     ("DST_GROUP", names::DST_GROUP),
     ("ROUTE", names::ROUTE),
     ("BUCKET", names::BUCKET),
@@ -45,6 +45,7 @@ pub const TEMPLATE_NAMES: [(&str, &str); 23] = [
     ("REG_PORT1", names::REG_PORT1),
     ("REG_CLOCK", names::REG_CLOCK),
     ("REG_FAIL", names::REG_FAIL),
+    ("REG_UNPINNED", names::REG_UNPINNED),
     ("PARAM_GAP0", names::PARAM_GAP0),
     ("PARAM_GAP1", names::PARAM_GAP1),
     ("METER_DIGEST", names::METER_DIGEST),
@@ -197,6 +198,7 @@ fn substitutions(program: &Program, schema: &Schema) -> Vec<(String, String)> {
         ("PIN_WAY", s.pin_way_slots().to_string()),
         ("IDX0", format!("{}:0", n - 1)),
         ("IDX1", format!("31:{}", 32 - n)),
+        ("IDXU", format!("{}:8", n + 7)),
         ("FAIL_BITS", FAIL_CELLS.trailing_zeros().to_string()),
         ("FAIL_CELLS", FAIL_CELLS.to_string()),
         (

@@ -8,7 +8,7 @@
  * (32768 per way); ECMP hash CRC-32 ^ 0x00000000.
  *
  * Compiled by bf-p4c (p4lang/p4c 34b86e9 (p4c-barefoot, bfas)), stamped:
- *   tofino2: 0 errors, ingress 13 stages, egress 1 stages
+ *   tofino2: 0 errors, ingress 15 stages, egress 1 stages
  */
 
 #include <core.p4>
@@ -27,6 +27,7 @@ const bit<32> CLOCK_WRAP = 0x40000000;
 const bit<32> CLOCK_EPOCH = 0x01000000;   // one wrap in meta.now's top 8 bits
 typedef bit<15> pin_index_t;          // a way's index: 32768 cells
 typedef bit<12> fail_index_t;         // the pin-failure filter's index: 4096 cells
+const bit<16> FB_TAG = 0x8000;            // set in a fallback tag (a port is 9 bits)
 const bit<8> NO_BUCKET = 0xFF;             // meta.bucket until the bucket table hits (no entry has it)
 const bit<8> LCMP_FAILOVER = 1;            // resubmit data kind
 const ResubmitType_t LCMP_RESUBMIT = 1;
@@ -144,7 +145,11 @@ struct lcmp_meta_t {
     bit<1>   pin_hit;    // the flow follows a live pin
     bit<8>   report;     // the pin-failure filter lets this digest through
     bit<8>   color;      // the digest meter's colour (GREEN: send)
-    bit<1>   fallback;   // no pin cell: the group's stable fallback port
+    bit<1>   fallback;   // forwarded to the group's stable fallback port
+    PortId_t fb_port;    // the group's stable fallback port for this hash
+    bit<16>  fb_tag;     // FB_TAG | fb_port: never 0
+    bit<16>  recent_tag; // a new pin of a flow unpinned within the idle timeout:
+                         // its fb_tag; 0 otherwise
     bit<1>   dead;       // out_port is down
     bit<1>   member;     // out_port is a candidate of the group
     bit<16>  l4_sport;
@@ -176,6 +181,9 @@ parser LcmpIngressParser(packet_in pkt, out headers_t hdr, out lcmp_meta_t meta,
         meta.report = 0;
         meta.color = 0;
         meta.fallback = 0;
+        meta.fb_port = 0;
+        meta.fb_tag = 0;
+        meta.recent_tag = 0;
         meta.dead = 0;
         meta.member = 0;
         meta.out_port = 0;
@@ -381,9 +389,16 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             port = v;
         }
     };
+    // A new pin records the port the packet takes: the fallback port for
+    // a flow recently forwarded unpinned (it has been taking it), else
+    // out_port (the selection's, or way 1's pin being copied).
     RegisterAction<bit<16>, pin_index_t, bit<16>>(lcmp_port0) port0_write = {
         void apply(inout bit<16> v) {
-            v = (bit<16>)meta.out_port;
+            if (meta.recent_tag != 0) {
+                v = meta.recent_tag;
+            } else {
+                v = (bit<16>)meta.out_port;
+            }
         }
     };
     Register<bit<16>, pin_index_t>(32768) lcmp_port1;
@@ -394,7 +409,11 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     };
     RegisterAction<bit<16>, pin_index_t, bit<16>>(lcmp_port1) port1_write = {
         void apply(inout bit<16> v) {
-            v = (bit<16>)meta.out_port;
+            if (meta.recent_tag != 0) {
+                v = meta.recent_tag;
+            } else {
+                v = (bit<16>)meta.out_port;
+            }
         }
     };
     // The pin-failure digest's filter: one report per flow (by signature)
@@ -408,6 +427,34 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                 report = 1;
             } else {
                 report = 0;
+            }
+        }
+    };
+
+    // {when a flow hashing here was last forwarded unpinned, its fallback
+    // port}, indexed by sig[22:8]. A flow that takes a cell within the
+    // idle timeout of going unpinned has been taking its fallback port, so
+    // its new pin records that port: taking a cell never moves a flow. A
+    // cell shared with another flow of the same fallback port only makes a
+    // new flow pin that port (in order either way); cells start at {0, 0},
+    // long idle. The check outputs the port itself, tagged (FB_TAG | port;
+    // 0 if none): a port write's stateful ALU reads at most two PHV inputs,
+    // so it cannot also read a flag, and a RegisterAction outputs no
+    // other constant than 0. The port registers keep the tag; a read
+    // truncates it away.
+    Register<lcmp_pin_t, pin_index_t>(32768, {32w0, 32w0x00000000}) lcmp_unpinned;
+    RegisterAction<lcmp_pin_t, pin_index_t, bit<16>>(lcmp_unpinned) unpinned_mark = {
+        void apply(inout lcmp_pin_t v) {
+            v.lo = meta.now;
+            v.hi = (bit<32>)meta.fb_tag;
+        }
+    };
+    RegisterAction<lcmp_pin_t, pin_index_t, bit<16>>(lcmp_unpinned) unpinned_recent = {
+        void apply(inout lcmp_pin_t v, out bit<16> port) {
+            if (v.hi == (bit<32>)meta.fb_tag && meta.now - v.lo <= PIN_IDLE) {
+                port = (bit<16>)v.hi;
+            } else {
+                port = 0;
             }
         }
     };
@@ -486,8 +533,8 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     }
     @id(0x00000E)
     action fallback(PortId_t port) {
-        meta.out_port = port;
-        meta.fallback = 1;
+        meta.fb_port = port;
+        meta.fb_tag = FB_TAG | (bit<16>)port;
     }
     @id(0x00000F)
     action fallback_miss() {
@@ -650,6 +697,10 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         if (meta.lcmp == 1) {
             lcmp_bucket.apply();
             lcmp_select.apply();
+            // The group's stable fallback port for this hash (static
+            // ranges, the next live candidate when one is down): taken by
+            // a flow no pin cell holds, and pinned by one that was.
+            lcmp_fallback.apply();
         }
         // Pins only for a packet the selection routed (a table miss drops it
         // and leaves every pin cell alone).
@@ -664,6 +715,21 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             } else {
                 meta.way1 = 1;
                 st1 = pin1_lookup.execute(meta.sig[31:17]);
+            }
+            // A first pass that takes a cell asks whether its flow went
+            // unpinned lately; one that finds both ways busy says it does.
+            if (ig_intr_md.resubmit_flag == 0) {
+                if (st1 == pin_status_t.TAKEN) {
+                    meta.recent_tag = unpinned_recent.execute(meta.sig[22:8]);
+                } else if (st0 == pin_status_t.TAKEN && st1 == pin_status_t.BUSY) {
+                    meta.recent_tag = unpinned_recent.execute(meta.sig[22:8]);
+                } else if (meta.way1 == 1) {
+                    unpinned_mark.execute(meta.sig[22:8]);
+                }
+            }
+            if (meta.recent_tag != 0) {
+                meta.out_port = (PortId_t)meta.recent_tag;
+                meta.fallback = 1;
             }
             // Way 1's port: follow a pin (re-pin on the resubmitted pass),
             // record a new one, or report that both ways are busy.
@@ -682,7 +748,10 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                 // fallback, which bucket rewrites do not move; reported
                 // once per flow and idle timeout, metered.
                 meta.pin_event[1:1] = 1;
-                lcmp_fallback.apply();
+                if (meta.fb_tag[15:15] == 1) {   // FB_TAG unset: the fallback table missed
+                    meta.out_port = meta.fb_port;
+                    meta.fallback = 1;
+                }
                 if (ig_intr_md.resubmit_flag == 0) {
                     meta.report = fail_report.execute(meta.sig[23:12]);
                 }
