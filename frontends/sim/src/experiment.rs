@@ -524,6 +524,14 @@ impl Experiment {
             .flatten()
             .collect();
         check_complete(&v)?;
+        if let Some((a, b)) = self.focus {
+            if v.iter().all(|r| r.flows == 0) {
+                // Statistics of no flows would print as zeros.
+                return Err(SimError::Config(format!(
+                    "--focus DC{a}:DC{b}: no flow of this traffic runs between DC{a} and DC{b} (choose a pair it carries, or --pair all)"
+                )));
+            }
+        }
         Ok(v)
     }
 }

@@ -10,7 +10,8 @@ use crate::error::SimError;
 use crate::report::summarise;
 use crate::stats::RunResult;
 
-const COLORS: [RGBColor; 8] = [
+/// matplotlib's `tab10`: one colour per scheme `lcmp sim` knows.
+const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -19,7 +20,42 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
+
+/// The schemes `lcmp sim` knows, in its order: each keeps its colour and
+/// marker in every figure (plain or merged, whatever the schemes beside it).
+const KNOWN: [&str; 10] = [
+    "ecmp",
+    "ucmp",
+    "lcmp",
+    "rm-alpha",
+    "rm-beta",
+    "lcmp-w",
+    "lcmp-c",
+    "lcmp-wc",
+    "lcmp-t",
+    "lcmp-tuned",
+];
+
+/// A scheme's fixed style index: its place in [`KNOWN`], else a hash of
+/// its name (the same in every figure).
+fn style_index(scheme: &str) -> usize {
+    KNOWN.iter().position(|k| *k == scheme).unwrap_or_else(|| {
+        scheme.bytes().fold(7usize, |h, b| {
+            h.wrapping_mul(31).wrapping_add(usize::from(b))
+        })
+    })
+}
+
+/// A scheme's colour, the same in every figure.
+fn scheme_color(scheme: &str) -> RGBColor {
+    COLORS[style_index(scheme) % COLORS.len()]
+}
+
+/// Marker shapes, so that identical curves stay distinguishable.
+const MARKERS: usize = 4;
 
 fn err<E: core::fmt::Display>(e: E) -> SimError {
     SimError::Output(e.to_string())
@@ -86,9 +122,12 @@ fn slowdown(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError>
         xmin = 1.0;
         xmax = xmax.max(10.0);
     }
-    let root = SVGBackend::new(path, (960, 540)).into_drawing_area();
+    // The legend has its own column right of the chart: inside, it hid
+    // the p50 curves.
+    let root = SVGBackend::new(path, (1120, 540)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
-    let mut chart = ChartBuilder::on(&root)
+    let (left, right) = root.split_horizontally(940);
+    let mut chart = ChartBuilder::on(&left)
         .caption(title, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(45)
@@ -102,31 +141,59 @@ fn slowdown(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError>
         .x_label_formatter(&|x| human(*x))
         .draw()
         .map_err(err)?;
-    for (i, (scheme, pts)) in curves.iter().enumerate() {
-        let c = COLORS[i % COLORS.len()];
+    for (scheme, pts) in &curves {
+        let c = scheme_color(scheme);
+        let shape = style_index(scheme);
         chart
             .draw_series(LineSeries::new(
                 pts.iter().map(|p| (p.0, p.1)),
                 c.stroke_width(1),
             ))
-            .map_err(err)?
-            .label(format!("{scheme} p50"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(1)));
+            .map_err(err)?;
         chart
-            .draw_series(
-                LineSeries::new(pts.iter().map(|p| (p.0, p.2)), c.stroke_width(3)).point_size(3),
-            )
-            .map_err(err)?
-            .label(format!("{scheme} p99"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3)));
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
+            .draw_series(LineSeries::new(
+                pts.iter().map(|p| (p.0, p.2)),
+                c.stroke_width(3),
+            ))
+            .map_err(err)?;
+        // Markers on both curves: a scheme whose curve another's hides
+        // still shows its own shape.
+        let at = pts.iter().flat_map(|p| [(p.0, p.1), (p.0, p.2)]);
+        match shape % MARKERS {
+            0 => chart.draw_series(at.map(|p| Circle::new(p, 4, c.filled()))),
+            1 => chart.draw_series(at.map(|p| TriangleMarker::new(p, 6, c.stroke_width(2)))),
+            2 => chart.draw_series(at.map(|p| Cross::new(p, 5, c.stroke_width(2)))),
+            _ => chart.draw_series(at.map(|p| {
+                EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], c.stroke_width(2))
+            })),
+        }
         .map_err(err)?;
+    }
+    for (row, (scheme, _)) in curves.iter().enumerate() {
+        let c = scheme_color(scheme);
+        let y = 60 + 28 * row as i32;
+        right
+            .draw(&PathElement::new(vec![(8, y), (48, y)], c.stroke_width(3)))
+            .map_err(err)?;
+        let at = (28, y);
+        match style_index(scheme) % MARKERS {
+            0 => right.draw(&Circle::new(at, 4, c.filled())),
+            1 => right.draw(&TriangleMarker::new(at, 6, c.stroke_width(2))),
+            2 => right.draw(&Cross::new(at, 5, c.stroke_width(2))),
+            _ => right.draw(&Rectangle::new(
+                [(24, y - 4), (32, y + 4)],
+                c.stroke_width(2),
+            )),
+        }
+        .map_err(err)?;
+        right
+            .draw(&Text::new(
+                scheme.clone(),
+                (56, y - 8),
+                ("sans-serif", 16).into_font(),
+            ))
+            .map_err(err)?;
+    }
     root.present().map_err(err)
 }
 
@@ -169,7 +236,7 @@ fn links(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError> {
         .draw()
         .map_err(err)?;
     for (j, s) in sums.iter().enumerate() {
-        let c = COLORS[j % COLORS.len()];
+        let c = scheme_color(&s.scheme);
         let bars = names.iter().enumerate().filter_map(|(i, name)| {
             let u = s.links.iter().find(|l| l.link == *name)?.utilisation.mean;
             let x0 = i as f64 + 0.1 + 0.8 * j as f64 / k;

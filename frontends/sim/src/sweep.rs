@@ -511,9 +511,28 @@ fn read_run_file(path: &Path) -> Result<(Option<String>, Vec<RunResult>), SimErr
     Ok((label, results))
 }
 
+/// Orders merged runs by load, then by scheme in the order the files
+/// first name them (the order `lcmp sim --schemes` gave, not the
+/// alphabet's: baselines stay first), then by seed.
+fn order_merged(results: &mut [RunResult]) {
+    let mut schemes: Vec<String> = Vec::new();
+    for r in results.iter() {
+        if !schemes.contains(&r.scheme) {
+            schemes.push(r.scheme.clone());
+        }
+    }
+    let rank = |s: &str| schemes.iter().position(|x| x == s).unwrap_or(usize::MAX);
+    results.sort_by(|a, b| {
+        a.load
+            .total_cmp(&b.load)
+            .then(rank(&a.scheme).cmp(&rank(&b.scheme)))
+            .then(a.seed.cmp(&b.seed))
+    });
+}
+
 /// `lcmp sim merge FILES...`: sweep jobs become the sweep's report; other
-/// runs are concatenated (ordered by load, scheme, seed) into the `lcmp
-/// sim` tables, JSON or figures.
+/// runs are concatenated (ordered by load, then scheme in the order the
+/// files name them, then seed) into the `lcmp sim` tables, JSON or figures.
 pub fn merge(m: &MergeArgs) -> Result<(), SimError> {
     let started = std::time::Instant::now();
     let mut files = Vec::new();
@@ -526,12 +545,7 @@ pub fn merge(m: &MergeArgs) -> Result<(), SimError> {
             .all(|(l, _)| l.as_deref().is_some_and(|l| l.starts_with("sweep|")));
     if !sweep {
         let mut results: Vec<RunResult> = files.into_iter().flat_map(|(_, r)| r).collect();
-        results.sort_by(|a, b| {
-            a.load
-                .total_cmp(&b.load)
-                .then(a.scheme.cmp(&b.scheme))
-                .then(a.seed.cmp(&b.seed))
-        });
+        order_merged(&mut results);
         let title = format!("lcmp sim merge: {} files", m.files.len());
         if m.json {
             let doc = crate::report::JsonReport {
@@ -805,6 +819,45 @@ mod test {
                 hi: p99,
             },
         }
+    }
+
+    #[test]
+    fn merged_runs_keep_the_schemes_order_not_the_alphabets() {
+        let run = |scheme: &str, load: f64, seed: u64| -> RunResult {
+            serde_json::from_value(serde_json::json!({
+                "scheme": scheme, "load": load, "seed": seed, "flows": 1,
+                "completed": 1, "p50": 1.0, "p99": 1.0, "mean": 1.0,
+                "buckets": [], "bins": [], "links": [], "bytes_offered": 1,
+                "bytes_delivered": 1, "unrouted": 0, "unpinned": 0,
+                "sim_time_s": 0.0, "wall_time_s": 0.0
+            }))
+            .expect("a run result")
+        };
+        // Two job files' runs as `--schemes ucmp,lcmp,ecmp` wrote them.
+        let mut rs = vec![
+            run("ucmp", 0.5, 2),
+            run("lcmp", 0.5, 2),
+            run("ecmp", 0.3, 2),
+            run("ucmp", 0.3, 1),
+            run("lcmp", 0.3, 1),
+            run("ecmp", 0.3, 1),
+        ];
+        order_merged(&mut rs);
+        let got: Vec<(f64, &str, u64)> = rs
+            .iter()
+            .map(|r| (r.load, r.scheme.as_str(), r.seed))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0.3, "ucmp", 1),
+                (0.3, "lcmp", 1),
+                (0.3, "ecmp", 1),
+                (0.3, "ecmp", 2),
+                (0.5, "ucmp", 2),
+                (0.5, "lcmp", 2)
+            ]
+        );
     }
 
     #[test]

@@ -97,6 +97,42 @@ fn figures_and_json_are_written() {
         let svg = std::fs::read_to_string(f).expect("readable");
         assert!(svg.starts_with("<svg") && svg.contains("lcmp"), "{f}");
     }
+    // A scheme keeps its colour without the schemes before it (a merged
+    // figure of some runs), and the legend is right of the chart (x past
+    // 940 px), where it hides no curve.
+    let slowdown = |rs: &[lcmp_sim::stats::RunResult], sub: &str| {
+        let d = dir.join(sub);
+        lcmp_sim::plot::write_all(&d, "test", rs).expect("written");
+        std::fs::read_to_string(d.join("slowdown-30.svg")).expect("readable")
+    };
+    let stroke_of = |svg: &str, scheme: &str| -> String {
+        // The legend row: the line sample just before the scheme's label.
+        let at = svg
+            .find(&format!(">\n{scheme}\n</text>"))
+            .expect("a legend label");
+        let before = &svg[..at];
+        let line = before.rfind("<polyline").expect("a legend line");
+        let stroke = before[line..].find("stroke=\"").expect("a stroke") + line + 8;
+        before[stroke..stroke + 18].to_string()
+    };
+    let all = slowdown(&results, "all");
+    let lcmp_only: Vec<_> = results
+        .iter()
+        .filter(|r| r.scheme == "lcmp")
+        .cloned()
+        .collect();
+    let alone = slowdown(&lcmp_only, "alone");
+    assert_eq!(stroke_of(&all, "lcmp"), stroke_of(&alone, "lcmp"));
+    assert_ne!(stroke_of(&all, "lcmp"), stroke_of(&all, "ecmp"));
+    let label = all.find(">\nlcmp\n</text>").expect("legend label");
+    let text = all[..label].rfind("<text").expect("a text element");
+    let x: f64 = all[text..label]
+        .split("x=\"")
+        .nth(1)
+        .and_then(|t| t.split('"').next())
+        .and_then(|t| t.parse().ok())
+        .expect("an x coordinate");
+    assert!(x > 940.0, "legend at x = {x}");
     let _ = std::fs::remove_dir_all(&dir);
     let v = serde_json::to_value(lcmp_sim::report::summarise(&results)).expect("json");
     assert!(v[0]["links"][0]["utilisation"]["mean"].is_number());
@@ -447,6 +483,19 @@ fn options_a_model_would_ignore_or_cannot_run_are_refused() {
             .bins,
         20
     );
+}
+
+#[test]
+fn a_focus_on_a_pair_without_flows_is_an_error_not_zeros() {
+    // The default traffic is DC1 -> DC8: nothing between DC2 and DC3.
+    let e = exp(&["--focus", "DC2:DC3", "--load", "0.3", "--window", "0.01"]).expect("valid");
+    match e.run(1, &|| {}) {
+        Err(SimError::Config(m)) => assert!(m.contains("DC2:DC3") && !m.contains('\n'), "{m}"),
+        other => panic!("expected a config error, got {:?}", other.map(|_| ())),
+    }
+    // A pair the traffic carries is counted.
+    let e = exp(&["--focus", "DC1:DC8", "--load", "0.3", "--window", "0.01"]).expect("valid");
+    assert!(e.run(1, &|| {}).expect("runs").iter().all(|r| r.flows > 0));
 }
 
 #[test]
