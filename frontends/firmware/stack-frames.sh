@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the stack frame of every function of a thumbv7em image or archive,
-# largest first, one "<bytes> <function, hash stripped>" a line. A frame is
+# largest first, one "<bytes> <function, hash and .llvm suffix stripped>" a line. A frame is
 # the sum of the function's `sub sp, #imm` (also `sub.w` and `subw`, the
 # Thumb-2 forms with a 12-bit immediate; what it reserves below its
 # register pushes, which add at most 100 bytes more). A function that moves
@@ -17,7 +17,7 @@ llvm_bin="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //
   }
   /^[0-9a-f]+ <.*>:$/ {
     key++; fn[key] = $0; frame[key] = 0
-    sub(/^[0-9a-f]+ </, "", fn[key]); sub(/>:$/, "", fn[key]); sub(/::h[0-9a-f]+$/, "", fn[key])
+    sub(/^[0-9a-f]+ </, "", fn[key]); sub(/>:$/, "", fn[key]); sub(/ \(\.llvm\.[0-9]+\)$/, "", fn[key]); sub(/::h[0-9a-f]+$/, "", fn[key])
     next
   }
   key && /\tsub(\.w|w)?\tsp, (sp, )?#0x[0-9a-f]+$/ { frame[key] += hex($NF); next }

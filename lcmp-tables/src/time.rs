@@ -24,11 +24,14 @@ const US_PER_SECOND: u128 = 1_000_000;
 /// assert_eq!(instant(&ms, 2_999).ticks(), 2);
 /// ```
 pub fn instant(params: &Params, t_us: u64) -> Instant {
+    // In 128 bits, so that no product overflows: smaller in the firmware
+    // image than the 64-bit split into seconds and microseconds (one call
+    // of the 128-bit division routine instead of inlined 64-bit divisions
+    // by a constant: 42 928 against 43 304 B of `.text`, part 70).
     let ticks = u128::from(t_us) * u128::from(params.ticks_per_second) / US_PER_SECOND;
     // The low 32 bits: the core's counter wraps (the mask makes the
     // conversion exact).
-    let low = u32::try_from(ticks & u128::from(u32::MAX)).unwrap_or(0);
-    Instant::from_ticks(low)
+    Instant::from_ticks(u32::try_from(ticks & u128::from(u32::MAX)).unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -45,6 +48,13 @@ mod test {
 
         /// At any rate, one second later is `ticks_per_second` ticks later
         /// (modulo 2^32).
+        /// The exact quotient, modulo 2^32.
+        fn exact_modulo_2_32(t_us: u64, rate: u32) -> bool {
+            let p = Params::PAPER.with_ticks_per_second(rate);
+            let exact = u128::from(t_us) * u128::from(rate) / 1_000_000;
+            u128::from(instant(&p, t_us).ticks()) == exact % (1 << 32)
+        }
+
         fn a_second_is_ticks_per_second(t_us: u32, rate: u32) -> bool {
             let p = Params::PAPER.with_ticks_per_second(rate.max(1));
             let (a, b) = (instant(&p, u64::from(t_us)), instant(&p, u64::from(t_us) + 1_000_000));
@@ -64,5 +74,13 @@ mod test {
         let fine = Params::PAPER.with_ticks_per_second(10_000_000);
         assert_eq!(instant(&fine, 7).ticks(), 70);
         assert_eq!(instant(&fine, 429_496_730).ticks(), 4);
+        // Far from zero, at extreme rates: the exact quotient modulo 2^32.
+        for t_us in [u64::MAX, u64::MAX - 999_999, 1 << 40, 123_456_789_012_345] {
+            for rate in [1, 999_999, 1_000_000, 1_000_001, u32::MAX] {
+                let p = Params::PAPER.with_ticks_per_second(rate);
+                let exact = u128::from(t_us) * u128::from(rate) / 1_000_000;
+                assert_eq!(u128::from(instant(&p, t_us).ticks()), exact % (1 << 32));
+            }
+        }
     }
 }

@@ -56,4 +56,19 @@ expect "lcmp-tables --features alloc shows lcmp-decide's serde (the control)" [ 
 echo "--- cargo publish --dry-run"
 # --allow-dirty: this checks packaging, so a work tree with uncommitted
 # changes is packaged as it is (a clean clone in CI is clean anyway).
-cargo publish --dry-run --allow-dirty "${pkgs[@]}"
+# cargo verifies lcmp-tables against the lcmp-decide it just packaged,
+# served from a temporary local registry (target/package/tmp-registry),
+# but it extracts that registry's crates under CARGO_HOME keyed by the
+# registry's path and does not extract them again: a second run in the
+# same checkout builds against the first run's lcmp-decide. Drop those
+# stale copies of our own crates first (only the path-keyed local
+# registries, whose names start with '-'; crates.io's are untouched).
+# For the same reason the verification builds in a target directory of
+# its own, emptied first: cargo treats a registry crate as immutable and
+# would reuse the first run's build of the packaged lcmp-decide.
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+for c in "${crates[@]}"; do
+  rm -rf "$cargo_home"/registry/src/-*/"$c"-* "$cargo_home"/registry/cache/-*/"$c"-*
+done
+rm -rf target/publish-check
+CARGO_TARGET_DIR=target/publish-check cargo publish --dry-run --allow-dirty "${pkgs[@]}"

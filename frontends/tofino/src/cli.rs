@@ -131,7 +131,7 @@ pub fn agent_loop(
             continue;
         }
         let poll: Poll = serde_json::from_str(&line).map_err(Error::State)?;
-        let now = lcmp_decide::Instant::from_ticks(poll.t_us);
+        let now = lcmp_tables::time::instant(&agent.tables().params, u64::from(poll.t_us));
         for (dev, cells) in &poll.usage_cells {
             let port = dev_to_port.get(dev).ok_or(Error::PollPort(*dev))?;
             agent.on_usage_cells(now, lcmp_decide::PortId(*port), *cells)?;

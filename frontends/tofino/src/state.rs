@@ -7,21 +7,15 @@
 //!   "down": [5] }
 //! ```
 
-use lcmp_decide::{Instant, PortId};
+use lcmp_decide::PortId;
 
 use crate::error::Error;
 use crate::model::Agent;
 
-/// One queue sample.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-pub struct Sample {
-    /// When, microseconds (one tick).
-    pub t_us: u32,
-    /// The port.
-    pub port: u8,
-    /// Queue depth, bytes.
-    pub queue_bytes: u64,
-}
+/// One queue sample: the `lcmp explain` scenario's own type (one JSON
+/// shape, one type), its time converted with the tables' tick rate
+/// ([`lcmp_tables::time::instant`]).
+pub use lcmp_tables::scenario::ScenarioSample as Sample;
 
 /// Samples and down ports.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -50,7 +44,8 @@ impl CongestionState {
     /// Feeds the samples, then the down ports, into `agent`.
     pub fn apply(&self, agent: &mut Agent) -> Result<(), Error> {
         for s in &self.samples {
-            agent.sample(Instant::from_ticks(s.t_us), PortId(s.port), s.queue_bytes)?;
+            let now = lcmp_tables::time::instant(&agent.tables().params, s.t_us);
+            agent.sample(now, PortId(s.port), s.queue_bytes)?;
         }
         for &p in &self.down {
             agent.set_port_up(PortId(p), false)?;
