@@ -1341,6 +1341,38 @@ mod test {
         assert!(d.may_move(Instant::from_ticks(2), PortId(0), seen));
     }
 
+    /// Installing validated tables is installing them: the same tables,
+    /// the same decision; a port beyond `PORTS` is refused and the
+    /// decider keeps what it had.
+    #[test]
+    fn install_valid_installs_what_install_does() {
+        let mut t = Tables::paper_defaults();
+        let _ = t.ports.push(crate::PortConfig {
+            id: PortId(1),
+            rate_bps: 1_000_000_000,
+            buffer_bytes: 1 << 20,
+        });
+        let mut a: Decider<4, 16> = Decider::new(DeciderConfig::DEFAULT);
+        let mut b: Decider<4, 16> = Decider::new(DeciderConfig::DEFAULT);
+        assert!(a.tables().is_none());
+        a.install_valid(t.validated().expect("valid"))
+            .expect("fits");
+        b.install(&t).expect("valid");
+        assert!(a.tables().is_some());
+        assert_eq!(a.tables(), b.tables());
+        let mut wide = t.clone();
+        let _ = wide.ports.push(crate::PortConfig {
+            id: PortId(9),
+            rate_bps: 1_000_000_000,
+            buffer_bytes: 1 << 20,
+        });
+        assert_eq!(
+            a.install_valid(wide.validated().expect("valid")),
+            Err(Error::PortOutOfRange(9))
+        );
+        assert_eq!(a.tables(), b.tables());
+    }
+
     #[test]
     fn use_tables_refreshes_like_install() {
         let mut t = Tables::paper_defaults();
