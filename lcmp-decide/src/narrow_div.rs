@@ -113,6 +113,18 @@ mod test {
         assert_eq!(div_u64_to_u32(u64::MAX, u64::MAX), Some(1));
         assert_eq!(div_u64_to_u32(u64::MAX, 1 << 32), Some(u32::MAX));
         assert_eq!(div_u64_to_u32(u64::MAX, (1 << 32) - 1), None);
+        // Digits whose estimate needs the correction loop to go on after
+        // its first step (`rhat` still below B): found by search, so that
+        // a mutant of the loop's exit is caught every run, not only when
+        // quickcheck draws such a case.
+        for (u, v) in [
+            (7_002_664_860_612_412_950u64, 2_798_570_524u64),
+            (2_747_456_222_707_609_577, 1_333_001_621),
+            (4_706_510_815_731_380_117, 1_163_165_086),
+            (4_284_916_477_706_782_572, 1_320_222_581),
+        ] {
+            assert_eq!(div_u64_to_u32(u, v), oracle(u, v), "{u} / {v}");
+        }
         // 5 GB at 1 MHz ticks over 100 Gbps: 400 000 ticks.
         assert_eq!(
             div_u64_to_u32(5_000_000_000 * 8 * 1_000_000, 100_000_000_000),

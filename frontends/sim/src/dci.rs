@@ -43,10 +43,17 @@ pub(crate) fn switches(net: &Network, scheme: Scheme, hash_seed: u32) -> Vec<Box
         .collect()
 }
 
-/// A decider's clock reading at `us` microseconds of simulated time (the
-/// core's tick is a microsecond; it wraps as the core's `Instant` does).
-pub(crate) fn instant_at_us(us: u64) -> Instant {
-    Instant::from_ticks(us as u32)
+/// A decider's clock reading at `us` microseconds of simulated time, at
+/// the tick rate of `net`'s tables (`Params::ticks_per_second`, the same
+/// for every DC: one profile builds them), through the one conversion
+/// every frontend uses ([`lcmp_tables::time::instant`]; it wraps as the
+/// core's `Instant` does).
+pub(crate) fn instant_at_us(net: &Network, us: u64) -> Instant {
+    let params = net
+        .tables
+        .first()
+        .map_or(lcmp_decide::Params::PAPER, |t| t.params);
+    lcmp_tables::time::instant(&params, us)
 }
 
 /// Feeds `sw` the queued bytes of each of its inter-DC ports: `(core

@@ -274,7 +274,7 @@ impl<'a> Engine<'a> {
         let spec = self.specs[i];
         let f = self.flows.len() as u32;
         let ideal_us = self.ideal_us(&spec);
-        let now = dci::instant_at_us(spec.start_us as u64);
+        let now = dci::instant_at_us(&self.net, spec.start_us as u64);
         let route = self.routes(&spec, now);
         let host = self.net.index(spec.src_dc).unwrap_or(0)
             * usize::from(self.cfg.hosts_per_dc.max(1))
@@ -397,7 +397,7 @@ impl<'a> Engine<'a> {
         let sample_every = u64::from(self.cfg.sample_us.max(1));
         let now_us = t0 as u64;
         if now_us >= st.next_sample_us {
-            self.sample_all(dci::instant_at_us(now_us));
+            self.sample_all(dci::instant_at_us(&self.net, now_us));
             st.next_sample_us = (now_us / sample_every + 1) * sample_every;
             self.fair_dirty = true;
         }

@@ -321,7 +321,7 @@ impl<'a> Sim<'a> {
     }
 
     fn instant(&self) -> Instant {
-        dci::instant_at_us(self.now / PS_PER_US)
+        dci::instant_at_us(self.net, self.now / PS_PER_US)
     }
 
     fn sample_all(&mut self) {

@@ -123,6 +123,28 @@ struct Sender<C> {
 }
 
 impl Bottleneck {
+    /// The fair-share check of every controller: two flows, the second
+    /// starting 2 ms after the first (as `make` builds it: a late-comer
+    /// at a tenth of the line rate), for 30 ms. They fill the link (more
+    /// than `min_utilisation` of it), meet within 5 % of half each, and
+    /// the rate control, not the FIFO, shares it: the queue stays under
+    /// 500 kB (two line-rate senders would add 25 MB in 20 ms).
+    pub(crate) fn assert_fair_shares<C: Controller>(
+        &self,
+        make: &dyn Fn(usize, u64, u64, u64) -> C,
+        min_utilisation: f64,
+    ) {
+        let out = self.run(make, &[0, 2_000_000_000], 30_000_000_000);
+        let (a, b) = (out.throughput(0), out.throughput(1));
+        assert!((a + b) / out.capacity_bps > min_utilisation, "{a} + {b}");
+        assert!((a / (a + b) - 0.5).abs() < 0.05, "{a} vs {b}");
+        assert!(
+            out.tail_max_queue_bytes < 500_000,
+            "{}",
+            out.tail_max_queue_bytes
+        );
+    }
+
     /// Runs flows starting at `starts` (ps) until `end_ps`; `make` builds
     /// each controller from (flow, line rate, base RTT ps, base window
     /// bytes).
