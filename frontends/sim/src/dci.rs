@@ -49,11 +49,13 @@ pub(crate) fn switches(net: &Network, scheme: Scheme, hash_seed: u32) -> Vec<Box
 /// every frontend uses ([`lcmp_tables::time::instant`]; it wraps as the
 /// core's `Instant` does).
 pub(crate) fn instant_at_us(net: &Network, us: u64) -> Instant {
+    // By reference: this runs for every decision and sample of a packet
+    // run, and `Params` is a few hundred bytes.
     let params = net
         .tables
         .first()
-        .map_or(lcmp_decide::Params::PAPER, |t| t.params);
-    lcmp_tables::time::instant(&params, us)
+        .map_or(&lcmp_decide::Params::PAPER, |t| &t.params);
+    lcmp_tables::time::instant(params, us)
 }
 
 /// Feeds `sw` the queued bytes of each of its inter-DC ports: `(core
