@@ -31,7 +31,7 @@ use lcmp_decide::{
     PortId,
 };
 use lcmp_tofino::hash::Headers;
-use lcmp_tofino::interp::{pin_slot, unpinned_index, Interpreter, PinRegisters, FB_TAG};
+use lcmp_tofino::interp::{pin_slot, unpinned_index, Interpreter, PinRegisters, PinStatus, FB_TAG};
 use lcmp_tofino::{Agent, ExportOptions};
 
 use crate::input::{QueueSpec, SchemeSpec, TablesSpec, GROUP_SPACE};
@@ -226,12 +226,13 @@ pub fn run(input: &TofinoInput) {
                 // (its record intact) pins its fallback port. Afterwards
                 // its pin keeps it (the core's pin keeps its own first
                 // decision, so it is not compared with the core).
-                if !pinned_since[i] && recorded {
+                let took_a_cell = tr.ways.0 == PinStatus::Taken || tr.ways.1 == PinStatus::Taken;
+                if !pinned_since[i] && recorded && took_a_cell {
                     REPINNED.fetch_add(1, Ordering::Relaxed);
                     assert_eq!(tr.port, fb, "phase {n}: a new pin moved {key:?}: {tr:?}");
                     assert!(tr.fallback, "phase {n}: {tr:?}");
                 }
-                pinned_since[i] = true;
+                pinned_since[i] |= took_a_cell || tr.pin_hit;
                 continue;
             }
             let want = d.port().map(|p| agent.dev_port(p));
