@@ -52,6 +52,7 @@ pub mod analysis;
 pub mod cli;
 pub mod compile;
 mod error;
+pub mod halves;
 pub mod hash;
 pub mod interp;
 pub mod model;
