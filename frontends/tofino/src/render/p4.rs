@@ -4,12 +4,12 @@
 //! none of them, it holds `@@NAME@@` placeholders (the names of
 //! [`TEMPLATE_NAMES`], declarations, configuration values) that [`body`]
 //! fills. The header comment states what bf-p4c said of the program's text
-//! (its compile stamp), not the crate's own stage analysis.
+//! (its compile stamp).
 
 use core::fmt::Write as _;
 
-use crate::analysis;
 use crate::hash::{p4_field_list, CrcSpec, CRC32C, ECMP_FIELDS, SIG_FIELDS};
+use crate::lint;
 use crate::model::{Program, Target};
 use crate::schema::{
     actions, names, pin_event, Action, Control, Counter, Digest, KeyField, Reason, Register,
@@ -380,8 +380,7 @@ pub fn body(program: &Program) -> String {
 /// The header comment: sizes, and what the compiler said of this program
 /// text: the stamp recorded for its body (`tests/golden/compile-stamps.json`,
 /// [`crate::compile::Stamps::golden`]), or that none is recorded. The
-/// crate's own stage analysis ([`analysis`]) is a lower bound, not a claim,
-/// and is not printed here.
+/// text checks ([`lint`]) add a line only where they find something.
 pub fn header_comment(program: &Program, body: &str) -> String {
     header_with_stamps(program, body, &crate::compile::Stamps::golden())
 }
@@ -446,16 +445,16 @@ fn header_with_stamps(program: &Program, body: &str, stamps: &crate::compile::St
             );
         }
     }
-    // The analysis still runs: a program it finds a violation in says so.
+    // The text checks: a program they find a violation in says so.
     for target in Target::ALL {
-        match analysis::analyze(body, target) {
-            Ok(p) if p.violations.is_empty() => {}
-            Ok(p) => {
+        match lint::check(body, target) {
+            Ok(v) if v.is_empty() => {}
+            Ok(v) => {
                 let _ = writeln!(
                     o,
                     " * {}: {} violation(s) of the text checks",
                     target.name(),
-                    p.violations.len()
+                    v.len()
                 );
             }
             Err(e) => {
