@@ -106,7 +106,7 @@ pub fn agent_loop(
                 if let (Some(g), Some(phases)) =
                     (gap, m.get_mut("phases").and_then(|p| p.as_array_mut()))
                 {
-                    phases.push(crate::render::bfrt::pin_gap_phase(g));
+                    phases.push(crate::render::bfrt::pin_gap_phase(&schema, g));
                 }
             }
             writeln!(output, "{v}").map_err(io)?;

@@ -101,8 +101,8 @@ pub fn salu_blocks(bfa: &str, registers: &[&str]) -> String {
 
 /// What the compiler's stateful ALU blocks (`OUT/salu.txt`, see
 /// [`salu_blocks`]) say against the program's schema, one line per
-/// difference: each register of [`SALU_REGISTERS`] present with the
-/// schema's size; the clock starting at [`CLOCK_START_WRAPS`] epochs and
+/// difference: each register of [`SALU_REGISTERS`] (or each of its
+/// halves) present with the schema's size; the clock starting at [`CLOCK_START_WRAPS`] epochs and
 /// testing the wrap against `-CLOCK_WRAP`; and every compare of the pins
 /// and the clock unsigned (`.u`), as the interp mirror compares (issue 32
 /// item 5: the freshness and wrap tests rest on it).
@@ -111,7 +111,11 @@ pub fn salu_blocks(bfa: &str, registers: &[&str]) -> String {
 pub fn salu_mismatches(schema: &crate::schema::Schema, salu: &str) -> Vec<String> {
     use crate::schema::{names, CLOCK_START_WRAPS, CLOCK_UNIT_SHIFT, CLOCK_WRAP};
     let mut out = Vec::new();
-    for name in SALU_REGISTERS {
+    // A halved register (crate::halves) is checked in each half.
+    let names = SALU_REGISTERS
+        .iter()
+        .flat_map(|&r| crate::halves::halves(schema, r).map_or_else(|| vec![r], |h| h.to_vec()));
+    for name in names {
         let block = salu_blocks(salu, &[name]);
         let Some(ours) = schema.registers.iter().find(|r| r.name == name) else {
             out.push(format!("{name}: not in the schema"));

@@ -7,8 +7,8 @@
 //! builder and the interpreter all read, so a name or a width cannot differ
 //! between them: the P4 template names no table, action, register or
 //! digest, it only uses the declarations and names rendered from here.
-//! (The stage analysis, [`crate::analysis`], deliberately does not read it:
-//! it parses the generated P4 text.)
+//! (The text checks, [`crate::lint`], deliberately do not read it: they
+//! parse the generated P4 text.)
 
 /// A match kind (P4Runtime `MatchField.MatchType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
