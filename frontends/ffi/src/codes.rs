@@ -222,6 +222,7 @@ pub fn error_code(e: Error) -> i32 {
         Error::InvalidLevels => LCMP_ERR_INVALID_LEVELS,
         Error::InvalidCapacityThresholds => LCMP_ERR_INVALID_CAPACITY_THRESHOLDS,
         Error::PortOutOfRange(_) => LCMP_ERR_PORT_OUT_OF_RANGE,
+        Error::PortNotInTables(_) => LCMP_ERR_NO_SUCH_PORT,
         Error::DuplicatePort(_) => LCMP_ERR_DUPLICATE_PORT,
         Error::ZeroPortCapacity(_) => LCMP_ERR_ZERO_PORT_CAPACITY,
         Error::UnknownPort { .. } => LCMP_ERR_UNKNOWN_PORT,

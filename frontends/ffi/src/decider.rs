@@ -262,7 +262,9 @@ pub unsafe extern "C" fn lcmp_sample(
     queue_bytes: u64,
 ) -> i32 {
     let d = &mut handle_mut!(d).inner;
-    status(installed_port(d, port).and_then(|p| {
+    // The core refuses a port its tables do not list (`PortNotInTables`,
+    // mapped to `LCMP_ERR_NO_SUCH_PORT`) and records nothing.
+    status(port_from_c(port).and_then(|p| {
         d.sample(Instant::from_ticks(now), p, queue_bytes)
             .map_err(error_code)
     }))
