@@ -1045,12 +1045,7 @@ mod test {
     /// tables as it lets shared ones go.
     #[test]
     fn samples_move_signals_and_reset_forgets_owned_tables() {
-        let mut t = Tables::paper_defaults();
-        let _ = t.ports.push(crate::PortConfig {
-            id: PortId(1),
-            rate_bps: 1_000_000_000,
-            buffer_bytes: 1 << 20,
-        });
+        let t = port_1_tables();
         let mut d: Decider<4, 16> = Decider::new(DeciderConfig::DEFAULT);
         d.install(&t).expect("valid");
         let idle = d.signals(PortId(1));
@@ -1075,17 +1070,22 @@ mod test {
         assert_eq!(d.signals(PortId(1)), idle);
     }
 
-    /// A decider of 4 ports whose tables list port 1 only (1 MiB buffer at
-    /// 1 Gb/s), with one sample of it taken.
-    fn one_listed_port() -> Decider<4, 16> {
+    /// The paper's defaults listing one port, 1 (1 MiB buffer at 1 Gb/s).
+    fn port_1_tables() -> Tables {
         let mut t = Tables::paper_defaults();
         let _ = t.ports.push(crate::PortConfig {
             id: PortId(1),
             rate_bps: 1_000_000_000,
             buffer_bytes: 1 << 20,
         });
+        t
+    }
+
+    /// A decider of 4 ports whose tables list port 1 only
+    /// ([`port_1_tables`]), with one sample of it taken.
+    fn one_listed_port() -> Decider<4, 16> {
         let mut d: Decider<4, 16> = Decider::new(DeciderConfig::DEFAULT);
-        d.install(&t).expect("valid");
+        d.install(&port_1_tables()).expect("valid");
         d.sample(Instant::from_ticks(3), PortId(1), 1 << 19)
             .expect("listed");
         d
