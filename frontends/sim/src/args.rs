@@ -18,6 +18,8 @@ use crate::error::SimError;
 use crate::experiment::{
     paper_window_us, parse_weights, Experiment, LoadReference, SchemeSpec, SIM_IDLE_TIMEOUT_US,
 };
+use crate::packet::artifact_pool::ARTIFACT_DCI_BUFFER_MIB;
+use crate::packet::DciPool;
 use crate::traffic::{Pairs, SourcePorts};
 use crate::workload::Workload;
 
@@ -234,7 +236,9 @@ pub struct SimArgs {
 /// headroom `rate * delay / 8 / 1e9 * 3`, computed in 64 bits (the
 /// 200 Gbps x 250 ms product wraps) and summed in 32 bits, so the
 /// subtraction wraps too: `(2^27 - 2840932351 - 8 * 4096) mod 2^32`.
-/// Derived in docs/simulator.md.
+/// Derived in docs/simulator.md. The fluid model uses it for every DCI
+/// switch; the packet model gives each DCI switch its own pool
+/// ([`DciPool::Artifact`]).
 pub const ARTIFACT_DCI_BUFFER_BYTES: u64 = 1_588_219_905;
 
 /// The least `--buffer`: 1 MB. Smaller DCI buffers are outside what the
@@ -606,6 +610,13 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
     };
     let mut engine = engine;
     engine.packet.dcqcn = !args.no_cc;
+    if artifact && args.buffer.is_none() {
+        // Each DCI switch its own pool, as the artifact's 32-bit
+        // arithmetic leaves it (ARTIFACT_DCI_BUFFER_BYTES is DC1's).
+        engine.packet.dci_pool = DciPool::Artifact {
+            buffer_mib: ARTIFACT_DCI_BUFFER_MIB,
+        };
+    }
     if let Some(n) = args.pfc_shift {
         if n > 16 {
             return Err(SimError::Config(format!(

@@ -159,6 +159,11 @@ fn the_artifact_preset_is_its_regime() {
         e.topology.buffer_bytes,
         lcmp_sim::cli::ARTIFACT_DCI_BUFFER_BYTES
     );
+    // The packet model gives each DCI switch the artifact's own pool.
+    assert_eq!(
+        e.engine.packet.dci_pool,
+        lcmp_sim::packet::DciPool::Artifact { buffer_mib: 128 }
+    );
     assert_eq!(e.engine.ideal, IdealFct::Rtt);
     assert_eq!(e.engine.ack_path, AckPath::Routed);
     assert_eq!(e.engine.flow_id, FlowIdentity::Artifact);
@@ -198,6 +203,10 @@ fn the_artifact_preset_is_its_regime() {
     assert_eq!(off.engine.ack_path, AckPath::None);
     assert_eq!(off.engine.flow_id, FlowIdentity::FiveTuple);
     assert_eq!(off.topology.buffer_bytes, 5_000_000_000);
+    assert_eq!(
+        off.engine.packet.dci_pool,
+        lcmp_sim::packet::DciPool::Buffer
+    );
     assert_eq!(off.tables.params.idle_timeout_ticks, 5_000);
     assert!(!off.engine.sample_on_decision);
 }

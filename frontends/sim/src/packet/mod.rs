@@ -66,7 +66,7 @@ use fabric::{Fabric, NodeKind};
 use mmu::PfcAction;
 use queue::EventQueue;
 
-pub use config::{PacketConfig, PacketStats, PS_PER_US};
+pub use config::{DciPool, PacketConfig, PacketStats, PS_PER_US};
 
 /// A packet: 16 bytes, moved by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
