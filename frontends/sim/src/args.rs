@@ -13,6 +13,7 @@ use lcmp_tables::{
     parse_bytes, parse_profile, parse_queue_thresholds, BuildOptions, Saturation, Topology,
 };
 
+use crate::dci::MAX_FLOW_SLOTS;
 use crate::engine::{AckPath, EngineConfig, FlowIdentity, IdealFct, Model};
 use crate::error::SimError;
 use crate::experiment::{
@@ -191,6 +192,12 @@ pub struct SimArgs {
     /// 2000, the paper's].
     #[arg(long, value_name = "MS")]
     pub idle_timeout_ms: Option<String>,
+    /// Flow-cache slots of every DCI switch: a power of two from 16 to
+    /// 2^23, or `auto`, sized for the workload's flow rate and the
+    /// switch's largest safe gap (docs/simulator.md, "Flow cache")
+    /// [default: auto].
+    #[arg(long, value_name = "SLOTS|auto")]
+    pub flow_cache: Option<String>,
     /// Explicit queue thresholds for every DCI port: N non-decreasing byte
     /// counts (`0,500MB,...`), or `wrap32:BYTES`, a buffer's
     /// `floor(buffer * i / N)` stored in 32 bits as the artifact stores
@@ -402,6 +409,7 @@ pub fn to_args(a: &SimArgs) -> Vec<String> {
     opt("ack-path", a.ack_path.clone());
     opt("flow-id", a.flow_id.clone());
     opt("idle-timeout-ms", a.idle_timeout_ms.clone());
+    opt("flow-cache", a.flow_cache.clone());
     opt("queue-thresholds", a.queue_thresholds.clone());
     opt("sampling", a.sampling.clone());
     opt("profile", a.profile.clone());
@@ -610,6 +618,19 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         ..EngineConfig::default()
     };
     let mut engine = engine;
+    engine.flow_slots = match args.flow_cache.as_deref().map(str::trim) {
+        None | Some("auto") => None,
+        Some(n) => Some(
+            n.parse::<usize>()
+                .ok()
+                .filter(|v| v.is_power_of_two() && (16..=MAX_FLOW_SLOTS).contains(v))
+                .ok_or_else(|| {
+                    SimError::Config(format!(
+                        "--flow-cache: expected `auto` or a power of two from 16 to {MAX_FLOW_SLOTS}, got `{n}`"
+                    ))
+                })?,
+        ),
+    };
     engine.packet.dcqcn = !args.no_cc;
     if artifact && args.buffer.is_none() {
         // Each DCI switch its own pool, as the artifact's 32-bit

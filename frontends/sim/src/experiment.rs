@@ -450,14 +450,26 @@ impl Experiment {
             .collect()
     }
 
-    /// The engine settings of one run: [`Experiment::engine`] with the
-    /// run's core scheme and the traffic seed as the ECMP hash seed.
-    pub fn run_config(&self, scheme: Scheme, seed: u64) -> EngineConfig {
+    /// The engine settings of one run at load `load_index`:
+    /// [`Experiment::engine`] with the run's core scheme, the traffic seed
+    /// as the ECMP hash seed and the load's [`Experiment::flow_rate_per_s`]
+    /// (the switches' flow caches are sized for it).
+    pub fn run_config(&self, load_index: usize, scheme: Scheme, seed: u64) -> EngineConfig {
         EngineConfig {
             scheme,
             hash_seed: seed as u32,
+            flow_rate_per_s: self.flow_rate_per_s(load_index),
             ..self.engine.clone()
         }
+    }
+
+    /// New flows a second at load `load_index`: the offered load over the
+    /// workload's mean flow size. Every DCI switch's flow cache is sized for
+    /// it (an upper bound of what one switch sees: with one DC pair every
+    /// flow crosses the source's switch).
+    pub fn flow_rate_per_s(&self, load_index: usize) -> f64 {
+        let load = self.loads.get(load_index).copied().unwrap_or(0.0);
+        load * self.reference_bps() / (8.0 * self.workload.mean_bytes())
     }
 
     /// The flows of one (load, seed): a function of the seed, the load's
@@ -512,7 +524,7 @@ impl Experiment {
                     let (spec, scheme, net) = &nets[k];
                     let flows = &traffic[l * ns + s];
                     let seed = self.seeds[s];
-                    let cfg = self.run_config(*scheme, seed);
+                    let cfg = self.run_config(l, *scheme, seed);
                     let started = WallClock::now();
                     let out = match cfg.model {
                         engine::Model::Fluid => engine::run(net, &cfg, flows, self.windows_us[l]),

@@ -203,7 +203,7 @@ impl<'a> Sim<'a> {
     fn new(net: &'a Network, cfg: &'a EngineConfig, specs: &'a [FlowSpec], window_us: f64) -> Self {
         let pc = &cfg.packet;
         let fab = Fabric::new(net, cfg);
-        let deciders = dci::switches(net, cfg.scheme, cfg.hash_seed);
+        let deciders = dci::switches(net, cfg);
         let hosts = (0..fab.nodes.len())
             .map(|_| Host {
                 ready: BinaryHeap::new(),
