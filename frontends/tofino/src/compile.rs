@@ -604,6 +604,83 @@ mod test {
         assert_eq!((s.ingress_stages, s.egress_stages), (5, 0));
     }
 
+    /// `bfas` runs once on every `pipe/*.bfa` and on nothing else, with
+    /// `-o OUT/asm`; its failure is the step's error naming the log.
+    #[cfg(unix)]
+    #[test]
+    fn the_assembler_runs_on_every_assembly_and_its_failure_is_an_error() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("lcmp-bfas-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("pipe")).expect("dir");
+        for f in ["a.bfa", "b.json", "c.bfa"] {
+            std::fs::write(dir.join("pipe").join(f), "").expect("file");
+        }
+        let calls = dir.join("calls");
+        let bfas = dir.join("fake-bfas");
+        let script = format!("#!/bin/sh\necho \"$@\" >> '{}'\n", calls.display());
+        std::fs::write(&bfas, script).expect("script");
+        std::fs::set_permissions(&bfas, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let ran = assemble(&bfas, &dir);
+        let mut got: Vec<String> = std::fs::read_to_string(&calls)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        got.sort();
+        let failed = assemble(Path::new("/bin/false"), &dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(ran.is_ok(), "{ran:?}");
+        let asm = dir.join("asm").display().to_string();
+        let pipe = dir.join("pipe");
+        assert_eq!(
+            got,
+            [
+                format!("-o {asm} {}", pipe.join("a.bfa").display()),
+                format!("-o {asm} {}", pipe.join("c.bfa").display()),
+            ]
+        );
+        assert!(
+            matches!(
+                failed,
+                Err(Error::Compile {
+                    step: "assemble",
+                    ..
+                })
+            ),
+            "{failed:?}"
+        );
+    }
+
+    /// The `resources.txt` kept beside every golden is a [`Summary`]'s
+    /// text: read back into one, [`Summary::to_text`] writes it again byte
+    /// for byte.
+    #[test]
+    fn the_kept_resource_files_are_summaries_as_text() {
+        let kept = [
+            include_str!("../tests/golden/compiled/tofino/resources.txt"),
+            include_str!("../tests/golden/tofino2/compiled/tofino2/resources.txt"),
+        ];
+        for text in kept {
+            let mut lines = text
+                .lines()
+                .map(|l| l.split_once(": ").expect("what: used"));
+            let mut stages = |what: &str| {
+                let (k, v) = lines.next().expect("a stage line");
+                assert_eq!(k, what, "{text}");
+                v.parse::<u32>().expect("a stage count")
+            };
+            let (ingress_stages, egress_stages) =
+                (stages("ingress stages"), stages("egress stages"));
+            let s = Summary {
+                ingress_stages,
+                egress_stages,
+                resources: lines.map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            };
+            assert!(s.resources.len() > 3, "{text}");
+            assert_eq!(s.to_text(), text);
+        }
+    }
+
     #[test]
     fn command_lines_are_the_documented_ones() {
         let a = compiler_args(
