@@ -504,7 +504,7 @@ fn read_state(path: &Path) -> Result<CongestionState, Error> {
 }
 
 /// The core's command line for the agent of `c` (`lcmp tofino agent` with
-/// the same topology, switch and options: every option [`agent`] reads
+/// the same topology, switch and options: every option `agent` reads
 /// but `--hash`, which the agent refuses unless it is the default).
 pub fn core_command(c: &CommonArgs) -> String {
     let mut v = vec![
