@@ -18,8 +18,9 @@
 //! the golden state, which moves selection buckets; each poll's entries are
 //! installed at once.
 //!
-//! Three programs per chip, at its default pin cells (Tofino 1 2 x 65 536,
-//! Tofino 2 2 x 32 768):
+//! Three programs per chip, at its default pin cells (2 x 65 536; Tofino
+//! 2's ways in halves of 32 768, `lcmp_tofino::halves`), and on Tofino 2
+//! also at 2 x 32 768, its default before its ways were halved:
 //!
 //! * **before** (the program before issue 32): a cell is taken only past
 //!   the idle timeout, and a flow no cell holds follows the selection;
@@ -97,16 +98,13 @@ fn flow(i: u64) -> Headers {
     }
 }
 
-fn agent(target: Target) -> Agent {
+fn agent(target: Target, pin_slots: u32) -> Agent {
     let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
     let cfg = DeciderConfig::default()
         .with_scheme(Scheme::Lcmp)
         .with_hash(HashAlgorithm::Crc32);
     let opts = ExportOptions {
-        pin_slots: match target {
-            Target::Tofino1 => DEFAULT_PIN_SLOTS,
-            Target::Tofino2 => target.default_pin_slots(),
-        },
+        pin_slots,
         target,
         ..ExportOptions::default()
     };
@@ -129,8 +127,8 @@ struct Counts {
     gap_units: (u32, u32),
 }
 
-fn run(load: &Load, target: Target, reuse: bool, fallback: bool) -> Counts {
-    let mut agent = agent(target);
+fn run(load: &Load, target: Target, pin_slots: u32, reuse: bool, fallback: bool) -> Counts {
+    let mut agent = agent(target, pin_slots);
     let program = agent.program();
     let ports: Vec<PortId> = agent.tables().ports.iter().map(|p| p.id).collect();
     let mut entries = agent.entries().expect("entries");
@@ -256,21 +254,27 @@ fn main() {
             Target::Tofino1 => "tofino1",
             Target::Tofino2 => "tofino2",
         };
-        for target in Target::ALL
-            .into_iter()
-            .filter(|&t| want(arg(t), &["tofino1", "tofino2"]))
+        // Tofino 2 also at its cells before its ways were halved.
+        for (target, pin_slots) in [
+            (Target::Tofino1, DEFAULT_PIN_SLOTS),
+            (Target::Tofino2, DEFAULT_PIN_SLOTS / 2),
+            (Target::Tofino2, Target::Tofino2.default_pin_slots()),
+        ]
+        .into_iter()
+        .filter(|&(t, _)| want(arg(t), &["tofino1", "tofino2"]))
         {
             for (what, reuse, fallback) in [
                 ("before", false, false),
                 ("reuse", true, false),
                 ("reuse+fallback", true, true),
             ] {
-                let c = run(load, target, reuse, fallback);
+                let c = run(load, target, pin_slots, reuse, fallback);
                 println!(
-                    "{} {} {}: {} flows, unpinned {} ({:.2} %), moved {} ({:.3} %); \
+                    "{} {} ({} cells) {}: {} flows, unpinned {} ({:.2} %), moved {} ({:.3} %); \
                      {} polls, {} bucket rewrites; gap {}..{} units",
                     load.name,
                     target.name(),
+                    pin_slots,
                     what,
                     c.flows,
                     c.unpinned,
