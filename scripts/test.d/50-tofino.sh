@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lcmp-tofino: unit, equivalence (quickcheck against lcmp-decide and the
-# fuzz crate's reference model), pin, update, stage-analysis, golden and
+# fuzz crate's reference model), pin, update, text-check (lint), golden and
 # compile-stamp tests (a golden program whose sha256 is not recorded in
 # tests/golden/compile-stamps.json fails, and with
 # LCMP_STAMPS_REQUIRE_COMPILED=1, set here, so does a stamp without the

@@ -6,7 +6,13 @@
 //! ```sh
 //! cargo run --release -p lcmp-tofino --example tofino_paper_load                    # all
 //! cargo run --release -p lcmp-tofino --example tofino_paper_load websearch tofino2  # some
+//! cargo run --release -p lcmp-tofino --example tofino_paper_load fb_hadoop reuse+fallback
 //! ```
+//!
+//! Arguments pick loads (`websearch`, `fb_hadoop`), chips (`tofino1`,
+//! `tofino2`) and programs (`before`, `reuse`, `reuse+fallback`); none of
+//! a kind: all of it. Each run also prints its unpinned share per 1 s
+//! window after the warm-up, which agree in a steady state.
 //!
 //! The workload is the core's `lcmp-decide/examples/paper_load.rs`: 30 % of
 //! the DCI switch's 16 x 100 Gbps of host traffic with the workloads' mean
@@ -18,8 +24,9 @@
 //! the golden state, which moves selection buckets; each poll's entries are
 //! installed at once.
 //!
-//! Three programs per chip, at its default pin cells (Tofino 1 2 x 65 536,
-//! Tofino 2 2 x 32 768):
+//! Three programs per chip, at its default pin cells (2 x 65 536; Tofino
+//! 2's ways in halves of 32 768, `lcmp_tofino::halves`), and on Tofino 2
+//! also at 2 x 32 768, its default before its ways were halved:
 //!
 //! * **before** (the program before issue 32): a cell is taken only past
 //!   the idle timeout, and a flow no cell holds follows the selection;
@@ -63,10 +70,13 @@ const LOADS: [Load; 2] = [
         new_flows_per_s: 0.3 * 1.6e12 / 8.0 / 1.7e6,
         seconds: 8,
     },
+    // 14 s: ten 1 s windows after the warm-up, six or more cycles of the
+    // cells' turnover (all cells fill within 0.26 s and free one gap
+    // later), so the figure is an average over its phases, not one phase.
     Load {
         name: "fb_hadoop",
         new_flows_per_s: 0.3 * 1.6e12 / 8.0 / 1.2e5,
-        seconds: 5,
+        seconds: 14,
     },
 ];
 
@@ -97,16 +107,13 @@ fn flow(i: u64) -> Headers {
     }
 }
 
-fn agent(target: Target) -> Agent {
+fn agent(target: Target, pin_slots: u32) -> Agent {
     let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
     let cfg = DeciderConfig::default()
         .with_scheme(Scheme::Lcmp)
         .with_hash(HashAlgorithm::Crc32);
     let opts = ExportOptions {
-        pin_slots: match target {
-            Target::Tofino1 => DEFAULT_PIN_SLOTS,
-            Target::Tofino2 => target.default_pin_slots(),
-        },
+        pin_slots,
         target,
         ..ExportOptions::default()
     };
@@ -127,10 +134,12 @@ struct Counts {
     polls: u64,
     moved_buckets: u64,
     gap_units: (u32, u32),
+    /// Per 1 s window after the warm-up (by flow start): flows, unpinned.
+    windows: Vec<(u64, u64)>,
 }
 
-fn run(load: &Load, target: Target, reuse: bool, fallback: bool) -> Counts {
-    let mut agent = agent(target);
+fn run(load: &Load, target: Target, pin_slots: u32, reuse: bool, fallback: bool) -> Counts {
+    let mut agent = agent(target, pin_slots);
     let program = agent.program();
     let ports: Vec<PortId> = agent.tables().ports.iter().map(|p| p.id).collect();
     let mut entries = agent.entries().expect("entries");
@@ -238,6 +247,12 @@ fn run(load: &Load, target: Target, reuse: bool, fallback: bool) -> Counts {
         }
         counts.flows += 1;
         counts.unpinned += u64::from(unpinned[i]);
+        let w = ((start[i] - WARMUP_US) / 1_000_000) as usize;
+        if counts.windows.len() <= w {
+            counts.windows.resize(w + 1, (0, 0));
+        }
+        counts.windows[w].0 += 1;
+        counts.windows[w].1 += u64::from(unpinned[i]);
         counts.moved += u64::from(moved[i]);
     }
     counts
@@ -256,21 +271,30 @@ fn main() {
             Target::Tofino1 => "tofino1",
             Target::Tofino2 => "tofino2",
         };
-        for target in Target::ALL
-            .into_iter()
-            .filter(|&t| want(arg(t), &["tofino1", "tofino2"]))
+        // Tofino 2 also at its cells before its ways were halved.
+        for (target, pin_slots) in [
+            (Target::Tofino1, DEFAULT_PIN_SLOTS),
+            (Target::Tofino2, DEFAULT_PIN_SLOTS / 2),
+            (Target::Tofino2, Target::Tofino2.default_pin_slots()),
+        ]
+        .into_iter()
+        .filter(|&(t, _)| want(arg(t), &["tofino1", "tofino2"]))
         {
             for (what, reuse, fallback) in [
                 ("before", false, false),
                 ("reuse", true, false),
                 ("reuse+fallback", true, true),
-            ] {
-                let c = run(load, target, reuse, fallback);
+            ]
+            .into_iter()
+            .filter(|p| want(p.0, &["before", "reuse", "reuse+fallback"]))
+            {
+                let c = run(load, target, pin_slots, reuse, fallback);
                 println!(
-                    "{} {} {}: {} flows, unpinned {} ({:.2} %), moved {} ({:.3} %); \
+                    "{} {} ({} cells) {}: {} flows, unpinned {} ({:.2} %), moved {} ({:.3} %); \
                      {} polls, {} bucket rewrites; gap {}..{} units",
                     load.name,
                     target.name(),
+                    pin_slots,
                     what,
                     c.flows,
                     c.unpinned,
@@ -281,6 +305,27 @@ fn main() {
                     c.moved_buckets,
                     if reuse { c.gap_units.0 } else { 0 },
                     if reuse { c.gap_units.1 } else { 0 },
+                );
+                // Unpinned per 1 s window: a steady state when they agree.
+                let shares: Vec<String> = c
+                    .windows
+                    .iter()
+                    .map(|(f, u)| format!("{:.2}", 100.0 * *u as f64 / (*f).max(1) as f64))
+                    .collect();
+                println!(
+                    "  unpinned per 1 s window after the warm-up, %: {}",
+                    shares.join(" ")
+                );
+                // The two halves of the counted time: equal in a steady state.
+                let half = c.windows.len().div_ceil(2);
+                let share = |w: &[(u64, u64)]| {
+                    let (f, u) = w.iter().fold((0, 0), |a, x| (a.0 + x.0, a.1 + x.1));
+                    100.0 * u as f64 / f.max(1) as f64
+                };
+                println!(
+                    "  unpinned in the first and the second half: {:.2} % / {:.2} %",
+                    share(&c.windows[..half]),
+                    share(&c.windows[half..])
                 );
             }
         }

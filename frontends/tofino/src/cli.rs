@@ -106,7 +106,7 @@ pub fn agent_loop(
                 if let (Some(g), Some(phases)) =
                     (gap, m.get_mut("phases").and_then(|p| p.as_array_mut()))
                 {
-                    phases.push(crate::render::bfrt::pin_gap_phase(g));
+                    phases.push(crate::render::bfrt::pin_gap_phase(&schema, g));
                 }
             }
             writeln!(output, "{v}").map_err(io)?;
@@ -504,7 +504,8 @@ fn read_state(path: &Path) -> Result<CongestionState, Error> {
 }
 
 /// The core's command line for the agent of `c` (`lcmp tofino agent` with
-/// the same topology, switch and options).
+/// the same topology, switch and options: every option the agent reads
+/// but `--hash`, which the agent refuses unless it is the default).
 pub fn core_command(c: &CommonArgs) -> String {
     let mut v = vec![
         "lcmp tofino agent".to_string(),
@@ -535,6 +536,12 @@ pub fn core_command(c: &CommonArgs) -> String {
     }
     if c.placeholder_next_hops {
         v.push("--placeholder-next-hops".to_string());
+    }
+    // The exception table's CPU port is part of the entries the core
+    // reconciles on a restart: without it the core would write the
+    // target's default back over the exported one.
+    if let Some(p) = c.cpu_port {
+        v.push(format!("--cpu-port {p}"));
     }
     for n in &c.next_hops {
         let mac = |m: u64| {
@@ -768,17 +775,22 @@ mod test {
         assert_eq!(pv, ["lcmp", "ecmp", "ucmp"]);
     }
 
-    fn entries(extra: &[&str]) -> Result<EntrySet, Error> {
+    /// `lcmp-tofino SUB --topology testbed8 --switch DC1 EXTRA...`, parsed.
+    fn testbed_command(sub: &str, extra: &[&str]) -> TofinoCommand {
         let argv = [
             "lcmp-tofino",
-            "entries",
+            sub,
             "--topology",
             "testbed8",
             "--switch",
             "DC1",
         ];
         let cli = Cli::try_parse_from(argv.iter().chain(extra)).expect("parses");
-        match cli.args.command {
+        cli.args.command
+    }
+
+    fn entries(extra: &[&str]) -> Result<EntrySet, Error> {
+        match testbed_command("entries", extra) {
             TofinoCommand::Entries(e) => export(&e).map(|(_, entries)| entries),
             _ => unreachable!("parsed entries"),
         }
@@ -806,5 +818,110 @@ mod test {
         args.push("--route=11.0.0.0/8=9");
         assert!(matches!(entries(&args), Err(Error::NoNextHop(9))));
         assert!(entries(&["--placeholder-next-hops"]).is_ok());
+    }
+
+    fn agent_args(extra: &[&str]) -> CommonArgs {
+        match testbed_command("agent", extra) {
+            TofinoCommand::Agent(a) => a.common,
+            _ => unreachable!("parsed agent"),
+        }
+    }
+
+    /// The agent exports with the pin cells, target and CPU port asked
+    /// for, and the target's default pin cells when none are.
+    #[test]
+    fn the_agent_takes_the_pin_cells_target_and_cpu_port_given() {
+        let given = agent_args(&[
+            "--pin-slots",
+            "4096",
+            "--target",
+            "tofino2",
+            "--cpu-port",
+            "64",
+        ]);
+        let a = agent(&given).expect("agent");
+        assert_eq!(a.options().pin_slots, 4096);
+        assert_eq!(a.options().target, Target::Tofino2);
+        assert_eq!(a.options().cpu_port, Some(64));
+        for (target, arg) in [(Target::Tofino1, "tofino1"), (Target::Tofino2, "tofino2")] {
+            let c = agent_args(&["--target", arg]);
+            assert_eq!(pin_slots(&c), target.default_pin_slots(), "{arg}");
+            let a = agent(&c).expect("agent");
+            assert_eq!(a.options().pin_slots, target.default_pin_slots(), "{arg}");
+            assert_eq!(a.options().cpu_port, None);
+        }
+    }
+
+    /// `lcmp_agent.py` runs the core with [`core_command`]: parsed back, it
+    /// is the exporting command's agent, option for option (a lost option
+    /// would make the core reconcile the switch to other entries).
+    #[test]
+    fn the_core_command_parses_back_to_the_same_agent() {
+        let hop = "--next-hop=3=02:aa:00:00:00:03,02:bb:00:00:00:03";
+        for extra in [
+            &[][..],
+            &[
+                "--seed",
+                "7",
+                "--scheme",
+                "ecmp",
+                "--profile",
+                "tuned",
+                "--pin-slots",
+                "4096",
+                "--target",
+                "tofino2",
+                "--dev-port",
+                "1=17",
+                "--dev-port",
+                "2=130",
+                "--route",
+                "10.1.0.0/16=3",
+                "--cpu-port",
+                "64",
+                "--placeholder-next-hops",
+                hop,
+            ][..],
+        ] {
+            let c = agent_args(extra);
+            let line = core_command(&c);
+            let words: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(
+                words.get(..3),
+                Some(&["lcmp", "tofino", "agent"][..]),
+                "{line}"
+            );
+            let argv = ["lcmp-tofino"].into_iter().chain(words.into_iter().skip(2));
+            let back = match Cli::try_parse_from(argv)
+                .expect("the core command parses")
+                .args
+                .command
+            {
+                TofinoCommand::Agent(a) => a.common,
+                _ => unreachable!("parsed agent"),
+            };
+            assert_eq!(
+                (&back.topology, &back.switch),
+                (&c.topology, &c.switch),
+                "{line}"
+            );
+            assert_eq!(
+                (back.seed, back.scheme, back.profile),
+                (c.seed, c.scheme, c.profile),
+                "{line}"
+            );
+            assert_eq!(back.pin_slots, Some(pin_slots(&c)), "{line}");
+            assert_eq!(back.target, c.target, "{line}");
+            assert_eq!(back.dev_ports, c.dev_ports, "{line}");
+            assert_eq!(back.routes, c.routes, "{line}");
+            assert_eq!(back.next_hops, c.next_hops, "{line}");
+            assert_eq!(
+                back.placeholder_next_hops, c.placeholder_next_hops,
+                "{line}"
+            );
+            assert_eq!(back.cpu_port, c.cpu_port, "{line}");
+            let (ours, theirs) = (agent(&c).expect("agent"), agent(&back).expect("agent"));
+            assert_eq!(ours.entries().ok(), theirs.entries().ok(), "{line}");
+        }
     }
 }

@@ -101,8 +101,8 @@ pub fn salu_blocks(bfa: &str, registers: &[&str]) -> String {
 
 /// What the compiler's stateful ALU blocks (`OUT/salu.txt`, see
 /// [`salu_blocks`]) say against the program's schema, one line per
-/// difference: each register of [`SALU_REGISTERS`] present with the
-/// schema's size; the clock starting at [`CLOCK_START_WRAPS`] epochs and
+/// difference: each register of [`SALU_REGISTERS`] (or each of its
+/// halves) present with the schema's size; the clock starting at [`CLOCK_START_WRAPS`] epochs and
 /// testing the wrap against `-CLOCK_WRAP`; and every compare of the pins
 /// and the clock unsigned (`.u`), as the interp mirror compares (issue 32
 /// item 5: the freshness and wrap tests rest on it).
@@ -111,7 +111,11 @@ pub fn salu_blocks(bfa: &str, registers: &[&str]) -> String {
 pub fn salu_mismatches(schema: &crate::schema::Schema, salu: &str) -> Vec<String> {
     use crate::schema::{names, CLOCK_START_WRAPS, CLOCK_UNIT_SHIFT, CLOCK_WRAP};
     let mut out = Vec::new();
-    for name in SALU_REGISTERS {
+    // A halved register (crate::halves) is checked in each half.
+    let names = SALU_REGISTERS
+        .iter()
+        .flat_map(|&r| crate::halves::halves(schema, r).map_or_else(|| vec![r], |h| h.to_vec()));
+    for name in names {
         let block = salu_blocks(salu, &[name]);
         let Some(ours) = schema.registers.iter().find(|r| r.name == name) else {
             out.push(format!("{name}: not in the schema"));
@@ -598,6 +602,114 @@ mod test {
             "{salu}"
         );
         assert_eq!((s.ingress_stages, s.egress_stages), (5, 0));
+    }
+
+    /// `bfas` runs once on every `pipe/*.bfa` and on nothing else, with
+    /// `-o OUT/asm`; its failure is the step's error naming the log.
+    #[cfg(unix)]
+    #[test]
+    fn the_assembler_runs_on_every_assembly_and_its_failure_is_an_error() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("lcmp-bfas-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("pipe")).expect("dir");
+        for f in ["a.bfa", "b.json", "c.bfa"] {
+            std::fs::write(dir.join("pipe").join(f), "").expect("file");
+        }
+        let calls = dir.join("calls");
+        let bfas = dir.join("fake-bfas");
+        let script = format!("#!/bin/sh\necho \"$@\" >> '{}'\n", calls.display());
+        std::fs::write(&bfas, script).expect("script");
+        std::fs::set_permissions(&bfas, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let ran = assemble(&bfas, &dir);
+        let mut got: Vec<String> = std::fs::read_to_string(&calls)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        got.sort();
+        let failed = assemble(Path::new("/bin/false"), &dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(ran.is_ok(), "{ran:?}");
+        let asm = dir.join("asm").display().to_string();
+        let pipe = dir.join("pipe");
+        assert_eq!(
+            got,
+            [
+                format!("-o {asm} {}", pipe.join("a.bfa").display()),
+                format!("-o {asm} {}", pipe.join("c.bfa").display()),
+            ]
+        );
+        assert!(
+            matches!(
+                failed,
+                Err(Error::Compile {
+                    step: "assemble",
+                    ..
+                })
+            ),
+            "{failed:?}"
+        );
+    }
+
+    /// The `resources.txt` kept beside every golden is a [`Summary`]'s
+    /// text: read back into one, [`Summary::to_text`] writes it again byte
+    /// for byte.
+    #[test]
+    fn the_kept_resource_files_are_summaries_as_text() {
+        let kept = [
+            include_str!("../tests/golden/compiled/tofino/resources.txt"),
+            include_str!("../tests/golden/tofino2/compiled/tofino2/resources.txt"),
+        ];
+        for text in kept {
+            let mut lines = text
+                .lines()
+                .map(|l| l.split_once(": ").expect("what: used"));
+            let mut stages = |what: &str| {
+                let (k, v) = lines.next().expect("a stage line");
+                assert_eq!(k, what, "{text}");
+                v.parse::<u32>().expect("a stage count")
+            };
+            let (ingress_stages, egress_stages) =
+                (stages("ingress stages"), stages("egress stages"));
+            let s = Summary {
+                ingress_stages,
+                egress_stages,
+                resources: lines.map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            };
+            assert!(s.resources.len() > 3, "{text}");
+            assert_eq!(s.to_text(), text);
+        }
+    }
+
+    /// The golden programs are found in the stamps compiled into the
+    /// crate, each compiled on its target; a stamp still pending, with an
+    /// error or without stages is not; a stamp file that does not parse is
+    /// an error, and one that does reads back whole.
+    #[test]
+    fn the_golden_programs_are_stamped_and_only_a_clean_compile_counts() {
+        let stamps = Stamps::golden();
+        let goldens = [
+            (include_str!("../tests/golden/lcmp.p4"), "tofino"),
+            (include_str!("../tests/golden/tofino2/lcmp.p4"), "tofino2"),
+        ];
+        for (text, target) in goldens {
+            let t = stamps
+                .find(text)
+                .and_then(|s| s.targets.iter().find(|t| t.target == target))
+                .expect("the golden program is stamped for its target");
+            assert!(t.compiled(), "{t:?}");
+            let with = |f: fn(&mut TargetStamp)| {
+                let mut u = t.clone();
+                f(&mut u);
+                u.compiled()
+            };
+            assert!(!with(|u| u.errors = None));
+            assert!(!with(|u| u.errors = Some(1)));
+            assert!(!with(|u| u.ingress_stages = None));
+        }
+        assert!(matches!(Stamps::from_json("{"), Err(Error::Stamps(_))));
+        let text = serde_json::to_string(&stamps).expect("json");
+        assert_eq!(Stamps::from_json(&text).ok(), Some(stamps));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! it, rendered from one internal model as `bfrt_python`, BF-Runtime JSON
 //! and P4Runtime text (P4Info + `WriteRequest`s), with ordered hitless
 //! updates, an interpreter that checks the entries pick the same port as
-//! `lcmp-decide`, and a stage analysis of the generated program.
+//! `lcmp-decide`, and checks of the generated program's text.
 //!
 //! ## Architecture, by layer
 //!
@@ -25,9 +25,12 @@
 //!   `WriteRequest` text.
 //! * [`interp`]: evaluates an [`EntrySet`] with Tofino match semantics and
 //!   the flow-pin registers.
-//! * [`analysis`]: parses the generated P4, places its tables in stages
-//!   by their match, action and control dependencies, and estimates their
-//!   memory against the chip's per-stage limits.
+//! * [`lint`]: parses the generated P4 and checks what bf-p4c refused in
+//!   earlier programs and the text shows (double register executes per
+//!   path, undeclared names, widths, constant outputs, hash bits and ALU
+//!   operations per action); stages and resources are the compiler's.
+//! * [`halves`]: pin ways declared as two registers where the chip places
+//!   no register that large (Tofino 2).
 //! * [`cli`]: `lcmp tofino p4|entries|update|compile` as clap arguments
 //!   and `run`.
 //! * [`compile`]: runs the Tofino compiler (`p4c-barefoot` or an SDE's
@@ -48,12 +51,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod analysis;
 pub mod cli;
 pub mod compile;
 mod error;
+pub mod halves;
 pub mod hash;
 pub mod interp;
+pub mod lint;
 pub mod model;
 pub mod render;
 pub mod schema;

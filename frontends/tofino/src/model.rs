@@ -55,15 +55,22 @@ impl Target {
     pub const ALL: [Target; 2] = [Target::Tofino1, Target::Tofino2];
 
     /// The flow-pin cells `lcmp tofino` sizes the program with unless told:
-    /// [`DEFAULT_PIN_SLOTS`] (2 x 65 536) on Tofino 1; half on Tofino 2,
-    /// where bf-p4c (p4lang/p4c 34b86e9) cannot place a 65 536-cell pin
-    /// register beside the one-entry table that executes it ("could not
-    /// fit in stage 3 with 1 entries along with 65536 entries of Register
-    /// LcmpIngress.lcmp_pin0", docs/tofino.md).
+    /// [`DEFAULT_PIN_SLOTS`] (2 x 65 536) on both; on Tofino 2 each way is
+    /// two registers of [`Target::register_cells`] ([`crate::halves`]).
     pub const fn default_pin_slots(self) -> u32 {
+        DEFAULT_PIN_SLOTS
+    }
+
+    /// The most cells of one pin register (a `{lo, hi}` pair of 32 bits)
+    /// bf-p4c (p4lang/p4c 34b86e9) places: a way's 65 536 on Tofino 1;
+    /// 32 768 on Tofino 2, where it cannot place 65 536 beside the
+    /// one-entry table that executes them ("could not fit in stage 3 with
+    /// 1 entries along with 65536 entries of Register
+    /// LcmpIngress.lcmp_pin0", docs/tofino.md), so larger ways are halved.
+    pub const fn register_cells(self) -> u32 {
         match self {
-            Target::Tofino1 => DEFAULT_PIN_SLOTS,
-            Target::Tofino2 => DEFAULT_PIN_SLOTS / 2,
+            Target::Tofino1 => 1 << 16,
+            Target::Tofino2 => 1 << 15,
         }
     }
 
@@ -392,6 +399,8 @@ impl EntrySet {
 pub struct Program {
     /// Table and register sizes.
     pub sizes: Sizes,
+    /// The chip: whether a pin way is halved ([`crate::halves`]).
+    pub target: Target,
     /// The ECMP hash seed (folded into the CRC's final XOR).
     pub seed: u32,
     /// Ticks per second of the core's clock.
@@ -403,7 +412,7 @@ pub struct Program {
 impl Program {
     /// The schema of this program.
     pub fn schema(&self) -> Schema {
-        Schema::new(&self.sizes)
+        crate::halves::schema(&self.sizes, self.target.register_cells())
     }
 
     /// The flow-pin idle timeout in the data plane's clock unit
@@ -716,6 +725,7 @@ impl Agent {
         };
         Program {
             sizes,
+            target: self.options.target,
             seed: self.config.seed,
             ticks_per_second: params.ticks_per_second,
             idle_timeout_ticks: params.idle_timeout_ticks,
@@ -1011,12 +1021,12 @@ impl Builder {
 mod test {
     use super::*;
 
-    /// Tofino 1: two ways of 65 536 pin cells; Tofino 2 half of that
-    /// (docs/tofino.md: bf-p4c 34b86e9 cannot place 65 536 cells there).
+    /// Both: two ways of 65 536 pin cells (Tofino 2's in registers of
+    /// 32 768, `halves`).
     #[test]
     fn default_pin_slots_by_target() {
         assert_eq!(Target::Tofino1.default_pin_slots(), 2 * 65_536);
-        assert_eq!(Target::Tofino2.default_pin_slots(), 2 * 32_768);
+        assert_eq!(Target::Tofino2.default_pin_slots(), 2 * 65_536);
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! builder and the interpreter all read, so a name or a width cannot differ
 //! between them: the P4 template names no table, action, register or
 //! digest, it only uses the declarations and names rendered from here.
-//! (The stage analysis, [`crate::analysis`], deliberately does not read it:
-//! it parses the generated P4 text.)
+//! (The text checks, [`crate::lint`], deliberately do not read it: they
+//! parse the generated P4 text.)
 
 /// A match kind (P4Runtime `MatchField.MatchType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1082,6 +1082,26 @@ mod test {
             DIGEST_ID_PREFIX | d.id(),
             DIGEST_ID_PREFIX | (2_398_426_313 & 0x00FF_FFFF)
         );
+        // Its width is what the compiler packed: the sum of the learn
+        // filter's field widths in the committed BF-Runtime schema.
+        let bfrt: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/golden/compiled/tofino/bf-rt.json"))
+                .expect("bf-rt.json");
+        let filter = bfrt["learn_filters"]
+            .as_array()
+            .and_then(|l| {
+                l.iter()
+                    .find(|f| f["name"].as_str() == Some(&format!("{PIPE}.{}", d.full_name())))
+            })
+            .expect("the compiler's learn filter of the digest");
+        let packed: u64 = filter["fields"]
+            .as_array()
+            .expect("fields")
+            .iter()
+            .filter_map(|f| f["type"]["width"].as_u64())
+            .sum();
+        assert!(packed > 1);
+        assert_eq!(u64::from(d.bits()), packed);
         for r in &schema.registers {
             assert_eq!(r.id(), compiler_name_id(&r.full_name()), "{}", r.name);
         }

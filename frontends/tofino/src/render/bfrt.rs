@@ -128,12 +128,13 @@ pub fn plan_json(schema: &Schema, plan: &Plan) -> serde_json::Value {
 }
 
 /// The phase that writes the pin cells' safe gap (clock units,
-/// `Agent::pin_gap_units`) into both pin registers' `RegisterParam`s:
+/// `Agent::pin_gap_units`) into every pin register's `RegisterParam`
+/// (two, four where the ways are halved: [`crate::halves::gap_params`]):
 /// bf-rt.json lists each as a keyless table of type `RegisterParam` with
 /// one data field, `value`, set as its default entry.
-pub fn pin_gap_phase(gap: u32) -> serde_json::Value {
-    use crate::schema::{names, Control};
-    let ops: Vec<serde_json::Value> = [names::PARAM_GAP0, names::PARAM_GAP1]
+pub fn pin_gap_phase(schema: &Schema, gap: u32) -> serde_json::Value {
+    use crate::schema::Control;
+    let ops: Vec<serde_json::Value> = crate::halves::gap_params(schema)
         .iter()
         .map(|p| {
             serde_json::json!({

@@ -4,12 +4,12 @@
 //! none of them, it holds `@@NAME@@` placeholders (the names of
 //! [`TEMPLATE_NAMES`], declarations, configuration values) that [`body`]
 //! fills. The header comment states what bf-p4c said of the program's text
-//! (its compile stamp), not the crate's own stage analysis.
+//! (its compile stamp).
 
 use core::fmt::Write as _;
 
-use crate::analysis;
 use crate::hash::{p4_field_list, CrcSpec, CRC32C, ECMP_FIELDS, SIG_FIELDS};
+use crate::lint;
 use crate::model::{Program, Target};
 use crate::schema::{
     actions, names, pin_event, Action, Control, Counter, Digest, KeyField, Reason, Register,
@@ -18,6 +18,8 @@ use crate::schema::{
 
 /// The P4 type of the pin-failure filter's index (`fail_index_t`).
 const FAIL_INDEX_TYPE: &str = "fail_index_t";
+/// The P4 type of a halved register's index ([`crate::halves`]).
+const HALF_INDEX_TYPE: &str = "pin_cell_t";
 
 const TEMPLATE: &str = include_str!("templates/lcmp.p4.in");
 
@@ -136,6 +138,7 @@ fn register_decl(r: &Register) -> String {
     let index = match r.name {
         names::REG_FAIL => FAIL_INDEX_TYPE,
         names::REG_CLOCK => "bit<1>",
+        n if crate::halves::half_of(n).is_some() => HALF_INDEX_TYPE,
         _ => REGISTER_INDEX_TYPE,
     };
     // No `@id`: bf-p4c numbers registers by name (`Register::id`).
@@ -228,8 +231,30 @@ fn substitutions(program: &Program, schema: &Schema) -> Vec<(String, String)> {
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
+    if let Some(h) = crate::halves::halves(schema, names::REG_PIN0) {
+        let cells = schema.register(h[0]).map_or(0, |r| r.size);
+        subs.push((
+            "CELL_TYPEDEF".into(),
+            format!(
+                "\ntypedef bit<{}> {HALF_INDEX_TYPE};           // a halved register's index: {cells} cells\n\
+                 // (a way's cells in two registers, the index's top bit choosing one:\n\
+                 // bf-p4c places no {} pin cells in one register on this chip)",
+                n - 1,
+                s.pin_way_slots()
+            ),
+        ));
+    } else {
+        subs.push(("CELL_TYPEDEF".into(), String::new()));
+    }
     for (key, name) in TEMPLATE_NAMES {
         subs.push((key.to_string(), name.to_string()));
+        if let Some(h) = crate::halves::halves(schema, name) {
+            for (suffix, half) in HALF_SUFFIXES.iter().zip(h) {
+                if let Some(r) = schema.register(half) {
+                    subs.push((format!("REGISTER {key}{suffix}"), register_decl(r)));
+                }
+            }
+        }
         if let Some(r) = schema.register(name) {
             subs.push((format!("REGISTER {key}"), register_decl(r)));
         }
@@ -246,10 +271,106 @@ fn substitutions(program: &Program, schema: &Schema) -> Vec<(String, String)> {
     subs
 }
 
+/// The suffixes of a halved register's halves, after its name.
+const HALF_SUFFIXES: [&str; 2] = ["_h0", "_h1"];
+
+/// The template's `@@HALVES KEY@@` ... `@@END HALVES@@` regions and
+/// `@@EXEC KEY@@` lines, for `schema`: where `KEY`'s register is halved
+/// ([`crate::halves`]), a region twice, its `@@H@@` the half's suffix, and
+/// an `@@EXEC@@` statement in each half under the test of the index's top
+/// bit, on the half's cell index (`@@CIDX..@@`); otherwise once, without
+/// suffix, on the way's index (`@@IDX..@@`).
+fn expand_halves(template: &str, schema: &Schema, index_bits: u32) -> String {
+    let n = index_bits;
+    // Per register key: the top bit of its index in the signature, and
+    // the half's cell index.
+    let split = |key: &str| -> Option<(u32, &'static str, String)> {
+        let name = TEMPLATE_NAMES.iter().find(|(k, _)| *k == key)?.1;
+        crate::halves::halves(schema, name)?;
+        match key {
+            "REG_PIN0" => Some((n - 1, "CIDX0", format!("{}:0", n - 2))),
+            "REG_PIN1" => Some((31, "CIDX1", format!("30:{}", 32 - n))),
+            "REG_UNPINNED" => Some((n + 7, "CIDXU", format!("{}:8", n + 6))),
+            _ => None,
+        }
+    };
+    let unsplit = |line: &str| {
+        line.replace("@@H@@", "")
+            .replace("@@CELL_T@@", REGISTER_INDEX_TYPE)
+            .replace("@@CIDX", "@@IDX")
+    };
+    let half = |line: &str, suffix: &str, cidx: &str, range: &str| {
+        line.replace("@@H@@", suffix)
+            .replace("@@CELL_T@@", HALF_INDEX_TYPE)
+            .replace(&format!("@@{cidx}@@"), range)
+            .replace(
+                "@@REGISTER REG_PIN0@@",
+                &format!("@@REGISTER REG_PIN0{suffix}@@"),
+            )
+            .replace(
+                "@@REGISTER REG_PIN1@@",
+                &format!("@@REGISTER REG_PIN1{suffix}@@"),
+            )
+            .replace(
+                "@@REGISTER REG_UNPINNED@@",
+                &format!("@@REGISTER REG_UNPINNED{suffix}@@"),
+            )
+    };
+    let mut out = String::new();
+    let mut lines = template.split_inclusive('\n');
+    while let Some(line) = lines.next() {
+        if let Some(key) = line
+            .trim()
+            .strip_prefix("@@HALVES ")
+            .and_then(|r| r.strip_suffix("@@"))
+        {
+            let region: Vec<&str> = lines
+                .by_ref()
+                .take_while(|l| l.trim() != "@@END HALVES@@")
+                .collect();
+            match split(key) {
+                Some((_, cidx, range)) => {
+                    for suffix in HALF_SUFFIXES {
+                        for l in &region {
+                            out.push_str(&half(l, suffix, cidx, &range));
+                        }
+                    }
+                }
+                None => region.iter().for_each(|l| out.push_str(&unsplit(l))),
+            }
+        } else if let Some((indent, rest)) = line.split_once("@@EXEC ") {
+            let Some((key, statement)) = rest.split_once("@@") else {
+                out.push_str(line);
+                continue;
+            };
+            match split(key) {
+                Some((bit, cidx, range)) => {
+                    let _ = writeln!(out, "{indent}if (meta.sig[{bit}:{bit}] == 0) {{");
+                    for (i, suffix) in HALF_SUFFIXES.iter().enumerate() {
+                        if i == 1 {
+                            let _ = writeln!(out, "{indent}}} else {{");
+                        }
+                        let _ =
+                            write!(out, "{indent}    {}", half(statement, suffix, cidx, &range));
+                    }
+                    let _ = writeln!(out, "{indent}}}");
+                }
+                None => {
+                    out.push_str(indent);
+                    out.push_str(&unsplit(statement));
+                }
+            }
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// The program text without its header comment.
 pub fn body(program: &Program) -> String {
     let schema = program.schema();
-    let mut o = TEMPLATE.to_string();
+    let mut o = expand_halves(TEMPLATE, &schema, program.sizes.pin_index_bits());
     for (k, v) in substitutions(program, &schema) {
         o = o.replace(&format!("@@{k}@@"), &v);
     }
@@ -259,8 +380,7 @@ pub fn body(program: &Program) -> String {
 /// The header comment: sizes, and what the compiler said of this program
 /// text: the stamp recorded for its body (`tests/golden/compile-stamps.json`,
 /// [`crate::compile::Stamps::golden`]), or that none is recorded. The
-/// crate's own stage analysis ([`analysis`]) is a lower bound, not a claim,
-/// and is not printed here.
+/// text checks ([`lint`]) add a line only where they find something.
 pub fn header_comment(program: &Program, body: &str) -> String {
     header_with_stamps(program, body, &crate::compile::Stamps::golden())
 }
@@ -325,16 +445,16 @@ fn header_with_stamps(program: &Program, body: &str, stamps: &crate::compile::St
             );
         }
     }
-    // The analysis still runs: a program it finds a violation in says so.
+    // The text checks: a program they find a violation in says so.
     for target in Target::ALL {
-        match analysis::analyze(body, target) {
-            Ok(p) if p.violations.is_empty() => {}
-            Ok(p) => {
+        match lint::check(body, target) {
+            Ok(v) if v.is_empty() => {}
+            Ok(v) => {
                 let _ = writeln!(
                     o,
                     " * {}: {} violation(s) of the text checks",
                     target.name(),
-                    p.violations.len()
+                    v.len()
                 );
             }
             Err(e) => {
@@ -362,6 +482,7 @@ mod test {
 
     fn program() -> Program {
         Program {
+            target: Target::Tofino1,
             sizes: Sizes {
                 groups: 2,
                 max_k: 3,
@@ -430,5 +551,89 @@ mod test {
             );
             assert_eq!(text.matches(&decl).count(), 1, "{} declared once", a.name);
         }
+    }
+
+    /// Tofino 2 at 2 x 65 536 cells: each way and `lcmp_unpinned` in two
+    /// registers, no placeholder left; every halved `execute` picks its
+    /// half by the top bit of the way's index and the cell by the rest, so
+    /// (half, cell) is the interpreter's way index (`interp::pin_indices`,
+    /// `interp::unpinned_index`) for every signature; Tofino 1 at the same
+    /// size keeps one register per way.
+    #[test]
+    fn halved_executes_address_the_interpreters_cells() {
+        let bits = |sig: u32, r: &str| -> u64 {
+            let (hi, lo) = r.split_once(':').expect("range");
+            let (hi, lo): (u32, u32) = (hi.parse().expect("hi"), lo.parse().expect("lo"));
+            (u64::from(sig) >> lo) & ((1u64 << (hi - lo + 1)) - 1)
+        };
+        let mut p = program();
+        p.sizes.pin_slots = 131_072;
+        let whole = body(&p);
+        assert!(!whole.contains("_h0") && whole.contains("pin0_lookup.execute(meta.sig[15:0])"));
+        p.target = Target::Tofino2;
+        let text = body(&p);
+        assert!(!text.contains("@@"), "unfilled placeholder");
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        let mut checked = 0;
+        for (i, l) in lines.iter().enumerate() {
+            let Some(sel) = l
+                .strip_prefix("if (meta.sig[")
+                .and_then(|r| r.split_once("] == 0) {"))
+                .map(|x| x.0)
+            else {
+                continue;
+            };
+            let (h0, h1) = (lines[i + 1], lines[i + 3]);
+            assert_eq!(lines[i + 2], "} else {");
+            let range = |x: &str| -> String {
+                x.split("execute(meta.sig[")
+                    .nth(1)
+                    .and_then(|r| r.split(']').next())
+                    .expect("index")
+                    .to_string()
+            };
+            assert!(
+                h0.contains("_h0.execute(") && h1.contains("_h1.execute("),
+                "{h0} {h1}"
+            );
+            assert_eq!(h0.replace("_h0", "_h1"), h1);
+            let cell = range(h0);
+            let cell_bits = {
+                let (a, b) = cell.split_once(':').expect("range");
+                a.parse::<u32>().expect("a") - b.parse::<u32>().expect("b") + 1
+            };
+            assert_eq!(cell_bits, 15, "{h0}");
+            let mut x: u32 = 0x2545_F491;
+            for _ in 0..1000 {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                let (w0, w1) = crate::interp::pin_indices(x, 131_072);
+                let want = if h0.contains("pin0_") {
+                    w0
+                } else if h0.contains("pin1_") {
+                    w1
+                } else {
+                    assert!(h0.contains("unpinned_"), "{h0}");
+                    crate::interp::unpinned_index(x, 131_072)
+                };
+                let got = (bits(x, sel) << cell_bits) | bits(x, &cell);
+                assert_eq!(got, want, "{h0} sig {x:#x}");
+            }
+            checked += 1;
+        }
+        // pin0_lookup, pin1_find, pin1_lookup, unpinned_recent twice,
+        // unpinned_mark.
+        assert_eq!(checked, 6);
+        for r in ["lcmp_pin0_h0", "lcmp_pin1_h1", "lcmp_unpinned_h1"] {
+            assert!(text.contains(&format!(
+                "Register<lcmp_pin_t, pin_cell_t>(32768, {{32w0, 32w0x00000000}}) {r};"
+            )));
+        }
+        assert!(text.contains("Register<bit<16>, pin_index_t>(65536) lcmp_port0;"));
+        assert_eq!(
+            text.matches("RegisterParam<bit<32>>(PIN_IDLE) pin").count(),
+            4
+        );
     }
 }

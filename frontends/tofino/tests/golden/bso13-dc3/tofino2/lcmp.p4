@@ -4,8 +4,8 @@
  * Compile: lcmp tofino compile --bf-p4c PATH (docs/tofino.md: the p4c-barefoot
  *          command lines, and the compiler's resource summary).
  *
- * Sizes: 12 groups, pick lists up to 4, 6 ports, 65536 flow-pin cells
- * (32768 per way); ECMP hash CRC-32 ^ 0x00000000.
+ * Sizes: 12 groups, pick lists up to 4, 6 ports, 131072 flow-pin cells
+ * (65536 per way); ECMP hash CRC-32 ^ 0x00000000.
  *
  * Compiled by bf-p4c (p4lang/p4c 34b86e9 (p4c-barefoot, bfas)), stamped:
  *   tofino2: 0 errors, ingress 15 stages, egress 1 stages
@@ -25,7 +25,10 @@ const bit<32> PIN_IDLE = 32w120;       // flow-pin idle timeout, clock units (2^
 // The stamp went back by more than this: it wrapped (not a reordering).
 const bit<32> CLOCK_WRAP = 0x40000000;
 const bit<32> CLOCK_EPOCH = 0x01000000;   // one wrap in meta.now's top 8 bits
-typedef bit<15> pin_index_t;          // a way's index: 32768 cells
+typedef bit<16> pin_index_t;          // a way's index: 65536 cells
+typedef bit<15> pin_cell_t;           // a halved register's index: 32768 cells
+// (a way's cells in two registers, the index's top bit choosing one:
+// bf-p4c places no 65536 pin cells in one register on this chip)
 typedef bit<12> fail_index_t;         // the pin-failure filter's index: 4096 cells
 const bit<16> FB_TAG = 0x8000;            // set in a fallback tag (a port is 9 bits)
 const bit<8> NO_BUCKET = 0xFF;             // meta.bucket until the bucket table hits (no entry has it)
@@ -328,7 +331,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     }
 
     // Flow pins (LCMP §3.1 step 2): two ways of {signature, last seen},
-    // way 0 indexed by sig[14:0], way 1 by sig[31:17]. A cell is taken
+    // way 0 indexed by sig[15:0], way 1 by sig[31:16]. A cell is taken
     // once its flow has been idle longer than the safe gap, so no flow is
     // moved while a packet of it may still be in flight (the core's
     // in-order reuse): the agent computes the gap from its queue polls and
@@ -336,12 +339,14 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     // parameters (one per register: bf-p4c allows a RegisterParam in one
     // register's actions); until it does, the gap is the idle timeout.
     // Cells start at {0, 0}, idle since the clock's start.
-    RegisterParam<bit<32>>(PIN_IDLE) pin0_gap;
-    RegisterParam<bit<32>>(PIN_IDLE) pin1_gap;
-    Register<lcmp_pin_t, pin_index_t>(32768, {32w0, 32w0x00000000}) lcmp_pin0;
-    RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin0) pin0_lookup = {
+    RegisterParam<bit<32>>(PIN_IDLE) pin0_gap_h0;
+    RegisterParam<bit<32>>(PIN_IDLE) pin0_gap_h1;
+    RegisterParam<bit<32>>(PIN_IDLE) pin1_gap_h0;
+    RegisterParam<bit<32>>(PIN_IDLE) pin1_gap_h1;
+    Register<lcmp_pin_t, pin_cell_t>(32768, {32w0, 32w0x00000000}) lcmp_pin0_h0;
+    RegisterAction<lcmp_pin_t, pin_cell_t, pin_status_t>(lcmp_pin0_h0) pin0_lookup_h0 = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (meta.now - v.hi > pin0_gap.read()) {
+            if (meta.now - v.hi > pin0_gap_h0.read()) {
                 v.lo = meta.sig;
                 v.hi = meta.now;
                 st = pin_status_t.TAKEN;
@@ -353,10 +358,25 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             }
         }
     };
-    Register<lcmp_pin_t, pin_index_t>(32768, {32w0, 32w0x00000000}) lcmp_pin1;
-    RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin1) pin1_lookup = {
+    Register<lcmp_pin_t, pin_cell_t>(32768, {32w0, 32w0x00000000}) lcmp_pin0_h1;
+    RegisterAction<lcmp_pin_t, pin_cell_t, pin_status_t>(lcmp_pin0_h1) pin0_lookup_h1 = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (meta.now - v.hi > pin1_gap.read()) {
+            if (meta.now - v.hi > pin0_gap_h1.read()) {
+                v.lo = meta.sig;
+                v.hi = meta.now;
+                st = pin_status_t.TAKEN;
+            } else if (v.lo == meta.sig) {
+                v.hi = meta.now;
+                st = pin_status_t.HIT;
+            } else {
+                st = pin_status_t.BUSY;
+            }
+        }
+    };
+    Register<lcmp_pin_t, pin_cell_t>(32768, {32w0, 32w0x00000000}) lcmp_pin1_h0;
+    RegisterAction<lcmp_pin_t, pin_cell_t, pin_status_t>(lcmp_pin1_h0) pin1_lookup_h0 = {
+        void apply(inout lcmp_pin_t v, out pin_status_t st) {
+            if (meta.now - v.hi > pin1_gap_h0.read()) {
                 v.lo = meta.sig;
                 v.hi = meta.now;
                 st = pin_status_t.TAKEN;
@@ -373,9 +393,9 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     // actions share the register's ALU, whose output is the predicate for
     // both or for neither (bf-p4c: "cannot output ... because the predicate
     // is output in another control flow").
-    RegisterAction<lcmp_pin_t, pin_index_t, pin_status_t>(lcmp_pin1) pin1_find = {
+    RegisterAction<lcmp_pin_t, pin_cell_t, pin_status_t>(lcmp_pin1_h0) pin1_find_h0 = {
         void apply(inout lcmp_pin_t v, out pin_status_t st) {
-            if (v.lo == meta.sig && meta.now - v.hi <= pin1_gap.read()) {
+            if (v.lo == meta.sig && meta.now - v.hi <= pin1_gap_h0.read()) {
                 v.hi = meta.now;
                 st = pin_status_t.HIT;
             } else {
@@ -383,7 +403,37 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             }
         }
     };
-    Register<bit<16>, pin_index_t>(32768) lcmp_port0;
+    Register<lcmp_pin_t, pin_cell_t>(32768, {32w0, 32w0x00000000}) lcmp_pin1_h1;
+    RegisterAction<lcmp_pin_t, pin_cell_t, pin_status_t>(lcmp_pin1_h1) pin1_lookup_h1 = {
+        void apply(inout lcmp_pin_t v, out pin_status_t st) {
+            if (meta.now - v.hi > pin1_gap_h1.read()) {
+                v.lo = meta.sig;
+                v.hi = meta.now;
+                st = pin_status_t.TAKEN;
+            } else if (v.lo == meta.sig) {
+                v.hi = meta.now;
+                st = pin_status_t.HIT;
+            } else {
+                st = pin_status_t.BUSY;
+            }
+        }
+    };
+    // Way 0 was free and is now the flow's: only look for an older pin.
+    // It outputs the same enum as pin1_lookup (never TAKEN): the two
+    // actions share the register's ALU, whose output is the predicate for
+    // both or for neither (bf-p4c: "cannot output ... because the predicate
+    // is output in another control flow").
+    RegisterAction<lcmp_pin_t, pin_cell_t, pin_status_t>(lcmp_pin1_h1) pin1_find_h1 = {
+        void apply(inout lcmp_pin_t v, out pin_status_t st) {
+            if (v.lo == meta.sig && meta.now - v.hi <= pin1_gap_h1.read()) {
+                v.hi = meta.now;
+                st = pin_status_t.HIT;
+            } else {
+                st = pin_status_t.BUSY;
+            }
+        }
+    };
+    Register<bit<16>, pin_index_t>(65536) lcmp_port0;
     RegisterAction<bit<16>, pin_index_t, bit<16>>(lcmp_port0) port0_read = {
         void apply(inout bit<16> v, out bit<16> port) {
             port = v;
@@ -401,7 +451,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             }
         }
     };
-    Register<bit<16>, pin_index_t>(32768) lcmp_port1;
+    Register<bit<16>, pin_index_t>(65536) lcmp_port1;
     RegisterAction<bit<16>, pin_index_t, bit<16>>(lcmp_port1) port1_read = {
         void apply(inout bit<16> v, out bit<16> port) {
             port = v;
@@ -432,7 +482,7 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     };
 
     // {when a flow hashing here was last forwarded unpinned, its fallback
-    // port}, indexed by sig[22:8]. A flow that takes a cell within the
+    // port}, indexed by sig[23:8]. A flow that takes a cell within the
     // idle timeout of going unpinned has been taking its fallback port, so
     // its new pin records that port: taking a cell never moves a flow. A
     // cell shared with another flow of the same fallback port only makes a
@@ -442,14 +492,30 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
     // so it cannot also read a flag, and a RegisterAction outputs no
     // other constant than 0. The port registers keep the tag; a read
     // truncates it away.
-    Register<lcmp_pin_t, pin_index_t>(32768, {32w0, 32w0x00000000}) lcmp_unpinned;
-    RegisterAction<lcmp_pin_t, pin_index_t, bit<16>>(lcmp_unpinned) unpinned_mark = {
+    Register<lcmp_pin_t, pin_cell_t>(32768, {32w0, 32w0x00000000}) lcmp_unpinned_h0;
+    RegisterAction<lcmp_pin_t, pin_cell_t, bit<16>>(lcmp_unpinned_h0) unpinned_mark_h0 = {
         void apply(inout lcmp_pin_t v) {
             v.lo = meta.now;
             v.hi = (bit<32>)meta.fb_tag;
         }
     };
-    RegisterAction<lcmp_pin_t, pin_index_t, bit<16>>(lcmp_unpinned) unpinned_recent = {
+    RegisterAction<lcmp_pin_t, pin_cell_t, bit<16>>(lcmp_unpinned_h0) unpinned_recent_h0 = {
+        void apply(inout lcmp_pin_t v, out bit<16> port) {
+            if (v.hi == (bit<32>)meta.fb_tag && meta.now - v.lo <= PIN_IDLE) {
+                port = (bit<16>)v.hi;
+            } else {
+                port = 0;
+            }
+        }
+    };
+    Register<lcmp_pin_t, pin_cell_t>(32768, {32w0, 32w0x00000000}) lcmp_unpinned_h1;
+    RegisterAction<lcmp_pin_t, pin_cell_t, bit<16>>(lcmp_unpinned_h1) unpinned_mark_h1 = {
+        void apply(inout lcmp_pin_t v) {
+            v.lo = meta.now;
+            v.hi = (bit<32>)meta.fb_tag;
+        }
+    };
+    RegisterAction<lcmp_pin_t, pin_cell_t, bit<16>>(lcmp_unpinned_h1) unpinned_recent_h1 = {
         void apply(inout lcmp_pin_t v, out bit<16> port) {
             if (v.hi == (bit<32>)meta.fb_tag && meta.now - v.lo <= PIN_IDLE) {
                 port = (bit<16>)v.hi;
@@ -706,25 +772,49 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
         // and leaves every pin cell alone).
         st1 = pin_status_t.BUSY;
         if (meta.kept == 1) {
-            st0 = pin0_lookup.execute(meta.sig[14:0]);
+            if (meta.sig[15:15] == 0) {
+                st0 = pin0_lookup_h0.execute(meta.sig[14:0]);
+            } else {
+                st0 = pin0_lookup_h1.execute(meta.sig[14:0]);
+            }
             if (st0 == pin_status_t.HIT) {
                 meta.pin_hit = 1;
                 meta.pin_event[0:0] = 1;
             } else if (st0 == pin_status_t.TAKEN) {
-                st1 = pin1_find.execute(meta.sig[31:17]);
+                if (meta.sig[31:31] == 0) {
+                    st1 = pin1_find_h0.execute(meta.sig[30:16]);
+                } else {
+                    st1 = pin1_find_h1.execute(meta.sig[30:16]);
+                }
             } else {
                 meta.way1 = 1;
-                st1 = pin1_lookup.execute(meta.sig[31:17]);
+                if (meta.sig[31:31] == 0) {
+                    st1 = pin1_lookup_h0.execute(meta.sig[30:16]);
+                } else {
+                    st1 = pin1_lookup_h1.execute(meta.sig[30:16]);
+                }
             }
             // A first pass that takes a cell asks whether its flow went
             // unpinned lately; one that finds both ways busy says it does.
             if (ig_intr_md.resubmit_flag == 0) {
                 if (st1 == pin_status_t.TAKEN) {
-                    meta.recent_tag = unpinned_recent.execute(meta.sig[22:8]);
+                    if (meta.sig[23:23] == 0) {
+                        meta.recent_tag = unpinned_recent_h0.execute(meta.sig[22:8]);
+                    } else {
+                        meta.recent_tag = unpinned_recent_h1.execute(meta.sig[22:8]);
+                    }
                 } else if (st0 == pin_status_t.TAKEN && st1 == pin_status_t.BUSY) {
-                    meta.recent_tag = unpinned_recent.execute(meta.sig[22:8]);
+                    if (meta.sig[23:23] == 0) {
+                        meta.recent_tag = unpinned_recent_h0.execute(meta.sig[22:8]);
+                    } else {
+                        meta.recent_tag = unpinned_recent_h1.execute(meta.sig[22:8]);
+                    }
                 } else if (meta.way1 == 1) {
-                    unpinned_mark.execute(meta.sig[22:8]);
+                    if (meta.sig[23:23] == 0) {
+                        unpinned_mark_h0.execute(meta.sig[22:8]);
+                    } else {
+                        unpinned_mark_h1.execute(meta.sig[22:8]);
+                    }
                 }
             }
             if (meta.recent_tag != 0) {
@@ -737,12 +827,12 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
                 meta.pin_hit = 1;
                 meta.pin_event[0:0] = 1;
                 if (ig_intr_md.resubmit_flag == 0) {
-                    meta.out_port = (PortId_t)port1_read.execute(meta.sig[31:17]);
+                    meta.out_port = (PortId_t)port1_read.execute(meta.sig[31:16]);
                 } else {
-                    port1_write.execute(meta.sig[31:17]);
+                    port1_write.execute(meta.sig[31:16]);
                 }
             } else if (st1 == pin_status_t.TAKEN) {
-                port1_write.execute(meta.sig[31:17]);
+                port1_write.execute(meta.sig[31:16]);
             } else if (meta.way1 == 1) {
                 // Both ways hold other live flows: the group's stable
                 // fallback, which bucket rewrites do not move; reported
@@ -760,12 +850,12 @@ control LcmpIngress(inout headers_t hdr, inout lcmp_meta_t meta,
             // pin if it had one (out_port was read from it just above).
             if (st0 == pin_status_t.HIT) {
                 if (ig_intr_md.resubmit_flag == 0) {
-                    meta.out_port = (PortId_t)port0_read.execute(meta.sig[14:0]);
+                    meta.out_port = (PortId_t)port0_read.execute(meta.sig[15:0]);
                 } else {
-                    port0_write.execute(meta.sig[14:0]);
+                    port0_write.execute(meta.sig[15:0]);
                 }
             } else if (st0 == pin_status_t.TAKEN) {
-                port0_write.execute(meta.sig[14:0]);
+                port0_write.execute(meta.sig[15:0]);
             }
             if (meta.report == 1) {
                 meta.color = digest_meter.execute(0);

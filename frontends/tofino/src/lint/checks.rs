@@ -5,15 +5,50 @@
 //!
 //! Types are read from the program's own declarations (headers, structs,
 //! typedefs, enums, action and `RegisterAction` parameters) plus the
-//! architecture typedefs of [`super::resources`]; a field of an
+//! architecture typedefs ([`ARCH_TYPES`]); a field of an
 //! architecture struct (`ig_intr_md.resubmit_flag`) is not declared in the
 //! program, so neither its name nor its width is checked.
 
 use std::collections::BTreeMap;
 
 use super::parse::{ControlDecl, Expr, Program, Stmt, Type};
-use super::resources::type_width;
-use super::{exclusive, Unit, UnitKind};
+
+/// Arch typedefs the program uses but does not declare (TNA/T2NA specs).
+const ARCH_TYPES: [(&str, u64); 4] = [
+    ("PortId_t", 9),
+    ("MirrorId_t", 10),
+    ("ResubmitType_t", 3),
+    ("DigestType_t", 3),
+];
+
+/// The width of a type: bits, an architecture typedef, a typedef, or a
+/// struct's fields summed.
+fn type_width(prog: &Program, ty: &Type) -> Option<u64> {
+    type_width_at(prog, ty, 0)
+}
+
+/// Nested at most 16 deep (a type that contains itself has no width).
+fn type_width_at(prog: &Program, ty: &Type, depth: u32) -> Option<u64> {
+    if depth > 16 {
+        return None;
+    }
+    match ty {
+        Type::Bits(w) => Some(u64::from(*w)),
+        Type::Named(n, _) => {
+            if let Some((_, w)) = ARCH_TYPES.iter().find(|(a, _)| a == n) {
+                return Some(*w);
+            }
+            if let Some(t) = prog.typedefs.get(n) {
+                return type_width_at(prog, t, depth + 1);
+            }
+            let fields = prog.structs.get(n)?;
+            fields
+                .iter()
+                .map(|f| type_width_at(prog, &f.ty, depth + 1))
+                .sum()
+        }
+    }
+}
 
 /// The names in scope of one body: control parameters and variables plus
 /// the body's locals.
@@ -282,20 +317,120 @@ pub(super) fn names_and_widths(prog: &Program, c: &ControlDecl, control: &str) -
     out.into_iter().map(|m| format!("{control}: {m}")).collect()
 }
 
-/// Two units that execute one register on one packet path (not in
-/// different branches of one `if`).
-pub(super) fn register_paths(units: &[Unit], control: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for (j, b) in units.iter().enumerate() {
-        let UnitKind::Register(rb) = &b.kind else {
-            continue;
+/// One execution of a register (or of a meter, an LPF, a WRED) in the
+/// `apply` block: its name, line, and the branches of the `if`s around it
+/// (`(if id, then?)`).
+struct Execute {
+    register: String,
+    line: u32,
+    branches: Vec<(usize, bool)>,
+}
+
+/// Whether two executions are in different branches of one `if`.
+pub(super) fn exclusive(a: &[(usize, bool)], b: &[(usize, bool)]) -> bool {
+    a.iter()
+        .zip(b)
+        .find(|(x, y)| x != y)
+        .is_some_and(|(x, y)| x.0 == y.0)
+}
+
+/// The registers an expression executes: `a.execute(...)` of a
+/// `RegisterAction` names its register (the first constructor argument);
+/// of a `Meter`, `Lpf` or `Wred`, the instance.
+fn executes(c: &ControlDecl, e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Call(callee, args) => {
+            if let Expr::Path(p) = &**callee {
+                if let [inst, m] = p.as_slice() {
+                    match c.instances.get(inst).map(|i| (&i.ty, i.args.first())) {
+                        Some((Type::Named(t, _), Some(Expr::Path(r))))
+                            if m == "execute"
+                                && (t == "RegisterAction" || t == "DirectRegisterAction") =>
+                        {
+                            out.push(r.join("."));
+                        }
+                        Some((Type::Named(t, _), _))
+                            if m == "execute" && matches!(t.as_str(), "Meter" | "Lpf" | "Wred") =>
+                        {
+                            out.push(inst.clone());
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            for a in args {
+                executes(c, a, out);
+            }
+        }
+        Expr::Slice(e, _, _) | Expr::Cast(_, e) | Expr::Un(_, e) => executes(c, e, out),
+        Expr::Bin(_, a, b) => {
+            executes(c, a, out);
+            executes(c, b, out);
+        }
+        Expr::List(items) => items.iter().for_each(|i| executes(c, i, out)),
+        Expr::Num(_) | Expr::Path(_) => {}
+    }
+}
+
+/// Every execution of a register in `body`, with its branches.
+fn collect(
+    c: &ControlDecl,
+    body: &[Stmt],
+    branches: &[(usize, bool)],
+    next_if: &mut usize,
+    out: &mut Vec<Execute>,
+) {
+    for s in body {
+        let (e, line) = match s {
+            Stmt::Assign { rhs, line, .. } => (rhs, *line),
+            Stmt::Call { call, line } => (call, *line),
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let mut regs = Vec::new();
+                executes(c, cond, &mut regs);
+                out.extend(regs.into_iter().map(|register| Execute {
+                    register,
+                    line: 0,
+                    branches: branches.to_vec(),
+                }));
+                let id = *next_if;
+                *next_if += 1;
+                let mut b = branches.to_vec();
+                b.push((id, true));
+                collect(c, then, &b, next_if, out);
+                if let Some(last) = b.last_mut() {
+                    last.1 = false;
+                }
+                collect(c, otherwise, &b, next_if, out);
+                continue;
+            }
         };
-        for a in units.iter().take(j) {
-            if matches!(&a.kind, UnitKind::Register(ra) if ra == rb) && !exclusive(a, b) {
+        let mut regs = Vec::new();
+        executes(c, e, &mut regs);
+        out.extend(regs.into_iter().map(|register| Execute {
+            register,
+            line,
+            branches: branches.to_vec(),
+        }));
+    }
+}
+
+/// Two executions of one register on one packet path (not in different
+/// branches of one `if`) in a control's `apply` block.
+pub(super) fn register_paths(c: &ControlDecl, control: &str) -> Vec<String> {
+    let mut all = Vec::new();
+    collect(c, &c.apply, &[], &mut 0, &mut all);
+    let mut out = Vec::new();
+    for (j, b) in all.iter().enumerate() {
+        for a in all.iter().take(j) {
+            if a.register == b.register && !exclusive(&a.branches, &b.branches) {
                 out.push(format!(
-                    "{control}: register {rb} is executed twice on one packet path (lines {} \
+                    "{control}: register {} is executed twice on one packet path (lines {} \
                      and {}): bf-p4c allows one execute() per register per packet",
-                    a.line, b.line
+                    b.register, a.line, b.line
                 ));
             }
         }
