@@ -1,4 +1,4 @@
-//! The DCI switches both models host: one real [`Decider`] per DC, its
+//! The DCI switches both models host: one real [`Decider`](lcmp_decide::Decider) per DC, its
 //! per-switch seed and its clock. The fluid engine ([`crate::engine`]) and
 //! the packet model ([`crate::packet`]) differ in what they feed the
 //! deciders (a link backlog, a port's queued data bytes), not in how the
