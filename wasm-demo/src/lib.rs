@@ -353,7 +353,10 @@ impl SimDemo {
         let mut runs = Vec::new();
         // As `Experiment::run`: each scheme's network and run settings.
         for (spec, scheme, net) in exp.networks().map_err(|e| e.to_string())? {
-            let cfg = exp.run_config(scheme, u64::from(seed));
+            let mut cfg = exp.run_config(0, scheme, u64::from(seed));
+            // The browser's memory: the 32 768-slot caches of before the
+            // per-workload sizing (up to 96 MiB a switch).
+            cfg.flow_slots = Some(lcmp_sim::dci::MIN_FLOW_SLOTS);
             runs.push(SimRun {
                 name: spec.name(),
                 stepper: Stepper::new(net, cfg, flows.clone(), window_us),

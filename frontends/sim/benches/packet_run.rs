@@ -102,7 +102,7 @@ fn main() -> Result<(), String> {
     let nets = exp.networks().map_err(|e| e.to_string())?;
     let (_, scheme, net) = nets.first().ok_or("no scheme")?;
     let flows = exp.flows(0, b.seed);
-    let cfg = exp.run_config(*scheme, b.seed);
+    let cfg = exp.run_config(0, *scheme, b.seed);
     let cpu0 = thread_cpu_s();
     let started = Instant::now();
     let out = packet::run(net, &cfg, &flows, exp.windows_us[0]);

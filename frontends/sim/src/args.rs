@@ -13,11 +13,14 @@ use lcmp_tables::{
     parse_bytes, parse_profile, parse_queue_thresholds, BuildOptions, Saturation, Topology,
 };
 
+use crate::dci::MAX_FLOW_SLOTS;
 use crate::engine::{AckPath, EngineConfig, FlowIdentity, IdealFct, Model};
 use crate::error::SimError;
 use crate::experiment::{
     paper_window_us, parse_weights, Experiment, LoadReference, SchemeSpec, SIM_IDLE_TIMEOUT_US,
 };
+use crate::packet::artifact_pool::ARTIFACT_DCI_BUFFER_MIB;
+use crate::packet::DciPool;
 use crate::traffic::{Pairs, SourcePorts};
 use crate::workload::Workload;
 
@@ -153,7 +156,8 @@ pub struct SimArgs {
     /// go-back-N, routed ACKs; docs/simulator.md) [default: fluid].
     #[arg(long, value_name = "fluid|packet")]
     pub model: Option<String>,
-    /// Worker threads [default: available cores].
+    /// Worker threads [default: available cores; for packet runs, up to
+    /// twice that when it ends the last runs sooner, as 3 runs on 2 cores].
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Points per slowdown-versus-size curve.
@@ -188,6 +192,12 @@ pub struct SimArgs {
     /// 2000, the paper's].
     #[arg(long, value_name = "MS")]
     pub idle_timeout_ms: Option<String>,
+    /// Flow-cache slots of every DCI switch: a power of two from 16 to
+    /// 2^23, or `auto`, sized for the workload's flow rate and the
+    /// switch's largest safe gap (docs/simulator.md, "Flow cache")
+    /// [default: auto].
+    #[arg(long, value_name = "SLOTS|auto")]
+    pub flow_cache: Option<String>,
     /// Explicit queue thresholds for every DCI port: N non-decreasing byte
     /// counts (`0,500MB,...`), or `wrap32:BYTES`, a buffer's
     /// `floor(buffer * i / N)` stored in 32 bits as the artifact stores
@@ -234,7 +244,9 @@ pub struct SimArgs {
 /// headroom `rate * delay / 8 / 1e9 * 3`, computed in 64 bits (the
 /// 200 Gbps x 250 ms product wraps) and summed in 32 bits, so the
 /// subtraction wraps too: `(2^27 - 2840932351 - 8 * 4096) mod 2^32`.
-/// Derived in docs/simulator.md.
+/// Derived in docs/simulator.md. The fluid model uses it for every DCI
+/// switch; the packet model gives each DCI switch its own pool
+/// ([`DciPool::Artifact`]).
 pub const ARTIFACT_DCI_BUFFER_BYTES: u64 = 1_588_219_905;
 
 /// The least `--buffer`: 1 MB. Smaller DCI buffers are outside what the
@@ -397,6 +409,7 @@ pub fn to_args(a: &SimArgs) -> Vec<String> {
     opt("ack-path", a.ack_path.clone());
     opt("flow-id", a.flow_id.clone());
     opt("idle-timeout-ms", a.idle_timeout_ms.clone());
+    opt("flow-cache", a.flow_cache.clone());
     opt("queue-thresholds", a.queue_thresholds.clone());
     opt("sampling", a.sampling.clone());
     opt("profile", a.profile.clone());
@@ -605,7 +618,27 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         ..EngineConfig::default()
     };
     let mut engine = engine;
+    engine.flow_slots = match args.flow_cache.as_deref().map(str::trim) {
+        None | Some("auto") => None,
+        Some(n) => Some(
+            n.parse::<usize>()
+                .ok()
+                .filter(|v| v.is_power_of_two() && (16..=MAX_FLOW_SLOTS).contains(v))
+                .ok_or_else(|| {
+                    SimError::Config(format!(
+                        "--flow-cache: expected `auto` or a power of two from 16 to {MAX_FLOW_SLOTS}, got `{n}`"
+                    ))
+                })?,
+        ),
+    };
     engine.packet.dcqcn = !args.no_cc;
+    if artifact && args.buffer.is_none() {
+        // Each DCI switch its own pool, as the artifact's 32-bit
+        // arithmetic leaves it (ARTIFACT_DCI_BUFFER_BYTES is DC1's).
+        engine.packet.dci_pool = DciPool::Artifact {
+            buffer_mib: ARTIFACT_DCI_BUFFER_MIB,
+        };
+    }
     if let Some(n) = args.pfc_shift {
         if n > 16 {
             return Err(SimError::Config(format!(

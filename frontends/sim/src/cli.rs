@@ -124,6 +124,12 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
         None => {}
     }
     let exp = experiment(args)?;
+    // Packet runs are long: spread them so that the last ones do not
+    // leave a core idle.
+    let jobs = match (args.jobs, exp.engine.model) {
+        (None, Model::Packet) => crate::experiment::packet_threads(exp.runs(), jobs),
+        _ => jobs,
+    };
     let bar = if !args.json && std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(exp.runs() as u64);
         b.set_style(

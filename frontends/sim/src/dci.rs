@@ -1,19 +1,100 @@
-//! The DCI switches both models host: one real [`Decider`] per DC, its
+//! The DCI switches both models host: one real [`Decider`](lcmp_decide::Decider) per DC, its
 //! per-switch seed and its clock. The fluid engine ([`crate::engine`]) and
 //! the packet model ([`crate::packet`]) differ in what they feed the
 //! deciders (a link backlog, a port's queued data bytes), not in how the
 //! deciders are built, seeded, sampled or timed.
 
-use lcmp_decide::{Decider, DeciderConfig, Instant, PortId, Scheme};
+use lcmp_decide::flow_cache::{SlotBlock, SlotStorage, BLOCK_SLOTS, BUCKET};
+use lcmp_decide::{DeciderConfig, DeciderWith, Instant, PortId, Tables};
 
 use crate::network::Network;
+use crate::run::EngineConfig;
 
 /// Ports per simulated decider (the core's maximum).
 const PORTS: usize = 64;
-/// Flow-cache slots per simulated decider.
-const FLOWS: usize = 1 << 15;
+/// The least flow-cache slots of a simulated switch (2^15, every switch's
+/// before caches were sized per workload).
+pub const MIN_FLOW_SLOTS: usize = 1 << 15;
+/// The most: 2^23 (96 MiB a switch).
+pub const MAX_FLOW_SLOTS: usize = 1 << 23;
+
+/// A simulated switch's flow-cache slots, sized at run time. Hand-written
+/// because `lcmp-decide` allocates nothing: it implements [`SlotStorage`]
+/// for a borrowed `[SlotBlock]`, and a decider that owns its slots on the
+/// heap needs this owner.
+#[derive(Clone, Debug)]
+pub(crate) struct Slots(Box<[SlotBlock]>);
+
+impl SlotStorage for Slots {
+    #[inline]
+    fn slot_count(&self) -> usize {
+        self.0.slot_count()
+    }
+
+    #[inline]
+    fn bucket(&self, b: usize) -> Option<(&[u64; BUCKET], &[u32; BUCKET])> {
+        self.0.bucket(b)
+    }
+
+    #[inline]
+    fn bucket_mut(&mut self, b: usize) -> Option<(&mut [u64; BUCKET], &mut [u32; BUCKET])> {
+        self.0.bucket_mut(b)
+    }
+}
+
 /// A simulated DCI switch's decider.
-pub(crate) type Switch = Decider<PORTS, FLOWS>;
+pub(crate) type Switch = DeciderWith<PORTS, Slots>;
+
+/// The longest a switch with tables `t` may have to keep an idle flow's
+/// entry, seconds: its largest safe gap (docs/design.md, "The in-order
+/// promise") when nothing is known of its queues, a full buffer's drain
+/// `buffer / rate` at a port plus the port's reorder window (how much
+/// later than on the group's fastest candidate a packet arrives), and
+/// never beyond the idle timeout (the entry expires then).
+pub fn worst_safe_gap_s(t: &Tables) -> f64 {
+    let p = &t.params;
+    let tick_s = 1.0 / f64::from(p.ticks_per_second.max(1));
+    let unit_s = f64::from(p.delay_unit_ticks) * tick_s;
+    let gap = t
+        .ports
+        .iter()
+        .map(|port| {
+            let drain = port.buffer_bytes as f64 * 8.0 / port.rate_bps.max(1) as f64;
+            let window = t
+                .groups
+                .iter()
+                .filter_map(|g| {
+                    let own = g.candidates.iter().find(|c| c.port == port.id)?;
+                    let min = g.candidates.iter().map(|c| c.delay_units).min()?;
+                    Some(f64::from(own.delay_units.saturating_sub(min)) * unit_s)
+                })
+                .fold(0.0, f64::max);
+            drain + window
+        })
+        .fold(0.0, f64::max);
+    gap.min(f64::from(p.idle_timeout_ticks) * tick_s)
+}
+
+/// Flow-cache slots for a switch that sees `flows_per_s` new flows a
+/// second and keeps each entry up to `hold_s` (its [`worst_safe_gap_s`]):
+/// as a deployment provisions a cache, twice the entries that can be live
+/// at once (a new flow is refused only when both of its two 8-slot
+/// buckets hold live flows: at half occupancy about 0.5^16), a power of
+/// two between [`MIN_FLOW_SLOTS`] and [`MAX_FLOW_SLOTS`].
+///
+/// ```
+/// use lcmp_sim::dci::{flow_slots, MIN_FLOW_SLOTS};
+/// // Web search at 30 % on testbed8's DC1: 35 000 flows a second.
+/// assert_eq!(flow_slots(35_000.0, 1.645), 1 << 17);
+/// assert_eq!(flow_slots(0.0, 1.645), MIN_FLOW_SLOTS);
+/// ```
+#[must_use]
+pub fn flow_slots(flows_per_s: f64, hold_s: f64) -> usize {
+    let live = (flows_per_s.max(0.0) * hold_s.max(0.0)).ceil();
+    let want = (2.0 * live).min(MAX_FLOW_SLOTS as f64) as usize;
+    want.next_power_of_two()
+        .clamp(MIN_FLOW_SLOTS, MAX_FLOW_SLOTS)
+}
 
 /// The decider seed of switch `index` for a run's `hash_seed`: a
 /// different, fixed ECMP hash per switch, as real switches have.
@@ -23,22 +104,34 @@ pub(crate) fn switch_seed(hash_seed: u32, index: usize) -> u32 {
         .wrapping_add((index as u32).wrapping_mul(0x85EB_CA6B))
 }
 
-/// One decider per DC of `net`, each with `scheme`, its
-/// [`switch_seed`] and its DC's tables installed.
-pub(crate) fn switches(net: &Network, scheme: Scheme, hash_seed: u32) -> Vec<Box<Switch>> {
+/// One decider per DC of `net`, each with `cfg.scheme`, its
+/// [`switch_seed`] of `cfg.hash_seed`, its DC's tables installed and a
+/// flow cache of `cfg.flow_slots`, or else of [`flow_slots`] for
+/// `cfg.flow_rate_per_s` and its tables' [`worst_safe_gap_s`].
+pub(crate) fn switches(net: &Network, cfg: &EngineConfig) -> Vec<Box<Switch>> {
+    let (scheme, hash_seed) = (cfg.scheme, cfg.hash_seed);
     net.tables
         .iter()
         .enumerate()
-        .map(|(i, t)| {
-            let mut d = Box::new(Switch::new(
-                DeciderConfig::DEFAULT
-                    .with_scheme(scheme)
-                    .with_seed(switch_seed(hash_seed, i)),
-            ));
+        .filter_map(|(i, t)| {
+            let slots = cfg
+                .flow_slots
+                .unwrap_or_else(|| flow_slots(cfg.flow_rate_per_s, worst_safe_gap_s(t)));
+            let blocks = vec![SlotBlock::EMPTY; slots / BLOCK_SLOTS].into_boxed_slice();
+            // A power of two of at least 16 slots: accepted.
+            let mut d = Box::new(
+                Switch::with_storage(
+                    DeciderConfig::DEFAULT
+                        .with_scheme(scheme)
+                        .with_seed(switch_seed(hash_seed, i)),
+                    Slots(blocks),
+                )
+                .ok()?,
+            );
             // `Network::new` built these with `build_tables`, which
             // compiles them; a failure here would be a tables bug.
             let _ = d.install(t);
-            d
+            Some(d)
         })
         .collect()
 }
@@ -69,6 +162,32 @@ pub(crate) fn sample(sw: &mut Switch, now: Instant, depths: impl Iterator<Item =
 #[cfg(test)]
 mod test {
     use super::*;
+
+    #[test]
+    fn caches_are_sized_for_the_flow_rate_and_the_largest_safe_gap() {
+        let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
+        let net = Network::new(&topo, &lcmp_tables::BuildOptions::default()).expect("network");
+        // docs/design.md: testbed8's worst case is 1.645 s, a 25 Gbps
+        // port behind a full 5 GB buffer (1.6 s) with a 45 ms window.
+        let gap = net.tables.iter().map(worst_safe_gap_s).fold(0.0, f64::max);
+        assert!((gap - 1.645).abs() < 0.001, "{gap}");
+        // Ali storage at 30 % of DC1's 1.6 Tbps: about 1.47 M flows a
+        // second, 2.4 M live at once: 2^23 slots; web search: 2^17.
+        let mut cfg = EngineConfig {
+            flow_rate_per_s: 1.47e6,
+            ..EngineConfig::default()
+        };
+        let sw = switches(&net, &cfg);
+        assert_eq!(sw[0].flow_cache().capacity(), 1 << 23);
+        cfg.flow_rate_per_s = 35_000.0;
+        assert_eq!(switches(&net, &cfg)[0].flow_cache().capacity(), 1 << 17);
+        // --flow-cache: one size everywhere.
+        cfg.flow_slots = Some(1 << 10);
+        assert!(switches(&net, &cfg)
+            .iter()
+            .all(|s| s.flow_cache().capacity() == 1 << 10));
+        assert_eq!(flow_slots(1e12, 2.0), MAX_FLOW_SLOTS);
+    }
 
     #[test]
     fn every_switch_gets_its_own_seed_and_runs_their_own_seeds_apart() {

@@ -27,6 +27,27 @@ use crate::workload::Workload;
 /// Most worker threads of one sweep (each holds one run's state).
 pub const MAX_JOBS: usize = 64;
 
+/// Worker threads for `runs` packet-model runs on `cores` cores: the
+/// count between `cores` and `2 × cores` (at most `runs`) whose schedule of
+/// equally long runs ends first, the fewest among equals. Three runs on
+/// two cores go to three threads (all finish after 1.5 runs' time) rather
+/// than two (two at once, then the third alone: 2 runs' time); four go to
+/// two. A packet run holds its packets in flight (hundreds of MB), so no
+/// more than twice the cores run at once.
+#[must_use]
+pub fn packet_threads(runs: usize, cores: usize) -> usize {
+    let c = cores.max(1);
+    // Time in units of one run's CPU time over the cores: a round of `n`
+    // runs on `c` cores takes `max(n, c)`.
+    let makespan = |t: usize| {
+        let rest = runs % t;
+        (runs / t) * t.max(c) + if rest > 0 { rest.max(c) } else { 0 }
+    };
+    (c..=runs.min(2 * c))
+        .min_by_key(|&t| (makespan(t), t))
+        .unwrap_or_else(|| runs.clamp(1, c))
+}
+
 /// Most flows one run may have (expected value), to bound memory and time.
 pub const MAX_FLOWS_PER_RUN: f64 = 5_000_000.0;
 
@@ -429,14 +450,26 @@ impl Experiment {
             .collect()
     }
 
-    /// The engine settings of one run: [`Experiment::engine`] with the
-    /// run's core scheme and the traffic seed as the ECMP hash seed.
-    pub fn run_config(&self, scheme: Scheme, seed: u64) -> EngineConfig {
+    /// The engine settings of one run at load `load_index`:
+    /// [`Experiment::engine`] with the run's core scheme, the traffic seed
+    /// as the ECMP hash seed and the load's [`Experiment::flow_rate_per_s`]
+    /// (the switches' flow caches are sized for it).
+    pub fn run_config(&self, load_index: usize, scheme: Scheme, seed: u64) -> EngineConfig {
         EngineConfig {
             scheme,
             hash_seed: seed as u32,
+            flow_rate_per_s: self.flow_rate_per_s(load_index),
             ..self.engine.clone()
         }
+    }
+
+    /// New flows a second at load `load_index`: the offered load over the
+    /// workload's mean flow size. Every DCI switch's flow cache is sized for
+    /// it (an upper bound of what one switch sees: with one DC pair every
+    /// flow crosses the source's switch).
+    pub fn flow_rate_per_s(&self, load_index: usize) -> f64 {
+        let load = self.loads.get(load_index).copied().unwrap_or(0.0);
+        load * self.reference_bps() / (8.0 * self.workload.mean_bytes())
     }
 
     /// The flows of one (load, seed): a function of the seed, the load's
@@ -491,7 +524,7 @@ impl Experiment {
                     let (spec, scheme, net) = &nets[k];
                     let flows = &traffic[l * ns + s];
                     let seed = self.seeds[s];
-                    let cfg = self.run_config(*scheme, seed);
+                    let cfg = self.run_config(l, *scheme, seed);
                     let started = WallClock::now();
                     let out = match cfg.model {
                         engine::Model::Fluid => engine::run(net, &cfg, flows, self.windows_us[l]),
@@ -571,4 +604,34 @@ pub fn check_complete(results: &[RunResult]) -> Result<(), SimError> {
         "more than {MAX_INCOMPLETE_PCT} % of the flows had no route or did not finish, so schemes would be compared on different flows: {}; a full flow cache refuses flows (try a shorter --idle-timeout-ms, docs/simulator.md)",
         bad.join("; ")
     )))
+}
+
+#[cfg(test)]
+mod test {
+    use super::packet_threads;
+
+    #[test]
+    fn packet_runs_are_spread_so_that_no_core_idles_at_the_end() {
+        // Three runs on two cores: three threads (1.5 runs' time, not 2).
+        assert_eq!(packet_threads(3, 2), 3);
+        // Nine: three rounds of three (4.5) beat 2+2+2+2+1 (5).
+        assert_eq!(packet_threads(9, 2), 3);
+        // An even count stays on the cores (no gain, less memory).
+        assert_eq!(packet_threads(4, 2), 2);
+        assert_eq!(packet_threads(2, 2), 2);
+        // Fewer runs than cores: one thread each.
+        assert_eq!(packet_threads(1, 2), 1);
+        assert_eq!(packet_threads(1, 8), 1);
+        assert_eq!(packet_threads(0, 2), 1);
+        // Never more than twice the cores.
+        for runs in 1..40 {
+            for cores in 1..9 {
+                let t = packet_threads(runs, cores);
+                assert!(
+                    (1..=2 * cores).contains(&t) && t <= runs.max(1),
+                    "{runs} {cores} {t}"
+                );
+            }
+        }
+    }
 }

@@ -156,7 +156,7 @@ pub const FIGURES: &[Figure] = &[
             published!("50", "artifact-fig7/50.csv"),
             published!("80", "artifact-fig7/80.csv"),
         ],
-        pending: Some("the artifact's per-DCI-switch PFC pools (packet::artifact_pool) are not applied by the fabric yet; --preset artifact is testbed8's"),
+        pending: Some("the packet fabric applies the artifact's per-DCI-switch PFC pools (packet::artifact_pool) only with --preset artifact, which is testbed8's; these bso13 runs keep one DCI buffer"),
     },
     Figure {
         number: 8,

@@ -51,7 +51,7 @@
 pub mod args;
 #[cfg(feature = "cli")]
 pub mod cli;
-mod dci;
+pub mod dci;
 pub mod fluid;
 /// The fluid model under its first name ([`fluid`]): `lcmp_sim::engine::run`
 /// and the run vocabulary it re-exports keep working.

@@ -128,6 +128,13 @@ pub struct EngineConfig {
     pub model: Model,
     /// The packet model's settings (unused by the fluid engine).
     pub packet: crate::packet::config::PacketConfig,
+    /// New flows per second the DCI switches are provisioned for: each
+    /// switch's flow cache is sized for this rate and its tables' largest
+    /// safe gap ([`crate::dci::flow_slots`]); 0: the least cache.
+    pub flow_rate_per_s: f64,
+    /// Flow-cache slots of every DCI switch instead of the sized ones
+    /// (`--flow-cache`).
+    pub flow_slots: Option<usize>,
 }
 
 /// The simulation model of a run.
@@ -203,6 +210,8 @@ impl Default for EngineConfig {
             sample_on_decision: false,
             model: Model::Fluid,
             packet: crate::packet::config::PacketConfig::DEFAULT,
+            flow_rate_per_s: 0.0,
+            flow_slots: None,
         }
     }
 }

@@ -159,6 +159,11 @@ fn the_artifact_preset_is_its_regime() {
         e.topology.buffer_bytes,
         lcmp_sim::cli::ARTIFACT_DCI_BUFFER_BYTES
     );
+    // The packet model gives each DCI switch the artifact's own pool.
+    assert_eq!(
+        e.engine.packet.dci_pool,
+        lcmp_sim::packet::DciPool::Artifact { buffer_mib: 128 }
+    );
     assert_eq!(e.engine.ideal, IdealFct::Rtt);
     assert_eq!(e.engine.ack_path, AckPath::Routed);
     assert_eq!(e.engine.flow_id, FlowIdentity::Artifact);
@@ -198,6 +203,10 @@ fn the_artifact_preset_is_its_regime() {
     assert_eq!(off.engine.ack_path, AckPath::None);
     assert_eq!(off.engine.flow_id, FlowIdentity::FiveTuple);
     assert_eq!(off.topology.buffer_bytes, 5_000_000_000);
+    assert_eq!(
+        off.engine.packet.dci_pool,
+        lcmp_sim::packet::DciPool::Buffer
+    );
     assert_eq!(off.tables.params.idle_timeout_ticks, 5_000);
     assert!(!off.engine.sample_on_decision);
 }
@@ -417,10 +426,14 @@ fn the_model_is_fluid_unless_packet_is_asked_for() {
 
 #[test]
 fn schemes_are_never_compared_on_different_flow_subsets() {
-    // Ali storage with the paper's 2 s idle timeout: the flow caches fill
-    // and refuse most flows, a different share per scheme. The run stops
-    // with an error naming the schemes instead of printing statistics.
+    // Ali storage with the paper's 2 s idle timeout in the 32 768-slot
+    // caches every switch had before they were sized per workload: the
+    // caches fill and refuse most flows, a different share per scheme. The
+    // run stops with an error naming the schemes instead of printing
+    // statistics.
     let args = [
+        "--flow-cache",
+        "32768",
         "--preset",
         "paper",
         "--workload",
@@ -444,11 +457,18 @@ fn schemes_are_never_compared_on_different_flow_subsets() {
         }
         other => panic!("expected an incomplete-run error, got {other:?}"),
     }
-    // Caches sized for the workload's gaps (a 5 ms idle timeout): every
-    // flow counted, and the run goes through.
+    // A 5 ms idle timeout: every flow counted, and the run goes through.
     let mut ok = args.to_vec();
     ok.extend(["--idle-timeout-ms", "5"]);
     let results = exp(&ok).expect("valid").run(1, &|| {}).expect("complete");
+    assert!(results
+        .iter()
+        .all(|r| r.completed == r.flows && r.flows > 0));
+    // The default: caches sized for the workload's flow rate and the
+    // switches' safe gaps, at the paper's 2 s timeout: every flow counted.
+    let sized = exp(&args[2..]).expect("valid");
+    assert_eq!(sized.engine.flow_slots, None);
+    let results = sized.run(1, &|| {}).expect("complete");
     assert!(results
         .iter()
         .all(|r| r.completed == r.flows && r.flows > 0));
@@ -461,6 +481,9 @@ fn options_a_model_would_ignore_or_cannot_run_are_refused() {
         &["--buffer", "1"],
         &["--buffer", "999999"],
         &["--model", "packet", "--pfc-shift", "17"],
+        &["--flow-cache", "1000"],
+        &["--flow-cache", "8"],
+        &["--flow-cache", "16777216"],
         &["--vs-artifact", "--load", "0.4"],
         &["--vs-artifact", "--json"],
     ] {

@@ -504,7 +504,7 @@ fn read_state(path: &Path) -> Result<CongestionState, Error> {
 }
 
 /// The core's command line for the agent of `c` (`lcmp tofino agent` with
-/// the same topology, switch and options: every option [`agent`] reads
+/// the same topology, switch and options: every option the agent reads
 /// but `--hash`, which the agent refuses unless it is the default).
 pub fn core_command(c: &CommonArgs) -> String {
     let mut v = vec![
@@ -775,17 +775,22 @@ mod test {
         assert_eq!(pv, ["lcmp", "ecmp", "ucmp"]);
     }
 
-    fn entries(extra: &[&str]) -> Result<EntrySet, Error> {
+    /// `lcmp-tofino SUB --topology testbed8 --switch DC1 EXTRA...`, parsed.
+    fn testbed_command(sub: &str, extra: &[&str]) -> TofinoCommand {
         let argv = [
             "lcmp-tofino",
-            "entries",
+            sub,
             "--topology",
             "testbed8",
             "--switch",
             "DC1",
         ];
         let cli = Cli::try_parse_from(argv.iter().chain(extra)).expect("parses");
-        match cli.args.command {
+        cli.args.command
+    }
+
+    fn entries(extra: &[&str]) -> Result<EntrySet, Error> {
+        match testbed_command("entries", extra) {
             TofinoCommand::Entries(e) => export(&e).map(|(_, entries)| entries),
             _ => unreachable!("parsed entries"),
         }
@@ -816,16 +821,7 @@ mod test {
     }
 
     fn agent_args(extra: &[&str]) -> CommonArgs {
-        let argv = [
-            "lcmp-tofino",
-            "agent",
-            "--topology",
-            "testbed8",
-            "--switch",
-            "DC1",
-        ];
-        let cli = Cli::try_parse_from(argv.iter().chain(extra)).expect("parses");
-        match cli.args.command {
+        match testbed_command("agent", extra) {
             TofinoCommand::Agent(a) => a.common,
             _ => unreachable!("parsed agent"),
         }

@@ -681,6 +681,37 @@ mod test {
         }
     }
 
+    /// The golden programs are found in the stamps compiled into the
+    /// crate, each compiled on its target; a stamp still pending, with an
+    /// error or without stages is not; a stamp file that does not parse is
+    /// an error, and one that does reads back whole.
+    #[test]
+    fn the_golden_programs_are_stamped_and_only_a_clean_compile_counts() {
+        let stamps = Stamps::golden();
+        let goldens = [
+            (include_str!("../tests/golden/lcmp.p4"), "tofino"),
+            (include_str!("../tests/golden/tofino2/lcmp.p4"), "tofino2"),
+        ];
+        for (text, target) in goldens {
+            let t = stamps
+                .find(text)
+                .and_then(|s| s.targets.iter().find(|t| t.target == target))
+                .expect("the golden program is stamped for its target");
+            assert!(t.compiled(), "{t:?}");
+            let with = |f: fn(&mut TargetStamp)| {
+                let mut u = t.clone();
+                f(&mut u);
+                u.compiled()
+            };
+            assert!(!with(|u| u.errors = None));
+            assert!(!with(|u| u.errors = Some(1)));
+            assert!(!with(|u| u.ingress_stages = None));
+        }
+        assert!(matches!(Stamps::from_json("{"), Err(Error::Stamps(_))));
+        let text = serde_json::to_string(&stamps).expect("json");
+        assert_eq!(Stamps::from_json(&text).ok(), Some(stamps));
+    }
+
     #[test]
     fn command_lines_are_the_documented_ones() {
         let a = compiler_args(

@@ -128,7 +128,7 @@ impl<'a> Engine<'a> {
         specs: Cow<'a, [FlowSpec]>,
         window_us: f64,
     ) -> Self {
-        let switches = dci::switches(&net, cfg.scheme, cfg.hash_seed);
+        let switches = dci::switches(&net, &cfg);
         let dt_s = f64::from(cfg.dt_us) * 1e-6;
         let links = net
             .links

@@ -16,9 +16,11 @@
 //! [`dci_pools`] applies it to every DCI switch of a topology, each with
 //! its inter-DC ports and its spine ports.
 //!
-//! `lcmp sim --preset artifact` uses DC1's pool for every DCI switch of
-//! testbed8 (`lcmp_sim::args::ARTIFACT_DCI_BUFFER_BYTES`); the transit DCs'
-//! own pools are smaller or larger (the table in [`dci_pools`]' tests).
+//! `lcmp sim --model packet --preset artifact` gives each DCI switch its
+//! own pool (`DciPool::Artifact`, the fabric applies [`pool_bytes`] to the
+//! switch's ports); the fluid model keeps DC1's for every DCI switch
+//! (`lcmp_sim::args::ARTIFACT_DCI_BUFFER_BYTES`); the transit DCs' own
+//! pools are smaller or larger (the table in [`dci_pools`]' tests).
 
 use lcmp_tables::Topology;
 

@@ -11,6 +11,25 @@ use super::mmu;
 /// Picoseconds per microsecond.
 pub const PS_PER_US: u64 = 1_000_000;
 
+/// Where a DCI switch's shared pool (the bytes its PFC thresholds are
+/// taken from) comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DciPool {
+    /// The topology's DCI buffer less the reserve and headroom of the
+    /// switch's intra-DC ports, the same at every DCI switch (the
+    /// long-haul ports' headroom is provisioned on top).
+    Buffer,
+    /// The artifact's: a buffer of `buffer_mib` MiB less the reserve and
+    /// headroom of every port of the switch, long-haul ones included, in
+    /// the artifact's 32-bit arithmetic, so each switch gets its own pool
+    /// ([`super::artifact_pool::pool_bytes`]; 40 MB to 3.7 GB on
+    /// testbed8). `--preset artifact` without `--buffer`.
+    Artifact {
+        /// `DCI_BUFFER_SIZE`, MiB.
+        buffer_mib: u32,
+    },
+}
+
 /// The packet model's settings. [`PacketConfig::DEFAULT`] is the
 /// artifact's testbed (docs/simulator.md lists each value's source).
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +56,8 @@ pub struct PacketConfig {
     pub intra_delay_ps: u64,
     /// Buffer of every leaf and spine switch, bytes (`BUFFER_SIZE`, MB).
     pub switch_buffer_bytes: u64,
+    /// The shared pool of each DCI switch.
+    pub dci_pool: DciPool,
     /// Reserve per ingress queue, bytes.
     pub reserve_bytes: u64,
     /// Dynamic PFC threshold shift: a queue may take `free >> shift`.
@@ -75,6 +96,7 @@ impl PacketConfig {
         spine_dci_bps: 400_000_000_000,
         intra_delay_ps: PS_PER_US,
         switch_buffer_bytes: 32 << 20,
+        dci_pool: DciPool::Buffer,
         reserve_bytes: 4096,
         pfc_shift: None,
         resume_offset_bytes: 3 * 1024,

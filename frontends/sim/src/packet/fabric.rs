@@ -7,6 +7,8 @@ use crate::network::Network;
 use crate::rng::Pcg32;
 use crate::run::EngineConfig;
 
+use super::artifact_pool::pool_bytes;
+use super::config::DciPool;
 use super::mmu::{shift_for_rate, EcnCurve, Mmu, PfcAction};
 use super::{Pkt, PS_PER_US};
 
@@ -247,12 +249,27 @@ impl Fabric {
                 .filter(|(p, _)| p.net_link.is_none())
                 .map(|(_, h)| h.0 + pc.reserve_bytes)
                 .sum();
-            let buffer = match n.kind {
-                NodeKind::Dci { .. } => dci_buffer,
-                _ => pc.switch_buffer_bytes,
+            let pool = match (n.kind, pc.dci_pool) {
+                (NodeKind::Dci { .. }, DciPool::Artifact { buffer_mib }) => {
+                    // Every port, long-haul ones included, in the
+                    // artifact's 32-bit arithmetic: a pool per switch.
+                    let ports: Vec<(u64, u64)> = n
+                        .ports
+                        .iter()
+                        .map(|p| (p.rate_bps, p.delay_ps / 1_000))
+                        .collect();
+                    let reserve = u32::try_from(pc.reserve_bytes).unwrap_or(u32::MAX);
+                    u64::from(pool_bytes(
+                        buffer_mib.wrapping_mul(1 << 20),
+                        reserve,
+                        &ports,
+                    ))
+                }
+                (NodeKind::Dci { .. }, DciPool::Buffer) => dci_buffer.saturating_sub(carved),
+                _ => pc.switch_buffer_bytes.saturating_sub(carved),
             };
             n.mmu = Some(Mmu::new(
-                buffer.saturating_sub(carved),
+                pool,
                 &ports,
                 pc.reserve_bytes,
                 pc.resume_offset_bytes,
@@ -383,6 +400,47 @@ mod test {
         let mut one = EngineConfig::default();
         one.packet.pfc_shift = Some(3);
         assert!(ingresses(&one).iter().all(|x| x.2 == 3));
+    }
+
+    /// Every DCI switch's shared pool on testbed8, DC order.
+    fn testbed8_dci_pools(pool: DciPool) -> Vec<u64> {
+        let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
+        let net = Network::new(&topo, &lcmp_tables::BuildOptions::default()).expect("network");
+        let mut cfg = EngineConfig::default();
+        cfg.packet.dci_pool = pool;
+        let fab = Fabric::new(&net, &cfg);
+        fab.dci
+            .iter()
+            .map(|&x| fab.nodes[x as usize].mmu.as_ref().expect("a buffer").pool)
+            .collect()
+    }
+
+    #[test]
+    fn each_dci_switch_gets_the_artifacts_own_pool() {
+        let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
+        let want: Vec<u64> = super::super::artifact_pool::dci_pools(
+            &topo,
+            &EngineConfig::default().packet,
+            super::super::artifact_pool::ARTIFACT_DCI_BUFFER_MIB,
+        )
+        .into_iter()
+        .map(|(_, b)| b)
+        .collect();
+        let got = testbed8_dci_pools(DciPool::Artifact {
+            buffer_mib: super::super::artifact_pool::ARTIFACT_DCI_BUFFER_MIB,
+        });
+        // The artifact's (`third.cc`, `switch-mmu.cc`): DC1 and DC8
+        // 1 588 219 905 B, DC6 40 151 344 B, DC4 3 678 868 640 B.
+        assert_eq!(got, want);
+        assert_eq!(got[0], 1_588_219_905);
+        assert_eq!(got[5], 40_151_344);
+        assert_eq!(got[3], 3_678_868_640);
+        // With a plain buffer every DCI switch has the same pool: the
+        // buffer less its spine ports' reserve and headroom.
+        let plain = testbed8_dci_pools(DciPool::Buffer);
+        assert!(plain.iter().all(|&p| p == plain[0]), "{plain:?}");
+        let spine_port = 400 * G * PS_PER_US / 8 / 1_000_000_000_000 * 3 + 4096;
+        assert_eq!(plain[0], topo.buffer_bytes - 2 * spine_port);
     }
 
     #[test]

@@ -66,7 +66,7 @@ use fabric::{Fabric, NodeKind};
 use mmu::PfcAction;
 use queue::EventQueue;
 
-pub use config::{PacketConfig, PacketStats, PS_PER_US};
+pub use config::{DciPool, PacketConfig, PacketStats, PS_PER_US};
 
 /// A packet: 16 bytes, moved by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,7 +203,7 @@ impl<'a> Sim<'a> {
     fn new(net: &'a Network, cfg: &'a EngineConfig, specs: &'a [FlowSpec], window_us: f64) -> Self {
         let pc = &cfg.packet;
         let fab = Fabric::new(net, cfg);
-        let deciders = dci::switches(net, cfg.scheme, cfg.hash_seed);
+        let deciders = dci::switches(net, cfg);
         let hosts = (0..fab.nodes.len())
             .map(|_| Host {
                 ready: BinaryHeap::new(),
