@@ -1398,7 +1398,7 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  * scripts/test.d/70-firmware.sh checks against measurements (5 %).
  *
  *   call                                  stack B  instructions
- *   lcmp_sample                               284           947 (at most 1000)
+ *   lcmp_sample                               236           903 (at most 1000)
  *   lcmp_on_packet:hit                        252           537
  *   lcmp_on_packet:new                        500          1521
  *   lcmp_on_packets:32hit                     908         18410
