@@ -229,8 +229,13 @@ impl Harness {
             Event::Sample { port, queue } => {
                 let port = PortId(port % (PORT_SPACE + 2));
                 let before = self.d.counters().samples;
+                let listed = self.d.tables().is_some_and(|t| t.port(port).is_some());
                 let r = self.d.sample(self.instant(), port, queue.bytes());
-                if usize::from(port.0) < PORTS {
+                if usize::from(port.0) < PORTS && !listed {
+                    // Refused, as the C ABI refuses it: nothing recorded.
+                    assert_eq!(r, Err(Error::PortNotInTables(port.0)));
+                    assert_eq!(self.d.counters().samples, before);
+                } else if usize::from(port.0) < PORTS {
                     assert_eq!(r, Ok(()));
                     self.queue.insert(port, queue.bytes());
                     assert_eq!(self.d.counters().samples, before.saturating_add(1));

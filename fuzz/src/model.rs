@@ -52,9 +52,6 @@ use lcmp_decide::{
     GroupId, HashAlgorithm, Instant, Pick, PortId, Reason, Scheme, Setting, Tables,
 };
 
-/// Trend shift used when no tables are installed (§3.1: `K`, "e.g., 3",
-/// the paper defaults' `trend_shift`).
-const DEFAULT_K: u8 = 3;
 /// Idle timeout used when no tables are installed (2 s at 1 µs a tick).
 const DEFAULT_IDLE: u32 = 2_000_000;
 
@@ -137,8 +134,12 @@ impl Model {
             return Err(Error::PortOutOfRange(port.0));
         }
         let tables = self.tables.as_ref();
-        let cfg = tables.and_then(|t| t.ports.iter().find(|p| p.id == port).map(|p| (t, *p)));
-        let k = cfg.map_or(DEFAULT_K, |(t, _)| t.params.trend_shift);
+        // A port the tables do not list (or any before an install) is
+        // refused and records nothing, as the C ABI's `lcmp_sample`.
+        let (t, pc) = tables
+            .and_then(|t| t.ports.iter().find(|p| p.id == port).map(|p| (t, *p)))
+            .ok_or(Error::PortNotInTables(port.0))?;
+        let k = t.params.trend_shift;
         let p = &mut self.ports[idx];
         // Eq. 3 with floor shifts, exact in i128 then clamped to i64.
         let delta = clamp_i64(i128::from(bytes) - i128::from(p.prev_bytes));
@@ -148,28 +149,22 @@ impl Model {
         let interval = now.ticks().wrapping_sub(p.last_sample).max(1);
         p.prev_bytes = bytes;
         p.last_sample = now.ticks();
-        match cfg {
-            Some((t, pc)) => {
-                let n = t.levels.len();
-                // T: highest i with T >= (rate / 8) * ((i + 1) / n) * interval_s.
-                p.t = if p.trend <= 0 {
-                    None
-                } else {
-                    (0..n).rev().find(|&i| {
-                        let lhs =
-                            p.trend as u128 * n as u128 * u128::from(t.params.ticks_per_second) * 8;
-                        let rhs = u128::from(pc.rate_bps) * (i as u128 + 1) * u128::from(interval);
-                        lhs >= rhs
-                    })
-                };
-                let q_score = queue_score(bytes, pc.buffer_bytes, &t.levels);
-                if q_score >= t.params.high_water {
-                    p.duration = p.duration.saturating_add(1);
-                } else if q_score <= t.params.low_water {
-                    p.duration = p.duration.saturating_sub(1);
-                }
-            }
-            None => p.t = None,
+        let n = t.levels.len();
+        // T: highest i with T >= (rate / 8) * ((i + 1) / n) * interval_s.
+        p.t = if p.trend <= 0 {
+            None
+        } else {
+            (0..n).rev().find(|&i| {
+                let lhs = p.trend as u128 * n as u128 * u128::from(t.params.ticks_per_second) * 8;
+                let rhs = u128::from(pc.rate_bps) * (i as u128 + 1) * u128::from(interval);
+                lhs >= rhs
+            })
+        };
+        let q_score = queue_score(bytes, pc.buffer_bytes, &t.levels);
+        if q_score >= t.params.high_water {
+            p.duration = p.duration.saturating_add(1);
+        } else if q_score <= t.params.low_water {
+            p.duration = p.duration.saturating_sub(1);
         }
         self.counters.samples += 1;
         Ok(())

@@ -25,6 +25,10 @@ pub enum Error {
     InvalidCapacityThresholds,
     /// A port id is not below the decider's compile-time port count.
     PortOutOfRange(u8),
+    /// A queue sample for a port the installed tables do not list (or
+    /// before any tables are installed): refused, nothing recorded (the C
+    /// ABI's `LCMP_ERR_NO_SUCH_PORT`).
+    PortNotInTables(u8),
     /// A port id appears twice in the port list.
     DuplicatePort(u8),
     /// A port has zero link rate or zero buffer.
@@ -127,6 +131,10 @@ impl fmt::Display for Error {
             Error::PortOutOfRange(p) => {
                 write!(f, "port {p} is beyond the decider's port capacity")
             }
+            Error::PortNotInTables(p) => write!(
+                f,
+                "port {p} is not listed by the installed tables (or none are installed)"
+            ),
             Error::DuplicatePort(p) => write!(f, "port {p} is listed twice"),
             Error::ZeroPortCapacity(p) => {
                 write!(f, "port {p} has zero link rate or zero buffer")
@@ -197,5 +205,8 @@ mod test {
             "{e}"
         );
         assert!(Error::FlowSlots(24).to_string().contains("24 slots"));
+        assert!(Error::PortNotInTables(9)
+            .to_string()
+            .starts_with("port 9 is not listed"));
     }
 }

@@ -282,10 +282,13 @@ fn samples_and_ports_out_of_range_are_typed_errors() {
         d.set_port_up(PortId(200), false),
         Err(Error::PortOutOfRange(200))
     );
-    // A sample for a port the tables do not list is accepted (raw state only).
-    assert_eq!(d.sample(t(0), PortId(7), 1_000), Ok(()));
+    // A sample for a port the tables do not list is refused, as the C
+    // ABI's `lcmp_sample` refuses it (LCMP_ERR_NO_SUCH_PORT), and records
+    // nothing.
+    let before = (d.port_state(PortId(7)).copied(), *d.counters());
     assert_eq!(
-        d.port_state(PortId(7)).map(|s| s.queue_bytes()),
-        Some(1_000)
+        d.sample(t(0), PortId(7), 1_000),
+        Err(Error::PortNotInTables(7))
     );
+    assert_eq!((d.port_state(PortId(7)).copied(), *d.counters()), before);
 }

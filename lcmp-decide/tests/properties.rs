@@ -97,13 +97,24 @@ impl World {
         let mut now = 0u32;
         for (p, q, dt) in &self.samples {
             now = now.wrapping_add(*dt);
-            d.sample(t(now), PortId(*p), *q).expect("ports below 8");
+            self.sample(d, now, *p, *q);
         }
         for (i, down) in self.down.iter().enumerate() {
             d.set_port_up(PortId(i as u8), !down)
                 .expect("ports below 8");
         }
         now
+    }
+
+    /// A sample of port `p` (below 8): accepted for a listed port, the
+    /// typed error for one the tables do not list (nothing recorded).
+    fn sample<S: SlotStorage>(&self, d: &mut DeciderWith<8, S>, now: u32, p: u8, q: u64) {
+        let r = d.sample(t(now), PortId(p), q);
+        if usize::from(p) < self.cands.len() {
+            assert_eq!(r, Ok(()), "listed port {p}");
+        } else {
+            assert_eq!(r, Err(Error::PortNotInTables(p)), "unlisted port {p}");
+        }
     }
 
     fn config(&self) -> DeciderConfig {
@@ -181,7 +192,7 @@ quickcheck! {
             // Congestion changes a lot; pins must not move.
             for (p, q) in &later {
                 now = now.wrapping_add(1000);
-                d.sample(t(now), PortId(p % 8), *q).expect("ports below 8");
+                w.sample(&mut d, now, p % 8, *q);
             }
             w.flows.iter().zip(&first).all(|(f, p)| match p {
                 Some(port) => d.on_packet(t(now), &flow(*f), DC8) == Decision::Hit(*port),

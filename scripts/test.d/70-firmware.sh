@@ -6,6 +6,12 @@
 #   thumbv7em-none-eabihf;
 # * c_examples: the C replay example, linked with the system C compiler,
 #   rejects bad input in one line; the caller-sized flow caches of sizes.c;
+#   the ABI checks from C (tests/c/abi.c: init versions, sized outputs);
+# * threads: the shared-tables example (examples/shared_tables.c, POSIX
+#   threads) under helgrind: 0 errors with frontends/ffi/helgrind.supp,
+#   errors without it, and a decider handle shared by two threads
+#   (tests/c/handle_race.c) still reported with it; built with
+#   -fsanitize=thread, no report;
 # * firmware_build: lcmp-firmware (its own workspace): fmt, clippy, the
 #   release (logging) and nopanic (silent) images;
 # * firmware_run: the logging image under QEMU installs each scenario's
@@ -35,7 +41,7 @@
 #   those frames.
 set -euo pipefail
 source scripts/lib.sh
-ensure_apt qemu-system-arm gcc-arm-none-eabi
+ensure_apt qemu-system-arm gcc-arm-none-eabi valgrind
 ensure_target thumbv7em-none-eabihf
 ensure_component llvm-tools
 ensure_cargo_tool defmt-print defmt-print 1.2.0
@@ -103,6 +109,15 @@ c_examples() {
   cc -std=c99 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only \
     -Ifrontends/ffi/include "$work/init.c"
   echo "lcmp.h's suggested initialiser compiles with -Wall -Wextra -Werror: $init"
+  # The ABI checks from C (tests/c/abi.c): every init, through lcmp.h's
+  # macros, passes the header's LCMP_ABI_VERSION (another version:
+  # LCMP_ERR_ABI, nothing written, a null config included); the sized
+  # outputs write an older caller's smaller struct up to its size only,
+  # and refuse one below the oldest layout.
+  host_example frontends/ffi/tests/c/abi.c "$work/abi_c"
+  "$work/abi_c" >"$work/abi.out" || { cat "$work/abi.out"; echo "tests/c/abi.c failed"; exit 1; }
+  expect_line "$work/abi.out" -x 'abi: all checks passed'
+  echo "tests/c/abi.c: $(grep -c '^ok: ' "$work/abi.out") ABI checks from C pass"
   cargo build -p lcmp-cli --locked
   host_example frontends/ffi/examples/replay.c "$work/replay_c"
   # The example rejects what it cannot parse, with exit status 1 and one
@@ -124,6 +139,45 @@ c_examples() {
     bytes=$(sed -n 's/.* bytes=\([0-9]*\).*/\1/p' <<<"$line" | sed ':a;s/\B[0-9]\{3\}\>/ &/;ta')
     expect_line docs/firmware.md -F "$flows flows: $bytes B"
   done <"$work/sizes.out"
+}
+
+# The shared-tables hand-off under race detectors (docs/firmware.md,
+# "Threads and race detectors"); needs $work/good.bin from c_examples.
+threads() {
+  echo "--- threads: shared tables under helgrind and ThreadSanitizer"
+  local supp=frontends/ffi/helgrind.supp status args=("$work/good.bin" 8 3 6)
+  host_example frontends/ffi/examples/shared_tables.c "$work/shared_tables"
+  host_example frontends/ffi/tests/c/handle_race.c "$work/handle_race"
+  "$work/shared_tables" "${args[@]}"
+  # helgrind OUT PROGRAM ARGS...: its status (9 when it reports an error).
+  helgrind() {
+    local out=$1
+    shift
+    valgrind --tool=helgrind --error-exitcode=9 "$@" >"$out.out" 2>"$out.err"
+  }
+  status=0
+  helgrind "$work/hg-supp" --suppressions="$supp" "$work/shared_tables" "${args[@]}" || status=$?
+  if [ "$status" -ne 0 ] || ! grep -q 'ERROR SUMMARY: 0 errors' "$work/hg-supp.err"; then
+    cat "$work/hg-supp.err"
+    echo "helgrind with $supp: status $status, want 0 and no error"
+    exit 1
+  fi
+  echo "helgrind with $supp: $(sed -n 's/^==[0-9]*== //p' "$work/hg-supp.err" | grep 'ERROR SUMMARY')"
+  status=0
+  helgrind "$work/hg-bare" "$work/shared_tables" "${args[@]}" || status=$?
+  expect "helgrind without $supp reports the hand-off's races (status $status, want 9)" [ "$status" -eq 9 ]
+  expect_line "$work/hg-bare.err" -F 'lcmp_tables_install'
+  echo "helgrind without $supp: $(sed -n 's/^==[0-9]*== //p' "$work/hg-bare.err" | grep 'ERROR SUMMARY')"
+  status=0
+  helgrind "$work/hg-misuse" --suppressions="$supp" "$work/handle_race" "$work/good.bin" 8 || status=$?
+  expect "helgrind with $supp still reports a handle used by two threads (status $status, want 9)" [ "$status" -eq 9 ]
+  expect_line "$work/hg-misuse.err" -F 'lcmp_on_packet'
+  echo "helgrind with $supp on tests/c/handle_race.c: $(sed -n 's/^==[0-9]*== //p' "$work/hg-misuse.err" | grep 'ERROR SUMMARY')"
+  cc -std=c11 -Wall -Wextra -Werror -pedantic -O1 -g -fsanitize=thread -Ifrontends/ffi/include \
+    frontends/ffi/examples/shared_tables.c "$target/release/liblcmp_ffi.a" -lpthread -ldl -lm \
+    -o "$work/shared_tables_tsan"
+  TSAN_OPTIONS=halt_on_error=1 "$work/shared_tables_tsan" "$work/good.bin" 8 3 20
+  echo "ThreadSanitizer: no report"
 }
 
 # c_rejects EXPECTED-STDERR-REGEX BLOB CSV
@@ -341,7 +395,7 @@ costs() {
   # No 64- or 128-bit division on the per-packet and per-sample paths.
   local divisions
   divisions=$(bash "$fw/division-audit.sh" "$dir/cost.elf" lcmp_sample lcmp_on_packet \
-    lcmp_on_packets lcmp_set_port lcmp_gc lcmp_explain lcmp_digest_update)
+    lcmp_on_packets lcmp_set_port lcmp_gc lcmp_explain_ lcmp_digest_update)
   if [ -n "$divisions" ]; then
     echo "64- or 128-bit division reachable from a per-packet or per-sample call:"
     echo "$divisions"
@@ -427,6 +481,7 @@ stack_frames() {
 trace_dir=
 ffi
 c_examples
+threads
 firmware_build
 firmware_run
 digests

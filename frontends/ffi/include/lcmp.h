@@ -9,6 +9,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Call these, not the `_` functions they expand to: each passes what only
+ * the caller's header knows. The init calls pass its LCMP_ABI_VERSION (a
+ * library of another version returns LCMP_ERR_ABI before it reads or
+ * writes anything, null config or not); the sized outputs pass its
+ * sizeof, and the library writes no byte past it (an older caller's
+ * smaller struct gets the fields it knows).
+ */
+#define lcmp_decider_init(mem, mem_len, flows, config, out) \
+  lcmp_decider_init_((mem), (mem_len), (flows), (config), (out), LCMP_ABI_VERSION)
+#define lcmp_decider_init_shared(mem, mem_len, flows, config, out) \
+  lcmp_decider_init_shared_((mem), (mem_len), (flows), (config), (out), LCMP_ABI_VERSION)
+#define lcmp_tables_init(mem, mem_len, out) \
+  lcmp_tables_init_((mem), (mem_len), (out), LCMP_ABI_VERSION)
+#define lcmp_get_counters(d, out) lcmp_get_counters_((d), (out), sizeof(lcmp_counters))
+#define lcmp_explain(d, now, flow, group, out) \
+  lcmp_explain_((d), (now), (flow), (group), (out), sizeof(lcmp_explanation))
+
+
 /**
  * Success.
  */
@@ -60,9 +79,13 @@
 #define LCMP_ERR_FLOWS -8
 
 /**
- * `lcmp_config.size` is not this library's `sizeof(lcmp_config)`, or
- * `lcmp_config.abi_version` not its `LCMP_ABI_VERSION`: the caller was
- * compiled against another header.
+ * The caller was compiled against another header: the `LCMP_ABI_VERSION`
+ * an init call passes (lcmp.h's init macros pass it) is not this
+ * library's, `lcmp_config.size` is not its `sizeof(lcmp_config)` or
+ * `lcmp_config.abi_version` not its `LCMP_ABI_VERSION`, or a sized
+ * output (`lcmp_get_counters`, `lcmp_explain`) is smaller than the oldest
+ * layout this library fills (`LCMP_COUNTERS_MIN_SIZE`,
+ * `LCMP_EXPLANATION_MIN_SIZE`).
  */
 #define LCMP_ERR_ABI -9
 
@@ -456,9 +479,30 @@
 
 /**
  * The ABI version of this library and header (bumped on any change to a
- * struct layout, a code or a signature; see CHANGELOG.md).
+ * struct layout, a code or a signature; see CHANGELOG.md). Every init call
+ * checks the caller's: the header's `lcmp_decider_init`,
+ * `lcmp_decider_init_shared` and `lcmp_tables_init` are macros that pass
+ * it to `lcmp_decider_init_`, `lcmp_decider_init_shared_` and
+ * `lcmp_tables_init_` (zlib's `deflateInit` / `deflateInit_` pattern),
+ * which return `LCMP_ERR_ABI` on a mismatch before they read or write
+ * anything.
  */
-#define LCMP_ABI_VERSION 7
+#define LCMP_ABI_VERSION 8
+
+/**
+ * The smallest `out_size` `lcmp_get_counters_` fills: the
+ * `lcmp_counters` of ABI 3, which today's begins with (ABI 4 appended
+ * `reclaimed`). A caller's struct of that layout gets every counter but
+ * the ones appended since; a smaller size is `LCMP_ERR_ABI`.
+ */
+#define LCMP_COUNTERS_MIN_SIZE 104
+
+/**
+ * The smallest `out_size` `lcmp_explain_` fills: `sizeof(lcmp_explanation)`
+ * of this header (its layout is unchanged since ABI 1); a smaller size
+ * is `LCMP_ERR_ABI`.
+ */
+#define LCMP_EXPLANATION_MIN_SIZE 220
 
 /**
  * Words of storage in an [`lcmp_digest`].
@@ -556,7 +600,9 @@ typedef struct lcmp_flow {
 } lcmp_flow;
 
 /**
- * The outcome of `lcmp_on_packet`.
+ * The outcome of `lcmp_on_packet`. Not a sized output: 3 bytes written
+ * per packet, in arrays (`lcmp_on_packets`), so its layout is fixed for
+ * good (a change would be a new struct and new calls).
  */
 typedef struct lcmp_decision {
   /**
@@ -648,7 +694,9 @@ typedef struct lcmp_candidate {
 } lcmp_candidate;
 
 /**
- * Everything about one decision (`lcmp_explain`).
+ * Everything about one decision (`lcmp_explain`). A sized output, as
+ * `lcmp_counters`: fields are only ever appended after `candidates`
+ * (`lcmp_candidate`'s layout is fixed: a change would be a new struct).
  */
 typedef struct lcmp_explanation {
   /**
@@ -688,6 +736,11 @@ typedef struct lcmp_explanation {
 /**
  * Event counters (`lcmp_decide::Counters`): `hits + new_flows + failovers
  * + withdrawals + unpinned + no_route == packets`.
+ *
+ * A sized output: the header's `lcmp_get_counters` passes `sizeof(lcmp_counters)`, and the
+ * library writes that many bytes at most; counters are only ever
+ * appended, so an older caller's smaller struct gets the counters it
+ * knows and nothing past its end is written.
  */
 typedef struct lcmp_counters {
   /**
@@ -797,11 +850,14 @@ size_t lcmp_decider_align(void);
  * Creates a decider with no tables and `flows` flow-cache slots (a power
  * of two of at least `LCMP_MIN_FLOWS`) in `mem` (at least
  * `lcmp_decider_size(flows)` bytes, aligned to `lcmp_decider_align()`)
- * and stores its handle in `*out`. `config` may be null for the defaults
- * (LCMP, MurmurHash3, refuse on a full cache, seed 0); otherwise its
- * `size` and `abi_version` must be `sizeof(lcmp_config)` and
- * `LCMP_ABI_VERSION` (else `LCMP_ERR_ABI`). Until
- * `lcmp_install` every packet gets no route.
+ * and stores its handle in `*out`. Call it as `lcmp_decider_init(mem,
+ * mem_len, flows, config, out)`, lcmp.h's macro, which passes the
+ * header's `LCMP_ABI_VERSION` as `abi_version`: a library of another ABI
+ * version returns `LCMP_ERR_ABI` before it reads or writes anything, with
+ * a null config too. `config` may be null for the defaults (LCMP,
+ * MurmurHash3, refuse on a full cache, seed 0); otherwise its `size` and
+ * `abi_version` must be `sizeof(lcmp_config)` and `LCMP_ABI_VERSION`
+ * (else `LCMP_ERR_ABI`). Until `lcmp_install` every packet gets no route.
  *
  * The memory's previous contents do not matter, except one word: memory
  * that holds a live decider or tables object (its magic word) is refused
@@ -816,11 +872,12 @@ size_t lcmp_decider_align(void);
  * used by anything else while the handle lives; `config` must be null or
  * point to an `lcmp_config`; `out` must be null or writable.
  */
-int32_t lcmp_decider_init(void *mem,
-                          size_t mem_len,
-                          size_t flows,
-                          const struct lcmp_config *config,
-                          struct lcmp_decider **out);
+int32_t lcmp_decider_init_(void *mem,
+                           size_t mem_len,
+                           size_t flows,
+                           const struct lcmp_config *config,
+                           struct lcmp_decider **out,
+                           uint32_t abi_version);
 
 /**
  * `lcmp_decider_init` for a decider with no tables of its own, in
@@ -829,14 +886,19 @@ int32_t lcmp_decider_init(void *mem,
  * until then every packet gets no route, and `lcmp_install` on it is
  * `LCMP_ERR_TABLES_SHARED`.
  *
+ * Called as `lcmp_decider_init_shared(mem, mem_len, flows, config, out)`,
+ * lcmp.h's macro, which passes `LCMP_ABI_VERSION` (checked first, as by
+ * `lcmp_decider_init_`).
+ *
  * # Safety
- * As `lcmp_decider_init`.
+ * As `lcmp_decider_init_`.
  */
-int32_t lcmp_decider_init_shared(void *mem,
-                                 size_t mem_len,
-                                 size_t flows,
-                                 const struct lcmp_config *config,
-                                 struct lcmp_decider **out);
+int32_t lcmp_decider_init_shared_(void *mem,
+                                  size_t mem_len,
+                                  size_t flows,
+                                  const struct lcmp_config *config,
+                                  struct lcmp_decider **out,
+                                  uint32_t abi_version);
 
 /**
  * Ends decider `d`: lets go of the tables it reads (a shared object's
@@ -975,25 +1037,38 @@ int32_t lcmp_flow_cache_usage(const struct lcmp_decider *d, size_t *slots, size_
 
 /**
  * Explains, without changing anything, the decision `lcmp_on_packet` would
- * make for `flow` now, into the caller's `*out`.
+ * make for `flow` now, into the caller's `*out` of `out_size` bytes. Call
+ * it as `lcmp_explain(d, now, flow, group, out)`, lcmp.h's macro, which
+ * passes `sizeof(lcmp_explanation)`: at most `out_size` bytes are
+ * written (a newer library never writes past an older caller's struct);
+ * below `LCMP_EXPLANATION_MIN_SIZE` it is `LCMP_ERR_ABI`, nothing written.
  *
  * # Safety
  * `d` must be a live handle not written concurrently; `flow` readable;
- * `out` writable.
+ * `out` writable for `out_size` bytes.
  */
-int32_t lcmp_explain(const struct lcmp_decider *d,
-                     uint32_t now,
-                     const struct lcmp_flow *flow,
-                     uint16_t group,
-                     struct lcmp_explanation *out);
+int32_t lcmp_explain_(const struct lcmp_decider *d,
+                      uint32_t now,
+                      const struct lcmp_flow *flow,
+                      uint16_t group,
+                      struct lcmp_explanation *out,
+                      size_t out_size);
 
 /**
- * Copies the counters into `*out`.
+ * Copies the counters into the caller's `*out` of `out_size` bytes. Call
+ * it as `lcmp_get_counters(d, out)`, lcmp.h's macro, which passes
+ * `sizeof(lcmp_counters)`: at most `out_size` bytes are written, so a
+ * caller built against an older header (fewer counters) gets the
+ * counters it knows and nothing past its struct; below
+ * `LCMP_COUNTERS_MIN_SIZE` it is `LCMP_ERR_ABI`, nothing written.
  *
  * # Safety
- * `d` must be a live handle not written concurrently; `out` writable.
+ * `d` must be a live handle not written concurrently; `out` writable for
+ * `out_size` bytes.
  */
-int32_t lcmp_get_counters(const struct lcmp_decider *d, struct lcmp_counters *out);
+int32_t lcmp_get_counters_(const struct lcmp_decider *d,
+                           struct lcmp_counters *out,
+                           size_t out_size);
 
 /**
  * Switches the routing scheme (`LCMP_SCHEME_*`); pinned flows are kept.
@@ -1088,12 +1163,20 @@ size_t lcmp_tables_align(void);
  * init would empty tables that deciders read and zero their user
  * count); `lcmp_tables_fini` ends an object first.
  *
+ * Call it as `lcmp_tables_init(mem, mem_len, out)`, lcmp.h's macro,
+ * which passes the header's `LCMP_ABI_VERSION` as `abi_version`: a
+ * library of another ABI version returns `LCMP_ERR_ABI` before it reads
+ * or writes anything.
+ *
  * # Safety
  * `mem` must be valid for reads and writes of `mem_len` bytes and not be used by
  * anything else while the object lives (in particular not freed while
  * `lcmp_tables_users` > 0); `out` must be null (an error) or writable.
  */
-int32_t lcmp_tables_init(void *mem, size_t mem_len, struct lcmp_tables **out);
+int32_t lcmp_tables_init_(void *mem,
+                          size_t mem_len,
+                          struct lcmp_tables **out,
+                          uint32_t abi_version);
 
 /**
  * Ends tables object `t`: refused with `LCMP_ERR_TABLES_IN_USE` while a
@@ -1315,31 +1398,31 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  * scripts/test.d/70-firmware.sh checks against measurements (5 %).
  *
  *   call                                  stack B  instructions
- *   lcmp_sample                               236           932 (at most 1000)
+ *   lcmp_sample                               236           903 (at most 1000)
  *   lcmp_on_packet:hit                        252           537
  *   lcmp_on_packet:new                        500          1521
  *   lcmp_on_packets:32hit                     908         18410
  *   lcmp_on_packets:32new                    1156         51456
- *   lcmp_explain                             1412          4769
- *   lcmp_set_port                              40            74
+ *   lcmp_explain_                            1412          4821
+ *   lcmp_set_port                              40            69
  *   lcmp_gc                                    56         20634
- *   lcmp_install                             1804         29693
- *   lcmp_install_signed                      6432       1957708
- *   lcmp_install_signed:replay               2868        117215
- *   lcmp_install_signed:refused              2868        116289
- *   lcmp_decider_init                         272         13360
- *   lcmp_tables_install                      1772         17636
- *   lcmp_tables_install_signed               6432       1945683
- *   lcmp_tables_install_signed:refused       2868        116296
- *   lcmp_use_tables                           244         12102
+ *   lcmp_install                             1860         29702
+ *   lcmp_install_signed                      6448       1957704
+ *   lcmp_install_signed:replay               2908        117219
+ *   lcmp_install_signed:refused              2908        116289
+ *   lcmp_decider_init_                        272         13364
+ *   lcmp_tables_install                      1820         17644
+ *   lcmp_tables_install_signed               6448       1945681
+ *   lcmp_tables_install_signed:refused       2908        116296
+ *   lcmp_use_tables                           244         12100
  *   lcmp_release_tables                         8            37
- *   lcmp_decider_init_shared                  272          2088
- *   lcmp_tables_init                           48           251
+ *   lcmp_decider_init_shared_                 272          2092
+ *   lcmp_tables_init_                          48           256
  *   lcmp_digest_update                        200           206
  *   lcmp_digest_init                            8            21
  *   lcmp_digest_value                          16            44
  *   lcmp_flow_v4                               72            57
- *   lcmp_get_counters                         104           111
+ *   lcmp_get_counters_                        212           238
  *   lcmp_flow_cache_usage                       8            40
  *   lcmp_generation                             8            26
  *   lcmp_tables_generation                     16            59
@@ -1355,7 +1438,7 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  *   lcmp_tables_size                            8             5
  *   lcmp_tables_align                           8             5
  *   lcmp_abi_version                            8             5
- *   lcmp_decider_init:again                   188           140
+ *   lcmp_decider_init_:again                  188           144
  *   lcmp_verify_signed                       6184       1929883
  *   lcmp_decider_fini                          16            37
  *   lcmp_tables_fini                           16            42

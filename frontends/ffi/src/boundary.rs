@@ -8,8 +8,9 @@
 //!
 //! The `extern "C"` functions elsewhere in the crate reach caller memory
 //! only through the macros at the end of this module (`handle_mut!`,
-//! `handle_ref!`, `input!`, `out!`, `output!`, `bytes!`, `slice!`,
-//! `slice_mut!`, `tables_ref!`, `digest_mut!`), generic where the
+//! `handle_ref!`, `input!`, `out!`, `output!`, `output_sized!`, `bytes!`,
+//! `slice!`, `slice_mut!`, `tables_ref!`, `digest_mut!`, `forward!`),
+//! generic where the
 //! rustls-ffi helpers are (`try_ref_from_ptr!`), which hold the crate's
 //! only `unsafe` blocks outside this file's functions: each one forwards
 //! its caller's documented contract.
@@ -790,6 +791,42 @@ pub(crate) unsafe fn output<T>(p: *mut T, value: T) -> Result<(), i32> {
     Ok(())
 }
 
+/// Writes `value` to a caller's sized output struct (`lcmp_counters`,
+/// `lcmp_explanation`): the first `min(size, size_of::<T>())` bytes of
+/// it, never a byte past `size`, so that a caller compiled against an
+/// older header (a smaller struct whose fields are a prefix of `T`'s) gets
+/// the fields it knows and the rest of its memory is untouched. A `size`
+/// below `min` (the oldest layout this library fills) is `LCMP_ERR_ABI`;
+/// null and misaligned pointers are refused first. Nothing is written on
+/// error.
+///
+/// # Safety
+/// `p` must be null or valid for writes of `size` bytes that nothing else
+/// accesses during the call.
+pub(crate) unsafe fn output_sized<T: Copy>(
+    p: *mut T,
+    size: usize,
+    min: usize,
+    value: &T,
+) -> Result<(), i32> {
+    if p.is_null() {
+        return Err(LCMP_ERR_NULL);
+    }
+    if !p.is_aligned() {
+        return Err(LCMP_ERR_MISALIGNED);
+    }
+    if size < min {
+        return Err(LCMP_ERR_ABI);
+    }
+    let n = size.min(size_of::<T>());
+    // SAFETY: `value` is a live `T` (readable for `size_of::<T>() >= n`
+    // bytes; a byte copy may include padding), `p` is writable for `size
+    // >= n` bytes (caller), and the two cannot overlap (`value` is the
+    // library's, `p` the caller's exclusive memory).
+    unsafe { ptr::copy_nonoverlapping(ptr::from_ref(value).cast::<u8>(), p.cast::<u8>(), n) };
+    Ok(())
+}
+
 /// A caller's byte buffer. A null pointer with length 0 is the empty slice.
 ///
 /// # Safety
@@ -864,6 +901,18 @@ macro_rules! try_boundary {
     };
 }
 
+/// Calls one of this crate's `unsafe extern "C"` functions from another
+/// with the same contract (the Rust-side twins of lcmp.h's macros, such
+/// as `lcmp_decider_init` for `lcmp_decider_init_`).
+macro_rules! forward {
+    ($call:expr) => {
+        // SAFETY: the enclosing function's `# Safety` contract is the
+        // callee's (each says "as" the function it forwards to), which
+        // checks what can be checked and returns an error code otherwise.
+        unsafe { $call }
+    };
+}
+
 /// `$e` (a `Result<T, i32>` of safe code) or an early `return` of its
 /// error code.
 macro_rules! try_code {
@@ -929,6 +978,14 @@ macro_rules! bytes {
 macro_rules! output {
     ($p:expr, $v:expr) => {
         try_boundary!($crate::boundary::output($p, $v))
+    };
+}
+
+/// Writes `$v` to a caller's sized output (`$size` bytes, at least
+/// `$min`), or `return` its error code.
+macro_rules! output_sized {
+    ($p:expr, $size:expr, $min:expr, $v:expr) => {
+        try_boundary!($crate::boundary::output_sized($p, $size, $min, $v))
     };
 }
 

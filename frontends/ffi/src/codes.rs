@@ -37,9 +37,13 @@ pub const LCMP_ERR_PORT_OUT_OF_RANGE: i32 = -6;
 pub const LCMP_ERR_BAD_BLOB: i32 = -7;
 /// The flow-slot count is not a power of two of at least `LCMP_MIN_FLOWS`.
 pub const LCMP_ERR_FLOWS: i32 = -8;
-/// `lcmp_config.size` is not this library's `sizeof(lcmp_config)`, or
-/// `lcmp_config.abi_version` not its `LCMP_ABI_VERSION`: the caller was
-/// compiled against another header.
+/// The caller was compiled against another header: the `LCMP_ABI_VERSION`
+/// an init call passes (lcmp.h's init macros pass it) is not this
+/// library's, `lcmp_config.size` is not its `sizeof(lcmp_config)` or
+/// `lcmp_config.abi_version` not its `LCMP_ABI_VERSION`, or a sized
+/// output (`lcmp_get_counters`, `lcmp_explain`) is smaller than the oldest
+/// layout this library fills (`LCMP_COUNTERS_MIN_SIZE`,
+/// `LCMP_EXPLANATION_MIN_SIZE`).
 pub const LCMP_ERR_ABI: i32 = -9;
 /// The installed tables do not list this port (a queue sample or link
 /// event for it, or any port before the first `lcmp_install`).
@@ -222,6 +226,7 @@ pub fn error_code(e: Error) -> i32 {
         Error::InvalidLevels => LCMP_ERR_INVALID_LEVELS,
         Error::InvalidCapacityThresholds => LCMP_ERR_INVALID_CAPACITY_THRESHOLDS,
         Error::PortOutOfRange(_) => LCMP_ERR_PORT_OUT_OF_RANGE,
+        Error::PortNotInTables(_) => LCMP_ERR_NO_SUCH_PORT,
         Error::DuplicatePort(_) => LCMP_ERR_DUPLICATE_PORT,
         Error::ZeroPortCapacity(_) => LCMP_ERR_ZERO_PORT_CAPACITY,
         Error::UnknownPort { .. } => LCMP_ERR_UNKNOWN_PORT,
@@ -277,7 +282,7 @@ pub(crate) const STATUS: [(i32, &CStr); 41] = [
     (LCMP_ERR_PORT_OUT_OF_RANGE, c"port id is not below LCMP_PORTS"),
     (LCMP_ERR_BAD_BLOB, c"table blob cannot be decoded"),
     (LCMP_ERR_FLOWS, c"flow slots must be a power of two of at least LCMP_MIN_FLOWS"),
-    (LCMP_ERR_ABI, c"lcmp_config.size or abi_version differs from this library's"),
+    (LCMP_ERR_ABI, c"compiled against another lcmp.h: LCMP_ABI_VERSION, lcmp_config.size/abi_version or an output struct's size differs from this library's (rebuild with its header)"),
     (LCMP_ERR_SHIFT_TOO_LARGE, c"tables: a shift is 32 or more"),
     (LCMP_ERR_WEIGHT_OVERFLOW, c"tables: weights could overflow the weighted sum"),
     (LCMP_ERR_INVALID_SETTING, c"tables: water mark, cut or tick rate out of range"),

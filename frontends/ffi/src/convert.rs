@@ -99,6 +99,16 @@ pub fn config_from_c(c: &lcmp_config) -> Result<DeciderConfig, i32> {
         .with_flow_key(FlowCacheKey::from_bytes(flow_key)))
 }
 
+/// `LCMP_ERR_ABI` unless `abi_version` (the caller's header's
+/// `LCMP_ABI_VERSION`, which lcmp.h's init macros pass) is this library's.
+pub fn abi_check(abi_version: u32) -> Result<(), i32> {
+    if abi_version == LCMP_ABI_VERSION {
+        Ok(())
+    } else {
+        Err(LCMP_ERR_ABI)
+    }
+}
+
 /// The core's settings for a caller's config, or the defaults for none
 /// (a null `lcmp_config`).
 pub fn decider_config(c: Option<lcmp_config>) -> Result<DeciderConfig, i32> {

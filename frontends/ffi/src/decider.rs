@@ -2,6 +2,7 @@
 //! liveness, route packets one at a time or in bursts, explain, count.
 
 use core::ffi::{c_char, c_void};
+use core::mem::size_of;
 
 use lcmp_decide::{GroupId, Instant, PortId};
 
@@ -48,14 +49,47 @@ pub extern "C" fn lcmp_decider_align() -> usize {
     LCMP_DECIDER_ALIGN
 }
 
+/// Both decider inits: the caller's ABI version first, then the config,
+/// then the memory (`owns_tables`: with a tables object of its own).
+/// Not exported (no `#[no_mangle]`); `extern "C"` only so that the
+/// exported inits forward to it as to each other.
+///
+/// # Safety
+/// As `lcmp_decider_init_`.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn decider_init(
+    mem: *mut c_void,
+    mem_len: usize,
+    flows: usize,
+    config: *const lcmp_config,
+    out: *mut *mut lcmp_decider,
+    owns_tables: bool,
+    abi_version: u32,
+) -> i32 {
+    try_code!(abi_check(abi_version));
+    let config = try_code!(decider_config(try_boundary!(boundary::config(config))));
+    try_boundary!(boundary::init(
+        mem,
+        mem_len,
+        flows,
+        config,
+        owns_tables,
+        out
+    ));
+    LCMP_OK
+}
+
 /// Creates a decider with no tables and `flows` flow-cache slots (a power
 /// of two of at least `LCMP_MIN_FLOWS`) in `mem` (at least
 /// `lcmp_decider_size(flows)` bytes, aligned to `lcmp_decider_align()`)
-/// and stores its handle in `*out`. `config` may be null for the defaults
-/// (LCMP, MurmurHash3, refuse on a full cache, seed 0); otherwise its
-/// `size` and `abi_version` must be `sizeof(lcmp_config)` and
-/// `LCMP_ABI_VERSION` (else `LCMP_ERR_ABI`). Until
-/// `lcmp_install` every packet gets no route.
+/// and stores its handle in `*out`. Call it as `lcmp_decider_init(mem,
+/// mem_len, flows, config, out)`, lcmp.h's macro, which passes the
+/// header's `LCMP_ABI_VERSION` as `abi_version`: a library of another ABI
+/// version returns `LCMP_ERR_ABI` before it reads or writes anything, with
+/// a null config too. `config` may be null for the defaults (LCMP,
+/// MurmurHash3, refuse on a full cache, seed 0); otherwise its `size` and
+/// `abi_version` must be `sizeof(lcmp_config)` and `LCMP_ABI_VERSION`
+/// (else `LCMP_ERR_ABI`). Until `lcmp_install` every packet gets no route.
 ///
 /// The memory's previous contents do not matter, except one word: memory
 /// that holds a live decider or tables object (its magic word) is refused
@@ -70,6 +104,31 @@ pub extern "C" fn lcmp_decider_align() -> usize {
 /// used by anything else while the handle lives; `config` must be null or
 /// point to an `lcmp_config`; `out` must be null or writable.
 #[no_mangle]
+pub unsafe extern "C" fn lcmp_decider_init_(
+    mem: *mut c_void,
+    mem_len: usize,
+    flows: usize,
+    config: *const lcmp_config,
+    out: *mut *mut lcmp_decider,
+    abi_version: u32,
+) -> i32 {
+    forward!(decider_init(
+        mem,
+        mem_len,
+        flows,
+        config,
+        out,
+        true,
+        abi_version
+    ))
+}
+
+/// [`lcmp_decider_init_`] with this library's `LCMP_ABI_VERSION`, as
+/// lcmp.h's `lcmp_decider_init` macro calls it (for Rust callers; not
+/// exported).
+///
+/// # Safety
+/// As `lcmp_decider_init_`.
 pub unsafe extern "C" fn lcmp_decider_init(
     mem: *mut c_void,
     mem_len: usize,
@@ -77,9 +136,14 @@ pub unsafe extern "C" fn lcmp_decider_init(
     config: *const lcmp_config,
     out: *mut *mut lcmp_decider,
 ) -> i32 {
-    let config = try_code!(decider_config(try_boundary!(boundary::config(config))));
-    try_boundary!(boundary::init(mem, mem_len, flows, config, true, out));
-    LCMP_OK
+    forward!(lcmp_decider_init_(
+        mem,
+        mem_len,
+        flows,
+        config,
+        out,
+        LCMP_ABI_VERSION
+    ))
 }
 
 /// `lcmp_decider_init` for a decider with no tables of its own, in
@@ -88,9 +152,38 @@ pub unsafe extern "C" fn lcmp_decider_init(
 /// until then every packet gets no route, and `lcmp_install` on it is
 /// `LCMP_ERR_TABLES_SHARED`.
 ///
+/// Called as `lcmp_decider_init_shared(mem, mem_len, flows, config, out)`,
+/// lcmp.h's macro, which passes `LCMP_ABI_VERSION` (checked first, as by
+/// `lcmp_decider_init_`).
+///
 /// # Safety
-/// As `lcmp_decider_init`.
+/// As `lcmp_decider_init_`.
 #[no_mangle]
+pub unsafe extern "C" fn lcmp_decider_init_shared_(
+    mem: *mut c_void,
+    mem_len: usize,
+    flows: usize,
+    config: *const lcmp_config,
+    out: *mut *mut lcmp_decider,
+    abi_version: u32,
+) -> i32 {
+    forward!(decider_init(
+        mem,
+        mem_len,
+        flows,
+        config,
+        out,
+        false,
+        abi_version
+    ))
+}
+
+/// [`lcmp_decider_init_shared_`] with this library's `LCMP_ABI_VERSION`,
+/// as lcmp.h's `lcmp_decider_init_shared` macro calls it (for Rust
+/// callers; not exported).
+///
+/// # Safety
+/// As `lcmp_decider_init_`.
 pub unsafe extern "C" fn lcmp_decider_init_shared(
     mem: *mut c_void,
     mem_len: usize,
@@ -98,9 +191,14 @@ pub unsafe extern "C" fn lcmp_decider_init_shared(
     config: *const lcmp_config,
     out: *mut *mut lcmp_decider,
 ) -> i32 {
-    let config = try_code!(decider_config(try_boundary!(boundary::config(config))));
-    try_boundary!(boundary::init(mem, mem_len, flows, config, false, out));
-    LCMP_OK
+    forward!(lcmp_decider_init_shared_(
+        mem,
+        mem_len,
+        flows,
+        config,
+        out,
+        LCMP_ABI_VERSION
+    ))
 }
 
 /// Ends decider `d`: lets go of the tables it reads (a shared object's
@@ -262,7 +360,9 @@ pub unsafe extern "C" fn lcmp_sample(
     queue_bytes: u64,
 ) -> i32 {
     let d = &mut handle_mut!(d).inner;
-    status(installed_port(d, port).and_then(|p| {
+    // The core refuses a port its tables do not list (`PortNotInTables`,
+    // mapped to `LCMP_ERR_NO_SUCH_PORT`) and records nothing.
+    status(port_from_c(port).and_then(|p| {
         d.sample(Instant::from_ticks(now), p, queue_bytes)
             .map_err(error_code)
     }))
@@ -402,18 +502,23 @@ pub unsafe extern "C" fn lcmp_flow_cache_usage(
 }
 
 /// Explains, without changing anything, the decision `lcmp_on_packet` would
-/// make for `flow` now, into the caller's `*out`.
+/// make for `flow` now, into the caller's `*out` of `out_size` bytes. Call
+/// it as `lcmp_explain(d, now, flow, group, out)`, lcmp.h's macro, which
+/// passes `sizeof(lcmp_explanation)`: at most `out_size` bytes are
+/// written (a newer library never writes past an older caller's struct);
+/// below `LCMP_EXPLANATION_MIN_SIZE` it is `LCMP_ERR_ABI`, nothing written.
 ///
 /// # Safety
 /// `d` must be a live handle not written concurrently; `flow` readable;
-/// `out` writable.
+/// `out` writable for `out_size` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn lcmp_explain(
+pub unsafe extern "C" fn lcmp_explain_(
     d: *const lcmp_decider,
     now: u32,
     flow: *const lcmp_flow,
     group: u16,
     out: *mut lcmp_explanation,
+    out_size: usize,
 ) -> i32 {
     let d = &handle_ref!(d).inner;
     let key = match flow_from_c(input!(flow)) {
@@ -423,20 +528,61 @@ pub unsafe extern "C" fn lcmp_explain(
     if out.is_null() {
         return LCMP_ERR_NULL;
     }
-    let e = d.explain(Instant::from_ticks(now), &key, GroupId(group));
-    output!(out, explanation_to_c(&e));
+    let e = explanation_to_c(&d.explain(Instant::from_ticks(now), &key, GroupId(group)));
+    output_sized!(out, out_size, LCMP_EXPLANATION_MIN_SIZE, &e);
     LCMP_OK
 }
 
-/// Copies the counters into `*out`.
+/// [`lcmp_explain_`] of a whole `lcmp_explanation`, as lcmp.h's
+/// `lcmp_explain` macro calls it (for Rust callers; not exported).
 ///
 /// # Safety
-/// `d` must be a live handle not written concurrently; `out` writable.
+/// As `lcmp_explain_`, `out` writable for one `lcmp_explanation`.
+pub unsafe extern "C" fn lcmp_explain(
+    d: *const lcmp_decider,
+    now: u32,
+    flow: *const lcmp_flow,
+    group: u16,
+    out: *mut lcmp_explanation,
+) -> i32 {
+    forward!(lcmp_explain_(
+        d,
+        now,
+        flow,
+        group,
+        out,
+        size_of::<lcmp_explanation>()
+    ))
+}
+
+/// Copies the counters into the caller's `*out` of `out_size` bytes. Call
+/// it as `lcmp_get_counters(d, out)`, lcmp.h's macro, which passes
+/// `sizeof(lcmp_counters)`: at most `out_size` bytes are written, so a
+/// caller built against an older header (fewer counters) gets the
+/// counters it knows and nothing past its struct; below
+/// `LCMP_COUNTERS_MIN_SIZE` it is `LCMP_ERR_ABI`, nothing written.
+///
+/// # Safety
+/// `d` must be a live handle not written concurrently; `out` writable for
+/// `out_size` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn lcmp_get_counters(d: *const lcmp_decider, out: *mut lcmp_counters) -> i32 {
+pub unsafe extern "C" fn lcmp_get_counters_(
+    d: *const lcmp_decider,
+    out: *mut lcmp_counters,
+    out_size: usize,
+) -> i32 {
     let value = lcmp_counters::from(handle_ref!(d).inner.counters());
-    output!(out, value);
+    output_sized!(out, out_size, LCMP_COUNTERS_MIN_SIZE, &value);
     LCMP_OK
+}
+
+/// [`lcmp_get_counters_`] of a whole `lcmp_counters`, as lcmp.h's
+/// `lcmp_get_counters` macro calls it (for Rust callers; not exported).
+///
+/// # Safety
+/// As `lcmp_get_counters_`, `out` writable for one `lcmp_counters`.
+pub unsafe extern "C" fn lcmp_get_counters(d: *const lcmp_decider, out: *mut lcmp_counters) -> i32 {
+    forward!(lcmp_get_counters_(d, out, size_of::<lcmp_counters>()))
 }
 
 /// Switches the routing scheme (`LCMP_SCHEME_*`); pinned flows are kept.

@@ -38,7 +38,8 @@ use lcmp_decide::Tables;
 use crate::boundary::{self, TABLES_BYTES};
 use crate::boundary::{lcmp_decider, lcmp_tables, TablesBody};
 use crate::codes::*;
-use crate::types::LCMP_PORTS;
+use crate::convert::abi_check;
+use crate::types::{LCMP_ABI_VERSION, LCMP_PORTS};
 
 /// What an install's decoder returns: the blob's generation and the
 /// tables it decoded into the scratch, validated once (the proof an
@@ -105,22 +106,45 @@ pub extern "C" fn lcmp_tables_align() -> usize {
 /// init would empty tables that deciders read and zero their user
 /// count); `lcmp_tables_fini` ends an object first.
 ///
+/// Call it as `lcmp_tables_init(mem, mem_len, out)`, lcmp.h's macro,
+/// which passes the header's `LCMP_ABI_VERSION` as `abi_version`: a
+/// library of another ABI version returns `LCMP_ERR_ABI` before it reads
+/// or writes anything.
+///
 /// # Safety
 /// `mem` must be valid for reads and writes of `mem_len` bytes and not be used by
 /// anything else while the object lives (in particular not freed while
 /// `lcmp_tables_users` > 0); `out` must be null (an error) or writable.
 #[no_mangle]
-pub unsafe extern "C" fn lcmp_tables_init(
+pub unsafe extern "C" fn lcmp_tables_init_(
     mem: *mut c_void,
     mem_len: usize,
     out: *mut *mut lcmp_tables,
+    abi_version: u32,
 ) -> i32 {
+    if let Err(code) = abi_check(abi_version) {
+        return code;
+    }
     if out.is_null() {
         return LCMP_ERR_NULL;
     }
     let t = try_boundary!(boundary::tables_init(mem, mem_len));
     output!(out, t);
     LCMP_OK
+}
+
+/// [`lcmp_tables_init_`] with this library's `LCMP_ABI_VERSION`, as
+/// lcmp.h's `lcmp_tables_init` macro calls it (for Rust callers; not
+/// exported).
+///
+/// # Safety
+/// As `lcmp_tables_init_`.
+pub unsafe extern "C" fn lcmp_tables_init(
+    mem: *mut c_void,
+    mem_len: usize,
+    out: *mut *mut lcmp_tables,
+) -> i32 {
+    forward!(lcmp_tables_init_(mem, mem_len, out, LCMP_ABI_VERSION))
 }
 
 /// Ends tables object `t`: refused with `LCMP_ERR_TABLES_IN_USE` while a

@@ -1273,3 +1273,187 @@ fn unsafe_blocks_are_written_only_in_boundary() {
     }
     assert!(include_str!("boundary.rs").contains("unsafe {"));
 }
+
+/// Every init checks the caller's `LCMP_ABI_VERSION` (lcmp.h's macros pass
+/// it) before it reads or writes anything, with a null config too: the
+/// memory and `*out` are untouched by a mismatch, and the header's own
+/// version initialises.
+#[test]
+fn every_init_checks_the_callers_abi_version() {
+    type Init = unsafe extern "C" fn(
+        *mut c_void,
+        usize,
+        usize,
+        *const lcmp_config,
+        *mut *mut lcmp_decider,
+        u32,
+    ) -> i32;
+    type Memory = fn(usize) -> Vec<Line>;
+    // The header's version and four others.
+    const VERSIONS: [u32; 5] = [
+        0,
+        LCMP_ABI_VERSION - 1,
+        LCMP_ABI_VERSION,
+        LCMP_ABI_VERSION + 1,
+        u32::MAX,
+    ];
+    let inits: [(&str, Init, Memory); 2] = [
+        ("lcmp_decider_init_", lcmp_decider_init_, storage),
+        (
+            "lcmp_decider_init_shared_",
+            lcmp_decider_init_shared_,
+            shared_storage,
+        ),
+    ];
+    let good = lcmp_config::default();
+    for (name, init, memory) in inits {
+        for config in [ptr::null(), ptr::from_ref(&good)] {
+            for version in VERSIONS {
+                let mut mem = memory(LCMP_FLOWS);
+                let before = mem.iter().map(|l| l.0).collect::<Vec<_>>();
+                let mut d = ptr::without_provenance_mut(0x40);
+                let len = mem.len() * 64;
+                let rc = unsafe {
+                    init(
+                        mem.as_mut_ptr().cast(),
+                        len,
+                        LCMP_FLOWS,
+                        config,
+                        &mut d,
+                        version,
+                    )
+                };
+                if version == LCMP_ABI_VERSION {
+                    assert_eq!(rc, LCMP_OK, "{name}: the header's version");
+                    assert_ne!(d, ptr::without_provenance_mut(0x40));
+                    continue;
+                }
+                assert_eq!(rc, LCMP_ERR_ABI, "{name} of version {version}");
+                assert_eq!(
+                    d,
+                    ptr::without_provenance_mut(0x40),
+                    "{name}: *out untouched"
+                );
+                assert!(
+                    mem.iter().map(|l| l.0).eq(before),
+                    "{name}: memory untouched"
+                );
+                // Checked first: even a null memory pointer is the ABI error.
+                let rc = unsafe { init(ptr::null_mut(), 0, 0, config, &mut d, version) };
+                assert_eq!(rc, LCMP_ERR_ABI, "{name}: checked first");
+            }
+        }
+    }
+    for version in VERSIONS {
+        let mut mem = tables_storage();
+        let mut t = ptr::without_provenance_mut(0x40);
+        let rc =
+            unsafe { lcmp_tables_init_(mem.as_mut_ptr().cast(), mem.len() * 64, &mut t, version) };
+        if version == LCMP_ABI_VERSION {
+            assert_eq!(rc, LCMP_OK, "the header's version");
+            assert_ne!(t, ptr::without_provenance_mut(0x40));
+            continue;
+        }
+        assert_eq!(rc, LCMP_ERR_ABI, "lcmp_tables_init_ of version {version}");
+        assert_eq!(t, ptr::without_provenance_mut(0x40));
+        assert!(mem.iter().all(|l| l.0 == [0x5A; 64]), "memory untouched");
+        let rc = unsafe { lcmp_tables_init_(ptr::null_mut(), 0, ptr::null_mut(), version) };
+        assert_eq!(rc, LCMP_ERR_ABI, "checked first");
+    }
+    assert!(strerror(LCMP_ERR_ABI)
+        .to_str()
+        .unwrap()
+        .contains("LCMP_ABI_VERSION"));
+}
+
+/// `n` bytes of 0xEE around a sized output: what the library wrote, and
+/// whether it kept off everything past `n`.
+fn sized_output<T>(n: usize, call: impl FnOnce(*mut T, usize) -> i32) -> (i32, Vec<u8>) {
+    // Room for the whole struct and 64 bytes more, aligned for `T`.
+    let mut buf = vec![Line([0xEE; 64]); (size_of::<T>() + 64).div_ceil(64)];
+    let rc = call(buf.as_mut_ptr().cast(), n);
+    let bytes: Vec<u8> = buf.iter().flat_map(|l| l.0).collect();
+    (rc, bytes)
+}
+
+/// The sized outputs: a caller's struct of an older layout (smaller) gets
+/// exactly its prefix and nothing past it is written; the whole struct
+/// (and a larger, newer one) gets all of this library's fields and no
+/// more; a size below the oldest layout is `LCMP_ERR_ABI` with nothing
+/// written.
+#[test]
+fn sized_outputs_write_only_the_callers_size() {
+    let mut mem = storage(LCMP_FLOWS);
+    let d = init(&mut mem);
+    install_tables(d, &tables()).unwrap();
+    for i in 0..40 {
+        let _ = route(d, i);
+    }
+    let want = counters(d);
+    assert!(want.new_flows > 0 && want.packets > 0);
+    let want_bytes: Vec<u8> = {
+        let p = ptr::from_ref(&want).cast::<u8>();
+        (0..size_of::<lcmp_counters>())
+            .map(|i| unsafe { p.add(i).read() })
+            .collect()
+    };
+    let full = size_of::<lcmp_counters>();
+    assert_eq!(full, 112);
+    for n in [LCMP_COUNTERS_MIN_SIZE, full, full + 8, full + 64] {
+        let (rc, bytes) = sized_output(n, |p, n| unsafe { lcmp_get_counters_(d, p, n) });
+        assert_eq!(rc, LCMP_OK, "size {n}");
+        let filled = n.min(full);
+        assert_eq!(
+            bytes[..filled],
+            want_bytes[..filled],
+            "size {n}: its prefix"
+        );
+        assert!(
+            bytes[filled..].iter().all(|&b| b == 0xEE),
+            "size {n}: nothing written past {filled}"
+        );
+    }
+    // ABI 3's layout ends before `reclaimed`: that slot stays the caller's.
+    let (_, old) = sized_output(LCMP_COUNTERS_MIN_SIZE, |p, n| unsafe {
+        lcmp_get_counters_(d, p, n)
+    });
+    assert_eq!(old[104..112], [0xEE; 8]);
+    for n in [0, 1, 8, LCMP_COUNTERS_MIN_SIZE - 1] {
+        let (rc, bytes) = sized_output(n, |p, n| unsafe { lcmp_get_counters_(d, p, n) });
+        assert_eq!(rc, LCMP_ERR_ABI, "size {n} is below the oldest layout");
+        assert!(
+            bytes.iter().all(|&b| b == 0xEE),
+            "size {n}: nothing written"
+        );
+    }
+    // The explanation: its one layout, or larger; smaller is refused.
+    let f = flow(3);
+    let mut whole = lcmp_explanation::default();
+    assert_eq!(unsafe { lcmp_explain(d, 1, &f, 8, &mut whole) }, LCMP_OK);
+    assert_eq!(whole.n_candidates, 3);
+    let full = size_of::<lcmp_explanation>();
+    for n in [full, full + 40] {
+        let (rc, bytes) = sized_output(n, |p, n| unsafe { lcmp_explain_(d, 1, &f, 8, p, n) });
+        assert_eq!(rc, LCMP_OK);
+        let got = unsafe { bytes.as_ptr().cast::<lcmp_explanation>().read_unaligned() };
+        assert_eq!(got, whole);
+        assert!(
+            bytes[full..].iter().all(|&b| b == 0xEE),
+            "nothing past the struct"
+        );
+    }
+    for n in [0, 4, LCMP_EXPLANATION_MIN_SIZE - 1] {
+        let (rc, bytes) = sized_output(n, |p, n| unsafe { lcmp_explain_(d, 1, &f, 8, p, n) });
+        assert_eq!(rc, LCMP_ERR_ABI, "size {n}");
+        assert!(bytes.iter().all(|&b| b == 0xEE));
+    }
+    // Null and misaligned outputs are still their own errors.
+    assert_eq!(
+        unsafe { lcmp_get_counters_(d, ptr::null_mut(), full) },
+        LCMP_ERR_NULL
+    );
+    let (rc, _) = sized_output::<u8>(112, |p, n| unsafe {
+        lcmp_get_counters_(d, p.add(1).cast(), n)
+    });
+    assert_eq!(rc, LCMP_ERR_MISALIGNED);
+}

@@ -34,8 +34,25 @@ pub const LCMP_NO_PORT: u8 = 255;
 pub const LCMP_BURST: usize = 32;
 
 /// The ABI version of this library and header (bumped on any change to a
-/// struct layout, a code or a signature; see CHANGELOG.md).
-pub const LCMP_ABI_VERSION: u32 = 7;
+/// struct layout, a code or a signature; see CHANGELOG.md). Every init call
+/// checks the caller's: the header's `lcmp_decider_init`,
+/// `lcmp_decider_init_shared` and `lcmp_tables_init` are macros that pass
+/// it to `lcmp_decider_init_`, `lcmp_decider_init_shared_` and
+/// `lcmp_tables_init_` (zlib's `deflateInit` / `deflateInit_` pattern),
+/// which return `LCMP_ERR_ABI` on a mismatch before they read or write
+/// anything.
+pub const LCMP_ABI_VERSION: u32 = 8;
+
+/// The smallest `out_size` `lcmp_get_counters_` fills: the
+/// `lcmp_counters` of ABI 3, which today's begins with (ABI 4 appended
+/// `reclaimed`). A caller's struct of that layout gets every counter but
+/// the ones appended since; a smaller size is `LCMP_ERR_ABI`.
+pub const LCMP_COUNTERS_MIN_SIZE: usize = 104;
+
+/// The smallest `out_size` `lcmp_explain_` fills: `sizeof(lcmp_explanation)`
+/// of this header (its layout is unchanged since ABI 1); a smaller size
+/// is `LCMP_ERR_ABI`.
+pub const LCMP_EXPLANATION_MIN_SIZE: usize = 220;
 
 // The digest is defined for this port count (lcmp_tables::replay).
 const _: () = assert!(LCMP_PORTS == ::lcmp_tables::replay::REPLAY_PORTS);
@@ -109,7 +126,9 @@ pub struct lcmp_packet {
     pub group: u16,
 }
 
-/// The outcome of `lcmp_on_packet`.
+/// The outcome of `lcmp_on_packet`. Not a sized output: 3 bytes written
+/// per packet, in arrays (`lcmp_on_packets`), so its layout is fixed for
+/// good (a change would be a new struct and new calls).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct lcmp_decision {
@@ -155,7 +174,9 @@ pub struct lcmp_candidate {
     pub cut_reason: u8,
 }
 
-/// Everything about one decision (`lcmp_explain`).
+/// Everything about one decision (`lcmp_explain`). A sized output, as
+/// `lcmp_counters`: fields are only ever appended after `candidates`
+/// (`lcmp_candidate`'s layout is fixed: a change would be a new struct).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct lcmp_explanation {
@@ -194,6 +215,11 @@ impl Default for lcmp_explanation {
 
 /// Event counters (`lcmp_decide::Counters`): `hits + new_flows + failovers
 /// + withdrawals + unpinned + no_route == packets`.
+///
+/// A sized output: the header's `lcmp_get_counters` passes `sizeof(lcmp_counters)`, and the
+/// library writes that many bytes at most; counters are only ever
+/// appended, so an older caller's smaller struct gets the counters it
+/// knows and nothing past its end is written.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct lcmp_counters {
@@ -228,6 +254,11 @@ pub struct lcmp_counters {
     /// without reordering (counted in `new_flows` too).
     pub reclaimed: u64,
 }
+
+// The minimum sizes are layouts this struct begins with: ABI 3's counters
+// end with `samples`, and the explanation has not changed.
+const _: () = assert!(LCMP_COUNTERS_MIN_SIZE == core::mem::offset_of!(lcmp_counters, reclaimed));
+const _: () = assert!(LCMP_EXPLANATION_MIN_SIZE == size_of::<lcmp_explanation>());
 
 /// Words of storage in an [`lcmp_digest`].
 pub const LCMP_DIGEST_WORDS: usize = 6;

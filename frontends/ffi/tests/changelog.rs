@@ -41,3 +41,14 @@ fn newest_changelog_sections_name_the_current_versions() {
         }
     }
 }
+
+/// docs/firmware.md ("ABI version") names the current C ABI version.
+#[test]
+fn the_firmware_guide_names_the_current_abi_version() {
+    let guide = include_str!("../../../docs/firmware.md");
+    let line = format!("`LCMP_ABI_VERSION` is {LCMP_ABI_VERSION} (");
+    assert!(
+        guide.contains(&line),
+        "docs/firmware.md does not say `{line}`"
+    );
+}

@@ -6,7 +6,13 @@
 //! ```sh
 //! cargo run --release -p lcmp-tofino --example tofino_paper_load                    # all
 //! cargo run --release -p lcmp-tofino --example tofino_paper_load websearch tofino2  # some
+//! cargo run --release -p lcmp-tofino --example tofino_paper_load fb_hadoop reuse+fallback
 //! ```
+//!
+//! Arguments pick loads (`websearch`, `fb_hadoop`), chips (`tofino1`,
+//! `tofino2`) and programs (`before`, `reuse`, `reuse+fallback`); none of
+//! a kind: all of it. Each run also prints its unpinned share per 1 s
+//! window after the warm-up, which agree in a steady state.
 //!
 //! The workload is the core's `lcmp-decide/examples/paper_load.rs`: 30 % of
 //! the DCI switch's 16 x 100 Gbps of host traffic with the workloads' mean
@@ -64,10 +70,13 @@ const LOADS: [Load; 2] = [
         new_flows_per_s: 0.3 * 1.6e12 / 8.0 / 1.7e6,
         seconds: 8,
     },
+    // 14 s: ten 1 s windows after the warm-up, six or more cycles of the
+    // cells' turnover (all cells fill within 0.26 s and free one gap
+    // later), so the figure is an average over its phases, not one phase.
     Load {
         name: "fb_hadoop",
         new_flows_per_s: 0.3 * 1.6e12 / 8.0 / 1.2e5,
-        seconds: 5,
+        seconds: 14,
     },
 ];
 
@@ -125,6 +134,8 @@ struct Counts {
     polls: u64,
     moved_buckets: u64,
     gap_units: (u32, u32),
+    /// Per 1 s window after the warm-up (by flow start): flows, unpinned.
+    windows: Vec<(u64, u64)>,
 }
 
 fn run(load: &Load, target: Target, pin_slots: u32, reuse: bool, fallback: bool) -> Counts {
@@ -236,6 +247,12 @@ fn run(load: &Load, target: Target, pin_slots: u32, reuse: bool, fallback: bool)
         }
         counts.flows += 1;
         counts.unpinned += u64::from(unpinned[i]);
+        let w = ((start[i] - WARMUP_US) / 1_000_000) as usize;
+        if counts.windows.len() <= w {
+            counts.windows.resize(w + 1, (0, 0));
+        }
+        counts.windows[w].0 += 1;
+        counts.windows[w].1 += u64::from(unpinned[i]);
         counts.moved += u64::from(moved[i]);
     }
     counts
@@ -267,7 +284,10 @@ fn main() {
                 ("before", false, false),
                 ("reuse", true, false),
                 ("reuse+fallback", true, true),
-            ] {
+            ]
+            .into_iter()
+            .filter(|p| want(p.0, &["before", "reuse", "reuse+fallback"]))
+            {
                 let c = run(load, target, pin_slots, reuse, fallback);
                 println!(
                     "{} {} ({} cells) {}: {} flows, unpinned {} ({:.2} %), moved {} ({:.3} %); \
@@ -285,6 +305,27 @@ fn main() {
                     c.moved_buckets,
                     if reuse { c.gap_units.0 } else { 0 },
                     if reuse { c.gap_units.1 } else { 0 },
+                );
+                // Unpinned per 1 s window: a steady state when they agree.
+                let shares: Vec<String> = c
+                    .windows
+                    .iter()
+                    .map(|(f, u)| format!("{:.2}", 100.0 * *u as f64 / (*f).max(1) as f64))
+                    .collect();
+                println!(
+                    "  unpinned per 1 s window after the warm-up, %: {}",
+                    shares.join(" ")
+                );
+                // The two halves of the counted time: equal in a steady state.
+                let half = c.windows.len().div_ceil(2);
+                let share = |w: &[(u64, u64)]| {
+                    let (f, u) = w.iter().fold((0, 0), |a, x| (a.0 + x.0, a.1 + x.1));
+                    100.0 * u as f64 / f.max(1) as f64
+                };
+                println!(
+                    "  unpinned in the first and the second half: {:.2} % / {:.2} %",
+                    share(&c.windows[..half]),
+                    share(&c.windows[half..])
                 );
             }
         }

@@ -100,6 +100,15 @@ mod test {
     fn replay_digest_is_order_sensitive() {
         let events = sample_events();
         let mut d = ReplayDecider::new(DeciderConfig::default());
+        // Tables that list port 2, the port the sample is of (a sample of
+        // a port the tables do not list stops the replay, below).
+        let mut tables = lcmp_decide::Tables::paper_defaults();
+        let _ = tables.ports.push(lcmp_decide::PortConfig {
+            id: lcmp_decide::PortId(2),
+            rate_bps: 100_000_000_000,
+            buffer_bytes: 1 << 30,
+        });
+        d.install(&tables).expect("valid tables");
         let mut seen = Vec::new();
         let s = replay(&mut d, events.iter().copied().map(Ok), |r| seen.push(*r)).expect("replay");
         assert_eq!(s.events, 4);
@@ -113,11 +122,23 @@ mod test {
         assert_eq!(s.digest, CRC64.checksum(&bytes));
         // CRC-64/XZ check value.
         assert_eq!(CRC64.checksum(b"123456789"), 0x995D_C9BB_DF19_39FA);
-        // A sample beyond the port capacity stops the replay.
+        // A sample beyond the port capacity stops the replay, and so does
+        // one of a port the tables do not list (here: no tables at all).
         let mut small: Decider<2, 16> = Decider::new(DeciderConfig::default());
         assert!(matches!(
             replay(&mut small, events.iter().copied().map(Ok), |_| {}),
-            Err(TablesError::Trace(TraceError::Replay { index: 0, .. }))
+            Err(TablesError::Trace(TraceError::Replay {
+                index: 0,
+                error: lcmp_decide::Error::PortOutOfRange(2)
+            }))
+        ));
+        let mut bare = ReplayDecider::new(DeciderConfig::default());
+        assert!(matches!(
+            replay(&mut bare, events.iter().copied().map(Ok), |_| {}),
+            Err(TablesError::Trace(TraceError::Replay {
+                index: 0,
+                error: lcmp_decide::Error::PortNotInTables(2)
+            }))
         ));
     }
 }
