@@ -1441,9 +1441,9 @@ l3_refused(struct worker *w, const struct rte_mbuf *m, const struct parsed *p)
 	return false;
 }
 
-/* Routes a burst of received frames. */
+/* Routes a burst of received frames at `now` (the decider's tick). */
 static void
-route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
+route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n, uint32_t now)
 {
 	struct lcmp_packet pkts[BURST];
 	struct lcmp_decision dec[BURST];
@@ -1497,7 +1497,7 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n)
 	}
 	if (k == 0)
 		return;
-	rc = lcmp_on_packets(w->d, now_us(), pkts, k, dec);
+	rc = lcmp_on_packets(w->d, now, pkts, k, dec);
 	if (unlikely(rc < 0)) {
 		/* Cannot happen: the parser writes valid families. */
 		for (i = 0; i < k; i++)
@@ -1685,6 +1685,9 @@ worker_main(void *arg)
 		 * fills meanwhile, and no link event may be lost. */
 		rte_delay_us_sleep(opt.stall_ms * 1000u);
 	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
+		/* One TSC read a loop (a VM's rdtsc is not free): the burst's
+		 * tick and the drain interval's clock. */
+		uint64_t tsc;
 		uint16_t n;
 
 		worker_control(w, &seq);
@@ -1693,18 +1696,19 @@ worker_main(void *arg)
 		else
 			n = (uint16_t)rte_ring_sc_dequeue_burst(w->in, (void **)m,
 								BURST, NULL);
+		tsc = rte_rdtsc();
 		if (n != 0) {
 			INC(w->stats.rx, n);
-			route_burst(w, m, n);
+			route_burst(w, m, n, (uint32_t)(tsc / tsc_per_us));
 			idle = 0;
 		}
 		/* Full queues were sent by tx_enqueue; the rest when RX is
 		 * idle or the drain interval has passed (TX_DRAIN_US). */
-		if (n == 0 || rte_rdtsc() - last_drain >= drain_tsc) {
+		if (n == 0 || tsc - last_drain >= drain_tsc) {
 			for (i = 0; i < cfg.n_egress_ports; i++)
 				if (w->txq[cfg.egress_ports[i]].n != 0)
 					tx_flush(w, cfg.egress_ports[i]);
-			last_drain = rte_rdtsc();
+			last_drain = tsc;
 		}
 		if ((++loops & 1023) == 0) {
 			lcmp_gc(w->d, now_us(), GC_BUDGET);
