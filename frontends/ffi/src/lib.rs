@@ -18,6 +18,15 @@
 //!   code, named by [`lcmp_strerror`]. Null, misaligned and uninitialised
 //!   handles and arguments are reported, not dereferenced. No function
 //!   panics on any input.
+//! * The ABI is checked where C callers cannot skip it: the header's
+//!   `lcmp_decider_init`, `lcmp_decider_init_shared` and `lcmp_tables_init`
+//!   are macros that pass its `LCMP_ABI_VERSION` to the exported
+//!   [`lcmp_decider_init_`], [`lcmp_decider_init_shared_`] and
+//!   [`lcmp_tables_init_`] (`LCMP_ERR_ABI` on a mismatch, nothing written),
+//!   and `lcmp_get_counters` / `lcmp_explain` pass the caller's struct size
+//!   to [`lcmp_get_counters_`] / [`lcmp_explain_`], which write no byte past
+//!   it (zlib's `deflateInit` / `deflateInit_` pattern). Rust callers have
+//!   functions of the macros' names.
 //! * Time is the core's wrapping 32-bit tick counter (1 tick = 1 µs with the
 //!   default tables), passed in by the caller: the library reads no clock.
 //! * A handle is not thread-safe: use one decider per core, or lock.

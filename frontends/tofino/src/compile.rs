@@ -381,6 +381,7 @@ pub fn compile(
     let args = compiler_args(target, &input, out, !include.is_empty());
     run("compile", bf_p4c, &args, &out.join("compile.log"))?;
     write_salu(out)?;
+    write_placement(out)?;
     let s = summary(out)?;
     let path = out.join("resources.txt");
     std::fs::write(&path, s.to_text()).map_err(|source| Error::Io { path, source })?;
@@ -422,6 +423,73 @@ fn write_salu(out: &Path) -> Result<(), Error> {
         .map(|bfa| salu_blocks(bfa, &SALU_REGISTERS))
         .collect();
     let path = out.join("salu.txt");
+    std::fs::write(&path, text).map_err(|source| Error::Io { path, source })
+}
+
+/// Where the compiler placed the program's named objects, per ingress
+/// stage of an assembly (`.bfa`): its match tables (`exact_match`,
+/// `ternary_match` of a P4 table, without bf-p4c's `_0` suffix; the
+/// `tbl_*` tables it makes of the `apply` block's statements are left
+/// out), stateful registers and meters (by their P4 name), and the hash
+/// actions of the `lcmp_hash_*` tables. Each stage is one line, `stage N:`
+/// and its names in the assembly's order (`OUT/placement.txt`, kept beside
+/// the goldens; docs/tofino.md's placement table is checked against it).
+///
+/// ```
+/// let bfa = "stage 0 ingress:\n  hash_action tbl_lcmp_hash_sig 0:\n  ternary_match lcmp_route_0 1:\n  ternary_match tbl_lcmp7:\n  stateful tbl_lcmp7$salu.LcmpIngress.lcmp_clock:\n    row: 1\nstage 1 ingress:\nstage 0 egress:\n  exact_match lcmp_tx_0:\n";
+/// assert_eq!(
+///     lcmp_tofino::compile::placement(bfa),
+///     "stage 0: lcmp_hash_sig lcmp_route lcmp_clock\nstage 1:\n"
+/// );
+/// ```
+pub fn placement(bfa: &str) -> String {
+    let mut out = String::new();
+    let mut ingress = false;
+    for line in bfa.lines() {
+        if let Some(head) = line.strip_prefix("stage ") {
+            ingress = head.ends_with(" ingress:");
+            if ingress {
+                let n = head.split(' ').next().unwrap_or_default();
+                out.push_str(&format!("stage {n}:\n"));
+            }
+            continue;
+        }
+        // A stage's objects sit two spaces in; their bodies deeper.
+        let Some(item) = line
+            .strip_prefix("  ")
+            .filter(|i| ingress && !i.starts_with(' '))
+        else {
+            continue;
+        };
+        let mut words = item.split_whitespace();
+        let (Some(kind), Some(name)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let name = name.trim_end_matches(':');
+        let named = match kind {
+            "exact_match" | "ternary_match" if !name.starts_with("tbl_") => {
+                Some(name.strip_suffix("_0").unwrap_or(name))
+            }
+            "hash_action" => name
+                .strip_prefix("tbl_")
+                .filter(|n| n.starts_with("lcmp_hash_")),
+            "stateful" | "meter" => name.rsplit('.').next(),
+            _ => None,
+        };
+        if let Some(n) = named {
+            out.pop();
+            out.push(' ');
+            out.push_str(n);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Writes `OUT/placement.txt`: [`placement`] of every `OUT/pipe/*.bfa`.
+fn write_placement(out: &Path) -> Result<(), Error> {
+    let text: String = bfa_texts(out)?.iter().map(|bfa| placement(bfa)).collect();
+    let path = out.join("placement.txt");
     std::fs::write(&path, text).map_err(|source| Error::Io { path, source })
 }
 
@@ -710,6 +778,24 @@ mod test {
         assert!(matches!(Stamps::from_json("{"), Err(Error::Stamps(_))));
         let text = serde_json::to_string(&stamps).expect("json");
         assert_eq!(Stamps::from_json(&text).ok(), Some(stamps));
+    }
+
+    /// The placement names the P4 tables, registers, meters and LCMP hash
+    /// actions of each ingress stage, and nothing of the compiler's own
+    /// tables, other hash actions or the egress.
+    #[test]
+    fn the_placement_names_each_ingress_stages_objects() {
+        let bfa = "phv ingress:\nstage 0 ingress:\n  hash_action tbl_lcmp_hash_ecmp 0:\n  \
+                   hash_action tbl_lcmp709 0:\n  exact_match lcmp_select_0 2:\n  \
+                   ternary_match tbl_lcmp7:\n  stateful tbl_lcmp7$salu.LcmpIngress.lcmp_pin0:\n    \
+                   exact_match nested_0:\nstage 1 ingress:\nstage 2 ingress:\n  \
+                   meter tbl_x$meter.LcmpIngress.digest_meter:\n  gateway g:\n\
+                   stage 0 egress:\n  exact_match lcmp_tx_0:\n";
+        assert_eq!(
+            placement(bfa),
+            "stage 0: lcmp_hash_ecmp lcmp_select lcmp_pin0\nstage 1:\nstage 2: digest_meter\n"
+        );
+        assert_eq!(placement(""), "");
     }
 
     #[test]

@@ -184,7 +184,13 @@ fn the_compilers_outputs_match_the_stamps_and_the_exports() {
                 .join(Path::new(path).parent().unwrap_or(Path::new("")))
                 .join("compiled")
                 .join(&t.target);
-            for f in ["bf-rt.json", "p4info.txtpb", "salu.txt", "resources.txt"] {
+            for f in [
+                "bf-rt.json",
+                "p4info.txtpb",
+                "salu.txt",
+                "resources.txt",
+                "placement.txt",
+            ] {
                 assert!(dir.join(f).is_file(), "{} lacks {f}", dir.display());
             }
             // The exports address the compiled program: names, ids and
@@ -242,6 +248,76 @@ fn the_compilers_outputs_match_the_stamps_and_the_exports() {
 
 /// The stamp check fails on a program whose text is not stamped: a one-byte
 /// change of the golden program is refused.
+/// docs/tofino.md's placement table ("Where the compiler placed it") is
+/// the compiler's: per ingress stage, the names it lists for testbed8 DC1
+/// on Tofino 1 and 2 are those of `compiled/<target>/placement.txt`
+/// (`lcmp tofino compile` writes it from the assembly), "both hashes"
+/// where the two hash actions are, and "statements only" where no named
+/// object is.
+#[test]
+fn the_docs_placement_table_is_the_compilers() {
+    let docs = std::fs::read_to_string(golden().join("../../../../docs/tofino.md")).expect("docs");
+    let section = docs
+        .split("## Where the compiler placed it")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the placement section");
+    let rows: Vec<Vec<&str>> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix('|')?.strip_suffix('|'))
+        .map(|l| l.split('|').map(str::trim).collect::<Vec<_>>())
+        .filter(|cells| cells.first().is_some_and(|c| c.parse::<u32>().is_ok()))
+        .collect();
+    assert!(rows.len() >= 12, "{section}");
+    let files = [
+        "compiled/tofino/placement.txt",
+        "tofino2/compiled/tofino2/placement.txt",
+    ];
+    for (column, file) in files.iter().enumerate() {
+        let placed = std::fs::read_to_string(golden().join(file)).expect("placement.txt");
+        let mut stages = 0;
+        for line in placed.lines() {
+            let (stage, names) = line.split_once(':').expect("stage N: names");
+            let stage = stage.trim_start_matches("stage ");
+            let names: Vec<&str> = names.split_whitespace().collect();
+            let cell = rows
+                .iter()
+                .find(|r| r.first() == Some(&stage))
+                .and_then(|r| r.get(column + 1))
+                .unwrap_or_else(|| panic!("docs lack stage {stage} of {file}"));
+            let mut listed: Vec<&str> = cell.split('`').skip(1).step_by(2).collect();
+            let mut named: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|n| !n.starts_with("lcmp_hash_"))
+                .collect();
+            listed.sort_unstable();
+            named.sort_unstable();
+            assert_eq!(listed, named, "{file} stage {stage}: docs say {cell}");
+            let hashes = names.len() - named.len();
+            assert_eq!(
+                cell.contains("both hashes"),
+                hashes == 2,
+                "{file} stage {stage}: {cell}"
+            );
+            assert_eq!(
+                cell.contains("statements only"),
+                names.is_empty(),
+                "{file} stage {stage}: {cell}"
+            );
+            stages += 1;
+        }
+        let documented = rows
+            .iter()
+            .filter(|r| r.get(column + 1).is_some_and(|c| !c.trim().is_empty()))
+            .count();
+        assert_eq!(
+            documented, stages,
+            "{file}: one row per stage the compiler used"
+        );
+    }
+}
+
 #[test]
 fn an_unstamped_program_is_refused() {
     let stamps = stamps();
