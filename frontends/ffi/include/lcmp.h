@@ -1399,11 +1399,11 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  *
  *   call                                  stack B  instructions
  *   lcmp_sample                               236           903 (at most 1000)
- *   lcmp_on_packet:hit                        252           537
- *   lcmp_on_packet:new                        500          1521
- *   lcmp_on_packets:32hit                     908         18410
- *   lcmp_on_packets:32new                    1156         51456
- *   lcmp_explain_                            1412          4821
+ *   lcmp_on_packet:hit                        240           494
+ *   lcmp_on_packet:new                        540          1483
+ *   lcmp_on_packets:32hit                     916         14847
+ *   lcmp_on_packets:32new                    1188         47680
+ *   lcmp_explain_                            1396          4786
  *   lcmp_set_port                              40            69
  *   lcmp_gc                                    56         20634
  *   lcmp_install                             1860         29702
