@@ -18,20 +18,8 @@
 # of the shorter run, which the script checks).
 set -euo pipefail
 fwd=$1 tables=$2 flows=$3 short=${4:-8} long=${5:-20}
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-python3 "$here/../tests/pcaptest.py" flows "$work/flows.pcap" --flows "$flows" >/dev/null
-mbufs=$((flows + 16384))
-mem=$(( (mbufs * 640 >> 20) + 512 ))
-{
-  echo "rx net_pcap0"
-  for p in 0 1 2 3 4 5; do echo "port $p net_null0 02:00:00:00:01:0$p"; done
-  echo "route 10.0.7.0/24 8"
-  echo "tables $tables"
-} >"$work/fwd.conf"
-eal=(--no-huge --no-pci -m "$mem" --lcores "0@0,1@1" --log-level=lib.eal:error
-  --vdev "net_pcap0,rx_pcap=$work/flows.pcap,infinite_rx=1" --vdev net_null0)
+source "$(dirname "$0")/input.sh"
+bench_input "$tables" "$flows" 0 1
 cg=(valgrind --tool=callgrind --separate-threads=yes)
 
 # grown PREFIX1 PREFIX2: the instructions of the thread that ran the most

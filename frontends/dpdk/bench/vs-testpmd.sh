@@ -15,21 +15,8 @@
 set -euo pipefail
 fwd=$1 tables=$2 flows=$3 secs=$4
 c0=${5:-0} c1=${6:-1}
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-python3 "$here/../tests/pcaptest.py" flows "$work/flows.pcap" --flows "$flows" >/dev/null
-mbufs=$((flows + 16384))
-mem=$(( (mbufs * 640 >> 20) + 512 ))
-{
-  echo "rx net_pcap0"
-  for p in 0 1 2 3 4 5; do echo "port $p net_null0 02:00:00:00:01:0$p"; done
-  echo "route 10.0.7.0/24 8"
-  echo "tables $tables"
-} >"$work/fwd.conf"
-# The frames are for net_pcap0's MAC (pcaptest.py's DST_MAC).
-eal=(--no-huge --no-pci -m "$mem" --lcores "0@$c0,1@$c1" --log-level=lib.eal:error
-  --vdev "net_pcap0,rx_pcap=$work/flows.pcap,infinite_rx=1" --vdev net_null0)
+source "$(dirname "$0")/input.sh"
+bench_input "$tables" "$flows" "$c0" "$c1"
 
 (sleep "$secs" && printf 'quit\n' >"$work/ctl.tmp" && mv "$work/ctl.tmp" "$work/ctl") &
 "$fwd" "${eal[@]}" --file-prefix "lcmp-bench-$$" -- -c "$work/fwd.conf" --stats-ms 0 \
