@@ -163,6 +163,39 @@ pub(crate) fn sample(sw: &mut Switch, now: Instant, depths: impl Iterator<Item =
 mod test {
     use super::*;
 
+    /// The heap slots keep what the decider writes: many flows through a
+    /// switch built by [`switches`], each seen twice, are each a new flow
+    /// then a hit on the port first chosen.
+    #[test]
+    fn a_switch_remembers_its_flows_in_its_heap_slots() {
+        let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
+        let net = Network::new(&topo, &lcmp_tables::BuildOptions::default()).expect("network");
+        let mut sw = switches(&net, &EngineConfig::default());
+        let s = &mut sw[0];
+        let group = net.tables[0].groups[0].id;
+        let flows: Vec<_> = (0..500u16)
+            .map(|i| {
+                let src = core::net::Ipv4Addr::new(10, 0, 0, 1);
+                lcmp_decide::FlowKey::v4(src, core::net::Ipv4Addr::new(10, 8, 0, 1), i, 80, 17)
+            })
+            .collect();
+        let first: Vec<_> = flows
+            .iter()
+            .map(|k| s.on_packet(Instant::from_ticks(10), k, group).port())
+            .collect();
+        let again: Vec<_> = flows
+            .iter()
+            .map(|k| s.on_packet(Instant::from_ticks(20), k, group).port())
+            .collect();
+        assert!(first.iter().all(Option::is_some));
+        assert_eq!(first, again);
+        assert_eq!((s.counters().new_flows, s.counters().hits), (500, 500));
+        // And the read-only explanation sees each flow pinned where it went.
+        for (k, port) in flows.iter().zip(&first) {
+            assert_eq!(s.explain(Instant::from_ticks(30), k, group).pinned, *port);
+        }
+    }
+
     #[test]
     fn caches_are_sized_for_the_flow_rate_and_the_largest_safe_gap() {
         let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
