@@ -616,6 +616,10 @@ mod test {
         assert_eq!(packet_threads(3, 2), 3);
         // Nine: three rounds of three (4.5) beat 2+2+2+2+1 (5).
         assert_eq!(packet_threads(9, 2), 3);
+        // Five: 3+2 on three threads (2.5) beats 2+2+1 (3) and 4+1 (3).
+        assert_eq!(packet_threads(5, 2), 3);
+        // Twenty: every count ends at 10 runs' time; the fewest threads.
+        assert_eq!(packet_threads(20, 2), 2);
         // An even count stays on the cores (no gain, less memory).
         assert_eq!(packet_threads(4, 2), 2);
         assert_eq!(packet_threads(2, 2), 2);
