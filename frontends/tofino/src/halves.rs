@@ -102,6 +102,23 @@ pub fn gap_params(schema: &Schema) -> Vec<&'static str> {
 mod test {
     use super::*;
 
+    /// The halved schema of testbed8 DC1 is what bf-p4c compiled for
+    /// Tofino 2 (register names and sizes in the committed P4Info); the
+    /// unhalved one is not.
+    #[test]
+    fn the_halved_schema_is_the_compilers_tofino2_p4info() {
+        let dc1 = Sizes {
+            groups: 7,
+            max_k: 6,
+            ports: 6,
+            pin_slots: 131_072,
+        };
+        let compiled = include_str!("../tests/golden/tofino2/compiled/tofino2/p4info.txtpb");
+        let mismatches = |s: &Schema| crate::compile::p4info_mismatches(s, compiled);
+        assert_eq!(mismatches(&schema(&dc1, 32_768)), Vec::<String>::new());
+        assert!(!mismatches(&Schema::new(&dc1)).is_empty());
+    }
+
     fn sizes(pin_slots: u32) -> Sizes {
         Sizes {
             groups: 1,
