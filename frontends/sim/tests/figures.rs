@@ -53,8 +53,23 @@ fn lcmp_sim_figure_prints_a_known_figure_and_refuses_an_unknown_one() {
             .expect("parses");
         lcmp_sim::cli::run(&cli.sim)
     };
-    run(&["figure", "9"]).expect("figure 9 has a plan");
+    run(&["figure", "9", "--plan"]).expect("figure 9 has a plan");
     run(&["figure", "10", "--emit-jobs", "--out", "runs"]).expect("jobs");
+    let e = run(&["figure", "5", "--model", "nope"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--model nope") && e.contains("fluid or packet"),
+        "{e}"
+    );
+    let e = run(&["figure", "5", "--seeds", "0"])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--seeds"), "{e}");
+    let e = run(&["figure", "5", "--merge", "/nonexistent-dir"])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("nothing to set beside"), "{e}");
     let e = run(&["figure", "6"]).unwrap_err().to_string();
     assert!(
         e.contains("figure 6") && e.contains("1, 5, 7, 8, 9, 10, 11"),
