@@ -664,6 +664,21 @@ fn parse_run(args: &[String]) -> Result<crate::args::SimArgs, String> {
         .map_err(|e| e.to_string().lines().next().unwrap_or_default().to_string())
 }
 
+/// The experiment of one run of `f` with `o` applied, as `lcmp sim`
+/// would build it from [`run_args`] (the tests' reduced figures use it).
+#[cfg(feature = "cli")]
+pub fn experiment(
+    f: &Figure,
+    run: &Run,
+    o: &Overrides,
+) -> Result<(crate::args::SimArgs, crate::experiment::Experiment), crate::SimError> {
+    let sim = parse_run(&run_args(run, o)).map_err(|e| {
+        crate::SimError::Config(format!("figure {} run {}: {e}", f.number, run.label))
+    })?;
+    let exp = crate::cli::experiment(&sim)?;
+    Ok((sim, exp))
+}
+
 /// `lcmp sim figure N`: runs the figure's runs on `jobs` threads (or
 /// prints its plan with `--plan`, its runs as shell jobs with
 /// `--emit-jobs`, or reads those jobs' JSON with `--merge DIR`), sets
