@@ -959,7 +959,12 @@ fn write_outputs(
             crate::COMMIT,
             first.verdict.load * 100.0
         );
-        crate::plot::slowdown_series(&path, &title, &series)?;
+        let footer: Vec<String> = labels
+            .iter()
+            .filter(|(run, _)| cs.iter().any(|c| c.run == *run))
+            .map(|(run, label)| format!("run {run}: {label}"))
+            .collect();
+        crate::plot::slowdown_series(&path, &title, &series, &footer)?;
     }
     eprintln!(
         "wrote {stem}.json, {stem}.csv, {stem}.txt and the SVGs to {}",

@@ -126,13 +126,31 @@ fn curves(rs: &[&RunResult]) -> Vec<Series> {
 }
 
 fn slowdown(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError> {
-    slowdown_series(path, title, &curves(rs))
+    slowdown_series(path, title, &curves(rs), &[])
 }
 
 /// Writes one slowdown figure (p50 thin, p99 thick, versus flow size on
 /// a log axis) of the curves `series`: `lcmp sim figure N` sets ours
-/// (solid) beside the artifact's (dashed) with it.
-pub fn slowdown_series(path: &Path, title: &str, series: &[Series]) -> Result<(), SimError> {
+/// (solid) beside the artifact's (dashed) with it. `footer` lines (the
+/// runs' labels: model, preset, knobs, seeds, command line, commit) are
+/// printed under the chart, wrapped.
+pub fn slowdown_series(
+    path: &Path,
+    title: &str,
+    series: &[Series],
+    footer: &[String],
+) -> Result<(), SimError> {
+    const WRAP: usize = 200;
+    let lines: Vec<String> = footer
+        .iter()
+        .flat_map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            chars
+                .chunks(WRAP)
+                .map(|c| c.iter().collect::<String>())
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let (mut xmin, mut xmax, mut ymax) = (f64::MAX, 1.0f64, 1.0f64);
     for s in series {
         for &(x, _, p99) in &s.points {
@@ -147,8 +165,19 @@ pub fn slowdown_series(path: &Path, title: &str, series: &[Series]) -> Result<()
     }
     // The legend has its own column right of the chart: inside, it hid
     // the p50 curves.
-    let root = SVGBackend::new(path, (1120, 540)).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
+    let foot = 14 * lines.len() as u32;
+    let all = SVGBackend::new(path, (1120, 540 + foot)).into_drawing_area();
+    all.fill(&WHITE).map_err(err)?;
+    let (root, below) = all.split_vertically(540);
+    for (i, l) in lines.iter().enumerate() {
+        below
+            .draw(&Text::new(
+                l.clone(),
+                (8, 14 * i as i32),
+                ("sans-serif", 10).into_font(),
+            ))
+            .map_err(err)?;
+    }
     let (left, right) = root.split_horizontally(940);
     let mut chart = ChartBuilder::on(&left)
         .caption(title, ("sans-serif", 20))
@@ -247,7 +276,7 @@ pub fn slowdown_series(path: &Path, title: &str, series: &[Series]) -> Result<()
             ))
             .map_err(err)?;
     }
-    root.present().map_err(err)
+    all.present().map_err(err)
 }
 
 fn links(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError> {
