@@ -675,7 +675,7 @@ pub fn experiment(
     let sim = parse_run(&run_args(run, o)).map_err(|e| {
         crate::SimError::Config(format!("figure {} run {}: {e}", f.number, run.label))
     })?;
-    let exp = crate::cli::experiment(&sim)?;
+    let exp = crate::args::experiment(&sim)?;
     Ok((sim, exp))
 }
 
@@ -684,9 +684,14 @@ pub fn experiment(
 /// `--emit-jobs`, or reads those jobs' JSON with `--merge DIR`), sets
 /// ours beside the artifact's per size bin with a verdict per column,
 /// and with `--out DIR` writes `figN.json`, `figN.csv` and one SVG per
-/// published table there.
+/// published table there. `run_label` names a run (the `lcmp sim` run
+/// label: model, preset, knobs, seeds, commit, command line).
 #[cfg(feature = "cli")]
-pub fn run(args: &crate::args::FigureArgs, jobs: usize) -> Result<(), crate::SimError> {
+pub fn run(
+    args: &crate::args::FigureArgs,
+    jobs: usize,
+    run_label: fn(&crate::args::SimArgs, &crate::experiment::Experiment) -> String,
+) -> Result<(), crate::SimError> {
     use crate::SimError;
     use std::fmt::Write as _;
     let f = figure(args.number).ok_or_else(|| unknown(args.number))?;
@@ -782,12 +787,12 @@ pub fn run(args: &crate::args::FigureArgs, jobs: usize) -> Result<(), crate::Sim
                     )))
                 }
             };
-            let exp = crate::cli::experiment(&sim)?;
+            let exp = crate::args::experiment(&sim)?;
             let threads = match exp.engine.model {
                 crate::engine::Model::Packet => crate::experiment::packet_threads(exp.runs(), jobs),
                 crate::engine::Model::Fluid => jobs,
             };
-            let label = crate::cli::run_label(&sim, &exp);
+            let label = run_label(&sim, &exp);
             eprintln!(
                 "lcmp sim figure {}: run {} ({} runs on {threads} thread(s))",
                 f.number,
