@@ -47,6 +47,7 @@ use std::collections::{BinaryHeap, HashMap};
 use lcmp_decide::{FlowKey, GroupId, Instant, Scheme};
 
 use crate::dci::{self, Switch};
+use crate::error::SimError;
 use crate::network::Network;
 use crate::run::{
     artifact_flow_id, artifact_ip, AckPath, EngineConfig, FlowIdentity, FlowOutcome, FlowSpec,
@@ -156,10 +157,20 @@ struct Host {
 /// [`Decider`](lcmp_decide::Decider) with `cfg.scheme`. `window_us` only scopes the link
 /// statistics. The result has the fluid engine's shape, with
 /// [`RunOutput::packet`] set.
-pub fn run(net: &Network, cfg: &EngineConfig, specs: &[FlowSpec], window_us: f64) -> RunOutput {
-    let mut sim = Sim::new(net, cfg, specs, window_us);
+///
+/// # Errors
+/// [`SimError::Config`] when a DCI switch cannot be built: a
+/// [`EngineConfig::flow_slots`] that is not a power of two from 16 to
+/// [`dci::MAX_FLOW_SLOTS`].
+pub fn run(
+    net: &Network,
+    cfg: &EngineConfig,
+    specs: &[FlowSpec],
+    window_us: f64,
+) -> Result<RunOutput, SimError> {
+    let mut sim = Sim::new(net, cfg, specs, window_us)?;
     sim.main_loop();
-    sim.finish()
+    Ok(sim.finish())
 }
 
 struct Sim<'a> {
@@ -200,10 +211,15 @@ fn tx_ps(bytes: u64, rate_bps: u64) -> u64 {
 }
 
 impl<'a> Sim<'a> {
-    fn new(net: &'a Network, cfg: &'a EngineConfig, specs: &'a [FlowSpec], window_us: f64) -> Self {
+    fn new(
+        net: &'a Network,
+        cfg: &'a EngineConfig,
+        specs: &'a [FlowSpec],
+        window_us: f64,
+    ) -> Result<Self, SimError> {
         let pc = &cfg.packet;
         let fab = Fabric::new(net, cfg);
-        let deciders = dci::switches(net, cfg);
+        let deciders = dci::switches(net, cfg)?;
         let hosts = (0..fab.nodes.len())
             .map(|_| Host {
                 ready: BinaryHeap::new(),
@@ -225,7 +241,7 @@ impl<'a> Sim<'a> {
                 ideal_us: crate::run::ideal_us(net, cfg, s),
             })
             .collect();
-        Sim {
+        Ok(Sim {
             net,
             cfg,
             pc,
@@ -247,7 +263,7 @@ impl<'a> Sim<'a> {
             aliases: HashMap::new(),
             unrouted_flows: 0,
             bytes_delivered: 0,
-        }
+        })
     }
 
     fn at(&mut self, t: u64, ev: Ev) {
@@ -1034,7 +1050,7 @@ mod test {
         let net = two_dcs();
         let cfg = EngineConfig::default();
         let specs = [SPEC];
-        let mut sim = Sim::new(&net, &cfg, &specs, 1e6);
+        let mut sim = Sim::new(&net, &cfg, &specs, 1e6).expect("sim");
         sim.admit(0);
         let h = sim.flows[0].dst_host;
         let sent = |sim: &Sim| (sim.stats.acks, sim.stats.nacks);
@@ -1062,7 +1078,7 @@ mod test {
             let mut cfg = EngineConfig::default();
             cfg.packet.ack_high_priority = high;
             let specs = [SPEC];
-            let mut sim = Sim::new(&net, &cfg, &specs, 1e6);
+            let mut sim = Sim::new(&net, &cfg, &specs, 1e6).expect("sim");
             sim.admit(0);
             let h = sim.flows[0].dst_host;
             sim.fab.port_mut(h, 0).expect("NIC port").paused = true;
@@ -1090,7 +1106,7 @@ mod test {
         let net = two_dcs();
         let cfg = EngineConfig::default();
         let specs = [SPEC];
-        let mut sim = Sim::new(&net, &cfg, &specs, 1e6);
+        let mut sim = Sim::new(&net, &cfg, &specs, 1e6).expect("sim");
         sim.admit(0);
         let hpl = sim.pc.hosts_per_leaf;
         let (dc, leaf, out) = sim
@@ -1201,7 +1217,7 @@ mod test {
             size: 2_500,
             ..SPEC
         }];
-        let out = run(&net, &cfg, &specs, 1e7);
+        let out = run(&net, &cfg, &specs, 1e7).expect("run");
         assert!(out.flows[0].fct_us.is_some());
         let forward = net.links.iter().position(|l| l.from == 1).expect("A to B");
         let back = net.links.iter().position(|l| l.from == 2).expect("B to A");
