@@ -623,7 +623,10 @@ impl<'a> Sim<'a> {
             port.busy_until
         );
         port.busy = true;
-        let tx = tx_ps(u64::from(pkt.size), port.rate_bps);
+        let tx = match port.ps_per_byte {
+            0 => tx_ps(u64::from(pkt.size), port.rate_bps),
+            ps => u64::from(pkt.size) * ps,
+        };
         port.busy_until = now + tx;
         // A port with nothing queued needs no event when it frees: the
         // next packet for it finds it idle (or asks for the event,

@@ -78,6 +78,7 @@ impl<T: Copy + Ord> EventQueue<T> {
     }
 
     /// Queues `ev` due at `t` (not before the last popped time).
+    #[inline]
     pub(crate) fn push(&mut self, t: u64, ev: T) {
         let t = t.max(self.last);
         self.seq += 1;
@@ -117,6 +118,7 @@ impl<T: Copy + Ord> EventQueue<T> {
     }
 
     /// The earliest event (the first pushed among equal times).
+    #[inline]
     pub(crate) fn pop(&mut self) -> Option<(u64, T)> {
         if self.in_wheel == 0 {
             let Reverse((t, _, _)) = *self.far.peek()?;
@@ -129,7 +131,14 @@ impl<T: Copy + Ord> EventQueue<T> {
             self.advance(abs);
         }
         let v = &mut self.slots[slot];
-        let (low, ev) = v.remove(earliest(v));
+        let i = earliest(v);
+        // Mostly a slot's only or last event: no shift (`remove` would
+        // call `memmove` even for none).
+        let (low, ev) = if i + 1 == v.len() {
+            v.pop()?
+        } else {
+            v.remove(i)
+        };
         let t = (abs << SLOT_SHIFT) | u64::from(low);
         if v.is_empty() {
             self.occupied[slot / 64] &= !(1 << (slot % 64));
