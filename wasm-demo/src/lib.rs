@@ -359,7 +359,8 @@ impl SimDemo {
             cfg.flow_slots = Some(lcmp_sim::dci::MIN_FLOW_SLOTS);
             runs.push(SimRun {
                 name: spec.name(),
-                stepper: Stepper::new(net, cfg, flows.clone(), window_us),
+                stepper: Stepper::new(net, cfg, flows.clone(), window_us)
+                    .map_err(|e| e.to_string())?,
             });
         }
         Ok(SimDemo {

@@ -105,7 +105,7 @@ fn main() -> Result<(), String> {
     let cfg = exp.run_config(0, *scheme, b.seed);
     let cpu0 = thread_cpu_s();
     let started = Instant::now();
-    let out = packet::run(net, &cfg, &flows, exp.windows_us[0]);
+    let out = packet::run(net, &cfg, &flows, exp.windows_us[0]).expect("run");
     let wall = started.elapsed().as_secs_f64();
     let cpu = thread_cpu_s().zip(cpu0).map(|(a, b)| a - b);
     let stats = out.packet.as_ref().ok_or("no packet counters")?;

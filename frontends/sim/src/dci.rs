@@ -7,6 +7,7 @@
 use lcmp_decide::flow_cache::{SlotBlock, SlotStorage, BLOCK_SLOTS, BUCKET};
 use lcmp_decide::{DeciderConfig, DeciderWith, Instant, PortId, Tables};
 
+use crate::error::SimError;
 use crate::network::Network;
 use crate::run::EngineConfig;
 
@@ -108,17 +109,33 @@ pub(crate) fn switch_seed(hash_seed: u32, index: usize) -> u32 {
 /// [`switch_seed`] of `cfg.hash_seed`, its DC's tables installed and a
 /// flow cache of `cfg.flow_slots`, or else of [`flow_slots`] for
 /// `cfg.flow_rate_per_s` and its tables' [`worst_safe_gap_s`].
-pub(crate) fn switches(net: &Network, cfg: &EngineConfig) -> Vec<Box<Switch>> {
+///
+/// # Errors
+/// [`SimError::Config`] when `cfg.flow_slots` is not a power of two from
+/// [`BLOCK_SLOTS`] to [`MAX_FLOW_SLOTS`]: every DC gets its switch or the
+/// run does not start (a missing switch would shift every later DC's
+/// switch into the wrong place).
+pub(crate) fn switches(net: &Network, cfg: &EngineConfig) -> Result<Vec<Box<Switch>>, SimError> {
     let (scheme, hash_seed) = (cfg.scheme, cfg.hash_seed);
     net.tables
         .iter()
         .enumerate()
-        .filter_map(|(i, t)| {
+        .map(|(i, t)| {
             let slots = cfg
                 .flow_slots
                 .unwrap_or_else(|| flow_slots(cfg.flow_rate_per_s, worst_safe_gap_s(t)));
+            let refused = || {
+                SimError::Config(format!(
+                    "flow cache of {slots} slots for DC{}'s switch: expected a power of two from {BLOCK_SLOTS} to {MAX_FLOW_SLOTS}",
+                    i + 1
+                ))
+            };
+            // Checked here, not only by the core: whole blocks of a size
+            // that is no power of two could still add up to one.
+            if !(slots.is_power_of_two() && (BLOCK_SLOTS..=MAX_FLOW_SLOTS).contains(&slots)) {
+                return Err(refused());
+            }
             let blocks = vec![SlotBlock::EMPTY; slots / BLOCK_SLOTS].into_boxed_slice();
-            // A power of two of at least 16 slots: accepted.
             let mut d = Box::new(
                 Switch::with_storage(
                     DeciderConfig::DEFAULT
@@ -126,12 +143,12 @@ pub(crate) fn switches(net: &Network, cfg: &EngineConfig) -> Vec<Box<Switch>> {
                         .with_seed(switch_seed(hash_seed, i)),
                     Slots(blocks),
                 )
-                .ok()?,
+                .map_err(|_| refused())?,
             );
             // `Network::new` built these with `build_tables`, which
             // compiles them; a failure here would be a tables bug.
             let _ = d.install(t);
-            Some(d)
+            Ok(d)
         })
         .collect()
 }
@@ -170,7 +187,7 @@ mod test {
     fn a_switch_remembers_its_flows_in_its_heap_slots() {
         let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
         let net = Network::new(&topo, &lcmp_tables::BuildOptions::default()).expect("network");
-        let mut sw = switches(&net, &EngineConfig::default());
+        let mut sw = switches(&net, &EngineConfig::default()).expect("switches");
         let s = &mut sw[0];
         let group = net.tables[0].groups[0].id;
         let flows: Vec<_> = (0..500u16)
@@ -210,16 +227,53 @@ mod test {
             flow_rate_per_s: 1.47e6,
             ..EngineConfig::default()
         };
-        let sw = switches(&net, &cfg);
+        let sw = switches(&net, &cfg).expect("switches");
         assert_eq!(sw[0].flow_cache().capacity(), 1 << 23);
         cfg.flow_rate_per_s = 35_000.0;
-        assert_eq!(switches(&net, &cfg)[0].flow_cache().capacity(), 1 << 17);
+        assert_eq!(
+            switches(&net, &cfg).expect("switches")[0]
+                .flow_cache()
+                .capacity(),
+            1 << 17
+        );
         // --flow-cache: one size everywhere.
         cfg.flow_slots = Some(1 << 10);
         assert!(switches(&net, &cfg)
+            .expect("switches")
             .iter()
             .all(|s| s.flow_cache().capacity() == 1 << 10));
         assert_eq!(flow_slots(1e12, 2.0), MAX_FLOW_SLOTS);
+    }
+
+    /// A refused cache size stops the run instead of leaving a DC
+    /// without its switch (the old `filter_map` dropped every switch and
+    /// returned fewer than one per DC).
+    #[test]
+    fn a_refused_flow_cache_size_is_an_error_not_a_missing_switch() {
+        let topo = lcmp_tables::Topology::embedded("testbed8").expect("testbed8");
+        let net = Network::new(&topo, &lcmp_tables::BuildOptions::default()).expect("network");
+        for bad in [0, 8, 40, 1000, MAX_FLOW_SLOTS * 2] {
+            let cfg = EngineConfig {
+                flow_slots: Some(bad),
+                ..EngineConfig::default()
+            };
+            match switches(&net, &cfg) {
+                Err(SimError::Config(m)) => {
+                    assert!(m.contains(&format!("flow cache of {bad} slots")), "{m}");
+                    assert!(m.contains("power of two"), "{m}");
+                }
+                Err(e) => panic!("{bad}: wrong error {e}"),
+                Ok(sw) => panic!("{bad}: accepted, {} switches", sw.len()),
+            }
+        }
+        let cfg = EngineConfig {
+            flow_slots: Some(BLOCK_SLOTS),
+            ..EngineConfig::default()
+        };
+        assert_eq!(
+            switches(&net, &cfg).expect("16 slots").len(),
+            net.tables.len()
+        );
     }
 
     #[test]

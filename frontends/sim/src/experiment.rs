@@ -513,6 +513,7 @@ impl Experiment {
         let total = self.runs();
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<RunResult>>> = Mutex::new(vec![None; total]);
+        let failed: Mutex<Option<SimError>> = Mutex::new(None);
         std::thread::scope(|scope| {
             for _ in 0..jobs.clamp(1, total.clamp(1, MAX_JOBS)) {
                 scope.spawn(|| loop {
@@ -530,6 +531,18 @@ impl Experiment {
                         engine::Model::Fluid => engine::run(net, &cfg, flows, self.windows_us[l]),
                         engine::Model::Packet => {
                             crate::packet::run(net, &cfg, flows, self.windows_us[l])
+                        }
+                    };
+                    let out = match out {
+                        Ok(out) => out,
+                        Err(e) => {
+                            if let Ok(mut first) = failed.lock() {
+                                first.get_or_insert(e);
+                            }
+                            // Every run of this experiment builds its
+                            // switches the same way: stop the others too.
+                            next.store(total, Ordering::Relaxed);
+                            break;
                         }
                     };
                     let wall = started.elapsed().as_secs_f64();
@@ -550,6 +563,12 @@ impl Experiment {
                 });
             }
         });
+        if let Some(e) = failed
+            .into_inner()
+            .map_err(|_| SimError::Output("a worker panicked".into()))?
+        {
+            return Err(e);
+        }
         let v: Vec<RunResult> = results
             .into_inner()
             .map_err(|_| SimError::Output("a worker panicked".into()))?

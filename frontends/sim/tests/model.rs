@@ -39,7 +39,8 @@ fn a_flow_alone_on_the_shortest_path_has_slowdown_one() {
             &EngineConfig::default(),
             &[flow(123.4, 1, 2, size)],
             1e6,
-        );
+        )
+        .expect("run");
         let f = &out.flows[0];
         let slowdown = f.fct_us.expect("completed") / f.ideal_us;
         assert!(
@@ -56,7 +57,8 @@ fn a_flow_alone_on_the_shortest_path_has_slowdown_one() {
         &EngineConfig::default(),
         &[flow(0.0, 1, 6, 50_000)],
         1e6,
-    );
+    )
+    .expect("run");
     let f = &out.flows[0];
     let slowdown = f.fct_us.expect("completed") / f.ideal_us;
     assert!((slowdown - 1.0).abs() < 0.01, "slowdown {slowdown}");
@@ -120,7 +122,7 @@ fn bytes_are_conserved_and_links_and_queues_stay_in_bounds() {
             scheme: s,
             ..Default::default()
         };
-        let out = engine::run(&net, &cfg, &flows, WINDOW_US);
+        let out = engine::run(&net, &cfg, &flows, WINDOW_US).expect("run");
         check_bounds(&net, &out);
         // The 25 Gbps ports really queue at 80 % load.
         assert!(out.links.iter().any(|s| s.max_queue_bytes > 100_000_000));
@@ -136,7 +138,7 @@ fn small_buffers_hold_senders_back_without_loss() {
     let mut flows = paper_flows(0.8, 3);
     // 20 ms of arrivals are plenty to fill 2 MB buffers (and keep the test fast).
     flows.retain(|f| f.start_us < 20_000.0);
-    let out = engine::run(&net, &EngineConfig::default(), &flows, WINDOW_US);
+    let out = engine::run(&net, &EngineConfig::default(), &flows, WINDOW_US).expect("run");
     check_bounds(&net, &out);
     assert!(
         out.links.iter().any(|s| s.max_queue_bytes > 1_900_000),
@@ -157,7 +159,8 @@ fn small_buffers_hold_senders_back_without_loss() {
         &EngineConfig::default(),
         &[flow(0.0, 1, 3, 20_000_000)],
         1e6,
-    );
+    )
+    .expect("run");
     check_bounds(&net, &out);
     let a_b = net
         .links
@@ -187,6 +190,27 @@ fn small_experiment(seed: u64) -> Experiment {
         engine: EngineConfig::default(),
         focus: None,
         bins: 8,
+    }
+}
+
+/// A flow-cache size the core refuses stops both models' runs with one
+/// clear error (before: the switch was dropped and every later DC's
+/// switch took the wrong DC's place).
+#[test]
+fn a_refused_flow_cache_size_stops_the_run_with_an_error() {
+    for model in [engine::Model::Fluid, engine::Model::Packet] {
+        let mut exp = small_experiment(1);
+        exp.loads = vec![0.3];
+        exp.windows_us = vec![1_000.0];
+        exp.engine.model = model;
+        exp.engine.flow_slots = Some(100);
+        match exp.run(2, &|| {}) {
+            Err(lcmp_sim::SimError::Config(m)) => {
+                assert!(m.contains("flow cache of 100 slots"), "{m}");
+                assert!(!m.contains('\n'), "{m}");
+            }
+            other => panic!("{model:?}: {:?}", other.map(|v| v.len())),
+        }
     }
 }
 
@@ -252,7 +276,8 @@ fn queues_are_fifo() {
         &EngineConfig::default(),
         &[flow(0.0, 1, 2, 10_000_000), small],
         1e6,
-    );
+    )
+    .expect("run");
     let wait = out.flows[1].fct_us.expect("done") - 1_000.0;
     assert!((990.0..=1_030.0).contains(&wait), "waited {wait} µs");
     // The big flow: 10 MB at 10 Gbps is 8 ms, plus the small flow's 1 KB.

@@ -53,7 +53,7 @@ fn a_flow_alone_takes_exactly_its_serialisation_and_propagation() {
     let cfg = config();
     let pc = PacketConfig::DEFAULT;
     for size in [1_000u64, 64_500, 1_000_000, 5_000_000] {
-        let out = packet::run(&net, &cfg, &[flow(10.0, 0, 0, size)], 1e6);
+        let out = packet::run(&net, &cfg, &[flow(10.0, 0, 0, size)], 1e6).expect("run");
         let f = &out.flows[0];
         let fct_ps = (f.fct_us.expect("completed") * PS_PER_US as f64).round() as u64;
         // Every packet is serialised back to back by the NIC at 100 Gbps,
@@ -110,7 +110,7 @@ fn two_flows_on_one_bottleneck_share_it_and_dcqcn_keeps_its_queue_short() {
     let run = |dcqcn: bool| {
         let mut cfg = config();
         cfg.packet.dcqcn = dcqcn;
-        packet::run(&net, &cfg, &flows, 1e6)
+        packet::run(&net, &cfg, &flows, 1e6).expect("run")
     };
     let with = run(true);
     let without = run(false);
@@ -147,7 +147,7 @@ fn incast() -> RunOutput {
     cfg.packet.dcqcn = false;
     cfg.packet.switch_buffer_bytes = 2_000_000;
     let flows: Vec<FlowSpec> = (0..8).map(|h| flow(0.0, h, 0, 2_000_000)).collect();
-    packet::run(&net, &cfg, &flows, 1e6)
+    packet::run(&net, &cfg, &flows, 1e6).expect("run")
 }
 
 #[test]
@@ -179,8 +179,8 @@ fn the_same_seed_gives_the_same_run() {
         .map(|h| flow(f64::from(h) * 3.0, h, 7 - h, 300_000 + u64::from(h) * 7_777))
         .collect();
     let cfg = config();
-    let a = packet::run(&net, &cfg, &flows, 1e6);
-    let b = packet::run(&net, &cfg, &flows, 1e6);
+    let a = packet::run(&net, &cfg, &flows, 1e6).expect("run");
+    let b = packet::run(&net, &cfg, &flows, 1e6).expect("run");
     assert_eq!(a, b);
     assert!(a.flows.iter().all(|f| f.fct_us.is_some()));
 }

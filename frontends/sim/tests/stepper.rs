@@ -24,9 +24,10 @@ fn stepping_in_chunks_equals_one_run() {
     let flows = generate(&spec, &wl, &[1, 2, 3, 4, 5, 6, 7, 8], &mut Pcg32::new(3, 0));
     assert!(flows.len() > 20);
     let cfg = EngineConfig::default();
-    let whole = engine::run(&net, &cfg, &flows, spec.window_us);
+    let whole = engine::run(&net, &cfg, &flows, spec.window_us).expect("run");
     for chunk_us in [10.0, 777.0, 5_000.0] {
-        let mut s = Stepper::new(net.clone(), cfg.clone(), flows.clone(), spec.window_us);
+        let mut s =
+            Stepper::new(net.clone(), cfg.clone(), flows.clone(), spec.window_us).expect("stepper");
         let mut until = 0.0;
         let mut saw_queue = false;
         while s.advance(until) {
@@ -43,7 +44,7 @@ fn stepping_in_chunks_equals_one_run() {
         assert_eq!(s.output(), whole, "chunk {chunk_us} us");
     }
     // Part-way, unfinished flows have no FCT yet.
-    let mut s = Stepper::new(net, cfg, flows, spec.window_us);
+    let mut s = Stepper::new(net, cfg, flows, spec.window_us).expect("stepper");
     s.advance(2_000.0);
     let part = s.output();
     assert!(part.flows.iter().any(|f| f.fct_us.is_none()));

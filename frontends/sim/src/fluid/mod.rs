@@ -38,6 +38,7 @@ use std::collections::{HashMap, VecDeque};
 use lcmp_decide::{FlowKey, GroupId, Instant, Scheme};
 
 use crate::dci::{self, Switch};
+use crate::error::SimError;
 use crate::network::Network;
 
 mod fair_share;
@@ -88,16 +89,26 @@ struct Link {
 
 /// Runs `flows` over `net`, every switch a real [`Decider`](lcmp_decide::Decider) with `cfg.scheme`.
 /// `window_us` only scopes [`LinkOutcome::bytes_in_window`].
-pub fn run(net: &Network, cfg: &EngineConfig, specs: &[FlowSpec], window_us: f64) -> RunOutput {
+///
+/// # Errors
+/// [`SimError::Config`] when a DCI switch cannot be built: a
+/// [`EngineConfig::flow_slots`] that is not a power of two from 16 to
+/// [`dci::MAX_FLOW_SLOTS`].
+pub fn run(
+    net: &Network,
+    cfg: &EngineConfig,
+    specs: &[FlowSpec],
+    window_us: f64,
+) -> Result<RunOutput, SimError> {
     let mut engine = Engine::new(
         Cow::Borrowed(net),
         Cow::Borrowed(cfg),
         Cow::Borrowed(specs),
         window_us,
-    );
+    )?;
     let mut state = engine.begin();
     while engine.step(&mut state) {}
-    engine.finish(&state)
+    Ok(engine.finish(&state))
 }
 
 struct Engine<'a> {
@@ -127,8 +138,8 @@ impl<'a> Engine<'a> {
         cfg: Cow<'a, EngineConfig>,
         specs: Cow<'a, [FlowSpec]>,
         window_us: f64,
-    ) -> Self {
-        let switches = dci::switches(&net, &cfg);
+    ) -> Result<Self, SimError> {
+        let switches = dci::switches(&net, &cfg)?;
         let dt_s = f64::from(cfg.dt_us) * 1e-6;
         let links = net
             .links
@@ -149,7 +160,7 @@ impl<'a> Engine<'a> {
             .collect();
         let hosts = net.dcs.len() * usize::from(cfg.hosts_per_dc.max(1));
         let n_flows = specs.len();
-        Engine {
+        Ok(Engine {
             net,
             cfg,
             specs,
@@ -166,7 +177,7 @@ impl<'a> Engine<'a> {
             unrouted: 0,
             queues_ok: true,
             aliases: HashMap::new(),
-        }
+        })
     }
 
     /// Feeds every switch its queue depths (unless switches sample right
@@ -698,7 +709,7 @@ struct LoopState {
 /// let topo = Topology::embedded("testbed8").unwrap();
 /// let net = Network::new(&topo, &BuildOptions::default()).unwrap();
 /// let flow = FlowSpec { start_us: 0.0, src_dc: 1, dst_dc: 8, src_host: 0, dst_host: 0, sport: 1, size: 1_000_000 };
-/// let mut s = Stepper::new(net, EngineConfig::default(), vec![flow], 1000.0);
+/// let mut s = Stepper::new(net, EngineConfig::default(), vec![flow], 1000.0).unwrap();
 /// while s.advance(1_000.0) {}
 /// assert!(s.output().flows[0].fct_us.is_some());
 /// ```
@@ -710,19 +721,27 @@ pub struct Stepper {
 
 impl Stepper {
     /// A run of `specs` over `net` (see [`run`]), not started.
-    pub fn new(net: Network, cfg: EngineConfig, specs: Vec<FlowSpec>, window_us: f64) -> Self {
+    ///
+    /// # Errors
+    /// As [`run`].
+    pub fn new(
+        net: Network,
+        cfg: EngineConfig,
+        specs: Vec<FlowSpec>,
+        window_us: f64,
+    ) -> Result<Self, SimError> {
         let engine = Engine::new(
             Cow::Owned(net),
             Cow::Owned(cfg),
             Cow::Owned(specs),
             window_us,
-        );
+        )?;
         let state = engine.begin();
-        Stepper {
+        Ok(Stepper {
             engine,
             state,
             running: true,
-        }
+        })
     }
 
     /// Steps until simulated time reaches `until_us` or the run ends;

@@ -26,6 +26,10 @@ pub(super) struct Port {
     pub(super) peer: u32,
     pub(super) peer_port: u16,
     pub(super) rate_bps: u64,
+    /// Picoseconds a byte at `rate_bps` when that is a whole number
+    /// (every listed rate: 25 Gbps, 320 ps), else 0: a serialisation
+    /// time without a 128-bit division, the same as [`super::tx_ps`]'s.
+    pub(super) ps_per_byte: u64,
     pub(super) delay_ps: u64,
     pub(super) busy: bool,
     /// When the packet being serialised is done (valid while `busy`).
@@ -64,11 +68,18 @@ pub(super) struct Fabric {
     pub(super) leaves_per_dc: u16,
 }
 
+/// Bits a byte times picoseconds a second.
+const PS_PER_BYTE_BPS: u64 = 8 * 1_000_000_000_000;
+
 fn port(rate_bps: u64, delay_ps: u64) -> Port {
     Port {
         peer: u32::MAX,
         peer_port: 0,
         rate_bps,
+        ps_per_byte: match PS_PER_BYTE_BPS.checked_rem(rate_bps) {
+            Some(0) => PS_PER_BYTE_BPS / rate_bps,
+            _ => 0,
+        },
         delay_ps,
         busy: false,
         busy_until: 0,
@@ -372,6 +383,25 @@ mod test {
             }
         }
         v
+    }
+
+    /// The per-byte shortcut gives the 128-bit division's serialisation
+    /// time at every whole-picosecond rate and is off at the others.
+    #[test]
+    fn serialisation_by_bytes_times_picoseconds_is_the_division() {
+        let fab = Fabric::new(&two_dcs(), &EngineConfig::default());
+        let ports: Vec<&Port> = fab.nodes.iter().flat_map(|n| &n.ports).collect();
+        assert!(ports.iter().all(|p| p.ps_per_byte != 0));
+        for rate in [10 * G, 25 * G, 100 * G, 200 * G, 400 * G, 3 * G, 7 * G, 1] {
+            let p = port(rate, 0);
+            for bytes in [1, 60, 1048, 1_000_000] {
+                if p.ps_per_byte != 0 {
+                    assert_eq!(bytes * p.ps_per_byte, super::super::tx_ps(bytes, rate));
+                }
+            }
+            assert_eq!(p.ps_per_byte != 0, 8_000_000_000_000 % rate == 0, "{rate}");
+        }
+        assert_eq!(port(0, 0).ps_per_byte, 0);
     }
 
     #[test]

@@ -33,12 +33,26 @@ const SLOT_SHIFT: u32 = 13;
 const SLOTS: u64 = 1 << 9;
 const MASK: u64 = SLOTS - 1;
 
-/// An event: time, insertion number, payload.
+/// An event waiting in the heap: time, insertion number, payload.
 type Entry<T> = (u64, u64, T);
+
+/// An event in a wheel slot: its time within the slot (the low
+/// [`SLOT_SHIFT`] bits; the wheel's events span fewer than [`SLOTS`]
+/// slots, so a slot holds the events of one absolute slot, whose number
+/// gives the rest) and its payload. A slot keeps its events in push order
+/// (the heap's arrive first: they were pushed before the wheel reached
+/// their slot, so before any event pushed there directly, and the heap
+/// hands them over in `(time, insertion)` order; a pop removes in
+/// place), so the first of the earliest time is the first pushed and the
+/// insertion number need not be stored: 16 bytes an event, not 32.
+type Slotted<T> = (u16, T);
+
+/// The bits of a time below its slot number.
+const IN_SLOT: u64 = (1 << SLOT_SHIFT) - 1;
 
 /// Events by time, then push order (see the module doc).
 pub(crate) struct EventQueue<T> {
-    slots: Vec<Vec<Entry<T>>>,
+    slots: Vec<Vec<Slotted<T>>>,
     /// Bit `i` set: slot `i` holds events.
     occupied: Vec<u64>,
     /// The absolute slot number (`time >> SLOT_SHIFT`) of the current
@@ -64,12 +78,14 @@ impl<T: Copy + Ord> EventQueue<T> {
     }
 
     /// Queues `ev` due at `t` (not before the last popped time).
+    #[inline]
     pub(crate) fn push(&mut self, t: u64, ev: T) {
         let t = t.max(self.last);
         self.seq += 1;
         self.put((t, self.seq, ev));
     }
 
+    #[inline]
     fn put(&mut self, e: Entry<T>) {
         let abs = e.0 >> SLOT_SHIFT;
         if abs - self.cur >= SLOTS {
@@ -77,7 +93,7 @@ impl<T: Copy + Ord> EventQueue<T> {
             return;
         }
         let slot = (abs & MASK) as usize;
-        self.slots[slot].push(e);
+        self.slots[slot].push(((e.0 & IN_SLOT) as u16, e.2));
         self.occupied[slot / 64] |= 1 << (slot % 64);
         self.in_wheel += 1;
     }
@@ -102,6 +118,7 @@ impl<T: Copy + Ord> EventQueue<T> {
     }
 
     /// The earliest event (the first pushed among equal times).
+    #[inline]
     pub(crate) fn pop(&mut self) -> Option<(u64, T)> {
         if self.in_wheel == 0 {
             let Reverse((t, _, _)) = *self.far.peek()?;
@@ -114,7 +131,15 @@ impl<T: Copy + Ord> EventQueue<T> {
             self.advance(abs);
         }
         let v = &mut self.slots[slot];
-        let (t, _, ev) = v.swap_remove(earliest(v));
+        let i = earliest(v);
+        // Mostly a slot's only or last event: no shift (`remove` would
+        // call `memmove` even for none).
+        let (low, ev) = if i + 1 == v.len() {
+            v.pop()?
+        } else {
+            v.remove(i)
+        };
+        let t = (abs << SLOT_SHIFT) | u64::from(low);
         if v.is_empty() {
             self.occupied[slot / 64] &= !(1 << (slot % 64));
         }
@@ -129,10 +154,10 @@ impl<T: Copy + Ord> EventQueue<T> {
         if self.in_wheel == 0 {
             return self.far.peek().map(|&Reverse((t, _, ev))| (t, ev));
         }
-        let (slot, _) = self.next_slot()?;
+        let (slot, abs) = self.next_slot()?;
         let v = &self.slots[slot];
-        let (t, _, ev) = v[earliest(v)];
-        Some((t, ev))
+        let (low, ev) = v[earliest(v)];
+        Some(((abs << SLOT_SHIFT) | u64::from(low), ev))
     }
 
     /// The next occupied slot at or after the current one (circularly),
@@ -159,12 +184,15 @@ impl<T: Copy + Ord> EventQueue<T> {
     }
 }
 
-/// Index of the earliest `(time, insertion number)` of a non-empty slot.
-fn earliest<T>(v: &[Entry<T>]) -> usize {
+/// Index of the first event of the earliest time of a non-empty slot
+/// (the first pushed of that time: slots keep push order).
+#[inline]
+fn earliest<T>(v: &[Slotted<T>]) -> usize {
     let mut best = 0;
+    let mut t = v.first().map_or(0, |e| e.0);
     for (i, e) in v.iter().enumerate().skip(1) {
-        if (e.0, e.1) < (v[best].0, v[best].1) {
-            best = i;
+        if e.0 < t {
+            (best, t) = (i, e.0);
         }
     }
     best
