@@ -54,8 +54,8 @@ pub(crate) const fn int_header_bytes(kind: CcKind) -> u32 {
 
 impl PacketConfig {
     /// This configuration with `kind` at every sender: DCQCN on only for
-    /// [`CcKind::Dcqcn`], and the INT header of the control
-    /// ([`int_header_bytes`]) added to the data packets and the
+    /// [`CcKind::Dcqcn`], and the INT header of the control (the
+    /// artifact's: 514 bytes under HPCC, 8 under TIMELY) added to the data packets and the
     /// acknowledgements (an acknowledgement is `60` bytes or its headers,
     /// the larger: PPP 14 + IPv4 20 + qbb 12 + INT).
     #[must_use]
@@ -216,7 +216,8 @@ impl FlowCc {
 pub(crate) struct CcRun {
     pub(crate) kind: CcKind,
     line_bps: u64,
-    /// The base window, bytes (`maxBdp`).
+    /// The base window, bytes (`maxBdp` modulo 2^32; 0: none, as
+    /// `IsWinBound` reads a zero window).
     pub(crate) base_win: u64,
     /// `T`, ps (`maxRtt`).
     pub(crate) base_rtt_ps: u64,
@@ -242,7 +243,7 @@ impl CcRun {
 
     /// A new flow's control, at line rate.
     pub(crate) fn flow(&self) -> Box<FlowCc> {
-        let (line, win) = (self.line_bps, Some(self.base_win));
+        let (line, win) = (self.line_bps, (self.base_win > 0).then_some(self.base_win));
         let ctl = match self.kind {
             CcKind::Hpcc => Ctl::Hpcc(hpcc::Hpcc::new(
                 hpcc::HpccParams::ARTIFACT,
@@ -299,8 +300,11 @@ impl CcRun {
     }
 }
 
-/// The artifact's `maxRtt` (ps) and `maxBdp` (bytes, truncated to 32
-/// bits as `SetWin(uint32_t)` takes it) over every pair of DCs of `net`
+/// The artifact's `maxRtt` (ps) and `maxBdp` (bytes) as a queue pair gets
+/// it: modulo 2^32, since the 64-bit `maxBdp` is passed to
+/// `RdmaClientHelper`'s `uint32_t win` (`rdma-client-helper.h` line 54; on
+/// testbed8, DC3-DC1-DC5's 350 ms each way at 100 Gb/s, about
+/// 8 750 000 000 B, arrives as about 160 000 000) over every pair of DCs of `net`
 /// (`third.cc` lines 1548-1578). A host pair's path is the artifact's
 /// best minimum-hop path between the DCs ([`Network::best_path`]) plus
 /// the fabric's host-leaf, leaf-spine and spine-DCI links at each end;
@@ -327,5 +331,30 @@ fn max_rtt_and_bdp(net: &Network, pc: &PacketConfig, nic_bps: u64) -> (u64, u64)
             max_bdp = max_bdp.max(bdp);
         }
     }
-    (max_rtt.max(1), max_bdp.min(u64::from(u32::MAX)).max(1))
+    (max_rtt.max(1), max_bdp & u64::from(u32::MAX))
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use lcmp_tables::{BuildOptions, Topology};
+
+    #[test]
+    fn testbed8s_window_is_the_largest_bdp_modulo_2_to_the_32() {
+        let topo = Topology::embedded("testbed8").expect("embedded");
+        let net = Network::new(&topo, &BuildOptions::default()).expect("network");
+        let pc = PacketConfig::DEFAULT.with_cc(CcKind::Hpcc);
+        let run = CcRun::new(&net, &pc, 100_000_000_000).expect("HPCC run");
+        // DC3 -> DC1 -> DC5: 250 + 100 ms each way, 12 µs of fabric links.
+        let rtt_ps = 2 * (350_000 + 6) * 1_000_000;
+        assert!(
+            run.base_rtt_ps >= rtt_ps && run.base_rtt_ps < rtt_ps + 1_000_000,
+            "{}",
+            run.base_rtt_ps
+        );
+        let bdp = u128::from(run.base_rtt_ps) * 100 / 8 / 1_000;
+        assert_eq!(u128::from(run.base_win), bdp % (1 << 32));
+        assert!((160_000_000..161_000_000).contains(&run.base_win));
+        assert!(CcRun::new(&net, &PacketConfig::DEFAULT, 100_000_000_000).is_none());
+    }
 }

@@ -71,6 +71,11 @@ fn start(sim: &mut Sim) {
     sim.at(0, Ev::Arrival);
 }
 
+/// Flow `f`'s controller.
+fn ctl<'s>(sim: &'s Sim, f: usize) -> &'s Ctl {
+    &sim.flows[f].cc.as_deref().expect("a --cc flow").ctl
+}
+
 /// Flow `f`'s pacing rate now.
 fn rate(sim: &Sim, f: usize) -> u64 {
     sim.flows[f].cc.as_deref().expect("a --cc flow").rate_bps()
@@ -208,8 +213,7 @@ fn hpccs_window_follows_the_int_queue_step() {
     let mut sim = Sim::new(&net, &cfg, &specs, 1e9);
     start(&mut sim);
     let window = |sim: &Sim| {
-        let fc = sim.flows[0].cc.as_deref().expect("--cc flow");
-        let Ctl::Hpcc(h) = &fc.ctl else {
+        let Ctl::Hpcc(h) = ctl(sim, 0) else {
             panic!("an HPCC flow")
         };
         let w = super::Controller::window_bytes(h).expect("a window");
@@ -229,6 +233,19 @@ fn hpccs_window_follows_the_int_queue_step() {
     let (w, u) = window(&sim);
     assert!(r <= 0.2, "rate {r} of line ten RTTs into the step");
     assert!(u > 1.0, "u {u} with a base window queued");
+    // The sender holds to the window: its unacknowledged bytes stay
+    // within it (one packet over at most, the one that filled it).
+    for k in 1..=20 {
+        run_until(&mut sim, t + k * rtt / 20);
+        let fl = &sim.flows[0];
+        let in_flight = u64::from(fl.snd_nxt - fl.snd_una) * u64::from(cfg.packet.payload_bytes);
+        let (w, _) = window(&sim);
+        assert!(
+            in_flight <= w + u64::from(cfg.packet.payload_bytes),
+            "{in_flight} B in flight, window {w} B"
+        );
+    }
+    t += rtt;
     assert!(
         (w as f64 / base_win as f64 - r).abs() < 0.01,
         "window {w} of {base_win} at rate {r}"
@@ -266,8 +283,7 @@ fn dctcps_alpha_follows_the_ecn_fraction() {
             port.data_bytes += (port.ecn.kmin + port.ecn.kmax) / 2;
         }
         run_until(&mut sim, 40_000 * PS_PER_US);
-        let fc = sim.flows[0].cc.as_deref().expect("--cc flow");
-        let Ctl::Dctcp(d) = &fc.ctl else {
+        let Ctl::Dctcp(d) = ctl(&sim, 0) else {
             panic!("a DCTCP flow")
         };
         let frac = sim.stats.ecn_marked as f64 / sim.stats.data_packets as f64;
@@ -288,10 +304,10 @@ fn dctcps_alpha_follows_the_ecn_fraction() {
 /// 50 µs link, RTT about 113 µs), a flow alone adds to line rate; a step
 /// of 30 µs in the data direction's delay (RTT + 30 µs) makes the smoothed
 /// difference `α · 30` = 26.25 µs, a gradient of 1.3 over `minRTT` (20
-/// µs), and the update cuts the rate by `max(0, 1 − β·1.3)` to its floor. With the RTT flat again the
-/// difference decays by `1 − α` an update but stays positive, so the
-/// artifact's rule (`gradient ≤ 0` to add) keeps cutting: the rate stays
-/// at the floor (TIMELY's, kept).
+/// µs), and the update cuts the rate by `max(0, 1 − β·1.3)` to its
+/// floor. With the RTT flat again the difference decays by `1 − α` an
+/// update but stays positive, so the artifact's rule (`gradient ≤ 0` to
+/// add) keeps cutting: the rate stays at the floor (TIMELY's, kept).
 #[test]
 fn timely_cuts_on_a_positive_rtt_gradient() {
     let line = 10 * G;
@@ -301,8 +317,7 @@ fn timely_cuts_on_a_positive_rtt_gradient() {
     let mut sim = Sim::new(&net, &cfg, &specs, 1e9);
     start(&mut sim);
     let diff = |sim: &Sim| {
-        let fc = sim.flows[0].cc.as_deref().expect("--cc flow");
-        let Ctl::Timely(t) = &fc.ctl else {
+        let Ctl::Timely(t) = ctl(sim, 0) else {
             panic!("a TIMELY flow")
         };
         t.rtt_diff_ps()
