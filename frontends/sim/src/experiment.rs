@@ -610,6 +610,114 @@ pub fn check_complete(results: &[RunResult]) -> Result<(), SimError> {
 mod test {
     use super::packet_threads;
 
+    /// `lcmp sim ARGS`, parsed.
+    #[cfg(feature = "cli")]
+    fn sim_args(args: &[&str]) -> crate::args::SimArgs {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            sim: crate::args::SimArgs,
+        }
+        Cli::try_parse_from(["sim"].iter().chain(args))
+            .expect("arguments parse")
+            .sim
+    }
+
+    /// `lcmp sim ARGS`'s experiment.
+    #[cfg(feature = "cli")]
+    fn experiment_of(args: &[&str]) -> Result<super::Experiment, crate::error::SimError> {
+        crate::args::experiment(&sim_args(args))
+    }
+
+    /// The argument plumbing: a flow cache must be a power of two in range,
+    /// the artifact's per-switch pools are the artifact preset's unless a
+    /// buffer is given, the arguments written back parse to the same
+    /// experiment, and the flow rate is the offered load over the mean flow.
+    #[cfg(feature = "cli")]
+    #[test]
+    fn arguments_make_the_experiment_they_say() {
+        use crate::packet::DciPool;
+        for bad in ["100", "8", "3"] {
+            let e = experiment_of(&["--flow-cache", bad]).err();
+            assert!(
+                e.is_some_and(|e| e.to_string().contains("--flow-cache")),
+                "{bad}"
+            );
+        }
+        let e = experiment_of(&["--flow-cache", "1024"]).expect("a power of two");
+        assert_eq!(e.engine.flow_slots, Some(1024));
+        let pool = |args: &[&str]| {
+            let e = experiment_of(args).expect("experiment");
+            matches!(e.engine.packet.dci_pool, DciPool::Artifact { .. })
+        };
+        assert!(pool(&["--preset", "artifact"]));
+        assert!(!pool(&["--preset", "artifact", "--buffer", "128MiB"]));
+        assert!(!pool(&["--preset", "paper"]));
+        assert!(!pool(&[]));
+        let args = ["--load", "0.3,0.8", "--seeds", "2", "--flow-cache", "4096"];
+        let e = experiment_of(&args).expect("experiment");
+        let back = crate::args::to_args(&sim_args(&args));
+        let back: Vec<&str> = back.iter().map(String::as_str).collect();
+        let again = experiment_of(&back).expect("the written arguments parse");
+        assert_eq!(
+            (again.loads.clone(), again.seeds.clone()),
+            (e.loads.clone(), e.seeds.clone())
+        );
+        assert_eq!(again.engine.flow_slots, Some(4096));
+        for (i, load) in e.loads.iter().enumerate() {
+            let rate = e.flow_rate_per_s(i);
+            let offered = rate * 8.0 * e.workload.mean_bytes() / e.reference_bps();
+            assert!((offered - load).abs() < 1e-9, "{load}: {rate}");
+        }
+    }
+
+    /// `Experiment::run` returns one result per (load, scheme, seed), in
+    /// that order, each over the same flows.
+    #[cfg(feature = "cli")]
+    #[test]
+    fn an_experiment_runs_every_load_scheme_and_seed() {
+        let e = experiment_of(&[
+            "--load",
+            "0.3,0.5",
+            "--schemes",
+            "ecmp,lcmp",
+            "--seeds",
+            "2",
+            "--window",
+            "0.002",
+        ])
+        .expect("experiment");
+        let results = e.run(2, &|| {}).expect("runs");
+        let got: Vec<(String, f64, u64)> = results
+            .iter()
+            .map(|r| (r.scheme.clone(), r.load, r.seed))
+            .collect();
+        let mut want = Vec::new();
+        for load in &e.loads {
+            for s in &e.schemes {
+                for seed in &e.seeds {
+                    want.push((s.name().to_string(), *load, *seed));
+                }
+            }
+        }
+        assert_eq!(got, want);
+        assert!(
+            results
+                .iter()
+                .all(|r| r.flows > 0 && r.flows == r.completed),
+            "{results:?}"
+        );
+        // Per load, the two schemes' runs of one seed count the same flows.
+        for load in results.chunks(4) {
+            let (ecmp, lcmp) = load.split_at(2);
+            let flows = |rs: &[crate::stats::RunResult]| -> Vec<usize> {
+                rs.iter().map(|r| r.flows).collect()
+            };
+            assert_eq!(flows(ecmp), flows(lcmp));
+        }
+    }
+
     #[test]
     fn packet_runs_are_spread_so_that_no_core_idles_at_the_end() {
         // Three runs on two cores: three threads (1.5 runs' time, not 2).

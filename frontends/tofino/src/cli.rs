@@ -852,6 +852,94 @@ mod test {
         }
     }
 
+    /// The agent loop answers every poll with one plan line (after the
+    /// idle state's load, with `--load`), counts the polls it applied, and
+    /// stops at a poll naming a device port the tables do not have.
+    #[test]
+    fn the_agent_loop_answers_each_poll_and_refuses_an_unknown_port() {
+        let args = |load: bool| AgentArgs {
+            common: agent_args(&["--placeholder-next-hops"]),
+            load,
+        };
+        let a = agent(&args(false).common).expect("agent");
+        let devs: Vec<u16> = a
+            .tables()
+            .ports
+            .iter()
+            .map(|c| a.dev_port(c.id) as u16)
+            .collect();
+        let (first, last) = (devs[0], devs[devs.len() - 1]);
+        let input = format!(
+            "{{\"t_us\":10,\"usage_cells\":{{\"{first}\":5}}}}\n\n{{\"t_us\":20,\"down\":[{last}]}}\n{{\"t_us\":30,\"down\":[{last}]}}\n"
+        );
+        for load in [false, true] {
+            let mut out = Vec::new();
+            let n = agent_loop(&args(load), input.as_bytes(), &mut out).expect("three polls");
+            assert_eq!(n, 3, "three polls applied (the blank line is skipped)");
+            let text = String::from_utf8(out).expect("utf-8");
+            let lines: Vec<serde_json::Value> = text
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("a JSON line"))
+                .collect();
+            let polls = &lines[usize::from(load)..];
+            assert_eq!(lines.len(), 3 + usize::from(load), "{text}");
+            if load {
+                assert!(lines[0].get("t_us").is_none(), "the load line has no time");
+            }
+            let times: Vec<_> = polls.iter().map(|l| l["t_us"].as_u64()).collect();
+            assert_eq!(times, [Some(10), Some(20), Some(30)], "{text}");
+            // The first poll (every port up) writes only the pin cells'
+            // safe gap; the second takes a port down, which changes the
+            // entries (and the gap); the third repeats it and writes nothing.
+            let whats = |l: &serde_json::Value| -> Vec<String> {
+                l["phases"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|p| p["what"].as_str().unwrap_or_default().to_string())
+                    .collect()
+            };
+            assert_eq!(whats(&polls[0]), ["safe gap of the pin cells"], "{text}");
+            let second = whats(&polls[1]);
+            assert!(second.iter().any(|w| w == "ports that went down"), "{text}");
+            assert!(whats(&polls[2]).is_empty(), "{text}");
+        }
+        let unknown = devs.iter().max().map_or(0, |d| d + 1);
+        let bad = format!("{{\"t_us\":1,\"down\":[{unknown}]}}\n");
+        let err = agent_loop(&args(false), bad.as_bytes(), Vec::new()).expect_err("unknown port");
+        assert!(matches!(err, Error::PollPort(d) if d == unknown), "{err}");
+    }
+
+    /// `lcmp tofino compile` reports the program's hash, the compile's
+    /// stages and resources, and the stamp line to paste.
+    #[cfg(unix)]
+    #[test]
+    fn the_compile_command_reports_the_stages_and_the_stamp() {
+        let dir = std::env::temp_dir().join(format!("lcmp-cli-compile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let compiler = crate::compile::test::fake_compiler(&dir);
+        let out = dir.join("out");
+        let (compiler_arg, out_arg) = (compiler.display().to_string(), out.display().to_string());
+        let cmd = testbed_command("compile", &["--bf-p4c", &compiler_arg, "-o", &out_arg]);
+        let got = match cmd {
+            TofinoCommand::Compile(c) => compile(&c),
+            _ => unreachable!("parsed compile"),
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        let text = got.expect("the fake compiles");
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].contains("lcmp.p4: sha256 "), "{text}");
+        assert!(
+            lines[1].starts_with("tofino: 0 errors; ingress 2 stages, egress 1 stages"),
+            "{text}"
+        );
+        assert_eq!(
+            lines.last().copied(),
+            Some(r#"stamp: {"target":"tofino","errors":0,"ingress_stages":2,"egress_stages":1}"#),
+            "{text}"
+        );
+    }
+
     /// `lcmp_agent.py` runs the core with [`core_command`]: parsed back, it
     /// is the exporting command's agent, option for option (a lost option
     /// would make the core reconcile the switch to other entries).

@@ -610,7 +610,7 @@ pub fn body_sha256(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod test {
+pub(crate) mod test {
     use super::*;
 
     #[test]
@@ -670,6 +670,53 @@ mod test {
             "{salu}"
         );
         assert_eq!((s.ingress_stages, s.egress_stages), (5, 0));
+    }
+
+    /// A stand-in compiler in `dir`: writes `OUT/pipe/lcmp.bfa` with two
+    /// ingress stages (`lcmp_select` in the first) and one egress stage.
+    #[cfg(unix)]
+    pub(crate) fn fake_compiler(dir: &Path) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let compiler = dir.join("fake-bf-p4c");
+        let script = "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n\
+                      mkdir -p \"$out/pipe\"\nprintf 'stage 0 ingress:\\n  exact_match lcmp_select_0 2:\\n\
+                      stage 1 ingress:\\nstage 0 egress:\\n' > \"$out/pipe/lcmp.bfa\"\n";
+        std::fs::write(&compiler, script).expect("script");
+        std::fs::set_permissions(&compiler, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        compiler
+    }
+
+    /// A compile runs the compiler, then writes the summary, `salu.txt`
+    /// and `placement.txt` from its assembly; a failing compiler is the
+    /// compile step's error.
+    #[cfg(unix)]
+    #[test]
+    fn a_compile_writes_its_summary_and_placement_from_the_assembly() {
+        let dir = std::env::temp_dir().join(format!("lcmp-compile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let p4 = dir.join("in.p4");
+        std::fs::write(&p4, "").expect("p4");
+        let compiler = fake_compiler(&dir);
+        let out = dir.join("out");
+        let got = compile(&compiler, &[], &p4, Target::Tofino1, &out);
+        let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap_or_default();
+        let (placement_txt, resources_txt) = (read("placement.txt"), read("resources.txt"));
+        let failed = compile(Path::new("/bin/false"), &[], &p4, Target::Tofino1, &out);
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = got.expect("the fake compiles");
+        assert_eq!((s.ingress_stages, s.egress_stages), (2, 1), "{s:?}");
+        assert_eq!(placement_txt, "stage 0: lcmp_select\nstage 1:\n");
+        assert_eq!(resources_txt, s.to_text());
+        assert!(
+            matches!(
+                failed,
+                Err(Error::Compile {
+                    step: "compile",
+                    ..
+                })
+            ),
+            "{failed:?}"
+        );
     }
 
     /// `bfas` runs once on every `pipe/*.bfa` and on nothing else, with
