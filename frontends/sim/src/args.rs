@@ -72,9 +72,10 @@ pub enum SimAction {
     /// `sweep --emit-jobs`) into one report: the sweep's ranking, table and
     /// figure for sweep jobs, else the `lcmp sim` tables.
     Merge(MergeArgs),
-    /// One figure of the paper (1, 5, 7, 8, 9, 10, 11): the `lcmp sim`
-    /// runs that reproduce it and the artifact's data it is set beside
-    /// (`lcmp_sim::figure`); `--emit-jobs` prints them as shell jobs.
+    /// One figure of the paper (1, 5, 7, 8, 9, 10, 11): runs what
+    /// reproduces it and sets ours beside the artifact's data per size bin
+    /// (`lcmp_sim::figure`); `--plan` prints the runs, `--emit-jobs` prints
+    /// them as shell jobs and `--merge DIR` reads their output back.
     Figure(FigureArgs),
 }
 
@@ -768,17 +769,35 @@ pub struct SweepArgs {
 /// Arguments of `lcmp sim figure`.
 #[derive(Clone, Debug, PartialEq, Args)]
 pub struct FigureArgs {
-    /// The figure's number in the paper.
+    /// The figure's number in the paper (1, 5, 7, 8, 9, 10, 11).
     #[arg(value_name = "N")]
     pub number: u8,
+    /// Print the plan (the runs' commands, the artifact's data files)
+    /// instead of running it.
+    #[arg(long)]
+    pub plan: bool,
     /// Print one shell command per run (`lcmp sim ... --json > DIR/...`,
-    /// for GNU parallel or a batch system; `lcmp sim merge` combines the
-    /// files) instead of the plan.
+    /// for GNU parallel or a batch system; `--merge DIR` reads the files
+    /// back) instead of running them.
     #[arg(long)]
     pub emit_jobs: bool,
-    /// The directory the emitted jobs write their JSON into.
-    #[arg(long, value_name = "DIR", default_value = "figure-runs")]
-    pub out: PathBuf,
+    /// Read the emitted jobs' JSON from DIR instead of running.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["plan", "emit_jobs"])]
+    pub merge: Option<PathBuf>,
+    /// Write figN.json, figN.csv (per bin), figN.txt and the SVGs (ours
+    /// beside the artifact's) into DIR; with --emit-jobs, where the jobs
+    /// write [default: figure-runs].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The model instead of the figure's (`fluid` or `packet`).
+    #[arg(long, value_name = "fluid|packet")]
+    pub model: Option<String>,
+    /// Seeds 1..=N instead of the figure's 3.
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<u64>,
+    /// At most this arrival window, seconds (a reduced form).
+    #[arg(long, value_name = "S")]
+    pub window: Option<f64>,
 }
 
 /// Arguments of `lcmp sim merge`.

@@ -120,7 +120,7 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
         Some(SimAction::Sweep(s)) if s.emit_jobs => return crate::sweep::emit_jobs(args, s),
         Some(SimAction::Sweep(s)) => return crate::sweep::run(args, s, jobs).map(|_| ()),
         Some(SimAction::Merge(m)) => return crate::sweep::merge(m),
-        Some(SimAction::Figure(f)) => return crate::figure::print(f),
+        Some(SimAction::Figure(f)) => return crate::figure::run(f, jobs, run_label),
         None => {}
     }
     let exp = experiment(args)?;

@@ -5,13 +5,14 @@
 //! source). A newcomer picks a figure by its number ([`figure`]) instead
 //! of reading docs/simulator.md for the preset.
 //!
-//! `lcmp sim figure N` prints a figure's plan from this registry, and
-//! `lcmp sim figure N --emit-jobs` its runs as shell jobs whose JSON
-//! `lcmp sim merge` combines. Running them itself on every core and
-//! setting ours beside the artifact's per size bin (seeds, intervals, a
-//! verdict per scheme, CSV beside the JSON) is not written yet. Figures
-//! whose runs need something the model does not have yet say so in
-//! [`Figure::pending`].
+//! `lcmp sim figure N` runs a figure's runs on every core ([`run`]),
+//! sets ours beside the artifact's per size bin ([`compare`], the
+//! reproduction check's band, `vs_artifact::check_curve`) with a verdict
+//! per published column, and with `--out DIR` writes the JSON, the
+//! per-bin CSV and SVGs of ours beside the artifact's. `--plan` prints
+//! the plan, `--emit-jobs` the runs as shell jobs (GNU parallel, Slurm)
+//! and `--merge DIR` reads their JSON back. Figures whose runs need
+//! something the model does not have yet say so in [`Figure::pending`].
 
 /// One `lcmp sim` run of a figure: a label and its arguments (after
 /// `lcmp sim`; paths are relative to the repository root).
@@ -71,7 +72,17 @@ macro_rules! artifact30 {
     };
 }
 
-/// The 13-DC network, all-to-all, at the three loads, in the packet model.
+/// The artifact's 13-DC runs (`simulation/mix/config/13DC-hetero/`), as
+/// far as flags reach them: all-to-all web search whose load is relative
+/// to the 208 hosts' NICs (its `traffic_WebSearch_13DC-0.{3,5,8}util.txt`
+/// carry 5.80, 10.05 and 13.56 Tbps over 10 ms of arrivals, 2.000-2.010 s:
+/// 0.28, 0.48 and 0.65 of 208 x 100 Gbps), a 10 ms window, and the
+/// settings `--preset artifact` gives testbed8 (its `config_batch.txt` is
+/// the 8-DC one's but for the topology and traffic files: saturation
+/// shift 9, `S_CONG 2`, the trend term off, the wrapped queue thresholds,
+/// the round-trip ideal FCT, routed ACKs, its flow keys, sampling before
+/// each decision). Not reached: its per-DCI-switch PFC pools (see
+/// [`Figure::pending`]).
 const BSO13: &[&str] = &[
     "--model",
     "packet",
@@ -79,6 +90,24 @@ const BSO13: &[&str] = &[
     "bso13",
     "--pair",
     "all",
+    "--load-ref",
+    "nic",
+    "--window",
+    "0.01",
+    "--saturation",
+    "9",
+    "--weights",
+    "s_cong=2,w_tl=0",
+    "--queue-thresholds",
+    "wrap32:5GB",
+    "--ideal",
+    "rtt",
+    "--ack-path",
+    "routed",
+    "--flow-id",
+    "artifact",
+    "--sampling",
+    "decision",
     "--schemes",
     "ecmp,ucmp,lcmp",
     "--load",
@@ -87,7 +116,7 @@ const BSO13: &[&str] = &[
     "3",
 ];
 
-/// The 13-DC network seen from the DC1-DC13 pair (Figure 8).
+/// Figure 7's runs seen from the DC1-DC13 pair (Figure 8).
 const BSO13_DC1_DC13: &[&str] = &[
     "--model",
     "packet",
@@ -95,6 +124,24 @@ const BSO13_DC1_DC13: &[&str] = &[
     "bso13",
     "--pair",
     "all",
+    "--load-ref",
+    "nic",
+    "--window",
+    "0.01",
+    "--saturation",
+    "9",
+    "--weights",
+    "s_cong=2,w_tl=0",
+    "--queue-thresholds",
+    "wrap32:5GB",
+    "--ideal",
+    "rtt",
+    "--ack-path",
+    "routed",
+    "--flow-id",
+    "artifact",
+    "--sampling",
+    "decision",
     "--focus",
     "DC1:DC13",
     "--schemes",
@@ -156,7 +203,7 @@ pub const FIGURES: &[Figure] = &[
             published!("50", "artifact-fig7/50.csv"),
             published!("80", "artifact-fig7/80.csv"),
         ],
-        pending: Some("the packet fabric applies the artifact's per-DCI-switch PFC pools (packet::artifact_pool) only with --preset artifact, which is testbed8's; these bso13 runs keep one DCI buffer"),
+        pending: Some("`--preset artifact` is testbed8's: these runs set its settings by flag, but the artifact's per-DCI-switch PFC pools (packet::artifact_pool::dci_pools, DCI_BUFFER_SIZE 128 MiB) need the preset, so they keep bso13's one DCI buffer"),
     },
     Figure {
         number: 8,
@@ -171,7 +218,7 @@ pub const FIGURES: &[Figure] = &[
             published!("50", "artifact-fig8/50.csv"),
             published!("80", "artifact-fig8/80.csv"),
         ],
-        pending: Some("as Figure 7"),
+        pending: Some("as Figure 7; and the artifact's DC1-DC13 curves are the 62, 92 and 119 flows between DC1 and DC13 of its 10 ms runs (3 to 6 flows a bin), ours as few: fewer than the 400 flows 20 bins need, so a run of 3 seeds is not compared bin by bin"),
     },
     Figure {
         number: 9,
@@ -299,12 +346,11 @@ pub fn figure(n: u8) -> Option<&'static Figure> {
     FIGURES.iter().find(|f| f.number == n)
 }
 
-/// The shell job of one run: `lcmp sim ARGS --json --label figN-RUN >
-/// DIR/figN-RUN.json`, the label and file name made of the run's label
-/// with every character outside `[A-Za-z0-9.-]` written `_`.
+/// A job's name: `figN-RUN`, every character of the run's label outside
+/// `[A-Za-z0-9.-]` written `_` (the label and file name of its JSON).
 #[must_use]
-pub fn job(f: &Figure, run: &Run, dir: &str) -> String {
-    let name: String = format!("fig{}-{}", f.number, run.label)
+pub fn job_name(f: &Figure, run: &Run) -> String {
+    format!("fig{}-{}", f.number, run.label)
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
@@ -313,42 +359,369 @@ pub fn job(f: &Figure, run: &Run, dir: &str) -> String {
                 '_'
             }
         })
-        .collect();
+        .collect()
+}
+
+/// What `lcmp sim figure N` may change in a figure's runs: the model,
+/// the seeds, a cap on the arrival window (a shorter, reduced form).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overrides {
+    /// `fluid` or `packet` instead of the figure's model.
+    pub model: Option<String>,
+    /// Seeds 1..=N instead of the figure's 3.
+    pub seeds: Option<u64>,
+    /// At most this arrival window, seconds.
+    pub window_s: Option<f64>,
+}
+
+/// The `lcmp sim` arguments of one run with `o` applied and `--bins 20`
+/// (the artifact's equal-count bins) added.
+#[must_use]
+pub fn run_args(run: &Run, o: &Overrides) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    let mut it = run.args.iter();
+    let mut window = None;
+    while let Some(&a) = it.next() {
+        match (a, it.clone().next()) {
+            ("--model", Some(_)) if o.model.is_some() => {
+                it.next();
+                v.extend(["--model".into(), o.model.clone().unwrap_or_default()]);
+            }
+            ("--seeds", Some(_)) if o.seeds.is_some() => {
+                it.next();
+                v.extend(["--seeds".into(), o.seeds.unwrap_or(1).to_string()]);
+            }
+            ("--window", Some(w)) => {
+                it.next();
+                window = w.parse::<f64>().ok();
+                if window.is_none() {
+                    v.extend(["--window".into(), (*w).to_string()]);
+                }
+            }
+            _ => v.push(a.to_string()),
+        }
+    }
+    let w = match (window, o.window_s) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    if let Some(w) = w {
+        v.extend(["--window".into(), w.to_string()]);
+    }
+    v.extend(["--bins".into(), "20".into()]);
+    v
+}
+
+/// The shell job of one run: `lcmp sim ARGS --json --label figN-RUN >
+/// DIR/figN-RUN.json` ([`job_name`]).
+#[must_use]
+pub fn job(f: &Figure, run: &Run, o: &Overrides, dir: &str) -> String {
+    let name = job_name(f, run);
     format!(
         "lcmp sim {} --json --label {name} > {dir}/{name}.json",
-        run.args.join(" ")
+        run_args(run, o).join(" ")
     )
 }
 
-/// `lcmp sim figure N`: the plan (title, model, what is pending, each
-/// run's command, the published tables), or with `--emit-jobs` one shell
-/// job per run.
+/// The results a published column is set beside: the run's label, the
+/// scheme and, for a table of one load, the load.
+#[must_use]
+pub fn column_source(
+    f: &Figure,
+    p: &Published,
+    column: &str,
+) -> Option<(&'static str, &'static str, Option<f64>)> {
+    let scheme = match column {
+        "Ours" => "lcmp",
+        "ECMP" => "ecmp",
+        "UCMP" => "ucmp",
+        _ => {
+            // Figure 11: a column is a run (the artifact names its default
+            // weights three ways).
+            let label = match column {
+                "alpha=3-beta=1" | "w_dl=3-w_bw=1" | "w_ql=2-w_tl=1-w_dp=1" => "normal",
+                c => c,
+            };
+            let run = f.runs.iter().find(|r| r.label == label)?;
+            return Some((run.label, "lcmp", None));
+        }
+    };
+    let run = f
+        .runs
+        .iter()
+        .find(|r| r.label == p.label || r.label.split(',').any(|l| l == p.label))?;
+    let load = p.label.parse::<f64>().ok().map(|pct| pct / 100.0);
+    Some((run.label, scheme, load))
+}
+
+/// One published column set beside our runs.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Compared {
+    /// The published table's label and file.
+    pub table: String,
+    /// Its data file (under `frontends/sim/data/`).
+    pub file: String,
+    /// The column (`Ours`, `ECMP`, a weight setting).
+    pub column: String,
+    /// Our run it is set beside.
+    pub run: String,
+    /// The verdict, per bin.
+    pub verdict: crate::vs_artifact::Verdict,
+}
+
+/// Sets every published column of `f` beside the results of its runs
+/// (`results`: per run label, its results) over the bins `bins`. A column
+/// whose run is missing is left out; one whose runs lack 20 size bins is
+/// named in the second list, with why. Errors: a published table that
+/// does not parse.
+pub fn compare(
+    f: &Figure,
+    results: &[(String, Vec<crate::stats::RunResult>)],
+    bins: std::ops::Range<usize>,
+    band: crate::vs_artifact::Band,
+) -> Result<(Vec<Compared>, Vec<String>), String> {
+    let mut out = Vec::new();
+    let mut not = Vec::new();
+    for p in f.published {
+        let table = parse_table(p.csv).map_err(|e| format!("{}: {e}", p.file))?;
+        for (ci, column) in table[0].values.iter().map(|v| v.0.clone()).enumerate() {
+            let Some((run, scheme, load)) = column_source(f, p, &column) else {
+                continue;
+            };
+            let Some((_, rs)) = results.iter().find(|(l, _)| l == run) else {
+                continue;
+            };
+            let runs: Vec<&crate::stats::RunResult> = rs
+                .iter()
+                .filter(|r| r.scheme == scheme && load.is_none_or(|l| (r.load - l).abs() < 1e-9))
+                .collect();
+            if runs.is_empty() {
+                continue;
+            }
+            let curve: Vec<(f64, f64)> = table
+                .iter()
+                .map(|b| (b.values[ci].1, b.values[ci].2))
+                .collect();
+            let name = format!("{column} ({scheme}, {})", p.file);
+            let verdict =
+                match crate::vs_artifact::check_curve(&name, &runs, &curve, bins.clone(), band) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        not.push(e);
+                        continue;
+                    }
+                };
+            out.push(Compared {
+                table: p.label.into(),
+                file: p.file.into(),
+                column,
+                run: run.into(),
+                verdict,
+            });
+        }
+    }
+    Ok((out, not))
+}
+
+/// A CSV field: quoted when it holds a comma or a quote.
+fn field(s: &str) -> String {
+    if s.contains([',', '"']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The per-bin numbers as CSV: one row per compared column and bin.
+#[must_use]
+pub fn csv(f: &Figure, compared: &[Compared]) -> String {
+    let mut s = String::from(
+        "figure,table,column,run,load,seeds,bin,size_ours,artifact_flow_size,p50_ours,p50_ours_sd,p50_artifact,p50_band,p50_inside,p99_ours,p99_ours_sd,p99_artifact,p99_band,p99_inside\n",
+    );
+    for c in compared {
+        let sizes = f
+            .published
+            .iter()
+            .find(|p| p.file == c.file)
+            .and_then(|p| parse_table(p.csv).ok())
+            .unwrap_or_default();
+        let v = &c.verdict;
+        let half = v.points.len() / 2;
+        for (a, b) in v.points[..half].iter().zip(&v.points[half..]) {
+            s.push_str(&format!(
+                "{},{},{},{},{},{},{},{:.0},{},{:.4},{:.4},{},{:.4},{},{:.4},{:.4},{},{:.4},{}\n",
+                f.number,
+                field(&c.table),
+                field(&c.column),
+                field(&c.run),
+                v.load,
+                v.seeds,
+                a.bin,
+                a.size,
+                sizes.get(a.bin).map_or(0, |b| b.flow_size),
+                a.ours,
+                a.ours_sd,
+                a.published,
+                a.band,
+                a.inside,
+                b.ours,
+                b.ours_sd,
+                b.published,
+                b.band,
+                b.inside
+            ));
+        }
+    }
+    s
+}
+
+/// One line per compared column: its verdict.
+#[must_use]
+pub fn verdicts(compared: &[Compared], band: crate::vs_artifact::Band) -> String {
+    let mut s = format!(
+        "verdicts (a point agrees within max({:.0} % of the artifact's value, {}σ of the difference); a column agrees with at most {} of its points outside):\n",
+        band.min_rel * 100.0,
+        band.sigmas,
+        band.max_out
+    );
+    for c in compared {
+        let v = &c.verdict;
+        let p50_out = v
+            .points
+            .iter()
+            .filter(|p| p.stat == "p50" && !p.inside)
+            .count();
+        s.push_str(&format!(
+            "  {:<38} {:<22} load {:>3.0}%  {} seed(s)  {:<10} {:>2} of {} points out (p50 {p50_out}, p99 {})\n",
+            c.file,
+            c.column,
+            v.load * 100.0,
+            v.seeds,
+            if v.agrees { "agrees" } else { "DISAGREES" },
+            v.out,
+            v.points.len(),
+            v.out - p50_out
+        ));
+    }
+    s
+}
+
 #[cfg(feature = "cli")]
-pub fn print(args: &crate::args::FigureArgs) -> Result<(), crate::SimError> {
-    use std::fmt::Write as _;
-    let f = figure(args.number).ok_or_else(|| {
-        let known: Vec<String> = FIGURES.iter().map(|f| f.number.to_string()).collect();
-        crate::SimError::Config(format!(
-            "figure {}: the simulator reproduces figures {} (Figure 6 is the testbed's)",
-            args.number,
-            known.join(", ")
-        ))
+fn unknown(n: u8) -> crate::SimError {
+    let known: Vec<String> = FIGURES.iter().map(|f| f.number.to_string()).collect();
+    crate::SimError::Config(format!(
+        "figure {n}: the simulator reproduces figures {} (Figure 6 is the testbed's)",
+        known.join(", ")
+    ))
+}
+
+#[cfg(feature = "cli")]
+fn overrides(args: &crate::args::FigureArgs) -> Result<Overrides, crate::SimError> {
+    if let Some(m) = &args.model {
+        if m != "fluid" && m != "packet" {
+            return Err(crate::SimError::Config(format!(
+                "--model {m}: give fluid or packet"
+            )));
+        }
+    }
+    if args.seeds == Some(0) {
+        return Err(crate::SimError::Config("--seeds: give at least 1".into()));
+    }
+    if let Some(w) = args.window {
+        if !(w.is_finite() && w > 0.0) {
+            return Err(crate::SimError::Config(format!(
+                "--window {w}: give a positive number of seconds"
+            )));
+        }
+    }
+    Ok(Overrides {
+        model: args.model.clone(),
+        seeds: args.seeds,
+        window_s: args.window,
+    })
+}
+
+/// Parses a run's arguments as `lcmp sim` would, resolving the
+/// repository-relative data paths when run from elsewhere.
+#[cfg(feature = "cli")]
+fn parse_run(args: &[String]) -> Result<crate::args::SimArgs, String> {
+    use clap::Parser as _;
+    #[derive(clap::Parser)]
+    struct Sim {
+        #[command(flatten)]
+        sim: crate::args::SimArgs,
+    }
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/");
+    let args = args.iter().map(|a| {
+        if a.starts_with("frontends/sim/") && !std::path::Path::new(a).exists() {
+            a.replacen("frontends/sim/", root, 1)
+        } else {
+            a.clone()
+        }
+    });
+    Sim::try_parse_from(std::iter::once("sim".to_string()).chain(args))
+        .map(|s| s.sim)
+        .map_err(|e| e.to_string().lines().next().unwrap_or_default().to_string())
+}
+
+/// The experiment of one run of `f` with `o` applied, as `lcmp sim`
+/// would build it from [`run_args`] (the tests' reduced figures use it).
+#[cfg(feature = "cli")]
+pub fn experiment(
+    f: &Figure,
+    run: &Run,
+    o: &Overrides,
+) -> Result<(crate::args::SimArgs, crate::experiment::Experiment), crate::SimError> {
+    let sim = parse_run(&run_args(run, o)).map_err(|e| {
+        crate::SimError::Config(format!("figure {} run {}: {e}", f.number, run.label))
     })?;
-    let dir = args.out.display().to_string();
+    let exp = crate::args::experiment(&sim)?;
+    Ok((sim, exp))
+}
+
+/// `lcmp sim figure N`: runs the figure's runs on `jobs` threads (or
+/// prints its plan with `--plan`, its runs as shell jobs with
+/// `--emit-jobs`, or reads those jobs' JSON with `--merge DIR`), sets
+/// ours beside the artifact's per size bin with a verdict per column,
+/// and with `--out DIR` writes `figN.json`, `figN.csv` and one SVG per
+/// published table there. `run_label` names a run (the `lcmp sim` run
+/// label: model, preset, knobs, seeds, commit, command line).
+#[cfg(feature = "cli")]
+pub fn run(
+    args: &crate::args::FigureArgs,
+    jobs: usize,
+    run_label: fn(&crate::args::SimArgs, &crate::experiment::Experiment) -> String,
+) -> Result<(), crate::SimError> {
+    use crate::SimError;
+    use std::fmt::Write as _;
+    let f = figure(args.number).ok_or_else(|| unknown(args.number))?;
+    let o = overrides(args)?;
+    let model = o.model.as_deref().unwrap_or(f.model);
+    let out_dir = args.out.clone();
+    let dir = out_dir
+        .as_ref()
+        .map_or_else(|| "figure-runs".to_string(), |d| d.display().to_string());
     let mut out = String::new();
     if args.emit_jobs {
         for run in f.runs {
-            let _ = writeln!(out, "{}", job(f, run, &dir));
+            let _ = writeln!(out, "{}", job(f, run, &o, &dir));
         }
-    } else {
+        return crate::report::print(&out);
+    }
+    if args.plan {
         let _ = writeln!(out, "Figure {}: {}", f.number, f.title);
-        let _ = writeln!(out, "model: {}", f.model);
+        let _ = writeln!(out, "model: {model} (the figure's: {})", f.model);
         if let Some(p) = f.pending {
             let _ = writeln!(out, "pending: {p}");
         }
         let _ = writeln!(out, "runs (from the repository root):");
         for run in f.runs {
-            let _ = writeln!(out, "  {:<22} lcmp sim {}", run.label, run.args.join(" "));
+            let _ = writeln!(
+                out,
+                "  {:<22} lcmp sim {}",
+                run.label,
+                run_args(run, &o).join(" ")
+            );
         }
         let _ = writeln!(
             out,
@@ -359,11 +732,250 @@ pub fn print(args: &crate::args::FigureArgs) -> Result<(), crate::SimError> {
         }
         let _ = writeln!(
             out,
-            "jobs: mkdir -p {dir} && lcmp sim figure {} --emit-jobs --out {dir} | parallel; then lcmp sim merge {dir}/*.json",
-            f.number
+            "run: lcmp sim figure {n} --out {dir}; or as jobs: mkdir -p {dir} && lcmp sim figure {n} --emit-jobs --out {dir} | parallel, then lcmp sim figure {n} --merge {dir} --out {dir}",
+            n = f.number
         );
+        return crate::report::print(&out);
     }
-    crate::report::print(&out)
+    let started = std::time::Instant::now();
+    let mut results: Vec<(String, Vec<crate::stats::RunResult>)> = Vec::new();
+    let mut labels: Vec<(String, String)> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
+    if let Some(from) = &args.merge {
+        for run in f.runs {
+            let path = from.join(format!("{}.json", job_name(f, run)));
+            if !path.exists() {
+                skipped.push(format!("{}: no {}", run.label, path.display()));
+                continue;
+            }
+            let (label, rs) = crate::sweep::read_run_file(&path)?;
+            let label = label.unwrap_or_default();
+            if label != job_name(f, run) {
+                return Err(SimError::Config(format!(
+                    "{}: labelled `{label}`, expected `{}`",
+                    path.display(),
+                    job_name(f, run)
+                )));
+            }
+            labels.push((run.label.into(), format!("merged from {}", path.display())));
+            results.push((run.label.into(), rs));
+        }
+    } else {
+        for run in f.runs {
+            let argv = run_args(run, &o);
+            // DCQCN is the packet model's own control: before `--cc`
+            // exists, Figure 10's DCQCN run is the run without it.
+            let sim = match parse_run(&argv).or_else(|e| {
+                let w = argv
+                    .windows(2)
+                    .position(|w| w[0] == "--cc" && w[1] == "dcqcn");
+                w.map_or(Err(e), |i| {
+                    let mut a = argv.clone();
+                    a.drain(i..i + 2);
+                    parse_run(&a)
+                })
+            }) {
+                Ok(s) => s,
+                Err(e) if f.pending.is_some() => {
+                    skipped.push(format!("{}: {e}", run.label));
+                    continue;
+                }
+                Err(e) => {
+                    return Err(SimError::Config(format!(
+                        "figure {} run {}: {e}",
+                        f.number, run.label
+                    )))
+                }
+            };
+            let exp = crate::args::experiment(&sim)?;
+            let threads = match exp.engine.model {
+                crate::engine::Model::Packet => crate::experiment::packet_threads(exp.runs(), jobs),
+                crate::engine::Model::Fluid => jobs,
+            };
+            let label = run_label(&sim, &exp);
+            eprintln!(
+                "lcmp sim figure {}: run {} ({} runs on {threads} thread(s))",
+                f.number,
+                run.label,
+                exp.runs()
+            );
+            let done = std::sync::atomic::AtomicUsize::new(0);
+            let total = exp.runs();
+            let tick = || {
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                eprintln!(
+                    "lcmp sim figure {}: {}: {n}/{total} runs done ({:.1} s)",
+                    f.number,
+                    run.label,
+                    started.elapsed().as_secs_f64()
+                );
+            };
+            let rs = exp.run(threads, &tick)?;
+            labels.push((run.label.into(), label));
+            results.push((run.label.into(), rs));
+        }
+    }
+    let band = crate::vs_artifact::Band::FULL;
+    let (compared, not_compared) = compare(f, &results, 0..crate::vs_artifact::BINS, band)
+        .map_err(|e| SimError::Config(format!("figure {}: {e}", f.number)))?;
+    skipped.extend(not_compared.iter().map(|e| format!("not compared: {e}")));
+    if compared.is_empty() {
+        return Err(SimError::Config(format!(
+            "figure {}: nothing to set beside the artifact's ({})",
+            f.number,
+            skipped.join("; ")
+        )));
+    }
+    let _ = writeln!(out, "Figure {}: {}", f.number, f.title);
+    let _ = writeln!(
+        out,
+        "model {model} (the figure's regime: {}); command: lcmp sim figure {}{}; commit {}",
+        f.model,
+        f.number,
+        std::env::args()
+            .skip_while(|a| a != "figure")
+            .skip(2)
+            .fold(String::new(), |s, a| s + " " + &a),
+        crate::COMMIT
+    );
+    if let Some(p) = f.pending {
+        let _ = writeln!(out, "pending: {p}");
+    }
+    for s in &skipped {
+        let _ = writeln!(out, "left out: {s}");
+    }
+    for (run, label) in &labels {
+        let _ = writeln!(out, "run {run}: {label}");
+    }
+    out.push('\n');
+    for c in &compared {
+        out.push_str(&crate::vs_artifact::text(
+            std::slice::from_ref(&c.verdict),
+            band,
+        ));
+    }
+    out.push('\n');
+    out.push_str(&verdicts(&compared, band));
+    let _ = writeln!(out, "{:.1} s", started.elapsed().as_secs_f64());
+    crate::report::print(&out)?;
+    if let Some(d) = &out_dir {
+        write_outputs(f, d, model, &labels, &results, &compared, band, &out)?;
+    }
+    Ok(())
+}
+
+/// Writes `figN.json` (labels, our results, the comparisons), `figN.csv`
+/// (per bin), `figN.txt` (the printed text) and `figN-TABLE.svg` (ours
+/// solid beside the artifact's dashed) into `dir`.
+#[cfg(feature = "cli")]
+#[allow(clippy::too_many_arguments)]
+fn write_outputs(
+    f: &Figure,
+    dir: &std::path::Path,
+    model: &str,
+    labels: &[(String, String)],
+    results: &[(String, Vec<crate::stats::RunResult>)],
+    compared: &[Compared],
+    band: crate::vs_artifact::Band,
+    text: &str,
+) -> Result<(), crate::SimError> {
+    use crate::SimError;
+    let io =
+        |p: &std::path::Path, e: std::io::Error| SimError::Output(format!("{}: {e}", p.display()));
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let stem = format!("fig{}", f.number);
+    let json = serde_json::json!({
+        "figure": f.number,
+        "title": f.title,
+        "model": model,
+        "commit": crate::COMMIT,
+        "band": band,
+        "runs": labels.iter().map(|(run, label)| serde_json::json!({
+            "run": run,
+            "label": label,
+            "results": results.iter().find(|(l, _)| l == run).map(|(_, r)| r),
+        })).collect::<Vec<_>>(),
+        "comparisons": compared,
+    });
+    let files = [
+        (
+            format!("{stem}.json"),
+            serde_json::to_string_pretty(&json).map_err(|e| SimError::Output(e.to_string()))?,
+        ),
+        (format!("{stem}.csv"), csv(f, compared)),
+        (format!("{stem}.txt"), text.to_string()),
+    ];
+    for (name, body) in files {
+        let p = dir.join(name);
+        std::fs::write(&p, body).map_err(|e| io(&p, e))?;
+    }
+    for p in f.published {
+        let cs: Vec<&Compared> = compared.iter().filter(|c| c.file == p.file).collect();
+        let Some(first) = cs.first() else { continue };
+        let table = parse_table(p.csv).map_err(SimError::Config)?;
+        let mut series = Vec::new();
+        for c in &cs {
+            let scheme = match c.column.as_str() {
+                "ECMP" => "ecmp".to_string(),
+                "UCMP" => "ucmp".to_string(),
+                "Ours" => "lcmp".to_string(),
+                other => other.to_string(),
+            };
+            let half = c.verdict.points.len() / 2;
+            let (p50, p99) = c.verdict.points.split_at(half);
+            series.push(crate::plot::Series {
+                name: format!("{} (ours, {} seeds)", c.column, c.verdict.seeds),
+                scheme: scheme.clone(),
+                points: p50
+                    .iter()
+                    .zip(p99)
+                    .map(|(a, b)| (a.size, a.ours, b.ours))
+                    .collect(),
+                artifact: false,
+            });
+            let ci = table[0]
+                .values
+                .iter()
+                .position(|v| v.0 == c.column)
+                .unwrap_or(0);
+            series.push(crate::plot::Series {
+                name: format!("{} (artifact)", c.column),
+                scheme,
+                points: table
+                    .iter()
+                    .map(|b| (b.flow_size as f64, b.values[ci].1, b.values[ci].2))
+                    .collect(),
+                artifact: true,
+            });
+        }
+        let name = format!(
+            "{stem}-{}.svg",
+            p.file
+                .rsplit('/')
+                .next()
+                .unwrap_or(p.file)
+                .trim_end_matches(".csv")
+        );
+        let path = dir.join(&name);
+        let title = format!(
+            "Figure {} ({}, {model} model, commit {}): ours solid, artifact dashed; load {:.0}%",
+            f.number,
+            p.file,
+            crate::COMMIT,
+            first.verdict.load * 100.0
+        );
+        let footer: Vec<String> = labels
+            .iter()
+            .filter(|(run, _)| cs.iter().any(|c| c.run == *run))
+            .map(|(run, label)| format!("run {run}: {label}"))
+            .collect();
+        crate::plot::slowdown_series(&path, &title, &series, &footer)?;
+    }
+    eprintln!(
+        "wrote {stem}.json, {stem}.csv, {stem}.txt and the SVGs to {}",
+        dir.display()
+    );
+    Ok(())
 }
 
 /// One size bin of a published table.
@@ -487,14 +1099,16 @@ mod test {
     fn a_job_writes_its_json_under_a_safe_name() {
         let f = figure(11).unwrap();
         let run = f.runs.iter().find(|r| r.label == "w_dl=2-w_bw=2").unwrap();
-        let j = job(f, run, "out");
+        let j = job(f, run, &Overrides::default(), "out");
         assert!(
             j.starts_with("lcmp sim --model packet --preset artifact"),
             "{j}"
         );
         assert!(j.contains("--weights w_dl=2,w_lc=2"), "{j}");
         assert!(
-            j.ends_with("--json --label fig11-w_dl_2-w_bw_2 > out/fig11-w_dl_2-w_bw_2.json"),
+            j.ends_with(
+                "--bins 20 --json --label fig11-w_dl_2-w_bw_2 > out/fig11-w_dl_2-w_bw_2.json"
+            ),
             "{j}"
         );
     }
@@ -503,5 +1117,126 @@ mod test {
     fn figure_numbers_are_unique_and_the_papers() {
         let n: Vec<u8> = FIGURES.iter().map(|f| f.number).collect();
         assert_eq!(n, [1, 5, 7, 8, 9, 10, 11]);
+    }
+
+    /// Our runs of `scheme` made of a published column, scaled by `k`.
+    fn from_table(
+        p: &Published,
+        column: &str,
+        scheme: &str,
+        load: f64,
+        k: f64,
+    ) -> crate::stats::RunResult {
+        let t = parse_table(p.csv).expect("parses");
+        let ci = t[0]
+            .values
+            .iter()
+            .position(|v| v.0 == column)
+            .expect("column");
+        crate::stats::RunResult {
+            load,
+            completed: 1000,
+            flows: 1000,
+            bins: t
+                .iter()
+                .map(|b| crate::stats::SizeBin {
+                    size: b.flow_size as f64,
+                    count: 50,
+                    p50: b.values[ci].1 * k,
+                    p99: b.values[ci].2 * k,
+                })
+                .collect(),
+            ..crate::report::test::run(scheme, 1, 0.0, 0.0)
+        }
+    }
+
+    #[test]
+    fn run_args_apply_the_overrides_and_ask_for_twenty_bins() {
+        let f = figure(9).unwrap();
+        let o = Overrides {
+            model: Some("fluid".into()),
+            seeds: Some(1),
+            window_s: Some(0.05),
+        };
+        let ali = run_args(&f.runs[0], &o).join(" ");
+        assert!(
+            ali.contains("--model fluid") && !ali.contains("packet"),
+            "{ali}"
+        );
+        assert!(
+            ali.contains("--seeds 1") && !ali.contains("--seeds 3"),
+            "{ali}"
+        );
+        // Its own 5 ms window is shorter than the cap: kept.
+        assert!(ali.ends_with("--window 0.005 --bins 20"), "{ali}");
+        let web = run_args(&f.runs[2], &o).join(" ");
+        assert!(web.ends_with("--window 0.05 --bins 20"), "{web}");
+        let plain = run_args(&f.runs[2], &Overrides::default()).join(" ");
+        assert!(
+            plain.contains("--model packet --preset artifact --load 0.3 --seeds 3"),
+            "{plain}"
+        );
+        assert!(!plain.contains("--window"), "{plain}");
+    }
+
+    #[test]
+    fn each_column_is_set_beside_its_run_and_a_departure_is_a_disagreement() {
+        use crate::vs_artifact::{Band, BINS};
+        // Figure 5: ECMP at 50 % from the 50 % table.
+        let f = figure(5).unwrap();
+        let p50 = &f.published[1];
+        assert_eq!(
+            column_source(f, p50, "ECMP"),
+            Some(("30,50,80", "ecmp", Some(0.5)))
+        );
+        let same = vec![(
+            "30,50,80".to_string(),
+            vec![from_table(p50, "ECMP", "ecmp", 0.5, 1.0)],
+        )];
+        let (c, not) = compare(f, &same, 0..BINS, Band::FULL).expect("compares");
+        assert!(not.is_empty(), "{not:?}");
+        assert_eq!(c.len(), 1, "only ECMP at 50 % has runs");
+        assert!(c[0].verdict.agrees && c[0].verdict.out == 0);
+        assert_eq!((c[0].column.as_str(), c[0].table.as_str()), ("ECMP", "50"));
+        let off = vec![(
+            "30,50,80".to_string(),
+            vec![from_table(p50, "ECMP", "ecmp", 0.5, 1.3)],
+        )];
+        let (c, _) = compare(f, &off, 0..BINS, Band::FULL).expect("compares");
+        assert!(!c[0].verdict.agrees, "{}", verdicts(&c, Band::FULL));
+        // Figure 11: the artifact's names of the default weights are the
+        // `normal` run; every column of the four tables has a run.
+        let f = figure(11).unwrap();
+        for p in f.published {
+            for column in parse_table(p.csv).unwrap()[0].values.iter().map(|v| &v.0) {
+                let (run, scheme, load) = column_source(f, p, column).expect("a run");
+                assert_eq!((scheme, load), ("lcmp", None), "{column}");
+                assert!(f.runs.iter().any(|r| r.label == run));
+            }
+        }
+        assert_eq!(
+            column_source(f, &f.published[1], "alpha=3-beta=1").map(|c| c.0),
+            Some("normal")
+        );
+        // The CSV quotes the run label with commas, one row per bin.
+        let f = figure(5).unwrap();
+        let (c, _) = compare(f, &same, 0..BINS, Band::FULL).unwrap();
+        // A run with too few flows for 20 bins is named, not compared.
+        let mut few = same.clone();
+        few[0].1[0].bins.truncate(3);
+        let (none, not) = compare(f, &few, 0..BINS, Band::FULL).unwrap();
+        assert!(
+            none.is_empty() && not.len() == 1 && not[0].contains("3 size bins"),
+            "{not:?}"
+        );
+        let text = csv(f, &c);
+        assert_eq!(text.lines().count(), 1 + BINS);
+        assert!(
+            text.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("5,50,ECMP,\"30,50,80\",0.5,1,0,"),
+            "{text}"
+        );
     }
 }

@@ -86,33 +86,74 @@ pub fn write_all(dir: &Path, title: &str, results: &[RunResult]) -> Result<Vec<S
     Ok(files)
 }
 
+/// One curve of a slowdown figure: its legend name, the scheme whose
+/// colour and marker it takes, its (size, p50, p99) points, and whether it
+/// is the artifact's (dashed, hollow markers) rather than ours.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// Legend name.
+    pub name: String,
+    /// The scheme whose colour and marker it takes.
+    pub scheme: String,
+    /// (flow size, p50, p99) points.
+    pub points: Vec<(f64, f64, f64)>,
+    /// The artifact's published curve: drawn dashed.
+    pub artifact: bool,
+}
+
 /// Per scheme, the first seed's curve (curves of different seeds have
 /// different bins).
-/// A scheme's curve: (size, p50, p99) points.
-type Curve = (String, Vec<(f64, f64, f64)>);
-
-fn curves(rs: &[&RunResult]) -> Vec<Curve> {
-    let mut out: Vec<Curve> = Vec::new();
+fn curves(rs: &[&RunResult]) -> Vec<Series> {
+    let mut out: Vec<Series> = Vec::new();
     for r in rs {
-        if out.iter().any(|(s, _)| *s == r.scheme) {
+        if out.iter().any(|s| s.scheme == r.scheme) {
             continue;
         }
-        let pts = r
+        let points = r
             .bins
             .iter()
             .filter(|b| b.size > 0.0)
             .map(|b| (b.size, b.p50, b.p99))
             .collect();
-        out.push((r.scheme.clone(), pts));
+        out.push(Series {
+            name: r.scheme.clone(),
+            scheme: r.scheme.clone(),
+            points,
+            artifact: false,
+        });
     }
     out
 }
 
 fn slowdown(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError> {
-    let curves = curves(rs);
+    slowdown_series(path, title, &curves(rs), &[])
+}
+
+/// Writes one slowdown figure (p50 thin, p99 thick, versus flow size on
+/// a log axis) of the curves `series`: `lcmp sim figure N` sets ours
+/// (solid) beside the artifact's (dashed) with it. `footer` lines (the
+/// runs' labels: model, preset, knobs, seeds, command line, commit) are
+/// printed under the chart, wrapped.
+pub fn slowdown_series(
+    path: &Path,
+    title: &str,
+    series: &[Series],
+    footer: &[String],
+) -> Result<(), SimError> {
+    const WRAP: usize = 200;
+    let lines: Vec<String> = footer
+        .iter()
+        .flat_map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            chars
+                .chunks(WRAP)
+                .map(|c| c.iter().collect::<String>())
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let (mut xmin, mut xmax, mut ymax) = (f64::MAX, 1.0f64, 1.0f64);
-    for (_, pts) in &curves {
-        for &(x, _, p99) in pts {
+    for s in series {
+        for &(x, _, p99) in &s.points {
             xmin = xmin.min(x);
             xmax = xmax.max(x);
             ymax = ymax.max(p99);
@@ -124,8 +165,19 @@ fn slowdown(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError>
     }
     // The legend has its own column right of the chart: inside, it hid
     // the p50 curves.
-    let root = SVGBackend::new(path, (1120, 540)).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
+    let foot = 14 * lines.len() as u32;
+    let all = SVGBackend::new(path, (1120, 540 + foot)).into_drawing_area();
+    all.fill(&WHITE).map_err(err)?;
+    let (root, below) = all.split_vertically(540);
+    for (i, l) in lines.iter().enumerate() {
+        below
+            .draw(&Text::new(
+                l.clone(),
+                (8, 14 * i as i32),
+                ("sans-serif", 10).into_font(),
+            ))
+            .map_err(err)?;
+    }
     let (left, right) = root.split_horizontally(940);
     let mut chart = ChartBuilder::on(&left)
         .caption(title, ("sans-serif", 20))
@@ -138,29 +190,45 @@ fn slowdown(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError>
         .configure_mesh()
         .x_desc("flow size (bytes)")
         .y_desc("FCT slowdown (p50 thin, p99 thick)")
-        .x_label_formatter(&|x| human(*x))
+        .x_label_formatter(&|x| crate::report::human(*x))
         .draw()
         .map_err(err)?;
-    for (scheme, pts) in &curves {
-        let c = scheme_color(scheme);
-        let shape = style_index(scheme);
-        chart
-            .draw_series(LineSeries::new(
-                pts.iter().map(|p| (p.0, p.1)),
-                c.stroke_width(1),
-            ))
-            .map_err(err)?;
-        chart
-            .draw_series(LineSeries::new(
-                pts.iter().map(|p| (p.0, p.2)),
-                c.stroke_width(3),
-            ))
-            .map_err(err)?;
+    for s in series {
+        let c = scheme_color(&s.scheme);
+        let shape = style_index(&s.scheme);
+        let pts = &s.points;
+        for (width, pick) in [
+            (
+                1,
+                (|p: &(f64, f64, f64)| (p.0, p.1)) as fn(&(f64, f64, f64)) -> (f64, f64),
+            ),
+            (3, |p: &(f64, f64, f64)| (p.0, p.2)),
+        ] {
+            if s.artifact {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        pts.iter().map(pick),
+                        6,
+                        5,
+                        c.stroke_width(width),
+                    ))
+                    .map_err(err)?;
+            } else {
+                chart
+                    .draw_series(LineSeries::new(pts.iter().map(pick), c.stroke_width(width)))
+                    .map_err(err)?;
+            }
+        }
         // Markers on both curves: a scheme whose curve another's hides
-        // still shows its own shape.
+        // still shows its own shape (hollow for the artifact's).
         let at = pts.iter().flat_map(|p| [(p.0, p.1), (p.0, p.2)]);
+        let fill = if s.artifact {
+            c.stroke_width(1)
+        } else {
+            c.filled()
+        };
         match shape % MARKERS {
-            0 => chart.draw_series(at.map(|p| Circle::new(p, 4, c.filled()))),
+            0 => chart.draw_series(at.map(|p| Circle::new(p, 4, fill))),
             1 => chart.draw_series(at.map(|p| TriangleMarker::new(p, 6, c.stroke_width(2)))),
             2 => chart.draw_series(at.map(|p| Cross::new(p, 5, c.stroke_width(2)))),
             _ => chart.draw_series(at.map(|p| {
@@ -169,15 +237,29 @@ fn slowdown(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError>
         }
         .map_err(err)?;
     }
-    for (row, (scheme, _)) in curves.iter().enumerate() {
-        let c = scheme_color(scheme);
+    for (row, s) in series.iter().enumerate() {
+        let c = scheme_color(&s.scheme);
         let y = 60 + 28 * row as i32;
-        right
-            .draw(&PathElement::new(vec![(8, y), (48, y)], c.stroke_width(3)))
-            .map_err(err)?;
+        if s.artifact {
+            right
+                .draw(&PathElement::new(vec![(8, y), (18, y)], c.stroke_width(3)))
+                .map_err(err)?;
+            right
+                .draw(&PathElement::new(vec![(38, y), (48, y)], c.stroke_width(3)))
+                .map_err(err)?;
+        } else {
+            right
+                .draw(&PathElement::new(vec![(8, y), (48, y)], c.stroke_width(3)))
+                .map_err(err)?;
+        }
         let at = (28, y);
-        match style_index(scheme) % MARKERS {
-            0 => right.draw(&Circle::new(at, 4, c.filled())),
+        let fill = if s.artifact {
+            c.stroke_width(1)
+        } else {
+            c.filled()
+        };
+        match style_index(&s.scheme) % MARKERS {
+            0 => right.draw(&Circle::new(at, 4, fill)),
             1 => right.draw(&TriangleMarker::new(at, 6, c.stroke_width(2))),
             2 => right.draw(&Cross::new(at, 5, c.stroke_width(2))),
             _ => right.draw(&Rectangle::new(
@@ -188,13 +270,13 @@ fn slowdown(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError>
         .map_err(err)?;
         right
             .draw(&Text::new(
-                scheme.clone(),
+                s.name.clone(),
                 (56, y - 8),
                 ("sans-serif", 16).into_font(),
             ))
             .map_err(err)?;
     }
-    root.present().map_err(err)
+    all.present().map_err(err)
 }
 
 fn links(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError> {
@@ -257,14 +339,4 @@ fn links(path: &Path, title: &str, rs: &[&RunResult]) -> Result<(), SimError> {
         .draw()
         .map_err(err)?;
     root.present().map_err(err)
-}
-
-fn human(x: f64) -> String {
-    if x >= 1e6 {
-        format!("{:.0}M", x / 1e6)
-    } else if x >= 1e3 {
-        format!("{:.0}k", x / 1e3)
-    } else {
-        format!("{x:.0}")
-    }
 }

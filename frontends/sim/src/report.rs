@@ -568,6 +568,18 @@ pub fn print(text: &str) -> Result<(), SimError> {
     }
 }
 
+/// A flow size as the figures label it: `3k`, `12M`.
+#[must_use]
+pub fn human(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.0}M", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.0}k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod test {
     use super::*;

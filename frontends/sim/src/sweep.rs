@@ -491,7 +491,7 @@ pub fn emit_jobs(base: &SimArgs, s: &SweepArgs) -> Result<(), SimError> {
     Ok(())
 }
 
-fn read_run_file(path: &Path) -> Result<(Option<String>, Vec<RunResult>), SimError> {
+pub(crate) fn read_run_file(path: &Path) -> Result<(Option<String>, Vec<RunResult>), SimError> {
     let text = std::fs::read_to_string(path).map_err(|e| out_err(path, e))?;
     let v: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| SimError::Config(format!("{}: not lcmp sim JSON ({e})", path.display())))?;

@@ -125,6 +125,8 @@ impl Band {
 pub struct Point {
     /// Bin index (0-19).
     pub bin: usize,
+    /// Our bin's median flow size, bytes (the mean over seeds).
+    pub size: f64,
     /// `p50` or `p99`.
     pub stat: &'static str,
     /// Our mean over seeds.
@@ -195,7 +197,6 @@ pub fn check(
             load * 100.0
         )
     })?;
-    let bins = bins.start.min(BINS)..bins.end.min(BINS);
     let mut verdicts = Vec::new();
     for scheme in ["ecmp", "ucmp", "lcmp"] {
         let runs: Vec<&RunResult> = results
@@ -205,78 +206,88 @@ pub fn check(
         if runs.is_empty() {
             continue;
         }
-        if let Some(r) = runs.iter().find(|r| r.bins.len() != BINS) {
-            return Err(format!(
-                "{scheme} seed {}: {} size bins, the check needs {BINS} (--bins 20, at least 400 completed flows)",
-                r.seed,
-                r.bins.len()
-            ));
-        }
-        let mut points = Vec::new();
-        for (stat, pick) in [
-            ("p50", (|p: (f64, f64)| p.0) as fn((f64, f64)) -> f64),
-            ("p99", |p: (f64, f64)| p.1),
-        ] {
-            let curve: Vec<f64> = publ[bins.clone()]
-                .iter()
-                .filter_map(|b| b.of(scheme).map(pick))
-                .collect();
-            let noise = curve_noise(&curve);
-            let our_curve: Vec<f64> = bins
-                .clone()
-                .map(|b| {
-                    runs.iter()
-                        .map(|r| {
-                            if stat == "p50" {
-                                r.bins[b].p50
-                            } else {
-                                r.bins[b].p99
-                            }
-                        })
-                        .sum::<f64>()
-                        / runs.len() as f64
-                })
-                .collect();
-            let our_noise = curve_noise(&our_curve);
-            for b in bins.clone() {
-                let ours: Vec<f64> = runs
-                    .iter()
-                    .map(|r| match stat {
-                        "p50" => r.bins[b].p50,
-                        _ => r.bins[b].p99,
-                    })
-                    .collect();
-                let (m, sd) = mean_sd(&ours);
-                let p = publ[b].of(scheme).map_or(0.0, pick);
-                let ours_var = if runs.len() >= 2 {
-                    sd * sd / runs.len() as f64
-                } else {
-                    our_noise * our_noise
-                };
-                let sigma = (ours_var + noise * noise).sqrt();
-                let half = (band.min_rel * p).max(band.sigmas * sigma);
-                points.push(Point {
-                    bin: b,
-                    stat,
-                    ours: m,
-                    ours_sd: sd,
-                    published: p,
-                    band: half,
-                    inside: (m - p).abs() <= half,
-                });
-            }
-        }
-        let out = points.iter().filter(|p| !p.inside).count();
-        verdicts.push(Verdict {
-            scheme: scheme.into(),
-            load,
-            seeds: runs.len(),
-            points,
-            out,
-            agrees: out <= band.max_out,
-        });
+        let curve: Vec<(f64, f64)> = publ
+            .iter()
+            .map(|b| b.of(scheme).unwrap_or((0.0, 0.0)))
+            .collect();
+        verdicts.push(check_curve(scheme, &runs, &curve, bins.clone(), band)?);
     }
     Ok(verdicts)
+}
+
+/// Checks the runs `runs` (one scheme at one load, one per seed) against
+/// one published curve `curve` (20 bins of (p50, p99)) over the bins
+/// `bins`: the comparison every figure makes (`lcmp sim figure N`). The
+/// verdict is named `name`. Errors: a curve or a run without 20 bins.
+pub fn check_curve(
+    name: &str,
+    runs: &[&RunResult],
+    curve: &[(f64, f64)],
+    bins: Range<usize>,
+    band: Band,
+) -> Result<Verdict, String> {
+    if curve.len() != BINS {
+        return Err(format!(
+            "{name}: the published curve has {} bins, expected {BINS}",
+            curve.len()
+        ));
+    }
+    let Some(first) = runs.first() else {
+        return Err(format!("{name}: no run to check"));
+    };
+    if let Some(r) = runs.iter().find(|r| r.bins.len() != BINS) {
+        return Err(format!(
+            "{name} seed {}: {} size bins, the check needs {BINS} (--bins 20, at least 400 completed flows)",
+            r.seed,
+            r.bins.len()
+        ));
+    }
+    let bins = bins.start.min(BINS)..bins.end.min(BINS);
+    let mut points = Vec::new();
+    for (stat, pick) in [
+        ("p50", (|p: (f64, f64)| p.0) as fn((f64, f64)) -> f64),
+        ("p99", |p: (f64, f64)| p.1),
+    ] {
+        let ours_at = |r: &RunResult, b: usize| pick((r.bins[b].p50, r.bins[b].p99));
+        let theirs: Vec<f64> = curve[bins.clone()].iter().copied().map(pick).collect();
+        let noise = curve_noise(&theirs);
+        let our_curve: Vec<f64> = bins
+            .clone()
+            .map(|b| runs.iter().map(|r| ours_at(r, b)).sum::<f64>() / runs.len() as f64)
+            .collect();
+        let our_noise = curve_noise(&our_curve);
+        for b in bins.clone() {
+            let ours: Vec<f64> = runs.iter().map(|r| ours_at(r, b)).collect();
+            let (m, sd) = mean_sd(&ours);
+            let p = pick(curve[b]);
+            let ours_var = if runs.len() >= 2 {
+                sd * sd / runs.len() as f64
+            } else {
+                our_noise * our_noise
+            };
+            let sigma = (ours_var + noise * noise).sqrt();
+            let half = (band.min_rel * p).max(band.sigmas * sigma);
+            points.push(Point {
+                bin: b,
+                size: runs.iter().map(|r| r.bins[b].size).sum::<f64>() / runs.len() as f64,
+                stat,
+                ours: m,
+                ours_sd: sd,
+                published: p,
+                band: half,
+                inside: (m - p).abs() <= half,
+            });
+        }
+    }
+    let out = points.iter().filter(|p| !p.inside).count();
+    Ok(Verdict {
+        scheme: name.into(),
+        load: first.load,
+        seeds: runs.len(),
+        points,
+        out,
+        agrees: out <= band.max_out,
+    })
 }
 
 /// The verdicts as text: per scheme a verdict line, then per bin our
@@ -299,7 +310,9 @@ pub fn text(verdicts: &[Verdict], band: Band) -> String {
             band.min_rel * 100.0,
             band.sigmas
         ));
-        s.push_str("  bin  p50 ours   artifact ± band    p99 ours   artifact ± band\n");
+        s.push_str(
+            "  bin    size  p50 ours±sd    artifact ± band    p99 ours±sd    artifact ± band\n",
+        );
         let half = v.points.len() / 2;
         for (a, b) in v.points[..half].iter().zip(&v.points[half..]) {
             let cell = |p: &Point| {
@@ -312,7 +325,13 @@ pub fn text(verdicts: &[Verdict], band: Band) -> String {
                     if p.inside { ' ' } else { '*' }
                 )
             };
-            s.push_str(&format!("  {:>3}  {}   {}\n", a.bin, cell(a), cell(b)));
+            s.push_str(&format!(
+                "  {:>3} {:>7}  {}   {}\n",
+                a.bin,
+                crate::report::human(a.size),
+                cell(a),
+                cell(b)
+            ));
         }
     }
     s

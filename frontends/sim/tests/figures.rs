@@ -53,8 +53,23 @@ fn lcmp_sim_figure_prints_a_known_figure_and_refuses_an_unknown_one() {
             .expect("parses");
         lcmp_sim::cli::run(&cli.sim)
     };
-    run(&["figure", "9"]).expect("figure 9 has a plan");
+    run(&["figure", "9", "--plan"]).expect("figure 9 has a plan");
     run(&["figure", "10", "--emit-jobs", "--out", "runs"]).expect("jobs");
+    let e = run(&["figure", "5", "--model", "nope"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--model nope") && e.contains("fluid or packet"),
+        "{e}"
+    );
+    let e = run(&["figure", "5", "--seeds", "0"])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--seeds"), "{e}");
+    let e = run(&["figure", "5", "--merge", "/nonexistent-dir"])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("nothing to set beside"), "{e}");
     let e = run(&["figure", "6"]).unwrap_err().to_string();
     assert!(
         e.contains("figure 6") && e.contains("1, 5, 7, 8, 9, 10, 11"),
@@ -64,4 +79,92 @@ fn lcmp_sim_figure_prints_a_known_figure_and_refuses_an_unknown_one() {
         Cli::try_parse_from(["sim", "figure"]).is_err(),
         "N is required"
     );
+}
+
+/// Runs the runs `labels` of figure `n` with `o` and sets them beside the
+/// artifact's columns: (column, verdict agrees, points out) per compared
+/// column.
+fn reduced(n: u8, labels: &[&str], o: &lcmp_sim::figure::Overrides) -> Vec<(String, bool, usize)> {
+    use lcmp_sim::figure::{compare, experiment, figure};
+    use lcmp_sim::vs_artifact::{Band, BINS};
+    let f = figure(n).expect("a figure");
+    let mut results = Vec::new();
+    for run in f.runs.iter().filter(|r| labels.contains(&r.label)) {
+        let (_, exp) = experiment(f, run, o).expect("a valid run");
+        results.push((run.label.to_string(), exp.run(2, &|| {}).expect("runs")));
+    }
+    let (compared, not) = compare(f, &results, 0..BINS, Band::FULL).expect("compares");
+    assert!(not.is_empty(), "figure {n}: {not:?}");
+    compared
+        .into_iter()
+        .map(|c| (c.column, c.verdict.agrees, c.verdict.out))
+        .collect()
+}
+
+fn verdict<'a>(v: &'a [(String, bool, usize)], column: &str) -> &'a (String, bool, usize) {
+    v.iter()
+        .find(|c| c.0 == column)
+        .unwrap_or_else(|| panic!("no column {column} in {v:?}"))
+}
+
+/// The reduced form of Figures 1, 5, 9 and 11 in the fluid model (two
+/// seeds, the figures' windows): the columns whose full run agrees with
+/// the artifact's within the band (docs/simulator.md, "Every figure of
+/// the paper") still agree, and the check tells different curves apart:
+/// LCMP's `normal` run is far from the artifact's α = 0 curve.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "seconds in release mode, minutes in debug")]
+fn reduced_fluid_figures_agree_where_the_full_runs_do() {
+    use lcmp_sim::figure::Overrides;
+    let o = Overrides {
+        model: Some("fluid".into()),
+        seeds: Some(2),
+        window_s: None,
+    };
+    // Figure 1 (Figure 5's 30 % runs): UCMP's curve.
+    let v = reduced(1, &["30"], &o);
+    assert!(verdict(&v, "UCMP").1, "{v:?}");
+    // Figure 9: the Ali storage flows between DC1 and DC8.
+    let v = reduced(9, &["alistorage"], &o);
+    assert!(verdict(&v, "Ours").1, "{v:?}");
+    // Figure 11: LCMP without path quality (α = 0) and with a
+    // capacity-heavy path cost both admit the slow paths, as the
+    // artifact's did; LCMP's own weights do not reach them.
+    let v = reduced(11, &["alpha=0-beta=4", "w_dl=1-w_bw=3", "normal"], &o);
+    assert!(verdict(&v, "alpha=0-beta=4").1, "{v:?}");
+    assert!(verdict(&v, "w_dl=1-w_bw=3").1, "{v:?}");
+    let f = lcmp_sim::figure::figure(11).unwrap();
+    let normal = f.runs.iter().find(|r| r.label == "normal").unwrap();
+    let (_, exp) = lcmp_sim::figure::experiment(f, normal, &o).unwrap();
+    let ours = exp.run(2, &|| {}).unwrap();
+    // Our normal run set beside the artifact's α = 0 column: far outside.
+    let mislabelled = vec![("alpha=0-beta=4".to_string(), ours)];
+    let (c, _) = lcmp_sim::figure::compare(
+        f,
+        &mislabelled,
+        0..lcmp_sim::vs_artifact::BINS,
+        lcmp_sim::vs_artifact::Band::FULL,
+    )
+    .unwrap();
+    let wrong = c.iter().find(|c| c.column == "alpha=0-beta=4").unwrap();
+    assert!(
+        !wrong.verdict.agrees && wrong.verdict.out > 20,
+        "{}",
+        wrong.verdict.out
+    );
+}
+
+/// The reduced form of Figure 9 in the packet model (one seed, the
+/// artifact's 5 ms of Ali storage arrivals): LCMP's curve between DC1 and
+/// DC8 agrees with the artifact's.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "seconds in release mode, minutes in debug")]
+fn reduced_packet_figure_9_agrees() {
+    let o = lcmp_sim::figure::Overrides {
+        model: None,
+        seeds: Some(1),
+        window_s: None,
+    };
+    let v = reduced(9, &["alistorage"], &o);
+    assert!(verdict(&v, "Ours").1, "{v:?}");
 }
