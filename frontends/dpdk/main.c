@@ -106,6 +106,10 @@ struct egress {
 	struct rte_ether_addr next_hop;
 	struct rte_ether_addr src; /* the DPDK port's MAC */
 };
+/* The worker writes both MACs with one copy (route_burst). */
+_Static_assert(offsetof(struct egress, src) ==
+		       offsetof(struct egress, next_hop) + RTE_ETHER_ADDR_LEN,
+	       "next_hop and src adjacent, as in an Ethernet header");
 
 struct app_config {
 	uint16_t rx_ports[MAX_RX_PORTS];
@@ -1303,26 +1307,33 @@ rx_queues_of(uint16_t port)
 
 /* ---- the fast path ------------------------------------------------------ */
 
+/* route_group for an IPv4 destination (network byte order). */
+static __rte_always_inline bool
+route_v4(const uint8_t dst[16], uint16_t *group)
+{
+	uint32_t a, hop;
+
+	memcpy(&a, dst, 4);
+	if (unlikely(rte_lpm_lookup(cfg.lpm4, rte_be_to_cpu_32(a), &hop) != 0)) {
+		if (!cfg.has_default4)
+			return false;
+		hop = cfg.default4;
+	}
+	*group = (uint16_t)hop;
+	return true;
+}
+
 static inline bool
 route_group(const struct parsed *p, uint16_t *group)
 {
 	uint32_t hop;
 
-	if (p->family == LCMP_FAMILY_V4) {
-		uint32_t dst;
-
-		memcpy(&dst, p->dst, 4);
-		if (rte_lpm_lookup(cfg.lpm4, rte_be_to_cpu_32(dst), &hop) != 0) {
-			if (!cfg.has_default4)
-				return false;
-			hop = cfg.default4;
-		}
-	} else {
-		if (rte_lpm6_lookup(cfg.lpm6, p->dst, &hop) != 0) {
-			if (!cfg.has_default6)
-				return false;
-			hop = cfg.default6;
-		}
+	if (p->family == LCMP_FAMILY_V4)
+		return route_v4(p->dst, group);
+	if (rte_lpm6_lookup(cfg.lpm6, p->dst, &hop) != 0) {
+		if (!cfg.has_default6)
+			return false;
+		hop = cfg.default6;
 	}
 	*group = (uint16_t)hop;
 	return true;
@@ -1369,22 +1380,23 @@ tx_enqueue(struct worker *w, uint16_t port, struct rte_mbuf *m)
 		tx_flush(w, port);
 }
 
-/* The IPv4 header at `ip` (its first 12 bytes writable): TTL decremented
- * and the header checksum updated incrementally, RFC 1624 eqn. 3:
- * HC' = ~(~HC + ~m + m'), m the 16-bit word holding the TTL. Written by
- * hand because DPDK 22.11 has no incremental update (rte_ipv4_cksum
- * recomputes the whole header, options included); on the bytes as they
- * are on the wire, so no byte order is involved. A header whose checksum
- * was wrong stays wrong (RFC 1624's point against RFC 1141). */
+/* The IPv4 header at `ip` (its first 12 bytes writable, its TTL at least
+ * 2: l3_refused): TTL decremented and the header checksum updated
+ * incrementally, RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), m the 16-bit
+ * word holding the TTL. With the TTL above 1, m' = m - 0x0100 (no
+ * borrow), so ~m + m' is 0xfeff whatever m is (issue 36 item 5: the sum
+ * without reading m). Written by hand because DPDK 22.11 has no
+ * incremental update (rte_ipv4_cksum recomputes the whole header,
+ * options included); on the bytes as they are on the wire, so no byte
+ * order is involved. A header whose checksum was wrong stays wrong (RFC
+ * 1624's point against RFC 1141). */
 static inline void
 ipv4_decrement_ttl(uint8_t *ip)
 {
-	uint32_t old_word = ((uint32_t)ip[8] << 8) | ip[9], new_word, sum;
-	uint16_t hc = (uint16_t)(((uint32_t)ip[10] << 8) | ip[11]);
+	uint32_t sum = (uint32_t)(uint16_t)~(((uint32_t)ip[10] << 8) | ip[11]) + 0xfeffu;
+	uint16_t hc;
 
 	ip[8]--;
-	new_word = ((uint32_t)ip[8] << 8) | ip[9];
-	sum = (uint32_t)(uint16_t)~hc + (uint32_t)(uint16_t)~old_word + new_word;
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	hc = (uint16_t)~sum;
@@ -1441,6 +1453,21 @@ l3_refused(struct worker *w, const struct rte_mbuf *m, const struct parsed *p)
 	return false;
 }
 
+/* parse_v4_fast's frame (at least PARSE_FAST_LEN bytes at `f`): for
+ * this port's MAC (or any unicast one under --promiscuous). What
+ * l2_refused lets through, without counting: a frame refused here is
+ * checked again (and counted) there. */
+static __rte_always_inline bool
+l2_mine(const struct rte_mbuf *m, const uint8_t *f)
+{
+	const struct rte_ether_addr *dst = (const struct rte_ether_addr *)f;
+
+	if (unlikely(!rte_is_unicast_ether_addr(dst)))
+		return false;
+	return opt.promiscuous ||
+	       (likely(m->port < RTE_MAX_ETHPORTS) && rte_is_same_ether_addr(dst, &rx_mac[m->port]));
+}
+
 /* Routes a burst of received frames at `now` (the decider's tick). */
 static void
 route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n, uint32_t now)
@@ -1454,7 +1481,9 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n, uint32_t now)
 		uint8_t family;
 	} hdr[BURST];
 	struct parsed p;
+	const uint8_t *f;
 	uint16_t i, k = 0;
+	uint8_t ttl;
 	int32_t rc;
 
 	/* The headers of the next PREFETCH_AHEAD frames are fetched while
@@ -1467,6 +1496,19 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n, uint32_t now)
 
 		if (i + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(m[i + PREFETCH_AHEAD], void *));
+		/* The common frame in one pass (parse_v4_fast); any other,
+		 * or one of these that is refused, the full way below, which
+		 * counts why. */
+		f = rte_pktmbuf_mtod(m[i], const uint8_t *);
+		ttl = parse_v4_fast(m[i], f, &pkts[k].flow);
+		if (likely(ttl > 1 && l2_mine(m[i], f) &&
+			   route_v4(pkts[k].flow.dst, &pkts[k].group))) {
+			hdr[k].l3_off = sizeof(struct rte_ether_hdr);
+			hdr[k].n_vlan = 0;
+			hdr[k].family = LCMP_FAMILY_V4;
+			ok[k++] = m[i];
+			continue;
+		}
 		if (unlikely(l2_refused(w, m[i]))) {
 			rte_pktmbuf_free(m[i]);
 			continue;
@@ -1507,7 +1549,6 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n, uint32_t now)
 	}
 	for (i = 0; i < k; i++) {
 		const struct egress *e;
-		struct rte_ether_hdr *eth;
 		uint8_t *ip;
 
 		if (dec[i].port == LCMP_NO_PORT) {
@@ -1537,9 +1578,9 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n, uint32_t now)
 			memmove(f + tags, f, 2 * RTE_ETHER_ADDR_LEN);
 			rte_pktmbuf_adj(ok[i], tags);
 		}
-		eth = rte_pktmbuf_mtod(ok[i], struct rte_ether_hdr *);
-		rte_ether_addr_copy(&e->next_hop, &eth->dst_addr);
-		rte_ether_addr_copy(&e->src, &eth->src_addr);
+		/* The next hop's and the port's MACs, adjacent in the
+		 * egress as in the header: one 12-byte copy. */
+		memcpy(rte_pktmbuf_mtod(ok[i], uint8_t *), &e->next_hop, 2 * RTE_ETHER_ADDR_LEN);
 		INC(w->routed[dec[i].port], 1);
 		tx_enqueue(w, e->dpdk_port, ok[i]);
 	}
