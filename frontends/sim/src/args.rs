@@ -152,6 +152,12 @@ pub struct SimArgs {
     /// off (line rate, PFC only).
     #[arg(long)]
     pub no_cc: bool,
+    /// Packet model: the senders' congestion control, `dcqcn`, `hpcc`,
+    /// `timely` or `dctcp`, each with the artifact's parameters
+    /// (docs/simulator.md, "Congestion controls") [default: dcqcn]; the
+    /// fluid model has only its own.
+    #[arg(long, value_name = "dcqcn|hpcc|timely|dctcp")]
+    pub cc: Option<String>,
     /// The simulation model: `fluid` (time-stepped, flow-level, fast) or
     /// `packet` (discrete-event RoCE: leaf-spine fabrics, PFC, ECN, DCQCN,
     /// go-back-N, routed ACKs; docs/simulator.md) [default: fluid].
@@ -403,6 +409,7 @@ pub fn to_args(a: &SimArgs) -> Vec<String> {
     opt("dt-us", a.dt_us.map(|d| d.to_string()));
     opt("sample-us", Some(a.sample_us.to_string()));
     opt("model", a.model.clone());
+    opt("cc", a.cc.clone());
     opt("bins", Some(a.bins.to_string()));
     opt("saturation", a.saturation.clone());
     opt("buffer", a.buffer.clone());
@@ -633,6 +640,24 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         ),
     };
     engine.packet.dcqcn = !args.no_cc;
+    if let Some(cc) = args.cc.as_deref() {
+        let kind = cc
+            .parse::<crate::packet::cc::CcKind>()
+            .map_err(|e| SimError::Config(format!("--cc: {e}")))?;
+        if engine.model != Model::Packet && kind != crate::packet::cc::CcKind::Dcqcn {
+            return Err(SimError::Config(format!(
+                "--cc {kind}: only the packet model has it (add --model packet)"
+            )));
+        }
+        if args.no_cc && kind != crate::packet::cc::CcKind::Dcqcn {
+            return Err(SimError::Config(format!(
+                "--cc {kind} and --no-cc: give one"
+            )));
+        }
+        if !args.no_cc {
+            engine.packet = engine.packet.clone().with_cc(kind);
+        }
+    }
     if artifact && args.buffer.is_none() {
         // Each DCI switch its own pool, as the artifact's 32-bit
         // arithmetic leaves it (ARTIFACT_DCI_BUFFER_BYTES is DC1's).

@@ -280,7 +280,7 @@ pub const FIGURES: &[Figure] = &[
             published!("timely", "artifact-fig10/timely.csv"),
             published!("dctcp", "artifact-fig10/dctcp.csv"),
         ],
-        pending: Some("`--cc` is not wired into the packet engine yet (the controllers are packet::cc)"),
+        pending: Some("`--cc` runs in the packet engine; only a reduced form is measured so far (50 ms of arrivals, seed 1: docs/simulator.md, \"Congestion controls\"), not these 3-seed full windows"),
     },
     Figure {
         number: 11,

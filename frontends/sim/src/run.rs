@@ -296,7 +296,7 @@ pub(crate) fn ideal_us(net: &Network, cfg: &EngineConfig, spec: &FlowSpec) -> f6
                 .size
                 .max(1)
                 .div_ceil(u64::from(pc.payload_bytes.max(1)));
-            let wire_bits = bits + (packets * u64::from(pc.header_bytes) * 8) as f64;
+            let wire_bits = bits + (packets * u64::from(pc.ideal_header_bytes()) * 8) as f64;
             2.0 * delay as f64 + wire_bits / rate * 1e6
         }
     }

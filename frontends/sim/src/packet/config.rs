@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::cc::CcKind;
 use super::dcqcn::DcqcnParams;
 #[cfg(doc)]
 use super::mmu;
@@ -70,8 +71,12 @@ pub struct PacketConfig {
     /// Headroom per ingress as a multiple of its link's rate × delay (the
     /// artifact's `third.cc`: 3).
     pub headroom_factor: u64,
-    /// DCQCN at the senders; off, every sender stays at line rate.
+    /// DCQCN at the senders; off, every sender stays at line rate (or at
+    /// the rate of `cc` when that is not DCQCN).
     pub dcqcn: bool,
+    /// The senders' congestion control (`--cc`; set it with
+    /// [`PacketConfig::with_cc`], which also sizes the INT header).
+    pub cc: CcKind,
     /// DCQCN's parameters.
     pub dcqcn_params: DcqcnParams,
     /// Least time between two NACKs of a queue pair, picoseconds.
@@ -102,6 +107,7 @@ impl PacketConfig {
         resume_offset_bytes: 3 * 1024,
         headroom_factor: 3,
         dcqcn: true,
+        cc: CcKind::Dcqcn,
         dcqcn_params: DcqcnParams::ARTIFACT,
         nack_interval_ps: 500 * PS_PER_US,
         rto_ps: 2_000_000 * PS_PER_US,

@@ -56,6 +56,7 @@ use crate::run::{
 
 pub mod artifact_pool;
 pub mod cc;
+mod ccrun;
 pub(crate) mod config;
 pub mod dcqcn;
 mod fabric;
@@ -148,6 +149,8 @@ struct Flow {
     path: Vec<u32>,
     first_sent: bool,
     delivered: u64,
+    /// `--cc hpcc|timely|dctcp`: the flow's control (`None` under DCQCN).
+    cc: Option<Box<ccrun::FlowCc>>,
 }
 
 struct Host {
@@ -202,6 +205,8 @@ struct Sim<'a> {
     /// decision ([`Sim::decide`]); off only in the test that checks it
     /// changes nothing.
     memo: bool,
+    /// `--cc hpcc|timely|dctcp`: the run's control settings.
+    cc: Option<Box<ccrun::CcRun>>,
 }
 
 fn mix(mut x: u64) -> u32 {
@@ -271,6 +276,7 @@ impl<'a> Sim<'a> {
             unrouted_flows: 0,
             bytes_delivered: 0,
             memo: true,
+            cc: ccrun::CcRun::new(net, pc, cfg.nic_bps),
         })
     }
 
@@ -430,6 +436,7 @@ impl<'a> Sim<'a> {
             path: Vec::new(),
             first_sent: false,
             delivered: 0,
+            cc: self.cc.as_ref().map(|c| c.flow()),
         };
         self.flows.push(flow);
         if sd == dd {
@@ -482,6 +489,20 @@ impl<'a> Sim<'a> {
                 fl.in_heap = false;
                 continue;
             }
+            if let Some(c) = fl.cc.as_deref_mut() {
+                // The window is full: the ACK that opens it re-queues.
+                let in_flight = u64::from(fl.snd_nxt - fl.snd_una.min(fl.snd_nxt));
+                if c.window_full(in_flight * u64::from(self.pc.payload_bytes)) {
+                    fl.in_heap = false;
+                    // Nothing leaves until an ACK: the RTO must run.
+                    let gens = (fl.rto_gen, fl.rto_gen.wrapping_add(1));
+                    if c.arm_stall_rto(fl.snd_una, gens) {
+                        self.arm_rto(f);
+                    }
+                    continue;
+                }
+                c.sent(fl.snd_nxt, self.now);
+            }
             let seq = fl.snd_nxt;
             fl.snd_nxt += 1;
             if seq < fl.high {
@@ -495,6 +516,8 @@ impl<'a> Sim<'a> {
             let fl = &self.flows[f as usize];
             let rate = if self.pc.dcqcn {
                 fl.rp.rc_bps
+            } else if let Some(c) = fl.cc.as_deref() {
+                c.rate_bps()
             } else {
                 self.cfg.nic_bps
             };
@@ -535,6 +558,15 @@ impl<'a> Sim<'a> {
             return;
         };
         if fl.done || fl.rto_gen != gen {
+            return;
+        }
+        // `--cc`: a window stall's timer, with acknowledgements since.
+        let una = fl.snd_una;
+        if fl
+            .cc
+            .as_deref_mut()
+            .is_some_and(|c| c.acked_since_stall(una, gen))
+        {
             return;
         }
         // Nothing acknowledged since the last packet left: go back.
@@ -641,6 +673,9 @@ impl<'a> Sim<'a> {
                     .is_some_and(|h| !h.ready.is_empty()));
         port.wake_at = if wake { now + tx } else { u64::MAX };
         let arrive = now + tx + port.delay_ps;
+        if let (Some(run), false) = (self.cc.as_deref_mut(), is_host) {
+            run.egress(&mut self.flows, (n, p), port, now, &pkt);
+        }
         port.wire.push_back((arrive, pkt));
         let first_on_wire = port.wire.len() == 1;
         if let Some(l) = port.net_link {
@@ -892,6 +927,9 @@ impl<'a> Sim<'a> {
         };
         match pkt.kind {
             Kind::Data => {
+                if let Some(c) = fl.cc.as_deref_mut() {
+                    c.received(pkt.seq);
+                }
                 let ack_kind;
                 if pkt.seq == fl.rcv_next {
                     fl.rcv_next += 1;
@@ -923,6 +961,9 @@ impl<'a> Sim<'a> {
                     // A duplicate: the artifact sends nothing.
                     return;
                 }
+                if let Some(c) = fl.cc.as_deref_mut() {
+                    c.echo(fl.rcv_next, ack_kind == Kind::Nack);
+                }
                 let ack = Pkt {
                     flow: pkt.flow,
                     seq: fl.rcv_next,
@@ -950,6 +991,11 @@ impl<'a> Sim<'a> {
                 if pkt.seq > fl.snd_una {
                     fl.snd_una = pkt.seq;
                 }
+                if let (Some(c), false) = (fl.cc.as_deref_mut(), fl.done) {
+                    let nack = pkt.kind == Kind::Nack;
+                    let payload = u64::from(self.pc.payload_bytes);
+                    c.on_ack(now, pkt.seq, nack, pkt.ecn, fl.snd_nxt, payload);
+                }
                 if pkt.ecn && self.pc.dcqcn && !fl.done {
                     let before = fl.rp.cuts;
                     fl.rp.on_cnp(&self.pc.dcqcn_params, now);
@@ -972,6 +1018,12 @@ impl<'a> Sim<'a> {
                     let spec = fl.spec;
                     self.outcomes[spec].fct_us = Some(fct);
                     self.finished += 1;
+                }
+                // `--cc`: the acknowledgement may have opened the window.
+                if fl.cc.is_some() && !fl.done && !fl.in_heap && fl.snd_nxt < fl.n_pkts {
+                    let host = fl.src_host;
+                    self.push_ready(host, pkt.flow, now);
+                    self.try_tx(host, 0);
                 }
             }
         }

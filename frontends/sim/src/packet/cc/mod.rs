@@ -32,6 +32,8 @@ pub mod hpcc;
 pub mod timely;
 
 #[cfg(test)]
+mod engine;
+#[cfg(test)]
 mod testbed;
 
 use std::fmt;
@@ -124,9 +126,13 @@ impl FromStr for CcKind {
 ///
 /// The byte and queue counts are kept in the header's units (128 B and
 /// 80 B, `INT_MULTI 1`), so the rounding is the artifact's. The header's
-/// fields are 24 (time, ns) and 20 (bytes) bits wide and its deltas undo
+/// time (24 bits, ns) and byte (20 bits) fields wrap and its deltas undo
 /// one wrap; HPCC only takes deltas between consecutive packets, so full
-/// widths give the same numbers and are kept here.
+/// widths give the same numbers and are kept here. The queue field is 17
+/// bits wide and is read as it is, not as a delta: a queue of 2^17 units
+/// (10 485 760 bytes) or more reads modulo that, as the artifact's does
+/// (`int-header.h` lines 14 and 44, `qlen = _qlen / (qlenUnit * multi)`
+/// into the bit field).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IntHop {
     /// When the packet left the port, ns.
@@ -143,6 +149,8 @@ pub struct IntHop {
 pub const INT_BYTE_UNIT: u64 = 128;
 /// The INT header's unit of queue length (`int-header.h`, `qlenUnit`).
 pub const INT_QLEN_UNIT: u64 = 80;
+/// The INT header's queue field width, bits (`int-header.h`, `qlenWidth`).
+pub const INT_QLEN_BITS: u32 = 17;
 
 impl IntHop {
     /// The stamp a switch egress writes as it dequeues a packet
@@ -152,7 +160,7 @@ impl IntHop {
         IntHop {
             time_ns: now_ps / 1_000,
             bytes_units: tx_bytes / INT_BYTE_UNIT,
-            qlen_units: qlen_bytes / INT_QLEN_UNIT,
+            qlen_units: (qlen_bytes / INT_QLEN_UNIT) & ((1 << INT_QLEN_BITS) - 1),
             line_bps,
         }
     }
@@ -308,5 +316,9 @@ mod test {
         assert_eq!(h.time_ns, 12_345);
         assert_eq!(h.bytes(), 896);
         assert_eq!(h.qlen(), 80);
+        // The 17-bit queue field wraps: 2^17 units read as 0.
+        let full = (1u64 << INT_QLEN_BITS) * INT_QLEN_UNIT;
+        assert_eq!(IntHop::stamp(0, 0, full - 1, 1).qlen(), full - 80);
+        assert_eq!(IntHop::stamp(0, 0, full + 160, 1).qlen(), 160);
     }
 }
