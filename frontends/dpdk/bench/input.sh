@@ -9,6 +9,17 @@
 # ports on net_null0); $mbufs (the whole pcap held in mbufs), $mem (MB)
 # and $eal, the EAL arguments both apps take: net_pcap replaying with
 # infinite_rx=1 into net_null, lcores 0 and 1 pinned to CPU0 and CPU1.
+#
+# Memory: by default both apps run with --no-huge -m $mem (4 KiB pages;
+# test and CI machines reserve no hugepages). LCMP_BENCH_HUGE=1 drops
+# --no-huge and -m for both apps alike, so that EAL takes 2 MiB pages
+# (lcmp-fwd's flow cache, rte_zmalloc_socket, and both apps' mbufs;
+# --huge-unlink, so that no page file outlives a run).
+# The user reserves the pages and mounts hugetlbfs beforehand, e.g.
+#   echo 1024 >/proc/sys/vm/nr_hugepages
+#   mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages
+# and releases them afterwards (echo 0 >/proc/sys/vm/nr_hugepages);
+# the scripts change no system setting.
 bench_input() {
   local tables=$1 flows=$2 c0=$3 c1=$4 here p
   here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,6 +35,8 @@ bench_input() {
     echo "tables $tables"
   } >"$work/fwd.conf"
   # The frames are for net_pcap0's MAC (pcaptest.py's DST_MAC).
-  eal=(--no-huge --no-pci -m "$mem" --lcores "0@$c0,1@$c1" --log-level=lib.eal:error
+  local memargs=(--no-huge -m "$mem")
+  if [ "${LCMP_BENCH_HUGE:-0}" = 1 ]; then memargs=(--huge-unlink); fi
+  eal=("${memargs[@]}" --no-pci --lcores "0@$c0,1@$c1" --log-level=lib.eal:error
     --vdev "net_pcap0,rx_pcap=$work/flows.pcap,infinite_rx=1" --vdev net_null0)
 }
