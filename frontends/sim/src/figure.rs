@@ -72,6 +72,19 @@ macro_rules! artifact30 {
     };
 }
 
+/// The arguments of [`BSO13`], with `extra` before the schemes, loads and seeds.
+macro_rules! bso13 {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            "--model", "packet", "--topology", "bso13", "--pair", "all", "--load-ref", "nic",
+            "--window", "0.01", "--saturation", "9", "--weights", "s_cong=2,w_tl=0",
+            "--queue-thresholds", "wrap32:5GB", "--ideal", "rtt", "--ack-path", "routed",
+            "--flow-id", "artifact", "--sampling", "decision", $($extra,)*
+            "--schemes", "ecmp,ucmp,lcmp", "--load", "0.3,0.5,0.8", "--seeds", "3",
+        ]
+    };
+}
+
 /// The artifact's 13-DC runs (`simulation/mix/config/13DC-hetero/`), as
 /// far as flags reach them: all-to-all web search whose load is relative
 /// to the 208 hosts' NICs (its `traffic_WebSearch_13DC-0.{3,5,8}util.txt`
@@ -83,74 +96,10 @@ macro_rules! artifact30 {
 /// the round-trip ideal FCT, routed ACKs, its flow keys, sampling before
 /// each decision). Not reached: its per-DCI-switch PFC pools (see
 /// [`Figure::pending`]).
-const BSO13: &[&str] = &[
-    "--model",
-    "packet",
-    "--topology",
-    "bso13",
-    "--pair",
-    "all",
-    "--load-ref",
-    "nic",
-    "--window",
-    "0.01",
-    "--saturation",
-    "9",
-    "--weights",
-    "s_cong=2,w_tl=0",
-    "--queue-thresholds",
-    "wrap32:5GB",
-    "--ideal",
-    "rtt",
-    "--ack-path",
-    "routed",
-    "--flow-id",
-    "artifact",
-    "--sampling",
-    "decision",
-    "--schemes",
-    "ecmp,ucmp,lcmp",
-    "--load",
-    "0.3,0.5,0.8",
-    "--seeds",
-    "3",
-];
+const BSO13: &[&str] = bso13!();
 
 /// Figure 7's runs seen from the DC1-DC13 pair (Figure 8).
-const BSO13_DC1_DC13: &[&str] = &[
-    "--model",
-    "packet",
-    "--topology",
-    "bso13",
-    "--pair",
-    "all",
-    "--load-ref",
-    "nic",
-    "--window",
-    "0.01",
-    "--saturation",
-    "9",
-    "--weights",
-    "s_cong=2,w_tl=0",
-    "--queue-thresholds",
-    "wrap32:5GB",
-    "--ideal",
-    "rtt",
-    "--ack-path",
-    "routed",
-    "--flow-id",
-    "artifact",
-    "--sampling",
-    "decision",
-    "--focus",
-    "DC1:DC13",
-    "--schemes",
-    "ecmp,ucmp,lcmp",
-    "--load",
-    "0.3,0.5,0.8",
-    "--seeds",
-    "3",
-];
+const BSO13_DC1_DC13: &[&str] = bso13!("--focus", "DC1:DC13");
 
 /// Every figure, by number.
 pub const FIGURES: &[Figure] = &[

@@ -8,7 +8,7 @@
 //! * **What rides with a packet.** A data packet's send time (TIMELY's
 //!   timestamp) and its INT stamps (HPCC) are kept beside the engine's
 //!   16-byte packets, per flow, keyed by the packet's sequence number
-//!   ([`FlowCc::sent`], [`CcRun::stamp`]); the receiver hands them to the
+//!   ([`FlowCc::sent`], [`CcRun::egress`]); the receiver hands them to the
 //!   acknowledgement it sends, keyed by the acknowledgement's sequence
 //!   number and kind ([`FlowCc::echo`]), and the sender takes them back
 //!   when it arrives ([`FlowCc::on_ack`]). A retransmission of a
