@@ -90,7 +90,8 @@ pub fn run_label(args: &SimArgs, exp: &Experiment) -> String {
     let windows: Vec<String> = exp
         .windows_us
         .iter()
-        .map(|w| format!("{:.3}", w * 1e-6))
+        // Shortest form: a GoogleRPC window of 0.5 ms is `0.0005`, not `0.001`.
+        .map(|w| format!("{}", w / 1e6))
         .collect();
     let seeds = match (exp.seeds.first(), exp.seeds.last()) {
         (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
@@ -277,4 +278,26 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
         eprintln!("wrote {} figures to {}", files.len(), dir.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod test {
+    /// The label gives each window as given, however short.
+    #[test]
+    fn the_run_label_gives_the_window_as_given() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            sim: crate::args::SimArgs,
+        }
+        for (arg, shown) in [("0.0005", "window 0.0005 s"), ("0.2", "window 0.2 s")] {
+            let args = Cli::try_parse_from(["sim", "--load", "0.3", "--window", arg])
+                .expect("parses")
+                .sim;
+            let exp = crate::args::experiment(&args).expect("experiment");
+            let label = super::run_label(&args, &exp);
+            assert!(label.contains(shown), "{label}");
+        }
+    }
 }
