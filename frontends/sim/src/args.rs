@@ -13,7 +13,7 @@ use lcmp_tables::{
     parse_bytes, parse_profile, parse_queue_thresholds, BuildOptions, Saturation, Topology,
 };
 
-use crate::dci::MAX_FLOW_SLOTS;
+use crate::dci::{valid_flow_slots, MAX_FLOW_SLOTS};
 use crate::engine::{AckPath, EngineConfig, FlowIdentity, IdealFct, Model};
 use crate::error::SimError;
 use crate::experiment::{
@@ -631,7 +631,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         Some(n) => Some(
             n.parse::<usize>()
                 .ok()
-                .filter(|v| v.is_power_of_two() && (16..=MAX_FLOW_SLOTS).contains(v))
+                .filter(|&v| valid_flow_slots(v))
                 .ok_or_else(|| {
                     SimError::Config(format!(
                         "--flow-cache: expected `auto` or a power of two from 16 to {MAX_FLOW_SLOTS}, got `{n}`"

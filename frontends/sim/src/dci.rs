@@ -19,6 +19,19 @@ pub const MIN_FLOW_SLOTS: usize = 1 << 15;
 /// The most: 2^23 (96 MiB a switch).
 pub const MAX_FLOW_SLOTS: usize = 1 << 23;
 
+/// Whether a DCI switch's flow cache can have `slots` slots: a power of
+/// two from [`BLOCK_SLOTS`] (16) to [`MAX_FLOW_SLOTS`]. The one rule for
+/// `--flow-cache` and for [`switches`].
+///
+/// ```
+/// use lcmp_sim::dci::valid_flow_slots;
+/// assert!(valid_flow_slots(16) && valid_flow_slots(1 << 23));
+/// assert!(!valid_flow_slots(8) && !valid_flow_slots(40) && !valid_flow_slots(1 << 24));
+/// ```
+pub fn valid_flow_slots(slots: usize) -> bool {
+    slots.is_power_of_two() && (BLOCK_SLOTS..=MAX_FLOW_SLOTS).contains(&slots)
+}
+
 /// A simulated switch's flow-cache slots, sized at run time. Hand-written
 /// because `lcmp-decide` allocates nothing: it implements [`SlotStorage`]
 /// for a borrowed `[SlotBlock]`, and a decider that owns its slots on the
@@ -132,7 +145,7 @@ pub(crate) fn switches(net: &Network, cfg: &EngineConfig) -> Result<Vec<Box<Swit
             };
             // Checked here, not only by the core: whole blocks of a size
             // that is no power of two could still add up to one.
-            if !(slots.is_power_of_two() && (BLOCK_SLOTS..=MAX_FLOW_SLOTS).contains(&slots)) {
+            if !valid_flow_slots(slots) {
                 return Err(refused());
             }
             let blocks = vec![SlotBlock::EMPTY; slots / BLOCK_SLOTS].into_boxed_slice();
@@ -146,8 +159,11 @@ pub(crate) fn switches(net: &Network, cfg: &EngineConfig) -> Result<Vec<Box<Swit
                 .map_err(|_| refused())?,
             );
             // `Network::new` built these with `build_tables`, which
-            // compiles them; a failure here would be a tables bug.
-            let _ = d.install(t);
+            // compiles them; a refusal would be a tables bug, still an
+            // error rather than a switch without tables.
+            d.install(t).map_err(|e| {
+                SimError::Config(format!("DC{}'s switch refused its tables: {e}", i + 1))
+            })?;
             Ok(d)
         })
         .collect()
