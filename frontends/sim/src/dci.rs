@@ -21,7 +21,7 @@ pub const MAX_FLOW_SLOTS: usize = 1 << 23;
 
 /// Whether a DCI switch's flow cache can have `slots` slots: a power of
 /// two from [`BLOCK_SLOTS`] (16) to [`MAX_FLOW_SLOTS`]. The one rule for
-/// `--flow-cache` and for [`switches`].
+/// `--flow-cache` and for the switches a run builds.
 ///
 /// ```
 /// use lcmp_sim::dci::valid_flow_slots;
