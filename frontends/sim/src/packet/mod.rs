@@ -1171,6 +1171,43 @@ mod test {
         }
     }
 
+    /// The memo keeps the decider's view of a flow: the switch still sees
+    /// a packet of every tick, so the flow's entry ages from its last
+    /// packet, not from its first, and expires when it would with a call
+    /// per packet.
+    #[test]
+    fn the_memo_leaves_the_entry_aging_from_the_last_packet() {
+        let net = two_dcs_at(25_000_000_000);
+        let cfg = EngineConfig::default();
+        // 10 MB at 25 Gb/s: about 3 200 ticks of packets at DC A's switch.
+        let specs = [FlowSpec {
+            size: 10_000_000,
+            ..SPEC
+        }];
+        let idle = net.tables[0].params.idle_timeout_ticks;
+        let pinned_after = |memo: bool| {
+            let mut sim = Sim::new(&net, &cfg, &specs, 1e6).expect("sim");
+            sim.memo = memo;
+            sim.main_loop();
+            let end = sim.instant().ticks();
+            let (key, group) = (sim.flows[0].key, GroupId(net.dcs[1]));
+            // From 8 000 ticks before the run's end plus the idle timeout
+            // to the end plus it: the entry expires in this span.
+            (0..=80u32)
+                .map(|i| {
+                    let t = (end + idle).saturating_sub(8_000) + i * 100;
+                    sim.deciders[0]
+                        .explain(Instant::from_ticks(t), &key, group)
+                        .pinned
+                })
+                .collect::<Vec<_>>()
+        };
+        let (with, without) = (pinned_after(true), pinned_after(false));
+        assert!(without.first().is_some_and(Option::is_some), "{without:?}");
+        assert!(without.last().is_some_and(Option::is_none), "{without:?}");
+        assert_eq!(with, without);
+    }
+
     #[test]
     fn duplicates_are_not_acked_and_a_new_gap_is_nacked_at_once() {
         let net = two_dcs();
