@@ -1404,6 +1404,18 @@ ipv4_decrement_ttl(uint8_t *ip)
 	ip[11] = (uint8_t)hc;
 }
 
+/* Whether a frame for `dst` received on `m`'s port is routed: unicast,
+ * for the port's MAC (or any under --promiscuous). The one rule of
+ * l2_refused (which counts the others) and of the worker's fast path. */
+static __rte_always_inline bool
+l2_mine(const struct rte_mbuf *m, const struct rte_ether_addr *dst)
+{
+	if (unlikely(!rte_is_unicast_ether_addr(dst)))
+		return false;
+	return opt.promiscuous ||
+	       (likely(m->port < RTE_MAX_ETHPORTS) && rte_is_same_ether_addr(dst, &rx_mac[m->port]));
+}
+
 /* True (and counted) for a frame a router does not route because of its
  * destination MAC (docs/dpdk.md, "What a worker does"): checked before
  * parsing, as a NIC's address filter would. A frame shorter than an
@@ -1415,19 +1427,15 @@ l2_refused(struct worker *w, const struct rte_mbuf *m)
 
 	if (unlikely(rte_pktmbuf_data_len(m) < sizeof(*eth)))
 		return false;
-	if (unlikely(!rte_is_unicast_ether_addr(&eth->dst_addr))) {
+	if (likely(l2_mine(m, &eth->dst_addr)))
+		return false;
+	if (!rte_is_unicast_ether_addr(&eth->dst_addr))
 		/* Broadcast and multicast are the host's (ARP, ND, routing
 		 * protocols), never routed. */
 		INC(w->stats.l2_multicast, 1);
-		return true;
-	}
-	if (unlikely(!opt.promiscuous &&
-		     (m->port >= RTE_MAX_ETHPORTS ||
-		      !rte_is_same_ether_addr(&eth->dst_addr, &rx_mac[m->port])))) {
+	else
 		INC(w->stats.other_mac, 1);
-		return true;
-	}
-	return false;
+	return true;
 }
 
 /* True (and counted) for a parsed frame a router does not route: tagged
@@ -1451,21 +1459,6 @@ l3_refused(struct worker *w, const struct rte_mbuf *m, const struct parsed *p)
 		return true;
 	}
 	return false;
-}
-
-/* parse_v4_fast's frame (at least PARSE_FAST_LEN bytes at `f`): for
- * this port's MAC (or any unicast one under --promiscuous). What
- * l2_refused lets through, without counting: a frame refused here is
- * checked again (and counted) there. */
-static __rte_always_inline bool
-l2_mine(const struct rte_mbuf *m, const uint8_t *f)
-{
-	const struct rte_ether_addr *dst = (const struct rte_ether_addr *)f;
-
-	if (unlikely(!rte_is_unicast_ether_addr(dst)))
-		return false;
-	return opt.promiscuous ||
-	       (likely(m->port < RTE_MAX_ETHPORTS) && rte_is_same_ether_addr(dst, &rx_mac[m->port]));
 }
 
 /* Routes a burst of received frames at `now` (the decider's tick). */
@@ -1501,7 +1494,7 @@ route_burst(struct worker *w, struct rte_mbuf **m, uint16_t n, uint32_t now)
 		 * counts why. */
 		f = rte_pktmbuf_mtod(m[i], const uint8_t *);
 		ttl = parse_v4_fast(m[i], f, &pkts[k].flow);
-		if (likely(ttl > 1 && l2_mine(m[i], f) &&
+		if (likely(ttl > 1 && l2_mine(m[i], (const struct rte_ether_addr *)f) &&
 			   route_v4(pkts[k].flow.dst, &pkts[k].group))) {
 			hdr[k].l3_off = sizeof(struct rte_ether_hdr);
 			hdr[k].n_vlan = 0;
