@@ -711,19 +711,7 @@ pub fn run(
         }
     } else {
         for run in f.runs {
-            let argv = run_args(run, &o);
-            // DCQCN is the packet model's own control: before `--cc`
-            // exists, Figure 10's DCQCN run is the run without it.
-            let sim = match parse_run(&argv).or_else(|e| {
-                let w = argv
-                    .windows(2)
-                    .position(|w| w[0] == "--cc" && w[1] == "dcqcn");
-                w.map_or(Err(e), |i| {
-                    let mut a = argv.clone();
-                    a.drain(i..i + 2);
-                    parse_run(&a)
-                })
-            }) {
+            let sim = match parse_run(&run_args(run, &o)) {
                 Ok(s) => s,
                 Err(e) if f.pending.is_some() => {
                     skipped.push(format!("{}: {e}", run.label));
