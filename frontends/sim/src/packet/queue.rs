@@ -10,7 +10,7 @@
 //! cost a sift through all its levels per event (about half the run time,
 //! docs/simulator.md "Cost"); a radix heap (tried) moved each event about
 //! as often. Here, a push is a shift, a mask and a `Vec` push, a pop a
-//! bitmap scan and a scan of one slot (a few events).
+//! bitmap scan and a read at the slot's head.
 //!
 //! The wheel holds the events of the next [`SLOTS`] slots of
 //! 2^[`SLOT_SHIFT`] ps, from the current one on (a few microseconds:
@@ -39,20 +39,30 @@ type Entry<T> = (u64, u64, T);
 /// An event in a wheel slot: its time within the slot (the low
 /// [`SLOT_SHIFT`] bits; the wheel's events span fewer than [`SLOTS`]
 /// slots, so a slot holds the events of one absolute slot, whose number
-/// gives the rest) and its payload. A slot keeps its events in push order
-/// (the heap's arrive first: they were pushed before the wheel reached
-/// their slot, so before any event pushed there directly, and the heap
-/// hands them over in `(time, insertion)` order; a pop removes in
-/// place), so the first of the earliest time is the first pushed and the
-/// insertion number need not be stored: 16 bytes an event, not 32.
+/// gives the rest) and its payload. A slot keeps its events by time and,
+/// among equal times, in push order (the heap's arrive first: they were
+/// pushed before the wheel reached their slot, so before any event pushed
+/// there directly, and the heap hands them over in `(time, insertion)`
+/// order), so the insertion number need not be stored: 16 bytes an
+/// event, not 32.
 type Slotted<T> = (u16, T);
+
+/// A wheel slot: its events sorted by time, equal times in push order
+/// (an event goes after every one not later than it: mostly at the end),
+/// those before `head` already popped. A pop takes the event at `head`:
+/// no scan and no shift (`Vec::remove` moved the rest of a slot of about
+/// ten events at every pop).
+struct Slot<T> {
+    events: Vec<Slotted<T>>,
+    head: usize,
+}
 
 /// The bits of a time below its slot number.
 const IN_SLOT: u64 = (1 << SLOT_SHIFT) - 1;
 
 /// Events by time, then push order (see the module doc).
 pub(crate) struct EventQueue<T> {
-    slots: Vec<Vec<Slotted<T>>>,
+    slots: Vec<Slot<T>>,
     /// Bit `i` set: slot `i` holds events.
     occupied: Vec<u64>,
     /// The absolute slot number (`time >> SLOT_SHIFT`) of the current
@@ -67,7 +77,12 @@ pub(crate) struct EventQueue<T> {
 impl<T: Copy + Ord> EventQueue<T> {
     pub(crate) fn new() -> Self {
         EventQueue {
-            slots: (0..SLOTS).map(|_| Vec::new()).collect(),
+            slots: (0..SLOTS)
+                .map(|_| Slot {
+                    events: Vec::new(),
+                    head: 0,
+                })
+                .collect(),
             occupied: vec![0; (SLOTS / 64) as usize],
             cur: 0,
             in_wheel: 0,
@@ -93,7 +108,17 @@ impl<T: Copy + Ord> EventQueue<T> {
             return;
         }
         let slot = (abs & MASK) as usize;
-        self.slots[slot].push(((e.0 & IN_SLOT) as u16, e.2));
+        let low = (e.0 & IN_SLOT) as u16;
+        let v = &mut self.slots[slot].events;
+        // After the last event not later than this one (the popped ones,
+        // before `head`, are not later: they were due first).
+        match v.last() {
+            Some(&(last, _)) if last > low => {
+                let at = v.partition_point(|x| x.0 <= low);
+                v.insert(at, (low, e.2));
+            }
+            _ => v.push((low, e.2)),
+        }
         self.occupied[slot / 64] |= 1 << (slot % 64);
         self.in_wheel += 1;
     }
@@ -130,17 +155,13 @@ impl<T: Copy + Ord> EventQueue<T> {
             // move uncovers land after `slot`.
             self.advance(abs);
         }
-        let v = &mut self.slots[slot];
-        let i = earliest(v);
-        // Mostly a slot's only or last event: no shift (`remove` would
-        // call `memmove` even for none).
-        let (low, ev) = if i + 1 == v.len() {
-            v.pop()?
-        } else {
-            v.remove(i)
-        };
+        let s = &mut self.slots[slot];
+        let (low, ev) = *s.events.get(s.head)?;
+        s.head += 1;
         let t = (abs << SLOT_SHIFT) | u64::from(low);
-        if v.is_empty() {
+        if s.head == s.events.len() {
+            s.events.clear();
+            s.head = 0;
             self.occupied[slot / 64] &= !(1 << (slot % 64));
         }
         self.in_wheel -= 1;
@@ -155,8 +176,8 @@ impl<T: Copy + Ord> EventQueue<T> {
             return self.far.peek().map(|&Reverse((t, _, ev))| (t, ev));
         }
         let (slot, abs) = self.next_slot()?;
-        let v = &self.slots[slot];
-        let (low, ev) = v[earliest(v)];
+        let s = &self.slots[slot];
+        let (low, ev) = s.events[s.head];
         Some(((abs << SLOT_SHIFT) | u64::from(low), ev))
     }
 
@@ -182,20 +203,6 @@ impl<T: Copy + Ord> EventQueue<T> {
         let ahead = (slot as u64).wrapping_sub(start as u64) & MASK;
         Some((slot, self.cur + ahead))
     }
-}
-
-/// Index of the first event of the earliest time of a non-empty slot
-/// (the first pushed of that time: slots keep push order).
-#[inline]
-fn earliest<T>(v: &[Slotted<T>]) -> usize {
-    let mut best = 0;
-    let mut t = v.first().map_or(0, |e| e.0);
-    for (i, e) in v.iter().enumerate().skip(1) {
-        if e.0 < t {
-            (best, t) = (i, e.0);
-        }
-    }
-    best
 }
 
 #[cfg(test)]
