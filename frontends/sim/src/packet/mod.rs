@@ -115,9 +115,6 @@ enum Ev {
 struct Flow {
     spec: usize,
     src_host: u32,
-    dst_host: u32,
-    src_dc: u16,
-    dst_dc: u16,
     n_pkts: u32,
     last_payload: u32,
     snd_nxt: u32,
@@ -134,8 +131,6 @@ struct Flow {
     rp: Rp,
     rp_next: u64,
     rto_gen: u32,
-    hash_data: u32,
-    hash_ack: u32,
     key: FlowKey,
     ack_key: FlowKey,
     /// Under artifact flow ids: the key each DCI switch (index) knows the
@@ -143,14 +138,32 @@ struct Flow {
     aliases: Vec<(u16, bool, FlowKey)>,
     /// DCI switches (bit per index) that saw the data / ACK flow.
     seen: [u64; 2],
-    /// The data's (0) and the acknowledgements' (1) last decision:
-    /// (DCI switch index, decider tick, core port); see [`Sim::decide`].
-    decided: [(u16, u32, u8); 2],
     path: Vec<u32>,
     first_sent: bool,
     delivered: u64,
     /// `--cc hpcc|timely|dctcp`: the flow's control (`None` under DCQCN).
     cc: Option<Box<ccrun::FlowCc>>,
+}
+
+/// What a switch needs to route a flow's packets one way (data, or its
+/// acknowledgements back): the destination host's place and the flow's
+/// spine, worked out when the flow starts, and the decision memo of
+/// [`Sim::decide`]. Apart from [`Flow`] (16 bytes a direction, so a flow's
+/// two fit in half a cache line), as every packet reads it at every hop.
+#[derive(Clone, Copy, Debug)]
+struct Route {
+    /// The destination host's DC (index).
+    dc: u16,
+    /// Its leaf within the DC and its port on that leaf.
+    leaf: u16,
+    host_port: u16,
+    /// The spine of the flow's per-flow hash: `hash % spines`.
+    spine: u16,
+    /// The last decision at a DCI switch: (DCI switch index, decider
+    /// tick, core port); see [`Sim::decide`].
+    memo_dc: u16,
+    memo_core: u8,
+    memo_tick: u32,
 }
 
 struct Host {
@@ -188,6 +201,8 @@ struct Sim<'a> {
     fab: Fabric,
     deciders: Vec<Box<Switch>>,
     flows: Vec<Flow>,
+    /// By flow: its data's (0) and its acknowledgements' (1) [`Route`].
+    routes: Vec<[Route; 2]>,
     outcomes: Vec<FlowOutcome>,
     hosts: Vec<Host>,
     queue: EventQueue<Ev>,
@@ -262,6 +277,7 @@ impl<'a> Sim<'a> {
             fab,
             deciders,
             flows: Vec::with_capacity(specs.len()),
+            routes: Vec::with_capacity(specs.len()),
             outcomes,
             hosts,
             queue: EventQueue::new(),
@@ -409,9 +425,6 @@ impl<'a> Sim<'a> {
         let flow = Flow {
             spec: i,
             src_host,
-            dst_host,
-            src_dc: sd as u16,
-            dst_dc: dd as u16,
             n_pkts: n_pkts.min(u64::from(u32::MAX)) as u32,
             last_payload: last_payload as u32,
             snd_nxt: 0,
@@ -426,19 +439,36 @@ impl<'a> Sim<'a> {
             rp: Rp::new(self.cfg.nic_bps, self.now),
             rp_next: u64::MAX,
             rto_gen: 0,
-            hash_data: mix(salt ^ (u64::from(f) << 1)),
-            hash_ack: mix(salt ^ ((u64::from(f) << 1) | 1)),
             key,
             ack_key,
             aliases: Vec::new(),
             seen: [0; 2],
-            decided: [(u16::MAX, 0, 0); 2],
             path: Vec::new(),
             first_sent: false,
             delivered: 0,
             cc: self.cc.as_ref().map(|c| c.flow()),
         };
         self.flows.push(flow);
+        let spines = u32::from(self.pc.spines.max(1));
+        let route = |host: u32, hash: u32| {
+            let (dc, leaf, host_port) = self
+                .fab
+                .host_place(host, self.pc.hosts_per_leaf)
+                .unwrap_or((u16::MAX, u16::MAX, 0));
+            Route {
+                dc,
+                leaf,
+                host_port,
+                spine: (hash % spines) as u16,
+                memo_dc: u16::MAX,
+                memo_core: 0,
+                memo_tick: 0,
+            }
+        };
+        self.routes.push([
+            route(dst_host, mix(salt ^ (u64::from(f) << 1))),
+            route(src_host, mix(salt ^ ((u64::from(f) << 1) | 1))),
+        ]);
         if sd == dd {
             // Intra-DC flows are outside this model (traffic is inter-DC).
             self.flows[f as usize].done = true;
@@ -787,37 +817,28 @@ impl<'a> Sim<'a> {
 
     /// The egress port of a packet at switch `n`.
     fn route(&mut self, n: u32, pkt: &Pkt) -> Option<u16> {
-        let fl = self.flows.get(pkt.flow as usize)?;
-        let data = pkt.kind == Kind::Data;
-        let (dst_dc, dst_host) = if data {
-            (fl.dst_dc, fl.dst_host)
-        } else {
-            (fl.src_dc, fl.src_host)
-        };
-        let hash = if data { fl.hash_data } else { fl.hash_ack };
-        let (hdc, hleaf, hport) = self.fab.host_place(dst_host, self.pc.hosts_per_leaf)?;
-        let spines = u32::from(self.pc.spines.max(1));
+        let r = self.routes.get(pkt.flow as usize)?[usize::from(pkt.kind != Kind::Data)];
         match self.fab.nodes.get(n as usize)?.kind {
             NodeKind::Host { .. } => None,
             NodeKind::Leaf { dc, index } => {
-                if dc == hdc && index == hleaf {
-                    Some(hport)
+                if dc == r.dc && index == r.leaf {
+                    Some(r.host_port)
                 } else {
-                    Some(self.pc.hosts_per_leaf + (hash % spines) as u16)
+                    Some(self.pc.hosts_per_leaf + r.spine)
                 }
             }
             NodeKind::Spine { dc } => {
-                if dc == hdc {
-                    Some(hleaf)
+                if dc == r.dc {
+                    Some(r.leaf)
                 } else {
                     Some(self.fab.leaves_per_dc)
                 }
             }
             NodeKind::Dci { dc } => {
-                if dc == dst_dc {
-                    return Some((hash % spines) as u16);
+                if dc == r.dc {
+                    return Some(r.spine);
                 }
-                self.decide(dc, pkt, dst_dc)
+                self.decide(dc, pkt, r)
             }
         }
     }
@@ -833,16 +854,14 @@ impl<'a> Sim<'a> {
     /// a run), and the decider's `packets` and `hits` counters, which no
     /// output reads. So the routes, and every output, are those of a call
     /// per packet.
-    fn decide(&mut self, dc: u16, pkt: &Pkt, dst_dc: u16) -> Option<u16> {
+    fn decide(&mut self, dc: u16, pkt: &Pkt, r: Route) -> Option<u16> {
         let d = usize::from(dc);
         let data = pkt.kind == Kind::Data;
         let now = self.instant();
-        let fl = self.flows.get(pkt.flow as usize)?;
-        let (memo_dc, memo_tick, memo_core) = fl.decided[usize::from(!data)];
-        let core = if self.memo && memo_dc == dc && memo_tick == now.ticks() {
-            memo_core
+        let core = if self.memo && r.memo_dc == dc && r.memo_tick == now.ticks() {
+            r.memo_core
         } else {
-            let group = GroupId(*self.net.dcs.get(usize::from(dst_dc))?);
+            let group = GroupId(*self.net.dcs.get(usize::from(r.dc))?);
             let (key, new_key) = self.key_at(pkt.flow, d, data, group.0)?;
             let fl = self.flows.get_mut(pkt.flow as usize)?;
             let bit = 1u64 << (d % 64);
@@ -861,8 +880,8 @@ impl<'a> Sim<'a> {
                 decision,
                 lcmp_decide::Decision::Hit(_) | lcmp_decide::Decision::New { .. }
             ) {
-                let fl = self.flows.get_mut(pkt.flow as usize)?;
-                fl.decided[usize::from(!data)] = (dc, now.ticks(), core);
+                let m = &mut self.routes.get_mut(pkt.flow as usize)?[usize::from(!data)];
+                (m.memo_dc, m.memo_tick, m.memo_core) = (dc, now.ticks(), core);
             }
             core
         };
@@ -1215,7 +1234,7 @@ mod test {
         let specs = [SPEC];
         let mut sim = Sim::new(&net, &cfg, &specs, 1e6).expect("sim");
         sim.admit(0);
-        let h = sim.flows[0].dst_host;
+        let h = sim.fab.host(1, SPEC.dst_host);
         let sent = |sim: &Sim| (sim.stats.acks, sim.stats.nacks);
         sim.host_receive(h, data(0));
         assert_eq!(sent(&sim), (1, 0));
@@ -1243,7 +1262,7 @@ mod test {
             let specs = [SPEC];
             let mut sim = Sim::new(&net, &cfg, &specs, 1e6).expect("sim");
             sim.admit(0);
-            let h = sim.flows[0].dst_host;
+            let h = sim.fab.host(1, SPEC.dst_host);
             sim.fab.port_mut(h, 0).expect("NIC port").paused = true;
             sim.host_receive(h, data(0));
             let port = sim.fab.port(h, 0).expect("NIC port");
@@ -1274,7 +1293,7 @@ mod test {
         let hpl = sim.pc.hosts_per_leaf;
         let (dc, leaf, out) = sim
             .fab
-            .host_place(sim.flows[0].dst_host, hpl)
+            .host_place(sim.fab.host(1, SPEC.dst_host), hpl)
             .expect("destination host");
         let n = sim
             .fab
