@@ -136,8 +136,6 @@ struct Flow {
     /// Under artifact flow ids: the key each DCI switch (index) knows the
     /// data and the acknowledgements by, once resolved.
     aliases: Vec<(u16, bool, FlowKey)>,
-    /// DCI switches (bit per index) that saw the data / ACK flow.
-    seen: [u64; 2],
     path: Vec<u32>,
     first_sent: bool,
     delivered: u64,
@@ -164,6 +162,18 @@ struct Route {
     memo_dc: u16,
     memo_core: u8,
     memo_tick: u32,
+}
+
+/// What a flow's decisions at DCI switches read, one way (data, or its
+/// acknowledgements), apart from [`Flow`] like [`Route`]: the DCI switches
+/// (bit per index) that saw it, and the key it was last known by at one
+/// of them (under artifact flow ids; `dci` `u16::MAX`: none yet), a copy
+/// of that switch's entry in [`Flow::aliases`].
+#[derive(Clone, Copy, Debug)]
+struct AtDci {
+    seen: u64,
+    dci: u16,
+    key: FlowKey,
 }
 
 struct Host {
@@ -203,6 +213,8 @@ struct Sim<'a> {
     flows: Vec<Flow>,
     /// By flow: its data's (0) and its acknowledgements' (1) [`Route`].
     routes: Vec<[Route; 2]>,
+    /// By flow and direction, as `routes`: its [`AtDci`].
+    at_dci: Vec<[AtDci; 2]>,
     outcomes: Vec<FlowOutcome>,
     hosts: Vec<Host>,
     queue: EventQueue<Ev>,
@@ -278,6 +290,7 @@ impl<'a> Sim<'a> {
             deciders,
             flows: Vec::with_capacity(specs.len()),
             routes: Vec::with_capacity(specs.len()),
+            at_dci: Vec::with_capacity(specs.len()),
             outcomes,
             hosts,
             queue: EventQueue::new(),
@@ -442,7 +455,6 @@ impl<'a> Sim<'a> {
             key,
             ack_key,
             aliases: Vec::new(),
-            seen: [0; 2],
             path: Vec::new(),
             first_sent: false,
             delivered: 0,
@@ -465,6 +477,12 @@ impl<'a> Sim<'a> {
                 memo_tick: 0,
             }
         };
+        let at = |key| AtDci {
+            seen: 0,
+            dci: u16::MAX,
+            key,
+        };
+        self.at_dci.push([at(key), at(ack_key)]);
         self.routes.push([
             route(dst_host, mix(salt ^ (u64::from(f) << 1))),
             route(src_host, mix(salt ^ ((u64::from(f) << 1) | 1))),
@@ -863,10 +881,10 @@ impl<'a> Sim<'a> {
         } else {
             let group = GroupId(*self.net.dcs.get(usize::from(r.dc))?);
             let (key, new_key) = self.key_at(pkt.flow, d, data, group.0)?;
-            let fl = self.flows.get_mut(pkt.flow as usize)?;
+            let at = &mut self.at_dci.get_mut(pkt.flow as usize)?[usize::from(!data)];
             let bit = 1u64 << (d % 64);
-            let first_here = fl.seen[usize::from(!data)] & bit == 0;
-            fl.seen[usize::from(!data)] |= bit;
+            let first_here = at.seen & bit == 0;
+            at.seen |= bit;
             // Sampled right before a decision: the first packet of a key this
             // switch has not seen (under artifact flow ids, a flow whose key an
             // earlier flow holds follows that pin undecided, and unsampled).
@@ -901,16 +919,24 @@ impl<'a> Sim<'a> {
     /// 5-tuple of that switch, destination and artifact key; and whether
     /// the key was new there when first asked (always, for 5-tuples).
     fn key_at(&mut self, f: u32, d: usize, data: bool, group: u16) -> Option<(FlowKey, bool)> {
+        if self.cfg.flow_id != FlowIdentity::Artifact || self.cfg.scheme == Scheme::Ecmp {
+            let fl = self.flows.get(f as usize)?;
+            return Some((if data { fl.key } else { fl.ack_key }, true));
+        }
+        // The key it was last resolved to, at this switch: `aliases`'
+        // entry (which never changes once pushed) without reading `Flow`.
+        let at = &mut self.at_dci.get_mut(f as usize)?[usize::from(!data)];
+        if usize::from(at.dci) == d {
+            return Some((at.key, false));
+        }
         let fl = self.flows.get(f as usize)?;
         let own = if data { fl.key } else { fl.ack_key };
-        if self.cfg.flow_id != FlowIdentity::Artifact || self.cfg.scheme == Scheme::Ecmp {
-            return Some((own, true));
-        }
         if let Some(&(_, _, k)) = fl
             .aliases
             .iter()
             .find(|a| usize::from(a.0) == d && a.1 == data)
         {
+            (at.dci, at.key) = (d as u16, k);
             return Some((k, false));
         }
         let spec = self.specs.get(fl.spec)?;
@@ -935,6 +961,8 @@ impl<'a> Sim<'a> {
             .get_mut(f as usize)?
             .aliases
             .push((d as u16, data, k));
+        let at = &mut self.at_dci.get_mut(f as usize)?[usize::from(!data)];
+        (at.dci, at.key) = (d as u16, k);
         Some((k, new_key))
     }
 
