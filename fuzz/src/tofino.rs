@@ -17,7 +17,12 @@
 //! up, computed here from the core's tables and port states. From its
 //! first unpinned packet on, such a flow is compared with the fallback
 //! while unpinned and not at all once pinned (the core's pin keeps its
-//! first decision); every other flow, with the core. This is the contract of the crate's quickcheck
+//! first decision). A flow that takes a cell while its `lcmp_unpinned`
+//! cell holds a fresh record of its own fallback tag, written by another
+//! flow sharing that cell, pins the fallback port (docs/tofino.md: in
+//! order, not the core's choice): that packet is compared with the
+//! fallback, and the flow not at all afterwards. Every other flow, with
+//! the core. This is the contract of the crate's quickcheck
 //! (`frontends/tofino/tests/equivalence.rs`) and `tests/pins.rs`, searched
 //! by coverage instead of at random.
 
@@ -45,6 +50,9 @@ pub static UNPINNED: AtomicUsize = AtomicUsize::new(0);
 /// Flows that took a cell after going unpinned, with their
 /// `lcmp_unpinned` record intact (pinned to their fallback port).
 pub static REPINNED: AtomicUsize = AtomicUsize::new(0);
+/// Flows never unpinned that took a cell while another flow's record of
+/// the same fallback tag sat in their `lcmp_unpinned` cell.
+pub static BORROWED: AtomicUsize = AtomicUsize::new(0);
 
 /// One `tofino_equiv` input.
 #[derive(Arbitrary, Debug)]
@@ -221,12 +229,24 @@ pub fn run(input: &TofinoInput) {
                 assert!(tr.fallback, "phase {n}: unpinned off the fallback: {tr:?}");
                 continue;
             }
+            let took_a_cell = tr.ways.0 == PinStatus::Taken || tr.ways.1 == PinStatus::Taken;
+            if !unpinned[i] && recorded && took_a_cell && tr.fallback {
+                // lcmp_unpinned is indexed by a slice of the signature and
+                // holds only the fallback tag: another flow's fresh record
+                // of the same tag reads as this flow's own, so it pins the
+                // fallback port (in order: the flow is new to its cell).
+                // Its pin keeps that port, not the core's.
+                BORROWED.fetch_add(1, Ordering::Relaxed);
+                assert_eq!(tr.port, fb, "phase {n}: a borrowed record {key:?}: {tr:?}");
+                unpinned[i] = true;
+                pinned_since[i] = true;
+                continue;
+            }
             if unpinned[i] {
                 // Taking a cell does not move it: a flow unpinned lately
                 // (its record intact) pins its fallback port. Afterwards
                 // its pin keeps it (the core's pin keeps its own first
                 // decision, so it is not compared with the core).
-                let took_a_cell = tr.ways.0 == PinStatus::Taken || tr.ways.1 == PinStatus::Taken;
                 if !pinned_since[i] && recorded && took_a_cell {
                     REPINNED.fetch_add(1, Ordering::Relaxed);
                     assert_eq!(tr.port, fb, "phase {n}: a new pin moved {key:?}: {tr:?}");
@@ -261,5 +281,7 @@ mod test {
         assert!(compared >= 100, "only {compared} packets compared");
         let shared = super::SHARED.load(Ordering::Relaxed);
         assert!(shared > 0, "no seed has flows sharing a pin cell");
+        let borrowed = super::BORROWED.load(Ordering::Relaxed);
+        assert!(borrowed > 0, "no seed reads another flow's unpinned record");
     }
 }
