@@ -11,9 +11,9 @@
 //!   spines by a per-flow hash.
 //! * **Ports** are store-and-forward: a packet is received whole, queued
 //!   at its egress port and serialised at the port's rate, then
-//!   propagates; each port's wire is a FIFO, so the event queue (a radix
-//!   heap of deadlines, `queue.rs`) holds one event per busy port and wire,
-//!   not one per packet in flight.
+//!   propagates; each port's wire is a FIFO, so the event queue (a timing
+//!   wheel with buckets for the far future, `queue.rs`) holds one event
+//!   per busy port and wire, not one per packet in flight.
 //! * **Switch buffers** ([`mmu`]): one shared buffer per switch with
 //!   per-ingress PFC accounting (reserve, dynamic threshold, headroom);
 //!   PAUSE and RESUME frames take the link's propagation delay to reach
