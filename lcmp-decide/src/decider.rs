@@ -199,6 +199,24 @@ enum PinState {
     Withdrawn,
 }
 
+/// Whether a pin on `port` can be honoured for a packet of `group`, given
+/// the ports' state and the tables (see [`DeciderWith::on_packet`]).
+#[inline(always)]
+fn pin_state(
+    ports: &[PortState],
+    tables: Option<&CompiledTables>,
+    group: GroupId,
+    port: PortId,
+) -> PinState {
+    if !ports.get(usize::from(port.0)).is_some_and(PortState::is_up) {
+        PinState::PortDown
+    } else if !tables.is_some_and(|t| t.is_candidate(group, port)) {
+        PinState::Withdrawn
+    } else {
+        PinState::Usable
+    }
+}
+
 fn bump(counter: &mut u64) {
     *counter = counter.saturating_add(1);
 }
@@ -525,10 +543,6 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
         Some(state.signals(ctx.as_ref()))
     }
 
-    fn port_up(&self, port: PortId) -> bool {
-        self.port_state(port).is_some_and(PortState::is_up)
-    }
-
     /// The counters.
     pub const fn counters(&self) -> &Counters {
         &self.counters
@@ -552,13 +566,7 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     /// port is up and still a candidate of the group (O(1): a direct group
     /// index and a port bitmask).
     fn pin_usable(&self, group: GroupId, port: PortId) -> PinState {
-        if !self.port_up(port) {
-            PinState::PortDown
-        } else if !self.tables().is_some_and(|t| t.is_candidate(group, port)) {
-            PinState::Withdrawn
-        } else {
-            PinState::Usable
-        }
+        pin_state(&self.ports, self.tables(), group, port)
     }
 
     /// Routes one packet (§3.1): an established flow whose port is up and
@@ -575,10 +583,21 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
     #[must_use]
     #[inline]
     pub fn on_packet(&mut self, now: Instant, key: &FlowKey, group: GroupId) -> Decision {
-        let fingerprint = key.fingerprint(&self.config.flow_key);
-        self.route(now, group, fingerprint, |algorithm, seed| {
+        let tag = cache_tag(key.fingerprint(&self.config.flow_key), group);
+        let idle = self.idle_timeout();
+        let decision = self.route(now, idle, group, tag, |algorithm, seed| {
             key.ecmp_hash(algorithm, seed)
-        })
+        });
+        self.count_hits(u64::from(matches!(decision, Decision::Hit(_))));
+        decision
+    }
+
+    /// Counts `n` hits (packets [`DeciderWith::route`] returned a
+    /// [`Decision::Hit`] for, which it does not count itself).
+    #[inline]
+    fn count_hits(&mut self, n: u64) {
+        self.counters.packets = self.counters.packets.saturating_add(n);
+        self.counters.hits = self.counters.hits.saturating_add(n);
     }
 
     /// Routes a burst of packets, in order: `out[i]` is exactly what
@@ -670,54 +689,62 @@ impl<const PORTS: usize, S: SlotStorage, T: TablesSlot> DeciderWith<PORTS, S, T>
         let (Some(packets), Some(out)) = (packets.get(..n), out.get_mut(..n)) else {
             return 0;
         };
+        // The same for every packet of the call: the tables do not change.
+        let idle = self.idle_timeout();
         for (burst, decisions) in packets.chunks(BURST).zip(out.chunks_mut(BURST)) {
-            let mut fingerprints = [0u64; BURST];
+            let mut tags = [0u64; BURST];
             let mut lines = 0u64;
-            for (p, fp) in burst.iter().zip(fingerprints.iter_mut()) {
-                *fp = read(p).0.fingerprint(&self.config.flow_key);
-                lines ^= self.cache.lines(*fp).map_or(0, |(k, s)| read_ahead(k, s));
+            for (p, tag) in burst.iter().zip(tags.iter_mut()) {
+                let (key, group) = read(p);
+                *tag = cache_tag(key.fingerprint(&self.config.flow_key), group);
+                lines ^= self.cache.lines(*tag).map_or(0, |(k, s)| read_ahead(k, s));
             }
             // Keeps the reads: their only purpose is to start the misses.
             core::hint::black_box(lines);
-            for ((p, fp), o) in burst.iter().zip(fingerprints).zip(decisions) {
-                let decision = self.route(now, read(p).1, fp, |algorithm, seed| {
+            // Hits are counted once a group (the other outcomes by `route`).
+            let mut hits = 0u64;
+            for ((p, tag), o) in burst.iter().zip(tags).zip(decisions) {
+                let decision = self.route(now, idle, read(p).1, tag, |algorithm, seed| {
                     read(p).0.ecmp_hash(algorithm, seed)
                 });
+                // At most BURST a group: cannot wrap.
+                hits = hits.wrapping_add(u64::from(matches!(decision, Decision::Hit(_))));
                 write(o, decision);
             }
+            self.count_hits(hits);
         }
         n
     }
 
-    /// [`DeciderWith::on_packet`] with the flow's fingerprint computed;
-    /// `ecmp_hash` (the flow's [`FlowKey::ecmp_hash`]) is called only when
-    /// the flow needs deciding (a hit reads only the fingerprint), so a
+    /// [`DeciderWith::on_packet`] with the flow's cache tag
+    /// ([`cache_tag`] of its fingerprint and `group`) and the idle timeout
+    /// computed; `ecmp_hash` (the flow's [`FlowKey::ecmp_hash`]) is called
+    /// only when the flow needs deciding (a hit reads only the tag), so a
     /// burst in the caller's layout converts a hit's key once, for its
-    /// fingerprint, and a single packet's key is never copied.
+    /// fingerprint, and a single packet's key is never copied. A hit is
+    /// not counted here: the caller counts its hits
+    /// ([`DeciderWith::count_hits`], once a burst), every other outcome is.
     #[inline]
     fn route(
         &mut self,
         now: Instant,
+        idle: u32,
         group: GroupId,
-        fingerprint: u64,
+        tag: u64,
         ecmp_hash: impl FnOnce(HashAlgorithm, u32) -> u32,
     ) -> Decision {
-        bump(&mut self.counters.packets);
-        let idle = self.idle_timeout();
         // The entry is the flow's keyed hash and its group: a flow of
         // another group never reads, re-pins or deletes it.
-        let fingerprint = cache_tag(fingerprint, group);
-        let probe = self.cache.probe(fingerprint, now, idle);
+        let fingerprint = tag;
+        let (ports, tables) = (&self.ports, self.tables.current());
+        let usable = |port| pin_state(ports, tables, group, port) == PinState::Usable;
+        let probe = match self.cache.hit_or_probe(fingerprint, now, idle, usable) {
+            Ok(port) => return Decision::Hit(port),
+            Err(probe) => probe,
+        };
+        bump(&mut self.counters.packets);
         let pinned = probe.found;
-        let mut cause = PinState::Usable;
-        if let Some(pin) = pinned {
-            cause = self.pin_usable(group, pin.port);
-            if cause == PinState::Usable {
-                self.cache.refresh(pin.slot, now);
-                bump(&mut self.counters.hits);
-                return Decision::Hit(pin.port);
-            }
-        }
+        let cause = pinned.map_or(PinState::Usable, |pin| self.pin_usable(group, pin.port));
         let hash = ecmp_hash(self.config.hash, self.config.seed);
         let (chosen, reason) = decide(&self.inputs(self.config.scheme), group, hash);
         let Some(port) = chosen else {
@@ -1306,6 +1333,38 @@ mod test {
         );
     }
 
+    /// A burst counts its hits once a group of [`BURST`] packets (and
+    /// takes the idle timeout once a call): the same decisions and
+    /// counters as a packet at a time, over several groups of hits, new
+    /// flows, packets without a route and flows gone idle.
+    #[test]
+    fn a_burst_decides_and_counts_as_single_packets_do() {
+        let mut single: Decider<4, 64> = Decider::new(DeciderConfig::DEFAULT);
+        single
+            .install(&two_port_tables(Params::PAPER))
+            .expect("valid");
+        let mut burst = single.clone();
+        let packets: std::vec::Vec<(FlowKey, GroupId)> = (0..70)
+            .map(|i| (v4_flow(i % 23), GroupId(if i % 11 == 0 { 9 } else { 1 })))
+            .collect();
+        let idle = Params::PAPER.idle_timeout_ticks;
+        for t in [1, 2, idle + 3] {
+            let mut out = [Decision::NoRoute(Reason::Pinned); 70];
+            assert_eq!(burst.on_packets(ticks(t), &packets, &mut out), 70);
+            for ((key, group), got) in packets.iter().zip(out) {
+                assert_eq!(got, single.on_packet(ticks(t), key, *group));
+            }
+            assert_eq!(burst.counters(), single.counters());
+        }
+        let c = single.counters();
+        assert_eq!(c.packets, 210);
+        assert_eq!(c.hits + c.new_flows + c.no_route, c.packets, "{c:?}");
+        assert!(
+            c.hits > c.new_flows && c.new_flows > c.no_route && c.no_route > 0,
+            "{c:?}"
+        );
+    }
+
     /// The burst entries return how many packets they decided (the
     /// shorter of the two slices), `gc` how many idle entries it cleared,
     /// and a sample's epoch is half the idle timeout.
@@ -1570,6 +1629,7 @@ mod test {
         // victim's port or toward an unknown group, neither re-pins nor
         // deletes the victim's entry.
         fn a_forged_tag_moves_no_pin(fingerprint: u64, unknown: u16) -> quickcheck::TestResult {
+            const IDLE_PAPER: u32 = Params::PAPER.idle_timeout_ticks;
             if unknown <= 2 {
                 return quickcheck::TestResult::discard();
             }
@@ -1580,21 +1640,21 @@ mod test {
             t.groups.push(g2).expect("capacity");
             let mut d: Decider<2, 64> = Decider::new(DeciderConfig::DEFAULT);
             d.install(&t).expect("valid");
-            let victim = d.route(ticks(1), GroupId(1), fingerprint, |_, _| 0);
+            let victim = d.route(ticks(1), IDLE_PAPER, GroupId(1), cache_tag(fingerprint, GroupId(1)), |_, _| 0);
             let Some(port) = victim.port() else {
                 return quickcheck::TestResult::failed();
             };
             let mut ok = port == PortId(0);
             // Toward group 2 (only port 1): a new flow of group 2.
             ok &= matches!(
-                d.route(ticks(2), GroupId(2), fingerprint, |_, _| 0),
+                d.route(ticks(2), IDLE_PAPER, GroupId(2), cache_tag(fingerprint, GroupId(2)), |_, _| 0),
                 Decision::New { port: PortId(1), failover: false, .. }
             );
             ok &= matches!(
-                d.route(ticks(3), GroupId(unknown), fingerprint, |_, _| 0),
+                d.route(ticks(3), IDLE_PAPER, GroupId(unknown), cache_tag(fingerprint, GroupId(unknown)), |_, _| 0),
                 Decision::NoRoute(_)
             );
-            ok &= d.route(ticks(4), GroupId(1), fingerprint, |_, _| 0) == Decision::Hit(port);
+            ok &= d.route(ticks(4), IDLE_PAPER, GroupId(1), cache_tag(fingerprint, GroupId(1)), |_, _| 0) == Decision::Hit(port);
             ok &= d.counters().withdrawals == 0 && d.flow_cache().len() == 2;
             quickcheck::TestResult::from_bool(ok)
         }

@@ -216,7 +216,10 @@ impl<const N: usize> SlotStorage for SlotArray<N> {
 impl SlotStorage for [SlotBlock] {
     #[inline]
     fn slot_count(&self) -> usize {
-        self.len().saturating_mul(BLOCK_SLOTS)
+        // Cannot wrap: a slice of 192-byte blocks holds at most
+        // `isize::MAX / 192` of them (wrapping, not saturating, keeps a
+        // branch off every lookup).
+        self.len().wrapping_mul(BLOCK_SLOTS)
     }
 
     #[inline]
@@ -473,28 +476,76 @@ impl<S: SlotStorage> FlowCacheWith<S> {
     pub(crate) fn probe(&self, fingerprint: u64, now: Instant, idle_timeout: u32) -> Probe {
         let tag = tag_of(fingerprint);
         let buckets = self.buckets(tag);
+        let at = buckets.into_iter().find_map(|b| {
+            let (keys, seen) = self.slots.bucket(b)?;
+            crate::work::bucket_scan();
+            let j = keys.iter().position(|&k| key_tag(k) == tag)?;
+            Some((slot_index(b, j), *keys.get(j)?, *seen.get(j)?))
+        });
+        self.probed(buckets, at, now, idle_timeout)
+    }
+
+    /// The packet path's lookup (issue 36 item 5): the flow's live entry,
+    /// if `usable` accepts its port, is refreshed to `now` and its port
+    /// returned, in the same pass over its bucket (one bounds-checked
+    /// access to the bucket, read and then written, and no [`Probe`]
+    /// built); anything else (no entry, an idle one, a pin `usable`
+    /// refuses) returns what [`FlowCacheWith::probe`] would, for the miss
+    /// path, with no bucket scanned twice.
+    #[inline(always)]
+    pub(crate) fn hit_or_probe(
+        &mut self,
+        fingerprint: u64,
+        now: Instant,
+        idle_timeout: u32,
+        usable: impl Fn(PortId) -> bool,
+    ) -> Result<PortId, Probe> {
+        let tag = tag_of(fingerprint);
+        let buckets = self.buckets(tag);
+        let mut at = None;
         for b in buckets {
-            let Some((keys, seen)) = self.slots.bucket(b) else {
+            let Some((keys, seen)) = self.slots.bucket_mut(b) else {
                 continue;
             };
             crate::work::bucket_scan();
-            if let Some(j) = keys.iter().position(|&k| key_tag(k) == tag) {
-                let slot = slot_index(b, j);
-                let live = keys
-                    .get(j)
-                    .zip(seen.get(j))
-                    .filter(|(_, &s)| !is_idle(s, now, idle_timeout));
-                return Probe {
-                    found: live.map(|(&k, _)| Pinned {
-                        slot,
-                        port: key_port(k),
-                    }),
-                    // An existing entry for the fingerprint, even an idle
-                    // one, is reused.
-                    vacant: Some(slot),
-                    entry: Some(slot),
-                };
+            let Some(j) = keys.iter().position(|&k| key_tag(k) == tag) else {
+                continue;
+            };
+            let (Some(&key), Some(last_seen)) = (keys.get(j), seen.get_mut(j)) else {
+                continue;
+            };
+            let port = key_port(key);
+            if !is_idle(*last_seen, now, idle_timeout) && usable(port) {
+                *last_seen = now.ticks();
+                return Ok(port);
             }
+            at = Some((slot_index(b, j), key, *last_seen));
+            break;
+        }
+        Err(self.probed(buckets, at, now, idle_timeout))
+    }
+
+    /// The probe of a flow whose buckets are `buckets`, given where its
+    /// entry was found (slot, key, last-seen tick), if anywhere.
+    #[inline(always)]
+    fn probed(
+        &self,
+        buckets: [usize; 2],
+        at: Option<(usize, u64, u32)>,
+        now: Instant,
+        idle_timeout: u32,
+    ) -> Probe {
+        if let Some((slot, key, last_seen)) = at {
+            return Probe {
+                found: (!is_idle(last_seen, now, idle_timeout)).then_some(Pinned {
+                    slot,
+                    port: key_port(key),
+                }),
+                // An existing entry for the fingerprint, even an idle
+                // one, is reused.
+                vacant: Some(slot),
+                entry: Some(slot),
+            };
         }
         // The primary bucket while it has room, then the secondary (as
         // DPDK's rte_hash): most flows stay in their primary bucket, so a
@@ -1228,6 +1279,64 @@ mod test {
         }
     }
 
+    #[test]
+    fn hit_or_probe_refreshes_a_usable_live_entry_only() {
+        both!(32, |c| {
+            let t0 = Instant::from_ticks(0);
+            // A flow in its primary bucket, one in its secondary (bucket 0
+            // full), one idle.
+            for i in 0..8u64 {
+                assert!(c.insert(fp(i, 0, 1), PortId(i as u8), t0, IDLE).is_ok());
+            }
+            assert!(c.insert(fp(8, 0, 1), PortId(9), t0, IDLE).is_ok());
+            assert_eq!(
+                c.find(fp(8, 0, 1), t0, IDLE).map(|p| p.slot / BUCKET),
+                Some(1)
+            );
+            let t1 = Instant::from_ticks(IDLE);
+            let at = |t: u32| Instant::from_ticks(t);
+            // Live and usable: the port, and the tick refreshed (alive one
+            // timeout after the hit, where it would have expired).
+            assert_eq!(
+                c.hit_or_probe(fp(3, 0, 1), t1, IDLE, |_| true),
+                Ok(PortId(3))
+            );
+            assert_eq!(
+                c.hit_or_probe(fp(8, 0, 1), t1, IDLE, |p| p == PortId(9)),
+                Ok(PortId(9))
+            );
+            for (i, port) in [(3, 3), (8, 9)] {
+                assert_eq!(
+                    c.lookup(fp(i, 0, 1), at(2 * IDLE), IDLE),
+                    Some(PortId(port))
+                );
+            }
+            assert_eq!(c.lookup(fp(4, 0, 1), at(2 * IDLE), IDLE), None);
+            // `usable` sees the entry's port; refused, the probe names the
+            // live pin and nothing is refreshed.
+            let refused = c.hit_or_probe(fp(5, 0, 1), t1, IDLE, |p| p != PortId(5));
+            assert_eq!(refused, Err(c.probe(fp(5, 0, 1), t1, IDLE)));
+            let Err(probe) = refused else { unreachable!() };
+            assert_eq!(probe.found.map(|p| p.port), Some(PortId(5)));
+            assert_eq!(c.lookup(fp(5, 0, 1), at(2 * IDLE), IDLE), None);
+            // Idle: no hit even if usable; the probe reuses its slot.
+            let idle = c.hit_or_probe(fp(6, 0, 1), at(IDLE + 1), IDLE, |_| true);
+            let Err(probe) = idle else { unreachable!() };
+            assert_eq!(probe.found, None);
+            assert_eq!(
+                probe.entry(),
+                c.probe(fp(6, 0, 1), t0, IDLE).found.map(|p| p.slot)
+            );
+            assert_eq!(c.lookup(fp(6, 0, 1), at(IDLE + 1), IDLE), None);
+            // Absent: the probe of a new flow (its secondary bucket's room).
+            let absent = c.hit_or_probe(fp(9, 0, 1), t1, IDLE, |_| true);
+            assert_eq!(absent, Err(c.probe(fp(9, 0, 1), t1, IDLE)));
+            let Err(probe) = absent else { unreachable!() };
+            assert_eq!((probe.found, probe.entry()), (None, None));
+            assert_eq!(probe.vacant.map(|s| s / BUCKET), Some(1));
+        });
+    }
+
     quickcheck! {
         fn gc_never_evicts_recent(flows: Unshrunk, budget: usize) -> bool {
             let mut ok = true;
@@ -1279,6 +1388,42 @@ mod test {
                 }
             }
             refused * 200 < 3277
+        }
+
+        // The packet path's lookup is the probe, plus the refresh of a
+        // usable live entry: the same answer as `probe` and `find` before
+        // it, and afterwards the same state as `refresh` would leave.
+        fn hit_or_probe_is_probe_then_refresh(ops: Vec<(u64, u8, u16)>, usable_ports: u8) -> bool {
+            let mut c: FlowCache<64> = FlowCache::new();
+            let mut reference: FlowCache<64> = FlowCache::new();
+            let usable = |p: PortId| usable_ports >> (p.0 % 8) & 1 == 1;
+            let mut now = 0u32;
+            for (fp, port, dt) in ops {
+                now = now.wrapping_add(u32::from(dt));
+                let t = Instant::from_ticks(now);
+                let fp = fp % 100; // collisions and repeats
+                let probe = reference.probe(fp, t, 1000);
+                let want = match probe.found {
+                    Some(pin) if usable(pin.port) => {
+                        reference.refresh(pin.slot, t);
+                        Ok(pin.port)
+                    }
+                    _ => Err(probe),
+                };
+                if c.hit_or_probe(fp, t, 1000, usable) != want {
+                    return false;
+                }
+                if want.is_err() {
+                    let port = PortId(port % 8);
+                    if c.insert(fp, port, t, 1000) != reference.insert(fp, port, t, 1000) {
+                        return false;
+                    }
+                }
+                if c.slots != reference.slots || c.len() != reference.len() {
+                    return false;
+                }
+            }
+            true
         }
 
         fn owned_and_borrowed_caches_agree(ops: Vec<(u8, u64, u8, u16)>) -> bool {

@@ -1399,31 +1399,31 @@ int32_t lcmp_verify_signed(const uint8_t *blob,
  *
  *   call                                  stack B  instructions
  *   lcmp_sample                               236           903 (at most 1000)
- *   lcmp_on_packet:hit                        240           494
- *   lcmp_on_packet:new                        540          1483
- *   lcmp_on_packets:32hit                     916         14847
- *   lcmp_on_packets:32new                    1188         47680
- *   lcmp_explain_                            1396          4786
+ *   lcmp_on_packet:hit                        196           460
+ *   lcmp_on_packet:new                        524          1517
+ *   lcmp_on_packets:32hit                     932         13106
+ *   lcmp_on_packets:32new                    1204         47491
+ *   lcmp_explain_                            1396          4782
  *   lcmp_set_port                              40            69
- *   lcmp_gc                                    56         20634
+ *   lcmp_gc                                    56         20629
  *   lcmp_install                             1860         29702
  *   lcmp_install_signed                      6448       1957704
  *   lcmp_install_signed:replay               2908        117219
  *   lcmp_install_signed:refused              2908        116289
- *   lcmp_decider_init_                        272         13364
+ *   lcmp_decider_init_                        272         13362
  *   lcmp_tables_install                      1820         17644
  *   lcmp_tables_install_signed               6448       1945681
  *   lcmp_tables_install_signed:refused       2908        116296
  *   lcmp_use_tables                           244         12100
  *   lcmp_release_tables                         8            37
- *   lcmp_decider_init_shared_                 272          2092
+ *   lcmp_decider_init_shared_                 272          2091
  *   lcmp_tables_init_                          48           256
  *   lcmp_digest_update                        200           206
  *   lcmp_digest_init                            8            21
  *   lcmp_digest_value                          16            44
  *   lcmp_flow_v4                               72            57
  *   lcmp_get_counters_                        212           238
- *   lcmp_flow_cache_usage                       8            40
+ *   lcmp_flow_cache_usage                       8            32
  *   lcmp_generation                             8            26
  *   lcmp_tables_generation                     16            59
  *   lcmp_tables_users                           8            33

@@ -121,7 +121,10 @@ impl CallerSlots {
 
 impl SlotStorage for CallerSlots {
     fn slot_count(&self) -> usize {
-        self.len.saturating_mul(BLOCK_SLOTS)
+        // Cannot wrap: `init` checked that the blocks fit in memory
+        // (`decider_bytes`), so `len <= isize::MAX / 192` (wrapping, not
+        // saturating, keeps a branch off every lookup).
+        self.len.wrapping_mul(BLOCK_SLOTS)
     }
 
     fn bucket(&self, b: usize) -> Option<(&[u64; BUCKET], &[u32; BUCKET])> {

@@ -49,7 +49,9 @@ pub enum Preset {
     /// buffer, the round-trip ideal FCT, routed acknowledgements, its
     /// flow-table keys and its sampling before each decision; schemes
     /// ecmp, ucmp, lcmp; 5 seeds (each unless given explicitly). The fabric,
-    /// PFC and DCQCN of its runs need `--model packet`.
+    /// PFC and DCQCN of its runs need `--model packet`. With `--topology
+    /// bso13`, its 13-DC regime (Figs. 7 and 8): the same settings,
+    /// all-to-all, the load relative to the hosts' NICs, 10 ms windows.
     Artifact,
 }
 
@@ -114,12 +116,13 @@ pub struct SimArgs {
     /// A traffic preset: `paper` or `artifact` (docs/simulator.md).
     #[arg(long, value_parser = parse_preset, value_name = "paper|artifact")]
     pub preset: Option<Preset>,
-    /// What loads refer to [default: nic for one pair, interdc for all].
+    /// What loads refer to [default: nic for one pair, interdc for all;
+    /// nic with --preset artifact].
     #[arg(long, value_enum)]
     pub load_ref: Option<LoadRef>,
     /// Arrival window, seconds [default: 0.15/0.10/0.07 s at 30/50/80 %
     /// (else 0.05 / load) for one pair against NICs; 0.2 with --preset
-    /// artifact; else 0.05].
+    /// artifact (0.01 on bso13); else 0.05].
     #[arg(long)]
     pub window: Option<f64>,
     /// First traffic seed.
@@ -263,6 +266,23 @@ pub const MIN_BUFFER_BYTES: u64 = 1_000_000;
 /// The artifact's arrival window, microseconds (its 0.3-load runs span
 /// 199.7 ms of arrivals).
 pub const ARTIFACT_WINDOW_US: f64 = 200_000.0;
+
+/// The artifact's arrival window on its 13-DC network, microseconds
+/// (its `traffic_WebSearch_13DC-0.{3,5,8}util.txt` span 2.000-2.010 s).
+pub const ARTIFACT13_WINDOW_US: f64 = 10_000.0;
+
+/// DC1's DCI pool in the artifact's arithmetic on `topology`
+/// (`packet::artifact_pool::dci_pools`), the one pool the fluid model
+/// gives every DCI switch (on testbed8 it is [`ARTIFACT_DCI_BUFFER_BYTES`]).
+fn artifact_dc1_pool(topology: &Topology) -> u64 {
+    crate::packet::artifact_pool::dci_pools(
+        topology,
+        &crate::packet::PacketConfig::DEFAULT,
+        ARTIFACT_DCI_BUFFER_MIB,
+    )
+    .first()
+    .map_or(ARTIFACT_DCI_BUFFER_BYTES, |&(_, bytes)| bytes)
+}
 
 /// One of `choices` by name, or a one-line error naming them all.
 fn choice<T: Copy>(flag: &str, text: &str, choices: &[(&str, T)]) -> Result<T, SimError> {
@@ -440,9 +460,19 @@ pub fn to_args(a: &SimArgs) -> Vec<String> {
 pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
     let artifact = args.preset == Some(Preset::Artifact);
     let paper = args.preset == Some(Preset::Paper) || artifact;
-    if paper && args.topology != "testbed8" {
+    // The artifact's two networks: testbed8 (`8DC-hetero`) and bso13
+    // (`13DC-hetero`, its 13-DC regime: all-to-all, the load relative to
+    // the hosts' NICs, 10 ms of arrivals).
+    let artifact13 = artifact && args.topology == "bso13";
+    if artifact && !artifact13 && args.topology != "testbed8" {
         return Err(SimError::Config(
-            "--preset paper and --preset artifact are defined for --topology testbed8".into(),
+            "--preset artifact is defined for --topology testbed8 and bso13 (the artifact's two networks)".into(),
+        ));
+    }
+    if paper && !artifact && args.topology != "testbed8" {
+        return Err(SimError::Config(
+            "--preset paper is defined for --topology testbed8 (for bso13 use --preset artifact)"
+                .into(),
         ));
     }
     let mut topology = load_topology(&args.topology)?;
@@ -457,6 +487,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
                     ))
                 })?;
         }
+        None if artifact13 => topology.buffer_bytes = artifact_dc1_pool(&topology),
         None if artifact => topology.buffer_bytes = ARTIFACT_DCI_BUFFER_BYTES,
         None => {}
     }
@@ -467,6 +498,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
             let (src, dst) = dc_pair(&topology, p, "--pair")?;
             Pairs::One { src, dst }
         }
+        None if artifact13 => Pairs::AllToAll,
         None if topology.name == "testbed8" || paper => {
             let (src, dst) = dc_pair(&topology, "DC1:DC8", "--pair")?;
             Pairs::One { src, dst }
@@ -474,6 +506,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         None => Pairs::AllToAll,
     };
     let reference = match (args.load_ref, pairs) {
+        (None, _) if artifact13 => LoadReference::Nic,
         (Some(LoadRef::Nic), _) | (None, Pairs::One { .. }) => LoadReference::Nic,
         (Some(LoadRef::Interdc), _) | (None, Pairs::AllToAll) => LoadReference::InterDc,
     };
@@ -486,6 +519,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         .iter()
         .map(|&l| match args.window {
             Some(w) => w * 1e6,
+            None if artifact13 => ARTIFACT13_WINDOW_US,
             None if artifact => ARTIFACT_WINDOW_US,
             None if matches!(pairs, Pairs::One { .. }) && reference == LoadReference::Nic => {
                 paper_window_us(l)
@@ -690,6 +724,12 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
     if args.bins == 0 || args.bins > 1000 {
         return Err(SimError::Config("--bins: give 1 to 1000".into()));
     }
+    if args.vs_artifact && topology.name != "testbed8" {
+        return Err(SimError::Config(format!(
+            "--vs-artifact: the artifact's Figure 5 curves are testbed8's, not {}'s (for bso13: lcmp sim figure 7)",
+            topology.name
+        )));
+    }
     let exp = Experiment {
         topology,
         workload,
@@ -781,6 +821,11 @@ pub struct FigureArgs {
     /// back) instead of running them.
     #[arg(long)]
     pub emit_jobs: bool,
+    /// With --emit-jobs: one single-threaded job per load and seed of each
+    /// run (`DIR/NAME.lLOAD-sSEED.json`), so a core's worth of work lands
+    /// at a time; --merge reads the parts back.
+    #[arg(long, requires = "emit_jobs")]
+    pub split: bool,
     /// Read the emitted jobs' JSON from DIR instead of running.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["plan", "emit_jobs"])]
     pub merge: Option<PathBuf>,

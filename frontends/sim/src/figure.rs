@@ -72,30 +72,25 @@ macro_rules! artifact30 {
     };
 }
 
-/// The arguments of [`BSO13`], with `extra` before the schemes, loads and seeds.
+/// The artifact's 13-DC runs (`simulation/mix/config/13DC-hetero/`):
+/// `--preset artifact --topology bso13`, its 13-DC regime (all-to-all web
+/// search whose load is relative to the 208 hosts' NICs: its
+/// `traffic_WebSearch_13DC-0.{3,5,8}util.txt` carry 5.80, 10.05 and
+/// 13.56 Tbps over 10 ms of arrivals, 2.000-2.010 s, 0.28, 0.48 and 0.65
+/// of 208 x 100 Gbps; a 10 ms window; the settings the preset gives
+/// testbed8, as its `config_batch.txt` is the 8-DC one's but for the
+/// topology and traffic files; each DCI switch its own PFC pool), with
+/// `extra` before the loads and seeds.
 macro_rules! bso13 {
     ($($extra:expr),* $(,)?) => {
         &[
-            "--model", "packet", "--topology", "bso13", "--pair", "all", "--load-ref", "nic",
-            "--window", "0.01", "--saturation", "9", "--weights", "s_cong=2,w_tl=0",
-            "--queue-thresholds", "wrap32:5GB", "--ideal", "rtt", "--ack-path", "routed",
-            "--flow-id", "artifact", "--sampling", "decision", $($extra,)*
-            "--schemes", "ecmp,ucmp,lcmp", "--load", "0.3,0.5,0.8", "--seeds", "3",
+            "--model", "packet", "--preset", "artifact", "--topology", "bso13", $($extra,)*
+            "--load", "0.3,0.5,0.8", "--seeds", "3",
         ]
     };
 }
 
-/// The artifact's 13-DC runs (`simulation/mix/config/13DC-hetero/`), as
-/// far as flags reach them: all-to-all web search whose load is relative
-/// to the 208 hosts' NICs (its `traffic_WebSearch_13DC-0.{3,5,8}util.txt`
-/// carry 5.80, 10.05 and 13.56 Tbps over 10 ms of arrivals, 2.000-2.010 s:
-/// 0.28, 0.48 and 0.65 of 208 x 100 Gbps), a 10 ms window, and the
-/// settings `--preset artifact` gives testbed8 (its `config_batch.txt` is
-/// the 8-DC one's but for the topology and traffic files: saturation
-/// shift 9, `S_CONG 2`, the trend term off, the wrapped queue thresholds,
-/// the round-trip ideal FCT, routed ACKs, its flow keys, sampling before
-/// each decision). Not reached: its per-DCI-switch PFC pools (see
-/// [`Figure::pending`]).
+/// Figure 7's runs (the `bso13!` arguments).
 const BSO13: &[&str] = bso13!();
 
 /// Figure 7's runs seen from the DC1-DC13 pair (Figure 8).
@@ -152,7 +147,7 @@ pub const FIGURES: &[Figure] = &[
             published!("50", "artifact-fig7/50.csv"),
             published!("80", "artifact-fig7/80.csv"),
         ],
-        pending: Some("`--preset artifact` is testbed8's: these runs set its settings by flag, but the artifact's per-DCI-switch PFC pools (packet::artifact_pool::dci_pools, DCI_BUFFER_SIZE 128 MiB) need the preset, so they keep bso13's one DCI buffer"),
+        pending: None,
     },
     Figure {
         number: 8,
@@ -167,7 +162,7 @@ pub const FIGURES: &[Figure] = &[
             published!("50", "artifact-fig8/50.csv"),
             published!("80", "artifact-fig8/80.csv"),
         ],
-        pending: Some("as Figure 7; and the artifact's DC1-DC13 curves are the 62, 92 and 119 flows between DC1 and DC13 of its 10 ms runs (3 to 6 flows a bin), ours as few: fewer than the 400 flows 20 bins need, so a run of 3 seeds is not compared bin by bin"),
+        pending: Some("the artifact's DC1-DC13 curves are the 62, 92 and 119 flows between DC1 and DC13 of its 10 ms runs (3 to 6 flows a bin), ours as few: fewer than the 400 flows 20 bins need, so a run of 3 seeds is not compared bin by bin"),
     },
     Figure {
         number: 9,
@@ -370,6 +365,80 @@ pub fn job(f: &Figure, run: &Run, o: &Overrides, dir: &str) -> String {
         "lcmp sim {} --json --label {name} > {dir}/{name}.json",
         run_args(run, o).join(" ")
     )
+}
+
+/// `run` as one job per load and seed ([`job`]'s command with `--load L
+/// --seed S --seeds 1 --jobs 1`, writing `DIR/NAME.lL-sS.json`): the
+/// parts `lcmp sim figure N --merge DIR` reads back as the whole run.
+#[cfg(feature = "cli")]
+pub fn split_jobs(
+    f: &Figure,
+    run: &Run,
+    o: &Overrides,
+    dir: &str,
+) -> Result<Vec<String>, crate::SimError> {
+    let args = run_args(run, o);
+    let sim = parse_run(&args).map_err(|e| {
+        crate::SimError::Config(format!("figure {} run {}: {e}", f.number, run.label))
+    })?;
+    let exp = crate::args::experiment(&sim)?;
+    let name = job_name(f, run);
+    let mut jobs = Vec::new();
+    for load in &exp.loads {
+        for seed in &exp.seeds {
+            let mut v: Vec<String> = Vec::new();
+            let mut it = args.iter();
+            while let Some(a) = it.next() {
+                if matches!(a.as_str(), "--load" | "--seed" | "--seeds" | "--jobs") {
+                    it.next();
+                } else {
+                    v.push(a.clone());
+                }
+            }
+            v.extend([
+                "--load".into(),
+                load.to_string(),
+                "--seed".into(),
+                seed.to_string(),
+                "--seeds".into(),
+                "1".into(),
+                "--jobs".into(),
+                "1".into(),
+            ]);
+            jobs.push(format!(
+                "lcmp sim {} --json --label {name} > {dir}/{name}.l{load}-s{seed}.json",
+                v.join(" ")
+            ));
+        }
+    }
+    Ok(jobs)
+}
+
+/// The JSON files of `run`'s job in `dir`: its whole-run file
+/// (`NAME.json`) and the parts of a split job (`NAME.l*-s*.json`), in
+/// name order.
+#[cfg(feature = "cli")]
+fn job_files(f: &Figure, run: &Run, dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let name = job_name(f, run);
+    let whole = format!("{name}.json");
+    let part = format!("{name}.l");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                        n == whole
+                            || (n.starts_with(&part)
+                                && n.ends_with(".json")
+                                && n[part.len()..].contains("-s"))
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
 }
 
 /// The results a published column is set beside: the run's label, the
@@ -653,7 +722,13 @@ pub fn run(
     let mut out = String::new();
     if args.emit_jobs {
         for run in f.runs {
-            let _ = writeln!(out, "{}", job(f, run, &o, &dir));
+            if args.split {
+                for j in split_jobs(f, run, &o, &dir)? {
+                    let _ = writeln!(out, "{j}");
+                }
+            } else {
+                let _ = writeln!(out, "{}", job(f, run, &o, &dir));
+            }
         }
         return crate::report::print(&out);
     }
@@ -692,21 +767,50 @@ pub fn run(
     let mut skipped: Vec<String> = Vec::new();
     if let Some(from) = &args.merge {
         for run in f.runs {
-            let path = from.join(format!("{}.json", job_name(f, run)));
-            if !path.exists() {
-                skipped.push(format!("{}: no {}", run.label, path.display()));
+            let files = job_files(f, run, from);
+            if files.is_empty() {
+                skipped.push(format!(
+                    "{}: no {}",
+                    run.label,
+                    from.join(format!("{}.json", job_name(f, run))).display()
+                ));
                 continue;
             }
-            let (label, rs) = crate::sweep::read_run_file(&path)?;
-            let label = label.unwrap_or_default();
-            if label != job_name(f, run) {
+            let mut rs = Vec::new();
+            for path in &files {
+                let (label, part) = crate::sweep::read_run_file(path)?;
+                let label = label.unwrap_or_default();
+                if label != job_name(f, run) {
+                    return Err(SimError::Config(format!(
+                        "{}: labelled `{label}`, expected `{}`",
+                        path.display(),
+                        job_name(f, run)
+                    )));
+                }
+                rs.extend(part);
+            }
+            crate::sweep::order_merged(&mut rs);
+            if let Some(w) = rs.windows(2).find(|w| {
+                (w[0].load, &w[0].scheme, w[0].seed) == (w[1].load, &w[1].scheme, w[1].seed)
+            }) {
                 return Err(SimError::Config(format!(
-                    "{}: labelled `{label}`, expected `{}`",
-                    path.display(),
-                    job_name(f, run)
+                    "{}: {} at load {} seed {} is in two of its files; keep one",
+                    from.display(),
+                    w[0].scheme,
+                    w[0].load,
+                    w[0].seed
                 )));
             }
-            labels.push((run.label.into(), format!("merged from {}", path.display())));
+            let merged = match files.as_slice() {
+                [one] => one.display().to_string(),
+                _ => format!(
+                    "{} files {}/{}*.json",
+                    files.len(),
+                    from.display(),
+                    job_name(f, run)
+                ),
+            };
+            labels.push((run.label.into(), format!("merged from {merged}")));
             results.push((run.label.into(), rs));
         }
     } else {
@@ -1047,6 +1151,60 @@ mod test {
                 "--bins 20 --json --label fig11-w_dl_2-w_bw_2 > out/fig11-w_dl_2-w_bw_2.json"
             ),
             "{j}"
+        );
+    }
+
+    /// A split job is one load and one seed of its run, single-threaded,
+    /// under a name `--merge` reads back (and only those names).
+    #[cfg(feature = "cli")]
+    #[test]
+    fn a_split_job_is_one_load_and_seed_and_merge_finds_its_parts() {
+        let f = figure(7).unwrap();
+        let jobs = split_jobs(f, &f.runs[0], &Overrides::default(), "out").expect("splits");
+        assert_eq!(jobs.len(), 9, "3 loads x 3 seeds");
+        let mut seen = Vec::new();
+        for j in &jobs {
+            let (cmd, file) = j.split_once(" > ").expect("a redirect");
+            let args: Vec<String> = cmd.split_whitespace().skip(2).map(String::from).collect();
+            let sim = parse_run(&args).expect("parses");
+            let e = crate::args::experiment(&sim).expect("valid");
+            assert_eq!((e.loads.len(), e.seeds.len()), (1, 1), "{j}");
+            assert_eq!(sim.jobs, Some(1), "{j}");
+            assert_eq!(e.topology.name, "bso13", "{j}");
+            assert_eq!(
+                file,
+                format!("out/fig7-30_50_80.l{}-s{}.json", e.loads[0], e.seeds[0])
+            );
+            assert!(cmd.ends_with("--json --label fig7-30_50_80"), "{j}");
+            seen.push((e.loads[0].to_string(), e.seeds[0]));
+        }
+        seen.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        seen.dedup();
+        assert_eq!(seen.len(), 9);
+        let dir = std::env::temp_dir().join(format!("lcmp-fig-split-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for n in [
+            "fig7-30_50_80.l0.3-s1.json",
+            "fig7-30_50_80.l0.8-s3.json",
+            "fig7-30_50_80.json",
+            "fig7-30_50_80.lx.json",
+            "fig7-30_50_80x.json",
+            "fig8-30_50_80.l0.3-s1.json",
+        ] {
+            std::fs::write(dir.join(n), "{}").unwrap();
+        }
+        let got: Vec<String> = job_files(f, &f.runs[0], &dir)
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            got,
+            [
+                "fig7-30_50_80.json",
+                "fig7-30_50_80.l0.3-s1.json",
+                "fig7-30_50_80.l0.8-s3.json"
+            ]
         );
     }
 

@@ -514,7 +514,7 @@ pub(crate) fn read_run_file(path: &Path) -> Result<(Option<String>, Vec<RunResul
 /// Orders merged runs by load, then by scheme in the order the files
 /// first name them (the order `lcmp sim --schemes` gave, not the
 /// alphabet's: baselines stay first), then by seed.
-fn order_merged(results: &mut [RunResult]) {
+pub(crate) fn order_merged(results: &mut [RunResult]) {
     let mut schemes: Vec<String> = Vec::new();
     for r in results.iter() {
         if !schemes.contains(&r.scheme) {

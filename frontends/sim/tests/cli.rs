@@ -235,7 +235,14 @@ fn profiles_and_table_options() {
 #[test]
 fn bad_new_options_are_one_line_errors() {
     for args in [
-        &["--preset", "artifact", "--topology", "bso13"][..],
+        &[
+            "--preset",
+            "artifact",
+            "--topology",
+            "frontends/sim/no-such-topology.json",
+        ][..],
+        &["--preset", "paper", "--topology", "bso13"],
+        &["--vs-artifact", "--topology", "bso13", "--load", "0.3"],
         &["--profile", "fast"],
         &["--band", "256"],
         &["--band", "x"],
@@ -585,4 +592,111 @@ fn the_run_label_names_the_commit() {
         )),
         "{label}"
     );
+}
+
+/// `--preset artifact --topology bso13` is the artifact's 13-DC regime
+/// (`13DC-hetero`): the settings the preset gives testbed8, all-to-all,
+/// the load relative to the 208 hosts' NICs, 10 ms windows, and each DCI
+/// switch its own pool; the same experiment as those settings by flag,
+/// but for the pools.
+#[test]
+fn the_artifact_preset_reaches_bso13() {
+    use lcmp_sim::engine::{AckPath, FlowIdentity, IdealFct};
+    let p = exp(&[
+        "--preset",
+        "artifact",
+        "--topology",
+        "bso13",
+        "--load",
+        "0.3,0.8",
+    ])
+    .expect("valid");
+    let f = exp(&[
+        "--topology",
+        "bso13",
+        "--pair",
+        "all",
+        "--load-ref",
+        "nic",
+        "--window",
+        "0.01",
+        "--saturation",
+        "9",
+        "--weights",
+        "s_cong=2,w_tl=0",
+        "--queue-thresholds",
+        "wrap32:5GB",
+        "--ideal",
+        "rtt",
+        "--ack-path",
+        "routed",
+        "--flow-id",
+        "artifact",
+        "--sampling",
+        "decision",
+        "--schemes",
+        "ecmp,ucmp,lcmp",
+        "--seeds",
+        "5",
+        "--load",
+        "0.3,0.8",
+    ])
+    .expect("valid");
+    assert_eq!(p.pairs, lcmp_sim::traffic::Pairs::AllToAll);
+    assert_eq!(p.pairs, f.pairs);
+    assert!((p.reference_bps() - 208.0 * 100e9).abs() < 1.0);
+    assert!((p.reference_bps() - f.reference_bps()).abs() < 1.0);
+    assert_eq!(p.windows_us, [10_000.0, 10_000.0]);
+    assert_eq!(p.windows_us, f.windows_us);
+    assert_eq!(p.tables.params, f.tables.params);
+    assert_eq!(p.tables.saturation, f.tables.saturation);
+    assert_eq!(p.tables.queue_thresholds, f.tables.queue_thresholds);
+    let names = |e: &lcmp_sim::experiment::Experiment| -> Vec<String> {
+        e.schemes.iter().map(|s| s.name().to_string()).collect()
+    };
+    assert_eq!(names(&p), names(&f));
+    assert_eq!(p.seeds, f.seeds);
+    assert_eq!(
+        (p.engine.ideal, p.engine.ack_path, p.engine.flow_id),
+        (IdealFct::Rtt, AckPath::Routed, FlowIdentity::Artifact)
+    );
+    assert_eq!(p.engine.sample_on_decision, f.engine.sample_on_decision);
+    assert!(matches!(
+        p.engine.packet.dci_pool,
+        lcmp_sim::packet::DciPool::Artifact { buffer_mib: 128 }
+    ));
+    assert_eq!(f.engine.packet.dci_pool, lcmp_sim::packet::DciPool::Buffer);
+    // The fluid model's one pool is DC1's in the artifact's arithmetic,
+    // not testbed8's DC1 (nor bso13's own 6 GB).
+    let dc1 = lcmp_sim::packet::artifact_pool::dci_pools(
+        &p.topology,
+        &lcmp_sim::packet::PacketConfig::DEFAULT,
+        128,
+    )[0]
+    .1;
+    assert_eq!(p.topology.buffer_bytes, dc1);
+    assert_ne!(dc1, f.topology.buffer_bytes);
+    // On testbed8 that arithmetic gives the preset's DC1 pool.
+    let t8 = exp(&["--preset", "artifact"]).expect("valid");
+    let t8_dc1 = lcmp_sim::packet::artifact_pool::dci_pools(
+        &t8.topology,
+        &lcmp_sim::packet::PacketConfig::DEFAULT,
+        128,
+    )[0]
+    .1;
+    assert_eq!(t8.topology.buffer_bytes, t8_dc1);
+    // Given flags still win.
+    let one = exp(&[
+        "--preset",
+        "artifact",
+        "--topology",
+        "bso13",
+        "--pair",
+        "DC1:DC13",
+        "--window",
+        "0.002",
+    ])
+    .expect("valid");
+    assert_eq!(one.pairs, lcmp_sim::traffic::Pairs::One { src: 1, dst: 13 });
+    assert!(one.windows_us.iter().all(|&w| (w - 2_000.0).abs() < 1e-9));
 }
