@@ -11,9 +11,9 @@
 //!   spines by a per-flow hash.
 //! * **Ports** are store-and-forward: a packet is received whole, queued
 //!   at its egress port and serialised at the port's rate, then
-//!   propagates; each port's wire is a FIFO, so the event queue (a radix
-//!   heap of deadlines, `queue.rs`) holds one event per busy port and wire,
-//!   not one per packet in flight.
+//!   propagates; each port's wire is a FIFO, so the event queue (a timing
+//!   wheel with buckets for the far future, `queue.rs`) holds one event
+//!   per busy port and wire, not one per packet in flight.
 //! * **Switch buffers** ([`mmu`]): one shared buffer per switch with
 //!   per-ingress PFC accounting (reserve, dynamic threshold, headroom);
 //!   PAUSE and RESUME frames take the link's propagation delay to reach
@@ -115,9 +115,6 @@ enum Ev {
 struct Flow {
     spec: usize,
     src_host: u32,
-    dst_host: u32,
-    src_dc: u16,
-    dst_dc: u16,
     n_pkts: u32,
     last_payload: u32,
     snd_nxt: u32,
@@ -134,23 +131,49 @@ struct Flow {
     rp: Rp,
     rp_next: u64,
     rto_gen: u32,
-    hash_data: u32,
-    hash_ack: u32,
     key: FlowKey,
     ack_key: FlowKey,
     /// Under artifact flow ids: the key each DCI switch (index) knows the
     /// data and the acknowledgements by, once resolved.
     aliases: Vec<(u16, bool, FlowKey)>,
-    /// DCI switches (bit per index) that saw the data / ACK flow.
-    seen: [u64; 2],
-    /// The data's (0) and the acknowledgements' (1) last decision:
-    /// (DCI switch index, decider tick, core port); see [`Sim::decide`].
-    decided: [(u16, u32, u8); 2],
     path: Vec<u32>,
     first_sent: bool,
     delivered: u64,
     /// `--cc hpcc|timely|dctcp`: the flow's control (`None` under DCQCN).
     cc: Option<Box<ccrun::FlowCc>>,
+}
+
+/// What a switch needs to route a flow's packets one way (data, or its
+/// acknowledgements back): the destination host's place and the flow's
+/// spine, worked out when the flow starts, and the decision memo of
+/// [`Sim::decide`]. Apart from [`Flow`] (16 bytes a direction, so a flow's
+/// two fit in half a cache line), as every packet reads it at every hop.
+#[derive(Clone, Copy, Debug)]
+struct Route {
+    /// The destination host's DC (index).
+    dc: u16,
+    /// Its leaf within the DC and its port on that leaf.
+    leaf: u16,
+    host_port: u16,
+    /// The spine of the flow's per-flow hash: `hash % spines`.
+    spine: u16,
+    /// The last decision at a DCI switch: (DCI switch index, decider
+    /// tick, core port); see [`Sim::decide`].
+    memo_dc: u16,
+    memo_core: u8,
+    memo_tick: u32,
+}
+
+/// What a flow's decisions at DCI switches read, one way (data, or its
+/// acknowledgements), apart from [`Flow`] like [`Route`]: the DCI switches
+/// (bit per index) that saw it, and the key it was last known by at one
+/// of them (under artifact flow ids; `dci` `u16::MAX`: none yet), a copy
+/// of that switch's entry in [`Flow::aliases`].
+#[derive(Clone, Copy, Debug)]
+struct AtDci {
+    seen: u64,
+    dci: u16,
+    key: FlowKey,
 }
 
 struct Host {
@@ -188,6 +211,10 @@ struct Sim<'a> {
     fab: Fabric,
     deciders: Vec<Box<Switch>>,
     flows: Vec<Flow>,
+    /// By flow: its data's (0) and its acknowledgements' (1) [`Route`].
+    routes: Vec<[Route; 2]>,
+    /// By flow and direction, as `routes`: its [`AtDci`].
+    at_dci: Vec<[AtDci; 2]>,
     outcomes: Vec<FlowOutcome>,
     hosts: Vec<Host>,
     queue: EventQueue<Ev>,
@@ -262,6 +289,8 @@ impl<'a> Sim<'a> {
             fab,
             deciders,
             flows: Vec::with_capacity(specs.len()),
+            routes: Vec::with_capacity(specs.len()),
+            at_dci: Vec::with_capacity(specs.len()),
             outcomes,
             hosts,
             queue: EventQueue::new(),
@@ -409,9 +438,6 @@ impl<'a> Sim<'a> {
         let flow = Flow {
             spec: i,
             src_host,
-            dst_host,
-            src_dc: sd as u16,
-            dst_dc: dd as u16,
             n_pkts: n_pkts.min(u64::from(u32::MAX)) as u32,
             last_payload: last_payload as u32,
             snd_nxt: 0,
@@ -426,19 +452,41 @@ impl<'a> Sim<'a> {
             rp: Rp::new(self.cfg.nic_bps, self.now),
             rp_next: u64::MAX,
             rto_gen: 0,
-            hash_data: mix(salt ^ (u64::from(f) << 1)),
-            hash_ack: mix(salt ^ ((u64::from(f) << 1) | 1)),
             key,
             ack_key,
             aliases: Vec::new(),
-            seen: [0; 2],
-            decided: [(u16::MAX, 0, 0); 2],
             path: Vec::new(),
             first_sent: false,
             delivered: 0,
             cc: self.cc.as_ref().map(|c| c.flow()),
         };
         self.flows.push(flow);
+        let spines = u32::from(self.pc.spines.max(1));
+        let route = |host: u32, hash: u32| {
+            let (dc, leaf, host_port) = self
+                .fab
+                .host_place(host, self.pc.hosts_per_leaf)
+                .unwrap_or((u16::MAX, u16::MAX, 0));
+            Route {
+                dc,
+                leaf,
+                host_port,
+                spine: (hash % spines) as u16,
+                memo_dc: u16::MAX,
+                memo_core: 0,
+                memo_tick: 0,
+            }
+        };
+        let at = |key| AtDci {
+            seen: 0,
+            dci: u16::MAX,
+            key,
+        };
+        self.at_dci.push([at(key), at(ack_key)]);
+        self.routes.push([
+            route(dst_host, mix(salt ^ (u64::from(f) << 1))),
+            route(src_host, mix(salt ^ ((u64::from(f) << 1) | 1))),
+        ]);
         if sd == dd {
             // Intra-DC flows are outside this model (traffic is inter-DC).
             self.flows[f as usize].done = true;
@@ -787,37 +835,28 @@ impl<'a> Sim<'a> {
 
     /// The egress port of a packet at switch `n`.
     fn route(&mut self, n: u32, pkt: &Pkt) -> Option<u16> {
-        let fl = self.flows.get(pkt.flow as usize)?;
-        let data = pkt.kind == Kind::Data;
-        let (dst_dc, dst_host) = if data {
-            (fl.dst_dc, fl.dst_host)
-        } else {
-            (fl.src_dc, fl.src_host)
-        };
-        let hash = if data { fl.hash_data } else { fl.hash_ack };
-        let (hdc, hleaf, hport) = self.fab.host_place(dst_host, self.pc.hosts_per_leaf)?;
-        let spines = u32::from(self.pc.spines.max(1));
+        let r = self.routes.get(pkt.flow as usize)?[usize::from(pkt.kind != Kind::Data)];
         match self.fab.nodes.get(n as usize)?.kind {
             NodeKind::Host { .. } => None,
             NodeKind::Leaf { dc, index } => {
-                if dc == hdc && index == hleaf {
-                    Some(hport)
+                if dc == r.dc && index == r.leaf {
+                    Some(r.host_port)
                 } else {
-                    Some(self.pc.hosts_per_leaf + (hash % spines) as u16)
+                    Some(self.pc.hosts_per_leaf + r.spine)
                 }
             }
             NodeKind::Spine { dc } => {
-                if dc == hdc {
-                    Some(hleaf)
+                if dc == r.dc {
+                    Some(r.leaf)
                 } else {
                     Some(self.fab.leaves_per_dc)
                 }
             }
             NodeKind::Dci { dc } => {
-                if dc == dst_dc {
-                    return Some((hash % spines) as u16);
+                if dc == r.dc {
+                    return Some(r.spine);
                 }
-                self.decide(dc, pkt, dst_dc)
+                self.decide(dc, pkt, r)
             }
         }
     }
@@ -833,21 +872,19 @@ impl<'a> Sim<'a> {
     /// a run), and the decider's `packets` and `hits` counters, which no
     /// output reads. So the routes, and every output, are those of a call
     /// per packet.
-    fn decide(&mut self, dc: u16, pkt: &Pkt, dst_dc: u16) -> Option<u16> {
+    fn decide(&mut self, dc: u16, pkt: &Pkt, r: Route) -> Option<u16> {
         let d = usize::from(dc);
         let data = pkt.kind == Kind::Data;
         let now = self.instant();
-        let fl = self.flows.get(pkt.flow as usize)?;
-        let (memo_dc, memo_tick, memo_core) = fl.decided[usize::from(!data)];
-        let core = if self.memo && memo_dc == dc && memo_tick == now.ticks() {
-            memo_core
+        let core = if self.memo && r.memo_dc == dc && r.memo_tick == now.ticks() {
+            r.memo_core
         } else {
-            let group = GroupId(*self.net.dcs.get(usize::from(dst_dc))?);
+            let group = GroupId(*self.net.dcs.get(usize::from(r.dc))?);
             let (key, new_key) = self.key_at(pkt.flow, d, data, group.0)?;
-            let fl = self.flows.get_mut(pkt.flow as usize)?;
+            let at = &mut self.at_dci.get_mut(pkt.flow as usize)?[usize::from(!data)];
             let bit = 1u64 << (d % 64);
-            let first_here = fl.seen[usize::from(!data)] & bit == 0;
-            fl.seen[usize::from(!data)] |= bit;
+            let first_here = at.seen & bit == 0;
+            at.seen |= bit;
             // Sampled right before a decision: the first packet of a key this
             // switch has not seen (under artifact flow ids, a flow whose key an
             // earlier flow holds follows that pin undecided, and unsampled).
@@ -861,8 +898,8 @@ impl<'a> Sim<'a> {
                 decision,
                 lcmp_decide::Decision::Hit(_) | lcmp_decide::Decision::New { .. }
             ) {
-                let fl = self.flows.get_mut(pkt.flow as usize)?;
-                fl.decided[usize::from(!data)] = (dc, now.ticks(), core);
+                let m = &mut self.routes.get_mut(pkt.flow as usize)?[usize::from(!data)];
+                (m.memo_dc, m.memo_tick, m.memo_core) = (dc, now.ticks(), core);
             }
             core
         };
@@ -882,16 +919,24 @@ impl<'a> Sim<'a> {
     /// 5-tuple of that switch, destination and artifact key; and whether
     /// the key was new there when first asked (always, for 5-tuples).
     fn key_at(&mut self, f: u32, d: usize, data: bool, group: u16) -> Option<(FlowKey, bool)> {
+        if self.cfg.flow_id != FlowIdentity::Artifact || self.cfg.scheme == Scheme::Ecmp {
+            let fl = self.flows.get(f as usize)?;
+            return Some((if data { fl.key } else { fl.ack_key }, true));
+        }
+        // The key it was last resolved to, at this switch: `aliases`'
+        // entry (which never changes once pushed) without reading `Flow`.
+        let at = &mut self.at_dci.get_mut(f as usize)?[usize::from(!data)];
+        if usize::from(at.dci) == d {
+            return Some((at.key, false));
+        }
         let fl = self.flows.get(f as usize)?;
         let own = if data { fl.key } else { fl.ack_key };
-        if self.cfg.flow_id != FlowIdentity::Artifact || self.cfg.scheme == Scheme::Ecmp {
-            return Some((own, true));
-        }
         if let Some(&(_, _, k)) = fl
             .aliases
             .iter()
             .find(|a| usize::from(a.0) == d && a.1 == data)
         {
+            (at.dci, at.key) = (d as u16, k);
             return Some((k, false));
         }
         let spec = self.specs.get(fl.spec)?;
@@ -916,6 +961,8 @@ impl<'a> Sim<'a> {
             .get_mut(f as usize)?
             .aliases
             .push((d as u16, data, k));
+        let at = &mut self.at_dci.get_mut(f as usize)?[usize::from(!data)];
+        (at.dci, at.key) = (d as u16, k);
         Some((k, new_key))
     }
 
@@ -1215,7 +1262,7 @@ mod test {
         let specs = [SPEC];
         let mut sim = Sim::new(&net, &cfg, &specs, 1e6).expect("sim");
         sim.admit(0);
-        let h = sim.flows[0].dst_host;
+        let h = sim.fab.host(1, SPEC.dst_host);
         let sent = |sim: &Sim| (sim.stats.acks, sim.stats.nacks);
         sim.host_receive(h, data(0));
         assert_eq!(sent(&sim), (1, 0));
@@ -1243,7 +1290,7 @@ mod test {
             let specs = [SPEC];
             let mut sim = Sim::new(&net, &cfg, &specs, 1e6).expect("sim");
             sim.admit(0);
-            let h = sim.flows[0].dst_host;
+            let h = sim.fab.host(1, SPEC.dst_host);
             sim.fab.port_mut(h, 0).expect("NIC port").paused = true;
             sim.host_receive(h, data(0));
             let port = sim.fab.port(h, 0).expect("NIC port");
@@ -1274,7 +1321,7 @@ mod test {
         let hpl = sim.pc.hosts_per_leaf;
         let (dc, leaf, out) = sim
             .fab
-            .host_place(sim.flows[0].dst_host, hpl)
+            .host_place(sim.fab.host(1, SPEC.dst_host), hpl)
             .expect("destination host");
         let n = sim
             .fab

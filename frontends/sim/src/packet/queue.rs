@@ -1,5 +1,5 @@
 //! The packet model's event queue: a calendar queue (a timing wheel of
-//! short slots, plus a binary heap for the far future) over integer
+//! short slots, plus sorted-on-demand buckets for the far future) over integer
 //! picoseconds that pops events in time order and, among events due at the
 //! same picosecond, in the order they were pushed: the order of the binary
 //! heap of `(time, insertion number)` it replaced.
@@ -10,20 +10,20 @@
 //! cost a sift through all its levels per event (about half the run time,
 //! docs/simulator.md "Cost"); a radix heap (tried) moved each event about
 //! as often. Here, a push is a shift, a mask and a `Vec` push, a pop a
-//! bitmap scan and a scan of one slot (a few events).
+//! bitmap scan and a read at the slot's head.
 //!
 //! The wheel holds the events of the next [`SLOTS`] slots of
 //! 2^[`SLOT_SHIFT`] ps, from the current one on (a few microseconds:
-//! intra-DC hops, serialisation, pacing); later ones wait in the heap and
-//! move into the wheel as soon as it reaches their slot, before any event
+//! intra-DC hops, serialisation, pacing); later ones wait in [`Far`]'s
+//! buckets and move into the wheel, in `(time, insertion)` order, as soon
+//! as it reaches their slot, before any event
 //! for that slot can be pushed there directly. A slot is small and
 //! reused every few microseconds, so the wheel stays in the CPU's caches.
 //! Times pushed must not be earlier than the last popped (a discrete-event
 //! simulation never schedules into the past); an earlier time is queued as
 //! due at the last popped time.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Slot width: 2^13 ps (8.2 ns, a few events of a busy run). Half as many
 /// slots as at 2^12 ps over the same horizon: 10-15 % less CPU time on the
@@ -33,33 +33,103 @@ const SLOT_SHIFT: u32 = 13;
 const SLOTS: u64 = 1 << 9;
 const MASK: u64 = SLOTS - 1;
 
-/// An event waiting in the heap: time, insertion number, payload.
+/// An event waiting beyond the wheel ([`Far`]): time, insertion number, payload.
 type Entry<T> = (u64, u64, T);
 
 /// An event in a wheel slot: its time within the slot (the low
 /// [`SLOT_SHIFT`] bits; the wheel's events span fewer than [`SLOTS`]
 /// slots, so a slot holds the events of one absolute slot, whose number
-/// gives the rest) and its payload. A slot keeps its events in push order
-/// (the heap's arrive first: they were pushed before the wheel reached
-/// their slot, so before any event pushed there directly, and the heap
-/// hands them over in `(time, insertion)` order; a pop removes in
-/// place), so the first of the earliest time is the first pushed and the
-/// insertion number need not be stored: 16 bytes an event, not 32.
+/// gives the rest) and its payload. A slot keeps its events by time and,
+/// among equal times, in push order (the far ones arrive first: they were
+/// pushed before the wheel reached their slot, so before any event pushed
+/// there directly, and [`Far`] hands them over in `(time, insertion)`
+/// order), so the insertion number need not be stored: 16 bytes an
+/// event, not 32.
 type Slotted<T> = (u16, T);
+
+/// A wheel slot: its events sorted by time, equal times in push order
+/// (an event goes after every one not later than it: mostly at the end),
+/// those before `head` already popped. A pop takes the event at `head`:
+/// no scan and no shift (`Vec::remove` moved the rest of a slot of about
+/// ten events at every pop).
+struct Slot<T> {
+    events: Vec<Slotted<T>>,
+    head: usize,
+}
+
+/// Width of a far bucket: 2^22 ps (4.2 us, the wheel's span).
+const FAR_SHIFT: u32 = 22;
+
+/// The events beyond the wheel (mostly DCQCN's 900 us increase timers:
+/// 25 000 at once on the 200 ms benchmark run, where a binary heap of
+/// them cost 8 % of the run's time in cache misses, `perf`): unsorted in
+/// buckets of 2^[`FAR_SHIFT`] ps by bucket number, but for the earliest
+/// bucket, opened (sorted by time and insertion number) when the wheel
+/// asks for its first event. A push appends to its bucket, or into the
+/// open bucket in order.
+struct Far<T> {
+    /// Buckets after `open_bucket`, each in push order.
+    buckets: BTreeMap<u64, Vec<Entry<T>>>,
+    /// The events of buckets up to `open_bucket`, by time then insertion.
+    open: VecDeque<Entry<T>>,
+    open_bucket: u64,
+    len: usize,
+}
+
+impl<T: Copy> Far<T> {
+    fn new() -> Self {
+        Far {
+            buckets: BTreeMap::new(),
+            open: VecDeque::new(),
+            open_bucket: 0,
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, e: Entry<T>) {
+        self.len += 1;
+        let b = e.0 >> FAR_SHIFT;
+        if b > self.open_bucket {
+            self.buckets.entry(b).or_default().push(e);
+            return;
+        }
+        // Its insertion number is the highest: after every event not later.
+        let at = self.open.partition_point(|x| x.0 <= e.0);
+        self.open.insert(at, e);
+    }
+
+    /// The earliest event (time, then insertion), opening the next bucket
+    /// if need be: everything in `buckets` is later than `open`.
+    fn peek(&mut self) -> Option<Entry<T>> {
+        if self.open.is_empty() {
+            let (b, mut v) = self.buckets.pop_first()?;
+            v.sort_unstable_by_key(|e| (e.0, e.1));
+            self.open = VecDeque::from(v);
+            self.open_bucket = b;
+        }
+        self.open.front().copied()
+    }
+
+    fn pop(&mut self) -> Option<Entry<T>> {
+        self.peek()?;
+        self.len -= 1;
+        self.open.pop_front()
+    }
+}
 
 /// The bits of a time below its slot number.
 const IN_SLOT: u64 = (1 << SLOT_SHIFT) - 1;
 
 /// Events by time, then push order (see the module doc).
 pub(crate) struct EventQueue<T> {
-    slots: Vec<Vec<Slotted<T>>>,
+    slots: Vec<Slot<T>>,
     /// Bit `i` set: slot `i` holds events.
     occupied: Vec<u64>,
     /// The absolute slot number (`time >> SLOT_SHIFT`) of the current
     /// slot: the wheel holds the events of slots `cur..cur + SLOTS`.
     cur: u64,
     in_wheel: usize,
-    far: BinaryHeap<Reverse<Entry<T>>>,
+    far: Far<T>,
     seq: u64,
     last: u64,
 }
@@ -67,11 +137,16 @@ pub(crate) struct EventQueue<T> {
 impl<T: Copy + Ord> EventQueue<T> {
     pub(crate) fn new() -> Self {
         EventQueue {
-            slots: (0..SLOTS).map(|_| Vec::new()).collect(),
+            slots: (0..SLOTS)
+                .map(|_| Slot {
+                    events: Vec::new(),
+                    head: 0,
+                })
+                .collect(),
             occupied: vec![0; (SLOTS / 64) as usize],
             cur: 0,
             in_wheel: 0,
-            far: BinaryHeap::new(),
+            far: Far::new(),
             seq: 0,
             last: 0,
         }
@@ -89,20 +164,30 @@ impl<T: Copy + Ord> EventQueue<T> {
     fn put(&mut self, e: Entry<T>) {
         let abs = e.0 >> SLOT_SHIFT;
         if abs - self.cur >= SLOTS {
-            self.far.push(Reverse(e));
+            self.far.push(e);
             return;
         }
         let slot = (abs & MASK) as usize;
-        self.slots[slot].push(((e.0 & IN_SLOT) as u16, e.2));
+        let low = (e.0 & IN_SLOT) as u16;
+        let v = &mut self.slots[slot].events;
+        // After the last event not later than this one (the popped ones,
+        // before `head`, are not later: they were due first).
+        match v.last() {
+            Some(&(last, _)) if last > low => {
+                let at = v.partition_point(|x| x.0 <= low);
+                v.insert(at, (low, e.2));
+            }
+            _ => v.push((low, e.2)),
+        }
         self.occupied[slot / 64] |= 1 << (slot % 64);
         self.in_wheel += 1;
     }
 
-    /// Moves the wheel to absolute slot `abs` and the heap's events it now
+    /// Moves the wheel to absolute slot `abs` and the far events it now
     /// covers into it.
     fn advance(&mut self, abs: u64) {
         self.cur = abs;
-        while let Some(&Reverse(e)) = self.far.peek() {
+        while let Some(e) = self.far.peek() {
             if (e.0 >> SLOT_SHIFT) - abs >= SLOTS {
                 break;
             }
@@ -114,33 +199,29 @@ impl<T: Copy + Ord> EventQueue<T> {
     /// Events queued.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.in_wheel + self.far.len()
+        self.in_wheel + self.far.len
     }
 
     /// The earliest event (the first pushed among equal times).
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<(u64, T)> {
         if self.in_wheel == 0 {
-            let Reverse((t, _, _)) = *self.far.peek()?;
+            let (t, _, _) = self.far.peek()?;
             self.advance(t >> SLOT_SHIFT);
         }
         let (slot, abs) = self.next_slot()?;
         if abs != self.cur {
-            // Every heap event is later than the wheel's: those this
+            // Every far event is later than the wheel's: those this
             // move uncovers land after `slot`.
             self.advance(abs);
         }
-        let v = &mut self.slots[slot];
-        let i = earliest(v);
-        // Mostly a slot's only or last event: no shift (`remove` would
-        // call `memmove` even for none).
-        let (low, ev) = if i + 1 == v.len() {
-            v.pop()?
-        } else {
-            v.remove(i)
-        };
+        let s = &mut self.slots[slot];
+        let (low, ev) = *s.events.get(s.head)?;
+        s.head += 1;
         let t = (abs << SLOT_SHIFT) | u64::from(low);
-        if v.is_empty() {
+        if s.head == s.events.len() {
+            s.events.clear();
+            s.head = 0;
             self.occupied[slot / 64] &= !(1 << (slot % 64));
         }
         self.in_wheel -= 1;
@@ -152,11 +233,16 @@ impl<T: Copy + Ord> EventQueue<T> {
     #[cfg(test)]
     pub(crate) fn peek(&self) -> Option<(u64, T)> {
         if self.in_wheel == 0 {
-            return self.far.peek().map(|&Reverse((t, _, ev))| (t, ev));
+            let far = &self.far;
+            let first = far.open.front().or_else(|| {
+                let (_, v) = far.buckets.first_key_value()?;
+                v.iter().min_by_key(|e| (e.0, e.1))
+            });
+            return first.map(|&(t, _, ev)| (t, ev));
         }
         let (slot, abs) = self.next_slot()?;
-        let v = &self.slots[slot];
-        let (low, ev) = v[earliest(v)];
+        let s = &self.slots[slot];
+        let (low, ev) = s.events[s.head];
         Some(((abs << SLOT_SHIFT) | u64::from(low), ev))
     }
 
@@ -182,20 +268,6 @@ impl<T: Copy + Ord> EventQueue<T> {
         let ahead = (slot as u64).wrapping_sub(start as u64) & MASK;
         Some((slot, self.cur + ahead))
     }
-}
-
-/// Index of the first event of the earliest time of a non-empty slot
-/// (the first pushed of that time: slots keep push order).
-#[inline]
-fn earliest<T>(v: &[Slotted<T>]) -> usize {
-    let mut best = 0;
-    let mut t = v.first().map_or(0, |e| e.0);
-    for (i, e) in v.iter().enumerate().skip(1) {
-        if e.0 < t {
-            (best, t) = (i, e.0);
-        }
-    }
-    best
 }
 
 #[cfg(test)]
