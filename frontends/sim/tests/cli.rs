@@ -666,25 +666,23 @@ fn the_artifact_preset_reaches_bso13() {
         lcmp_sim::packet::DciPool::Artifact { buffer_mib: 128 }
     ));
     assert_eq!(f.engine.packet.dci_pool, lcmp_sim::packet::DciPool::Buffer);
-    // The fluid model's one pool is DC1's in the artifact's arithmetic,
-    // not testbed8's DC1 (nor bso13's own 6 GB).
-    let dc1 = lcmp_sim::packet::artifact_pool::dci_pools(
-        &p.topology,
-        &lcmp_sim::packet::PacketConfig::DEFAULT,
-        128,
-    )[0]
-    .1;
+    // DC1's pool in the artifact's arithmetic (its 128 MiB DCI buffer).
+    let dc1_pool = |topology| {
+        lcmp_sim::packet::artifact_pool::dci_pools(
+            topology,
+            &lcmp_sim::packet::PacketConfig::DEFAULT,
+            128,
+        )[0]
+        .1
+    };
+    // The fluid model's one pool is that DC1 pool, not testbed8's DC1
+    // (nor bso13's own 6 GB).
+    let dc1 = dc1_pool(&p.topology);
     assert_eq!(p.topology.buffer_bytes, dc1);
     assert_ne!(dc1, f.topology.buffer_bytes);
     // On testbed8 that arithmetic gives the preset's DC1 pool.
     let t8 = exp(&["--preset", "artifact"]).expect("valid");
-    let t8_dc1 = lcmp_sim::packet::artifact_pool::dci_pools(
-        &t8.topology,
-        &lcmp_sim::packet::PacketConfig::DEFAULT,
-        128,
-    )[0]
-    .1;
-    assert_eq!(t8.topology.buffer_bytes, t8_dc1);
+    assert_eq!(t8.topology.buffer_bytes, dc1_pool(&t8.topology));
     // Given flags still win.
     let one = exp(&[
         "--preset",
