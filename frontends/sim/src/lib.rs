@@ -76,9 +76,15 @@ pub mod workload;
 pub use error::SimError;
 
 /// The commit this crate was built from (`git rev-parse --short=12 HEAD`
-/// at build time, by `build.rs`), or `unknown` outside a git checkout:
-/// every run's text header and JSON `config` carry it.
+/// at build time, by `build.rs`), followed by `-dirty` when tracked files
+/// under [`COMMIT_PATHS`] differed from it, or `unknown` outside a git
+/// checkout: every run's text header and JSON `config` carry it.
 pub const COMMIT: &str = match option_env!("LCMP_SIM_COMMIT") {
     Some(c) => c,
     None => "unknown",
 };
+
+/// The paths, relative to this crate's directory, whose uncommitted
+/// changes mark [`COMMIT`] `-dirty`: the simulator, the core and the
+/// tables crates, and the lock file.
+pub const COMMIT_PATHS: &[&str] = include!("../commit_paths.rs");

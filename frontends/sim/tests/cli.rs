@@ -568,18 +568,26 @@ fn a_packet_model_comparison_on_two_threads_equals_the_serial_run() {
 
 /// Issue 31 item 7: every run's label names the commit the simulator was
 /// built from, `git rev-parse --short=12 HEAD` in a checkout (`build.rs`),
-/// else `unknown`.
+/// with `-dirty` when the simulator's sources differ from it, else
+/// `unknown`.
 #[test]
 fn the_run_label_names_the_commit() {
-    let head = std::process::Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-    match head {
-        Some(h) => assert_eq!(lcmp_sim::COMMIT, h),
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let mut status = vec!["status", "--porcelain", "--untracked-files=no", "--"];
+    status.extend_from_slice(lcmp_sim::COMMIT_PATHS);
+    match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(h) => match git(&status).filter(|s| !s.is_empty()) {
+            Some(changed) => assert_eq!(lcmp_sim::COMMIT, format!("{h}-dirty"), "{changed}"),
+            None => assert_eq!(lcmp_sim::COMMIT, h),
+        },
         None => assert_eq!(lcmp_sim::COMMIT, "unknown"),
     }
     let cli = Cli::try_parse_from(["sim", "--load", "0.3"]).expect("parses");
