@@ -346,6 +346,7 @@ impl SimDemo {
             sports: lcmp_sim::traffic::SourcePorts::Random,
             engine: EngineConfig::default(),
             focus: None,
+            pair_flows: None,
             bins: 1,
         };
         exp.validate().map_err(|e| e.to_string())?;

@@ -141,6 +141,7 @@ fn the_simulation_steps_to_the_batch_result() {
         sports: lcmp_sim::traffic::SourcePorts::Random,
         engine: lcmp_sim::engine::EngineConfig::default(),
         focus: None,
+        pair_flows: None,
         bins: 1,
     };
     let batch = exp.run(1, &|| {}).expect("runs");

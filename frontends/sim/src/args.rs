@@ -113,6 +113,11 @@ pub struct SimArgs {
     /// Report only flows between two DCs (either direction), e.g. `DC1:DC13`.
     #[arg(long)]
     pub focus: Option<String>,
+    /// Also record every flow between two DCs (either direction: size and
+    /// FCT slowdown, per scheme and seed) in the --json output, e.g.
+    /// `DC1:DC13` (Figure 8 from Figure 7's runs); changes nothing else.
+    #[arg(long, value_name = "A:B")]
+    pub pair_flows: Option<String>,
     /// A traffic preset: `paper` or `artifact` (docs/simulator.md).
     #[arg(long, value_parser = parse_preset, value_name = "paper|artifact")]
     pub preset: Option<Preset>,
@@ -408,6 +413,7 @@ pub fn to_args(a: &SimArgs) -> Vec<String> {
     opt("weights", a.weights.clone());
     opt("pair", a.pair.clone());
     opt("focus", a.focus.clone());
+    opt("pair-flows", a.pair_flows.clone());
     opt(
         "preset",
         a.preset.map(|p| match p {
@@ -610,6 +616,11 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         .as_deref()
         .map(|f| dc_pair(&topology, f, "--focus"))
         .transpose()?;
+    let pair_flows = args
+        .pair_flows
+        .as_deref()
+        .map(|f| dc_pair(&topology, f, "--pair-flows"))
+        .transpose()?;
     let engine = EngineConfig {
         dt_us: args.dt_us.unwrap_or(10),
         sample_us: args.sample_us,
@@ -743,6 +754,7 @@ pub fn experiment(args: &SimArgs) -> Result<Experiment, SimError> {
         sports,
         engine,
         focus,
+        pair_flows,
         bins: if args.vs_artifact {
             crate::vs_artifact::BINS
         } else {

@@ -258,6 +258,10 @@ pub struct Experiment {
     pub engine: EngineConfig,
     /// Count only flows between these DCs.
     pub focus: Focus,
+    /// Also record every flow between these DCs in each result
+    /// (`RunResult::pair_flows`, `--pair-flows`); the runs and the other
+    /// statistics are the same with or without it.
+    pub pair_flows: Focus,
     /// Points of the slowdown-versus-size curves.
     pub bins: usize,
 }
@@ -546,7 +550,7 @@ impl Experiment {
                         }
                     };
                     let wall = started.elapsed().as_secs_f64();
-                    let r = summarise(
+                    let mut r = summarise(
                         net,
                         flows,
                         &out,
@@ -556,6 +560,9 @@ impl Experiment {
                         (spec.name(), self.loads[l], seed),
                         wall,
                     );
+                    r.pair_flows = self
+                        .pair_flows
+                        .map(|pair| crate::stats::pair_flows(flows, &out, pair));
                     if let Ok(mut v) = results.lock() {
                         v[job] = Some(r);
                     }
@@ -734,6 +741,69 @@ mod test {
                 rs.iter().map(|r| r.flows).collect()
             };
             assert_eq!(flows(ecmp), flows(lcmp));
+        }
+    }
+
+    /// `--pair-flows A:B` records the pair's flows and changes nothing
+    /// else: every run, in both models, is the same bit for bit (but its
+    /// wall time) with and without it, the records are the pair's flows in
+    /// both directions, and their slowdowns are the ones `--focus A:B`
+    /// counts.
+    #[cfg(feature = "cli")]
+    #[test]
+    fn pair_flows_records_the_pairs_flows_and_changes_nothing_else() {
+        for model in ["fluid", "packet"] {
+            let base = [
+                "--model",
+                model,
+                "--pair",
+                "all",
+                "--load",
+                "0.3",
+                "--schemes",
+                "ecmp,lcmp",
+                "--seeds",
+                "2",
+                "--window",
+                "0.0015",
+                "--bins",
+                "20",
+            ];
+            let with = |extra: &[&'static str]| {
+                let mut a = base.to_vec();
+                a.extend_from_slice(extra);
+                experiment_of(&a)
+                    .expect("experiment")
+                    .run(2, &|| {})
+                    .expect("runs")
+            };
+            let plain = with(&[]);
+            let recorded = with(&["--pair-flows", "DC2:DC5"]);
+            let focused = with(&["--focus", "DC2:DC5"]);
+            assert!(plain.iter().all(|r| r.pair_flows.is_none()));
+            let json = serde_json::to_string(&plain[0]).expect("serialises");
+            assert!(!json.contains("pair_flows"), "{json}");
+            assert_eq!(plain.len(), recorded.len());
+            for ((p, r), f) in plain.iter().zip(&recorded).zip(&focused) {
+                let mut r = r.clone();
+                let flows = r.pair_flows.take().expect("recorded");
+                r.wall_time_s = p.wall_time_s;
+                assert_eq!(&r, p, "{model}: the flag changed the run");
+                // Both directions, only the pair, as many as --focus counts.
+                assert_eq!(flows.len(), f.flows, "{model} {} {}", r.scheme, r.seed);
+                assert!(flows.iter().any(|x| (x.src_dc, x.dst_dc) == (2, 5)));
+                assert!(flows.iter().any(|x| (x.src_dc, x.dst_dc) == (5, 2)));
+                assert!(flows
+                    .iter()
+                    .all(|x| [(2, 5), (5, 2)].contains(&(x.src_dc, x.dst_dc))));
+                let mut s: Vec<f64> = flows.iter().filter_map(|x| x.slowdown).collect();
+                assert_eq!(s.len(), f.completed);
+                s.sort_by(f64::total_cmp);
+                assert_eq!(crate::stats::percentile(&s, 0.5), f.p50);
+                assert_eq!(crate::stats::percentile(&s, 0.99), f.p99);
+                let mean = s.iter().sum::<f64>() / s.len() as f64;
+                assert!((mean - f.mean).abs() <= 1e-9 * f.mean, "{mean} {}", f.mean);
+            }
         }
     }
 

@@ -606,6 +606,7 @@ pub(crate) mod test {
             sim_time_s: 0.0,
             wall_time_s: 0.0,
             packet: None,
+            pair_flows: None,
         }
     }
 

@@ -101,6 +101,45 @@ pub struct RunResult {
     /// The packet model's counters (absent for the fluid engine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packet: Option<crate::packet::config::PacketStats>,
+    /// Every flow between the `--pair-flows` pair (either direction),
+    /// whatever `--focus` counts (absent without the flag): what Figure 8
+    /// pools over seeds ([`pair_flows`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair_flows: Option<Vec<PairFlow>>,
+}
+
+/// One flow of the `--pair-flows` pair: its direction, size and FCT
+/// slowdown.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairFlow {
+    /// Sending DC (its number in the topology, `DC<n>`).
+    pub src_dc: u16,
+    /// Receiving DC.
+    pub dst_dc: u16,
+    /// Flow size, bytes.
+    pub size: u64,
+    /// FCT over the ideal FCT, as the run's other statistics take it
+    /// (`None`: the flow did not finish).
+    pub slowdown: Option<f64>,
+}
+
+/// The flows of `specs` between the DCs `pair` (either direction), in
+/// the order of `specs`, with their slowdowns in `out` (the same
+/// `fct / ideal` as [`summarise`]).
+#[must_use]
+pub fn pair_flows(specs: &[FlowSpec], out: &RunOutput, pair: (u16, u16)) -> Vec<PairFlow> {
+    let (a, b) = pair;
+    specs
+        .iter()
+        .zip(&out.flows)
+        .filter(|(s, _)| (s.src_dc, s.dst_dc) == (a, b) || (s.src_dc, s.dst_dc) == (b, a))
+        .map(|(s, o)| PairFlow {
+            src_dc: s.src_dc,
+            dst_dc: s.dst_dc,
+            size: s.size,
+            slowdown: o.fct_us.map(|fct| fct / o.ideal_us.max(1e-9)),
+        })
+        .collect()
 }
 
 /// Nearest-rank percentile of sorted data (`q` in `0..=1`; 0 if empty).
@@ -237,5 +276,6 @@ pub fn summarise(
         sim_time_s: out.end_us * 1e-6,
         wall_time_s,
         packet: out.packet.clone(),
+        pair_flows: None,
     }
 }

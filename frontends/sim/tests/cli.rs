@@ -34,6 +34,9 @@ fn defaults_are_the_paper_regime_on_testbed8() {
     let b = exp(&["--topology", "bso13", "--focus", "DC1:DC13"]).expect("valid");
     assert_eq!(b.pairs, lcmp_sim::traffic::Pairs::AllToAll);
     assert_eq!(b.focus, Some((1, 13)));
+    assert_eq!(b.pair_flows, None);
+    let r = exp(&["--topology", "bso13", "--pair-flows", "DC13:DC1"]).expect("valid");
+    assert_eq!((r.focus, r.pair_flows), (None, Some((13, 1))));
 }
 
 #[test]
@@ -58,6 +61,12 @@ fn bad_input_is_a_typed_error() {
         exp(&["--pair", "DC1:DC1"]),
         Err(SimError::Config(_))
     ));
+    for bad in ["DC1:DC99", "DC1:DC1", "DC1", "x:y"] {
+        assert!(
+            matches!(exp(&["--pair-flows", bad]), Err(SimError::Config(_))),
+            "{bad}"
+        );
+    }
     assert!(matches!(exp(&["--load", "0"]), Err(SimError::Config(_))));
     assert!(matches!(exp(&["--load", "nan"]), Err(SimError::Config(_))));
     assert!(matches!(

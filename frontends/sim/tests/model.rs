@@ -189,6 +189,7 @@ fn small_experiment(seed: u64) -> Experiment {
         sports: lcmp_sim::traffic::SourcePorts::Random,
         engine: EngineConfig::default(),
         focus: None,
+        pair_flows: None,
         bins: 8,
     }
 }
