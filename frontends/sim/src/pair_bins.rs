@@ -29,8 +29,15 @@
 //! happens with probability `n / (m + n)` for a maximum).
 //!
 //! A point whose 99 % region holds every `J` (too few of our flows: the
-//! test could not fail) is named, not compared; a column agrees when at
-//! most [`MAX_OUT`] of its compared points are outside.
+//! test could not fail) is named, not tested. With 3-6 flows a bin, one
+//! bin says little; across the bins of a column, the artifact's values
+//! sitting systematically high or low among ours says more: [`Overall`]
+//! is the mean over the bins (with any of our flows) of `J / m`, the
+//! artifact's value's rank among ours, against its law when every bin's
+//! `J` is drawn from its own [`rank_law`] ([`DRAWS`] draws of a fixed
+//! PCG32 stream), two-sided 99 %. A column agrees when at most
+//! [`MAX_OUT`] of its tested points are outside and both of its
+//! column-wide ranks (p50, p99) are inside.
 
 use serde::Serialize;
 
@@ -45,6 +52,9 @@ pub const ALPHA: f64 = 0.01;
 /// in the other figures: at 1 % each, 40 true points put 3 or more
 /// outside with probability under 1 %.
 pub const MAX_OUT: usize = 2;
+
+/// Draws of the column-wide rank's law ([`Overall`]).
+pub const DRAWS: usize = 20_000;
 
 /// The artifact's flows of the pair per published table and column:
 /// `data/artifact-fig8/flows.csv` (its README gives the source).
@@ -218,6 +228,97 @@ pub fn test_point(ours: &[f64], n: usize, rank: usize, published: f64) -> (f64, 
     (lo, hi, compared, compared && inside)
 }
 
+/// The column-wide test of one statistic: where the artifact's values
+/// sit among ours, over the bins.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Overall {
+    /// `p50` or `p99`.
+    pub stat: &'static str,
+    /// Bins with any of our flows (the others are left out).
+    pub bins: usize,
+    /// The mean over those bins of the artifact's value's rank among ours,
+    /// `J / m` (ties: the middle rank): 0 below all of ours, 1 above.
+    pub rank: f64,
+    /// Its mean under the hypothesis (every `J` drawn from its law).
+    pub expected: f64,
+    /// The 99 % region's lower end under the hypothesis.
+    pub lo: f64,
+    /// Its upper end.
+    pub hi: f64,
+    /// Whether the region leaves out some value (the test could fail).
+    pub compared: bool,
+    /// `rank` within `[lo, hi]`.
+    pub inside: bool,
+}
+
+/// The column-wide test of the points `points` of one statistic, from
+/// each bin's pool `pools` (sorted): the observed mean of `J / m` against
+/// [`DRAWS`] draws of it, each bin's `J` drawn independently from its
+/// [`rank_law`] by inverse CDF from `Pcg32::new(seed, stream)`.
+#[must_use]
+pub fn overall(stat: &'static str, points: &[&Point], pools: &[Vec<f64>], stream: u64) -> Overall {
+    let mut laws = Vec::new();
+    let mut observed = 0.0;
+    for p in points {
+        let pool = &pools[p.bin];
+        let m = pool.len();
+        if m == 0 || p.n == 0 {
+            continue;
+        }
+        let below = pool.iter().filter(|&&x| x < p.published).count();
+        let at_most = pool.iter().filter(|&&x| x <= p.published).count();
+        observed += (below + at_most) as f64 / 2.0 / m as f64;
+        let law = rank_law(m, p.n, p.rank);
+        let mut cdf = Vec::with_capacity(law.len());
+        let mut acc = 0.0;
+        for q in &law {
+            acc += q;
+            cdf.push(acc);
+        }
+        laws.push((m, cdf));
+    }
+    let bins = laws.len();
+    if bins == 0 {
+        return Overall {
+            stat,
+            bins,
+            rank: 0.0,
+            expected: 0.0,
+            lo: 0.0,
+            hi: 1.0,
+            compared: false,
+            inside: false,
+        };
+    }
+    let observed = observed / bins as f64;
+    let mut rng = crate::rng::Pcg32::new(0x00f1_9008, stream);
+    let mut draws: Vec<f64> = (0..DRAWS)
+        .map(|_| {
+            laws.iter()
+                .map(|(m, cdf)| {
+                    let u = rng.next_f64();
+                    let j = cdf.iter().position(|&c| u < c).unwrap_or(*m);
+                    j as f64 / *m as f64
+                })
+                .sum::<f64>()
+                / bins as f64
+        })
+        .collect();
+    draws.sort_by(f64::total_cmp);
+    let at = |q: f64| draws[((q * DRAWS as f64) as usize).min(DRAWS - 1)];
+    let (lo, hi) = (at(ALPHA / 2.0), at(1.0 - ALPHA / 2.0));
+    Overall {
+        stat,
+        bins,
+        rank: observed,
+        expected: draws.iter().sum::<f64>() / DRAWS as f64,
+        lo,
+        hi,
+        compared: lo > 0.0 || hi < 1.0,
+        inside: (lo..=hi).contains(&observed),
+    }
+}
+
 /// One published column set beside our pooled flows of the pair.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Compared {
@@ -245,7 +346,10 @@ pub struct Compared {
     pub out: usize,
     /// Points compared.
     pub compared: usize,
-    /// Compared at all and at most [`MAX_OUT`] out.
+    /// The column-wide tests, p50 then p99.
+    pub overall: Vec<Overall>,
+    /// At most [`MAX_OUT`] tested points out and every tested
+    /// column-wide rank inside.
     pub agrees: bool,
 }
 
@@ -267,7 +371,7 @@ pub fn compare_column(
     ci: usize,
     n_flows: usize,
     runs: &[&RunResult],
-) -> Result<(Vec<Point>, usize, usize), String> {
+) -> Result<(Vec<Point>, Vec<Overall>, usize, usize), String> {
     let edges: Vec<u64> = table.iter().map(|b| b.flow_size).collect();
     let mut pools: Vec<Vec<f64>> = vec![Vec::new(); edges.len()];
     let (mut flows, mut beyond) = (0, 0);
@@ -289,11 +393,13 @@ pub fn compare_column(
         }
     }
     let counts = bin_counts(n_flows);
+    for pool in &mut pools {
+        pool.sort_by(f64::total_cmp);
+    }
     let mut points = Vec::new();
     for stat in ["p50", "p99"] {
         for (k, b) in table.iter().enumerate() {
-            let pool = &mut pools[k];
-            pool.sort_by(f64::total_cmp);
+            let pool = &pools[k];
             let n = counts[k];
             let rank = script_rank(n, stat);
             let published = if stat == "p50" {
@@ -324,7 +430,15 @@ pub fn compare_column(
             });
         }
     }
-    Ok((points, flows, beyond))
+    let overall = ["p50", "p99"]
+        .iter()
+        .zip(0u64..)
+        .map(|(stat, stream)| {
+            let ps: Vec<&Point> = points.iter().filter(|p| p.stat == *stat).collect();
+            overall(stat, &ps, &pools, 1 + ci as u64 * 2 + stream)
+        })
+        .collect();
+    Ok((points, overall, flows, beyond))
 }
 
 /// Sets every published column of `f` (Figure 8) beside the pair flows
@@ -355,17 +469,18 @@ pub fn compare(
             }
             let n_flows = artifact_flows(p.label, &column)
                 .ok_or_else(|| format!("{}: no flow count for {column}", p.file))?;
-            let (points, flows, beyond) = compare_column(&table, ci, n_flows, &runs)?;
+            let (points, overall, flows, beyond) = compare_column(&table, ci, n_flows, &runs)?;
             let compared = points.iter().filter(|p| p.compared).count();
             let outside = points.iter().filter(|p| p.compared && !p.inside).count();
-            if compared == 0 {
+            if compared == 0 && overall.iter().all(|o| !o.compared) {
                 not.push(format!(
-                    "{column} ({scheme}, {}): none of its 40 points could be tested ({flows} of our flows over {} seed(s))",
+                    "{column} ({scheme}, {}): nothing could be tested ({flows} of our flows over {} seed(s))",
                     p.file,
                     runs.len()
                 ));
                 continue;
             }
+            let overall_out = overall.iter().any(|o| o.compared && !o.inside);
             out.push(Compared {
                 table: p.label.into(),
                 file: p.file.into(),
@@ -379,7 +494,8 @@ pub fn compare(
                 points,
                 out: outside,
                 compared,
-                agrees: outside <= MAX_OUT,
+                overall,
+                agrees: outside <= MAX_OUT && !overall_out,
             });
         }
     }
@@ -419,6 +535,24 @@ pub fn text(compared: &[Compared]) -> String {
             c.compared,
             c.points.len() - c.compared
         ));
+        for o in &c.overall {
+            s.push_str(&format!(
+                "  all bins, {}: the artifact's value sits at mean rank {:.2} among ours over {} bins ({:.2} expected, 99 % region [{:.2}, {:.2}]){}\n",
+                o.stat,
+                o.rank,
+                o.bins,
+                o.expected,
+                o.lo,
+                o.hi,
+                if !o.compared {
+                    " - not tested"
+                } else if o.inside {
+                    ""
+                } else {
+                    " * outside"
+                }
+            ));
+        }
         s.push_str("  bin  sizes (bytes]        n   m   p50 ours  region          artifact    p99 ours  region          artifact\n");
         let half = c.points.len() / 2;
         for (a, b) in c.points[..half].iter().zip(&c.points[half..]) {
@@ -457,7 +591,7 @@ pub fn text(compared: &[Compared]) -> String {
 #[must_use]
 pub fn verdicts(compared: &[Compared]) -> String {
     let mut s = format!(
-        "verdicts (a point is outside when the artifact's value is in neither {:.1} % tail of the exact law of its rank among our pooled flows of the bin; a column agrees with at most {MAX_OUT} of its tested points outside):\n",
+        "verdicts (a point is outside when the artifact's value is in neither {:.1} % tail of the exact law of its rank among our pooled flows of the bin; a column agrees with at most {MAX_OUT} of its tested points outside and its mean rank over the bins, p50 and p99, inside its 99 % region):\n",
         ALPHA * 50.0
     );
     for c in compared {
@@ -467,7 +601,7 @@ pub fn verdicts(compared: &[Compared]) -> String {
             .filter(|p| p.stat == "p50" && p.compared && !p.inside)
             .count();
         s.push_str(&format!(
-            "  {:<38} {:<22} load {:>3.0}%  {} seed(s)  {:<10} {:>2} of {:>2} tested points out (p50 {p50_out}, p99 {}); {} not tested\n",
+            "  {:<38} {:<22} load {:>3.0}%  {} seed(s)  {:<10} {:>2} of {:>2} tested points out (p50 {p50_out}, p99 {}); {} not tested; mean rank {}\n",
             c.file,
             c.column,
             c.load * 100.0,
@@ -476,7 +610,25 @@ pub fn verdicts(compared: &[Compared]) -> String {
             c.out,
             c.compared,
             c.out - p50_out,
-            c.points.len() - c.compared
+            c.points.len() - c.compared,
+            c.overall
+                .iter()
+                .map(|o| format!(
+                    "{} {:.2} in [{:.2}, {:.2}]{}",
+                    o.stat,
+                    o.rank,
+                    o.lo,
+                    o.hi,
+                    if !o.compared {
+                        " (not tested)"
+                    } else if o.inside {
+                        ""
+                    } else {
+                        " *"
+                    }
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     s
@@ -647,6 +799,29 @@ mod test {
         assert!(rank_law(5, 3, 4).is_empty());
     }
 
+    /// The fewest pooled flows of ours a bin with which each end of a
+    /// point's test can fail (docs/simulator.md quotes them).
+    #[test]
+    fn how_many_of_our_flows_a_test_needs() {
+        let can_fail_low =
+            |m: usize, n: usize, stat: &str| rank_law(m, n, script_rank(n, stat))[0] <= ALPHA / 2.0;
+        let can_fail_high =
+            |m: usize, n: usize, stat: &str| rank_law(m, n, script_rank(n, stat))[m] <= ALPHA / 2.0;
+        for (n, stat, low, high) in [
+            (3, "p50", 33, 33),
+            (3, "p99", 9, 597),
+            (4, "p50", 14, 46),
+            (4, "p99", 6, 796),
+            (5, "p50", 19, 19),
+            (5, "p99", 5, 995),
+            (6, "p50", 12, 24),
+            (6, "p99", 4, 1194),
+        ] {
+            assert!(can_fail_low(low, n, stat) && !can_fail_low(low - 1, n, stat));
+            assert!(can_fail_high(high, n, stat) && !can_fail_high(high - 1, n, stat));
+        }
+    }
+
     #[test]
     fn the_bins_are_the_artifacts() {
         // Its flow counts give the bin sizes of docs/simulator.md.
@@ -714,13 +889,18 @@ mod test {
         let table = parse_table(f.published[0].csv).expect("parses");
         let ci = 1; // ECMP
                     // Ours spread around the artifact's p50 and p99 of each bin.
+        // Ours: a law whose median is the artifact's p50 and whose 3rd
+        // quartile its p99 (where a median of 3 and a largest of 3 sit on
+        // average), by quantiles u = (i + 0.5) / 20.
         let around = |k: usize, i: usize| {
             let (p50, p99) = (table[k].values[ci].1, table[k].values[ci].2);
-            let x = i as f64 / 19.0;
-            if i.is_multiple_of(2) {
-                p50 * (0.7 + 0.6 * x)
+            let u = (i as f64 + 0.5) / 20.0;
+            if u < 0.5 {
+                p50 * (0.5 + u)
+            } else if u < 0.75 {
+                p50 + (p99 - p50) * (u - 0.5) / 0.25
             } else {
-                p99 * (0.8 + 0.4 * x)
+                p99 * (1.0 + 2.0 * (u - 0.75))
             }
         };
         let near: Vec<RunResult> = (1..=3)
@@ -749,11 +929,26 @@ mod test {
             "{}",
             text(&c)
         );
-        // One flow a bin: no point can be tested; the column is named.
-        let few: Vec<RunResult> = vec![run_with(&table, "ecmp", 1, 1, &around)];
+        // One flow a bin: no point can be tested, but over the 20 bins
+        // the artifact's values far below ours are seen.
+        let few: Vec<RunResult> = vec![run_with(&table, "ecmp", 1, 1, &|k, i| 10.0 * around(k, i))];
         let (c, not) = compare(f, &[("30,50,80".to_string(), few)]).expect("compares");
+        assert!(not.is_empty(), "{not:?}");
+        assert_eq!(c[0].compared, 0);
+        assert!(c[0]
+            .overall
+            .iter()
+            .all(|o| o.compared && !o.inside && o.rank == 0.0));
+        assert!(!c[0].agrees, "{}", text(&c));
+        // No flow at all: the column is named, not compared.
+        let none = vec![RunResult {
+            load: 0.3,
+            pair_flows: Some(Vec::new()),
+            ..crate::report::test::run("ecmp", 1, 0.0, 0.0)
+        }];
+        let (c, not) = compare(f, &[("30,50,80".to_string(), none)]).expect("compares");
         assert!(c.is_empty() && not.len() == 1, "{not:?}");
-        assert!(not[0].contains("could be tested"), "{not:?}");
+        assert!(not[0].contains("nothing could be tested"), "{not:?}");
         // A run without pair flows is an error, not an empty pool.
         let bare = vec![RunResult {
             load: 0.3,
@@ -761,6 +956,45 @@ mod test {
         }];
         let e = compare(f, &[("30,50,80".to_string(), bare)]).unwrap_err();
         assert!(e.contains("pair_flows"), "{e}");
+    }
+
+    /// Values drawn like ours sit at the expected mean rank; values each
+    /// a little high, none implausible alone, are outside together.
+    #[test]
+    fn the_column_wide_rank_sees_a_shift_no_single_bin_can() {
+        let pools: Vec<Vec<f64>> = (0..20).map(|_| (1..=9).map(f64::from).collect()).collect();
+        let points = |v: f64| -> Vec<Point> {
+            (0..20)
+                .map(|bin| Point {
+                    bin,
+                    stat: "p50",
+                    size_lo: 0,
+                    size_hi: 1,
+                    n: 3,
+                    rank: 2,
+                    m: 9,
+                    ours: 5.0,
+                    lo: 1.0,
+                    hi: f64::INFINITY,
+                    published: v,
+                    compared: false,
+                    inside: false,
+                })
+                .collect()
+        };
+        let mid = points(5.0);
+        let o = overall("p50", &mid.iter().collect::<Vec<_>>(), &pools, 1);
+        assert!(o.compared && o.inside, "{o:?}");
+        assert!((o.expected - 0.5).abs() < 0.01 && (o.rank - 0.5).abs() < 1e-12);
+        // 8.5 in every bin: 8 of 9 of ours below, plausible for one
+        // median of 3 (test_point cannot fail with 9), not for 20.
+        let high = points(8.5);
+        assert!(!test_point(&pools[0], 3, 2, 8.5).2);
+        let o = overall("p50", &high.iter().collect::<Vec<_>>(), &pools, 1);
+        assert!(o.compared && !o.inside, "{o:?}");
+        // The draws are a fixed stream: the same region every time.
+        let again = overall("p50", &high.iter().collect::<Vec<_>>(), &pools, 1);
+        assert_eq!((o.lo, o.hi), (again.lo, again.hi));
     }
 
     #[test]
