@@ -1307,6 +1307,77 @@ mod test {
         );
     }
 
+    /// `lcmp sim figure 8 --merge DIR` reads Figure 7's job files (one
+    /// set of runs for both), writes Figure 8's outputs from their pair
+    /// flows, and stops, naming the file, on a Figure 7 file without them.
+    #[cfg(feature = "cli")]
+    #[test]
+    fn figure_8_merges_figure_7s_job_files_and_needs_their_pair_flows() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            fig: crate::args::FigureArgs,
+        }
+        let dir = std::env::temp_dir().join(format!("lcmp-fig8-merge-{}", std::process::id()));
+        let out = dir.join("out");
+        std::fs::create_dir_all(&dir).unwrap();
+        let part = |pair: bool| {
+            let results: Vec<crate::stats::RunResult> = ["ecmp", "ucmp", "lcmp"]
+                .iter()
+                .map(|scheme| crate::stats::RunResult {
+                    load: 0.3,
+                    pair_flows: pair.then(|| {
+                        (0..400u64)
+                            .map(|i| crate::stats::PairFlow {
+                                src_dc: if i % 2 == 0 { 1 } else { 13 },
+                                dst_dc: if i % 2 == 0 { 13 } else { 1 },
+                                // 1 kB to 10 MB, log-spaced.
+                                size: (1e3 * 1e4f64.powf(i as f64 / 400.0)) as u64,
+                                slowdown: Some(4.0 + (i % 7) as f64),
+                            })
+                            .collect()
+                    }),
+                    ..crate::report::test::run(scheme, 1, 0.0, 0.0)
+                })
+                .collect();
+            let json = serde_json::json!({
+                "config": { "label": "fig7-30_50_80" },
+                "results": results,
+            });
+            std::fs::write(
+                dir.join("fig7-30_50_80.l0.3-s1.json"),
+                serde_json::to_string(&json).unwrap(),
+            )
+            .unwrap();
+        };
+        let args = Cli::parse_from([
+            "figure",
+            "8",
+            "--merge",
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .fig;
+        part(true);
+        let ok = run(&args, 1, |_, _| String::new());
+        let csv = std::fs::read_to_string(out.join("fig8.csv"));
+        let txt = std::fs::read_to_string(out.join("fig8.txt"));
+        part(false);
+        let err = run(&args, 1, |_, _| String::new());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(ok.is_ok(), "{ok:?}");
+        assert_eq!(csv.expect("fig8.csv").lines().count(), 1 + 3 * 20);
+        let txt = txt.expect("fig8.txt");
+        assert!(
+            txt.contains("merged from") && txt.contains("fig7-30_50_80"),
+            "{txt}"
+        );
+        let e = err.expect_err("no pair flows").to_string();
+        assert!(e.contains("pair_flows") && e.contains("1de0dd6"), "{e}");
+    }
+
     #[test]
     fn figure_numbers_are_unique_and_the_papers() {
         let n: Vec<u8> = FIGURES.iter().map(|f| f.number).collect();

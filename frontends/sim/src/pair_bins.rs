@@ -889,9 +889,9 @@ mod test {
         let table = parse_table(f.published[0].csv).expect("parses");
         let ci = 1; // ECMP
                     // Ours spread around the artifact's p50 and p99 of each bin.
-        // Ours: a law whose median is the artifact's p50 and whose 3rd
-        // quartile its p99 (where a median of 3 and a largest of 3 sit on
-        // average), by quantiles u = (i + 0.5) / 20.
+                    // Ours: a law whose median is the artifact's p50 and whose 3rd
+                    // quartile its p99 (where a median of 3 and a largest of 3 sit on
+                    // average), by quantiles u = (i + 0.5) / 20.
         let around = |k: usize, i: usize| {
             let (p50, p99) = (table[k].values[ci].1, table[k].values[ci].2);
             let u = (i as f64 + 0.5) / 20.0;
