@@ -1308,8 +1308,10 @@ mod test {
     }
 
     /// `lcmp sim figure 8 --merge DIR` reads Figure 7's job files (one
-    /// set of runs for both), writes Figure 8's outputs from their pair
-    /// flows, and stops, naming the file, on a Figure 7 file without them.
+    /// set of runs for both) and writes Figure 8's outputs from their
+    /// pair flows; a load whose files lack them (Figure 7's jobs from
+    /// before 1de0dd6) is named and left out, and with none left the
+    /// command stops saying why.
     #[cfg(feature = "cli")]
     #[test]
     fn figure_8_merges_figure_7s_job_files_and_needs_their_pair_flows() {
@@ -1322,11 +1324,11 @@ mod test {
         let dir = std::env::temp_dir().join(format!("lcmp-fig8-merge-{}", std::process::id()));
         let out = dir.join("out");
         std::fs::create_dir_all(&dir).unwrap();
-        let part = |pair: bool| {
+        let part = |pair: bool, load: f64| {
             let results: Vec<crate::stats::RunResult> = ["ecmp", "ucmp", "lcmp"]
                 .iter()
                 .map(|scheme| crate::stats::RunResult {
-                    load: 0.3,
+                    load,
                     pair_flows: pair.then(|| {
                         (0..400u64)
                             .map(|i| crate::stats::PairFlow {
@@ -1346,7 +1348,7 @@ mod test {
                 "results": results,
             });
             std::fs::write(
-                dir.join("fig7-30_50_80.l0.3-s1.json"),
+                dir.join(format!("fig7-30_50_80.l{load}-s1.json")),
                 serde_json::to_string(&json).unwrap(),
             )
             .unwrap();
@@ -1360,11 +1362,13 @@ mod test {
             out.to_str().unwrap(),
         ])
         .fig;
-        part(true);
+        // 30 % with the records, 50 % from an older Figure 7 job.
+        part(true, 0.3);
+        part(false, 0.5);
         let ok = run(&args, 1, |_, _| String::new());
         let csv = std::fs::read_to_string(out.join("fig8.csv"));
         let txt = std::fs::read_to_string(out.join("fig8.txt"));
-        part(false);
+        part(false, 0.3);
         let err = run(&args, 1, |_, _| String::new());
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(ok.is_ok(), "{ok:?}");
@@ -1372,6 +1376,13 @@ mod test {
         let txt = txt.expect("fig8.txt");
         assert!(
             txt.contains("merged from") && txt.contains("fig7-30_50_80"),
+            "{txt}"
+        );
+        assert_eq!(
+            txt.lines()
+                .filter(|l| l.starts_with("left out: not compared:") && l.contains("50.csv"))
+                .count(),
+            3,
             "{txt}"
         );
         let e = err.expect_err("no pair flows").to_string();
