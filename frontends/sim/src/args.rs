@@ -838,7 +838,8 @@ pub struct FigureArgs {
     /// at a time; --merge reads the parts back.
     #[arg(long, requires = "emit_jobs")]
     pub split: bool,
-    /// Read the emitted jobs' JSON from DIR instead of running.
+    /// Read the emitted jobs' JSON from DIR instead of running (Figure 8
+    /// reads Figure 7's jobs, `fig7-*.json`: one set of runs serves both).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["plan", "emit_jobs"])]
     pub merge: Option<PathBuf>,
     /// Write figN.json, figN.csv (per bin), figN.txt and the SVGs (ours

@@ -95,9 +95,6 @@ macro_rules! bso13 {
 /// same runs also give Figure 8.
 const BSO13: &[&str] = bso13!("--pair-flows", "DC1:DC13");
 
-/// Figure 7's runs seen from the DC1-DC13 pair (Figure 8).
-const BSO13_DC1_DC13: &[&str] = bso13!("--focus", "DC1:DC13");
-
 /// Every figure, by number.
 pub const FIGURES: &[Figure] = &[
     Figure {
@@ -153,18 +150,20 @@ pub const FIGURES: &[Figure] = &[
     },
     Figure {
         number: 8,
-        title: "Figure 7's runs seen from the DC1-DC13 pair",
+        title: "Figure 7's runs seen from the DC1-DC13 pair (web search, 30/50/80 %)",
         model: "packet",
+        // Figure 7's runs themselves ([`runs_of`]): their `--pair-flows
+        // DC1:DC13` records are what `pair_bins` compares.
         runs: &[Run {
             label: "30,50,80",
-            args: BSO13_DC1_DC13,
+            args: BSO13,
         }],
         published: &[
             published!("30", "artifact-fig8/30.csv"),
             published!("50", "artifact-fig8/50.csv"),
             published!("80", "artifact-fig8/80.csv"),
         ],
-        pending: Some("the artifact's DC1-DC13 curves are the 62, 92 and 119 flows between DC1 and DC13 of its 10 ms runs (3 to 6 flows a bin), ours as few: fewer than the 400 flows 20 bins need, so a run of 3 seeds is not compared bin by bin"),
+        pending: None,
     },
     Figure {
         number: 9,
@@ -290,6 +289,23 @@ pub const FIGURES: &[Figure] = &[
 #[must_use]
 pub fn figure(n: u8) -> Option<&'static Figure> {
     FIGURES.iter().find(|f| f.number == n)
+}
+
+/// The figure whose runs `f` is made of: Figure 8 is the DC1-DC13 flows
+/// of Figure 7's runs, so its jobs, plan, merge and own runs are Figure
+/// 7's (one set of runs serves both); every other figure, itself.
+///
+/// ```
+/// use lcmp_sim::figure::{figure, runs_of};
+/// assert_eq!(runs_of(figure(8).unwrap()).number, 7);
+/// assert_eq!(runs_of(figure(9).unwrap()).number, 9);
+/// ```
+#[must_use]
+pub fn runs_of(f: &'static Figure) -> &'static Figure {
+    match f.number {
+        8 => figure(7).unwrap_or(f),
+        _ => f,
+    }
 }
 
 /// A job's name: `figN-RUN`, every character of the run's label outside
@@ -715,6 +731,8 @@ pub fn run(
     use crate::SimError;
     use std::fmt::Write as _;
     let f = figure(args.number).ok_or_else(|| unknown(args.number))?;
+    // The figure whose runs these are (Figure 8: Figure 7's).
+    let src = runs_of(f);
     let o = overrides(args)?;
     let model = o.model.as_deref().unwrap_or(f.model);
     let out_dir = args.out.clone();
@@ -723,13 +741,13 @@ pub fn run(
         .map_or_else(|| "figure-runs".to_string(), |d| d.display().to_string());
     let mut out = String::new();
     if args.emit_jobs {
-        for run in f.runs {
+        for run in src.runs {
             if args.split {
-                for j in split_jobs(f, run, &o, &dir)? {
+                for j in split_jobs(src, run, &o, &dir)? {
                     let _ = writeln!(out, "{j}");
                 }
             } else {
-                let _ = writeln!(out, "{}", job(f, run, &o, &dir));
+                let _ = writeln!(out, "{}", job(src, run, &o, &dir));
             }
         }
         return crate::report::print(&out);
@@ -740,8 +758,15 @@ pub fn run(
         if let Some(p) = f.pending {
             let _ = writeln!(out, "pending: {p}");
         }
+        if src.number != f.number {
+            let _ = writeln!(
+                out,
+                "its runs are Figure {}'s (one set of runs serves both: their jobs' files are fig{}-*.json)",
+                src.number, src.number
+            );
+        }
         let _ = writeln!(out, "runs (from the repository root):");
-        for run in f.runs {
+        for run in src.runs {
             let _ = writeln!(
                 out,
                 "  {:<22} lcmp sim {}",
@@ -768,13 +793,13 @@ pub fn run(
     let mut labels: Vec<(String, String)> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
     if let Some(from) = &args.merge {
-        for run in f.runs {
-            let files = job_files(f, run, from);
+        for run in src.runs {
+            let files = job_files(src, run, from);
             if files.is_empty() {
                 skipped.push(format!(
                     "{}: no {}",
                     run.label,
-                    from.join(format!("{}.json", job_name(f, run))).display()
+                    from.join(format!("{}.json", job_name(src, run))).display()
                 ));
                 continue;
             }
@@ -782,11 +807,11 @@ pub fn run(
             for path in &files {
                 let (label, part) = crate::sweep::read_run_file(path)?;
                 let label = label.unwrap_or_default();
-                if label != job_name(f, run) {
+                if label != job_name(src, run) {
                     return Err(SimError::Config(format!(
                         "{}: labelled `{label}`, expected `{}`",
                         path.display(),
-                        job_name(f, run)
+                        job_name(src, run)
                     )));
                 }
                 rs.extend(part);
@@ -809,14 +834,14 @@ pub fn run(
                     "{} files {}/{}*.json",
                     files.len(),
                     from.display(),
-                    job_name(f, run)
+                    job_name(src, run)
                 ),
             };
             labels.push((run.label.into(), format!("merged from {merged}")));
             results.push((run.label.into(), rs));
         }
     } else {
-        for run in f.runs {
+        for run in src.runs {
             let sim = match parse_run(&run_args(run, &o)) {
                 Ok(s) => s,
                 Err(e) if f.pending.is_some() => {
@@ -857,6 +882,17 @@ pub fn run(
             labels.push((run.label.into(), label));
             results.push((run.label.into(), rs));
         }
+    }
+    if f.number == 8 {
+        return pair_figure(
+            f,
+            model,
+            out_dir.as_deref(),
+            &labels,
+            &results,
+            skipped,
+            started,
+        );
     }
     let band = crate::vs_artifact::Band::FULL;
     let (compared, not_compared) = compare(f, &results, 0..crate::vs_artifact::BINS, band)
@@ -903,6 +939,65 @@ pub fn run(
     crate::report::print(&out)?;
     if let Some(d) = &out_dir {
         write_outputs(f, d, model, &labels, &results, &compared, band, &out)?;
+    }
+    Ok(())
+}
+
+/// Figure 8's comparison ([`crate::pair_bins`]): the pair flows of
+/// Figure 7's runs, pooled over seeds, against the artifact's few flows a
+/// bin; printed as the other figures are, and written to `out_dir`.
+#[cfg(feature = "cli")]
+fn pair_figure(
+    f: &Figure,
+    model: &str,
+    out_dir: Option<&std::path::Path>,
+    labels: &[(String, String)],
+    results: &[(String, Vec<crate::stats::RunResult>)],
+    mut skipped: Vec<String>,
+    started: std::time::Instant,
+) -> Result<(), crate::SimError> {
+    use std::fmt::Write as _;
+    let (compared, not) = crate::pair_bins::compare(f, results)
+        .map_err(|e| crate::SimError::Config(format!("figure {}: {e}", f.number)))?;
+    skipped.extend(not.iter().map(|e| format!("not compared: {e}")));
+    if compared.is_empty() {
+        return Err(crate::SimError::Config(format!(
+            "figure {}: nothing to set beside the artifact's ({})",
+            f.number,
+            skipped.join("; ")
+        )));
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "Figure {}: {}", f.number, f.title);
+    let _ = writeln!(
+        out,
+        "model {model} (the figure's regime: {}); command: lcmp sim figure {}{}; commit {}",
+        f.model,
+        f.number,
+        std::env::args()
+            .skip_while(|a| a != "figure")
+            .skip(2)
+            .fold(String::new(), |s, a| s + " " + &a),
+        crate::COMMIT
+    );
+    let _ = writeln!(
+        out,
+        "the DC1-DC13 flows (either direction) of Figure 7's runs, every seed pooled, in the artifact's own size bins; per bin and statistic, the artifact's value against the exact law of its rank among ours (docs/simulator.md, \"Fig. 8: a handful of flows a bin\")"
+    );
+    for s in &skipped {
+        let _ = writeln!(out, "left out: {s}");
+    }
+    for (run, label) in labels {
+        let _ = writeln!(out, "run {run}: {label}");
+    }
+    out.push('\n');
+    out.push_str(&crate::pair_bins::text(&compared));
+    out.push('\n');
+    out.push_str(&crate::pair_bins::verdicts(&compared));
+    let _ = writeln!(out, "{:.1} s", started.elapsed().as_secs_f64());
+    crate::report::print(&out)?;
+    if let Some(d) = out_dir {
+        crate::pair_bins::write_outputs(f, d, model, labels, &compared, &out)?;
     }
     Ok(())
 }
@@ -1210,6 +1305,88 @@ mod test {
                 "fig7-30_50_80.l0.8-s3.json"
             ]
         );
+    }
+
+    /// `lcmp sim figure 8 --merge DIR` reads Figure 7's job files (one
+    /// set of runs for both) and writes Figure 8's outputs from their
+    /// pair flows; a load whose files lack them (Figure 7's jobs from
+    /// before 1de0dd6) is named and left out, and with none left the
+    /// command stops saying why.
+    #[cfg(feature = "cli")]
+    #[test]
+    fn figure_8_merges_figure_7s_job_files_and_needs_their_pair_flows() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            fig: crate::args::FigureArgs,
+        }
+        let dir = std::env::temp_dir().join(format!("lcmp-fig8-merge-{}", std::process::id()));
+        let out = dir.join("out");
+        std::fs::create_dir_all(&dir).unwrap();
+        let part = |pair: bool, load: f64| {
+            let results: Vec<crate::stats::RunResult> = ["ecmp", "ucmp", "lcmp"]
+                .iter()
+                .map(|scheme| crate::stats::RunResult {
+                    load,
+                    pair_flows: pair.then(|| {
+                        (0..400u64)
+                            .map(|i| crate::stats::PairFlow {
+                                src_dc: if i % 2 == 0 { 1 } else { 13 },
+                                dst_dc: if i % 2 == 0 { 13 } else { 1 },
+                                // 1 kB to 10 MB, log-spaced.
+                                size: (1e3 * 1e4f64.powf(i as f64 / 400.0)) as u64,
+                                slowdown: Some(4.0 + (i % 7) as f64),
+                            })
+                            .collect()
+                    }),
+                    ..crate::report::test::run(scheme, 1, 0.0, 0.0)
+                })
+                .collect();
+            let json = serde_json::json!({
+                "config": { "label": "fig7-30_50_80" },
+                "results": results,
+            });
+            std::fs::write(
+                dir.join(format!("fig7-30_50_80.l{load}-s1.json")),
+                serde_json::to_string(&json).unwrap(),
+            )
+            .unwrap();
+        };
+        let args = Cli::parse_from([
+            "figure",
+            "8",
+            "--merge",
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .fig;
+        // 30 % with the records, 50 % from an older Figure 7 job.
+        part(true, 0.3);
+        part(false, 0.5);
+        let ok = run(&args, 1, |_, _| String::new());
+        let csv = std::fs::read_to_string(out.join("fig8.csv"));
+        let txt = std::fs::read_to_string(out.join("fig8.txt"));
+        part(false, 0.3);
+        let err = run(&args, 1, |_, _| String::new());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(ok.is_ok(), "{ok:?}");
+        assert_eq!(csv.expect("fig8.csv").lines().count(), 1 + 3 * 20);
+        let txt = txt.expect("fig8.txt");
+        assert!(
+            txt.contains("merged from") && txt.contains("fig7-30_50_80"),
+            "{txt}"
+        );
+        assert_eq!(
+            txt.lines()
+                .filter(|l| l.starts_with("left out: not compared:") && l.contains("50.csv"))
+                .count(),
+            3,
+            "{txt}"
+        );
+        let e = err.expect_err("no pair flows").to_string();
+        assert!(e.contains("pair_flows") && e.contains("1de0dd6"), "{e}");
     }
 
     #[test]

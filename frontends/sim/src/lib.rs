@@ -61,6 +61,7 @@ pub mod experiment;
 pub mod figure;
 pub mod network;
 pub mod packet;
+pub mod pair_bins;
 #[cfg(feature = "cli")]
 pub mod plot;
 pub mod report;
