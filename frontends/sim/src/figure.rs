@@ -905,18 +905,7 @@ pub fn run(
             skipped.join("; ")
         )));
     }
-    let _ = writeln!(out, "Figure {}: {}", f.number, f.title);
-    let _ = writeln!(
-        out,
-        "model {model} (the figure's regime: {}); command: lcmp sim figure {}{}; commit {}",
-        f.model,
-        f.number,
-        std::env::args()
-            .skip_while(|a| a != "figure")
-            .skip(2)
-            .fold(String::new(), |s, a| s + " " + &a),
-        crate::COMMIT
-    );
+    header(&mut out, f, model);
     if let Some(p) = f.pending {
         let _ = writeln!(out, "pending: {p}");
     }
@@ -968,18 +957,7 @@ fn pair_figure(
         )));
     }
     let mut out = String::new();
-    let _ = writeln!(out, "Figure {}: {}", f.number, f.title);
-    let _ = writeln!(
-        out,
-        "model {model} (the figure's regime: {}); command: lcmp sim figure {}{}; commit {}",
-        f.model,
-        f.number,
-        std::env::args()
-            .skip_while(|a| a != "figure")
-            .skip(2)
-            .fold(String::new(), |s, a| s + " " + &a),
-        crate::COMMIT
-    );
+    header(&mut out, f, model);
     let _ = writeln!(
         out,
         "the DC1-DC13 flows (either direction) of Figure 7's runs, every seed pooled, in the artifact's own size bins; per bin and statistic, the artifact's value against the exact law of its rank among ours (docs/simulator.md, \"Fig. 8: a handful of flows a bin\")"
@@ -1002,6 +980,66 @@ fn pair_figure(
     Ok(())
 }
 
+/// The first two lines of a figure's text: its number and title, then
+/// the model, the command line and the commit.
+#[cfg(feature = "cli")]
+fn header(out: &mut String, f: &Figure, model: &str) {
+    use std::fmt::Write as _;
+    let _ = writeln!(out, "Figure {}: {}", f.number, f.title);
+    let _ = writeln!(
+        out,
+        "model {model} (the figure's regime: {}); command: lcmp sim figure {}{}; commit {}",
+        f.model,
+        f.number,
+        std::env::args()
+            .skip_while(|a| a != "figure")
+            .skip(2)
+            .fold(String::new(), |s, a| s + " " + &a),
+        crate::COMMIT
+    );
+}
+
+/// Creates `dir` and writes a figure's `STEM.json`, `STEM.csv` and
+/// `STEM.txt` into it (Figure 8's and the others' alike).
+#[cfg(feature = "cli")]
+pub(crate) fn write_text_outputs(
+    dir: &std::path::Path,
+    stem: &str,
+    json: &serde_json::Value,
+    csv: String,
+    text: &str,
+) -> Result<(), crate::SimError> {
+    use crate::SimError;
+    let io =
+        |p: &std::path::Path, e: std::io::Error| SimError::Output(format!("{}: {e}", p.display()));
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let files = [
+        (
+            format!("{stem}.json"),
+            serde_json::to_string_pretty(json).map_err(|e| SimError::Output(e.to_string()))?,
+        ),
+        (format!("{stem}.csv"), csv),
+        (format!("{stem}.txt"), text.to_string()),
+    ];
+    for (name, body) in files {
+        let p = dir.join(name);
+        std::fs::write(&p, body).map_err(|e| io(&p, e))?;
+    }
+    Ok(())
+}
+
+/// The SVG of one published table: `STEM-TABLE.svg` in `dir`, `TABLE`
+/// the published file's name without its folder and `.csv`.
+#[cfg(feature = "cli")]
+pub(crate) fn svg_path(dir: &std::path::Path, stem: &str, published: &str) -> std::path::PathBuf {
+    let table = published
+        .rsplit('/')
+        .next()
+        .unwrap_or(published)
+        .trim_end_matches(".csv");
+    dir.join(format!("{stem}-{table}.svg"))
+}
+
 /// Writes `figN.json` (labels, our results, the comparisons), `figN.csv`
 /// (per bin), `figN.txt` (the printed text) and `figN-TABLE.svg` (ours
 /// solid beside the artifact's dashed) into `dir`.
@@ -1017,10 +1055,6 @@ fn write_outputs(
     band: crate::vs_artifact::Band,
     text: &str,
 ) -> Result<(), crate::SimError> {
-    use crate::SimError;
-    let io =
-        |p: &std::path::Path, e: std::io::Error| SimError::Output(format!("{}: {e}", p.display()));
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let stem = format!("fig{}", f.number);
     let json = serde_json::json!({
         "figure": f.number,
@@ -1035,22 +1069,11 @@ fn write_outputs(
         })).collect::<Vec<_>>(),
         "comparisons": compared,
     });
-    let files = [
-        (
-            format!("{stem}.json"),
-            serde_json::to_string_pretty(&json).map_err(|e| SimError::Output(e.to_string()))?,
-        ),
-        (format!("{stem}.csv"), csv(f, compared)),
-        (format!("{stem}.txt"), text.to_string()),
-    ];
-    for (name, body) in files {
-        let p = dir.join(name);
-        std::fs::write(&p, body).map_err(|e| io(&p, e))?;
-    }
+    write_text_outputs(dir, &stem, &json, csv(f, compared), text)?;
     for p in f.published {
         let cs: Vec<&Compared> = compared.iter().filter(|c| c.file == p.file).collect();
         let Some(first) = cs.first() else { continue };
-        let table = parse_table(p.csv).map_err(SimError::Config)?;
+        let table = parse_table(p.csv).map_err(crate::SimError::Config)?;
         let mut series = Vec::new();
         for c in &cs {
             let scheme = match c.column.as_str() {
@@ -1086,15 +1109,7 @@ fn write_outputs(
                 artifact: true,
             });
         }
-        let name = format!(
-            "{stem}-{}.svg",
-            p.file
-                .rsplit('/')
-                .next()
-                .unwrap_or(p.file)
-                .trim_end_matches(".csv")
-        );
-        let path = dir.join(&name);
+        let path = svg_path(dir, &stem, p.file);
         let title = format!(
             "Figure {} ({}, {model} model, commit {}): ours solid, artifact dashed; load {:.0}%",
             f.number,
@@ -1368,11 +1383,13 @@ mod test {
         let ok = run(&args, 1, |_, _| String::new());
         let csv = std::fs::read_to_string(out.join("fig8.csv"));
         let txt = std::fs::read_to_string(out.join("fig8.txt"));
+        let svg = std::fs::read_to_string(out.join("fig8-30.svg"));
         part(false, 0.3);
         let err = run(&args, 1, |_, _| String::new());
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(ok.is_ok(), "{ok:?}");
         assert_eq!(csv.expect("fig8.csv").lines().count(), 1 + 3 * 20);
+        assert!(svg.expect("fig8-30.svg").starts_with("<svg"));
         let txt = txt.expect("fig8.txt");
         assert!(
             txt.contains("merged from") && txt.contains("fig7-30_50_80"),

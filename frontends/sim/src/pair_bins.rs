@@ -698,10 +698,6 @@ pub fn write_outputs(
     compared: &[Compared],
     text: &str,
 ) -> Result<(), crate::SimError> {
-    use crate::SimError;
-    let io =
-        |p: &std::path::Path, e: std::io::Error| SimError::Output(format!("{}: {e}", p.display()));
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let stem = format!("fig{}", f.number);
     let json = serde_json::json!({
         "figure": f.number,
@@ -712,18 +708,7 @@ pub fn write_outputs(
         "runs": labels.iter().map(|(run, label)| serde_json::json!({ "run": run, "label": label })).collect::<Vec<_>>(),
         "comparisons": compared,
     });
-    let files = [
-        (
-            format!("{stem}.json"),
-            serde_json::to_string_pretty(&json).map_err(|e| SimError::Output(e.to_string()))?,
-        ),
-        (format!("{stem}.csv"), csv(f, compared)),
-        (format!("{stem}.txt"), text.to_string()),
-    ];
-    for (name, body) in files {
-        let p = dir.join(name);
-        std::fs::write(&p, body).map_err(|e| io(&p, e))?;
-    }
+    crate::figure::write_text_outputs(dir, &stem, &json, csv(f, compared), text)?;
     for p in f.published {
         let cs: Vec<&Compared> = compared.iter().filter(|c| c.file == p.file).collect();
         let Some(first) = cs.first() else { continue };
@@ -757,14 +742,6 @@ pub fn write_outputs(
                 artifact: true,
             });
         }
-        let name = format!(
-            "{stem}-{}.svg",
-            p.file
-                .rsplit('/')
-                .next()
-                .unwrap_or(p.file)
-                .trim_end_matches(".csv")
-        );
         let title = format!(
             "Figure {} ({}, {model} model, commit {}): DC1-DC13 flows, ours pooled over seeds solid, artifact dashed; load {:.0}%",
             f.number,
@@ -776,7 +753,12 @@ pub fn write_outputs(
             .iter()
             .map(|(run, label)| format!("run {run}: {label}"))
             .collect();
-        crate::plot::slowdown_series(&dir.join(&name), &title, &series, &footer)?;
+        crate::plot::slowdown_series(
+            &crate::figure::svg_path(dir, &stem, p.file),
+            &title,
+            &series,
+            &footer,
+        )?;
     }
     eprintln!(
         "wrote {stem}.json, {stem}.csv, {stem}.txt and the SVGs to {}",
