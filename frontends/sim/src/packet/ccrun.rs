@@ -250,6 +250,13 @@ impl<T> SeqRing<T> {
         }
     }
 
+    /// Records held, and slots allocated (held or not).
+    #[cfg(test)]
+    fn held(&self) -> (usize, usize) {
+        let live = self.slots.iter().filter(|s| s.is_some()).count();
+        (live, self.slots.capacity())
+    }
+
     fn remove(&mut self, key: u64) -> Option<T> {
         let i = self.index(key)?;
         let v = self.slots.get_mut(i)?.take();
@@ -439,6 +446,18 @@ impl FlowCc {
                 ack.hops = e.stamps(&run.rates, &mut buf);
                 self.ctl.get_mut().on_ack(&ack);
             }
+        }
+    }
+
+    /// Records held for packets and acknowledgements on their way, and
+    /// the slots allocated for them (held or not).
+    #[cfg(test)]
+    pub(crate) fn records_held(&self) -> (usize, usize) {
+        let sum = |a: (usize, usize), b: (usize, usize)| (a.0 + b.0, a.1 + b.1);
+        match &self.records {
+            Records::None => (0, 0),
+            Records::SendTime(r) => sum(sum(r.inflight.held(), r.acks.held()), r.nacks.held()),
+            Records::Int(r) => sum(sum(r.inflight.held(), r.acks.held()), r.nacks.held()),
         }
     }
 
