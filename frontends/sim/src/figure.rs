@@ -374,14 +374,25 @@ pub fn run_args(run: &Run, o: &Overrides) -> Vec<String> {
     v
 }
 
+/// A job's `lcmp sim` arguments: [`run_args`] without `--vs-artifact`,
+/// which prints a text verdict and refuses `--json`. A job writes JSON,
+/// and `lcmp sim figure N --merge DIR` sets it beside the artifact's
+/// curves (with the same 20 bins: `run_args` asks for them).
+fn job_args(run: &Run, o: &Overrides) -> Vec<String> {
+    let mut v = run_args(run, o);
+    v.retain(|a| a != "--vs-artifact");
+    v
+}
+
 /// The shell job of one run: `lcmp sim ARGS --json --label figN-RUN >
-/// DIR/figN-RUN.json` ([`job_name`]).
+/// DIR/figN-RUN.json` ([`job_name`]; ARGS: [`run_args`] less
+/// `--vs-artifact`).
 #[must_use]
 pub fn job(f: &Figure, run: &Run, o: &Overrides, dir: &str) -> String {
     let name = job_name(f, run);
     format!(
         "lcmp sim {} --json --label {name} > {dir}/{name}.json",
-        run_args(run, o).join(" ")
+        job_args(run, o).join(" ")
     )
 }
 
@@ -395,7 +406,7 @@ pub fn split_jobs(
     o: &Overrides,
     dir: &str,
 ) -> Result<Vec<String>, crate::SimError> {
-    let args = run_args(run, o);
+    let args = job_args(run, o);
     let sim = parse_run(&args).map_err(|e| {
         crate::SimError::Config(format!("figure {} run {}: {e}", f.number, run.label))
     })?;
@@ -1404,6 +1415,32 @@ mod test {
         );
         let e = err.expect_err("no pair flows").to_string();
         assert!(e.contains("pair_flows") && e.contains("1de0dd6"), "{e}");
+    }
+
+    /// Every job `--emit-jobs` prints, whole or split, for every figure,
+    /// is an `lcmp sim` command that parses as the CLI parses it and that
+    /// `lcmp sim` accepts (Figure 5's run has `--vs-artifact`, which
+    /// refuses the jobs' `--json`).
+    #[cfg(feature = "cli")]
+    #[test]
+    fn every_emitted_job_of_every_figure_is_accepted() {
+        let o = Overrides::default();
+        for f in FIGURES {
+            for run in f.runs {
+                let mut jobs = vec![job(f, run, &o, "out")];
+                jobs.extend(split_jobs(f, run, &o, "out").expect("splits"));
+                for j in jobs {
+                    let (cmd, _) = j.split_once(" > ").expect("a redirect");
+                    let args: Vec<String> =
+                        cmd.split_whitespace().skip(2).map(String::from).collect();
+                    let sim = parse_run(&args).unwrap_or_else(|e| panic!("{j}: {e}"));
+                    assert!(sim.json, "{j}");
+                    assert_ne!(sim.jobs, Some(0), "{j}");
+                    let e = crate::args::experiment(&sim).unwrap_or_else(|e| panic!("{j}: {e}"));
+                    assert_eq!(e.bins, crate::vs_artifact::BINS, "{j}");
+                }
+            }
+        }
     }
 
     #[test]

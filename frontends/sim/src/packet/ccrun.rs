@@ -33,7 +33,7 @@
 //!   reach the window ([`FlowCc::window_full`], `IsWinBound`) and is
 //!   put back on its NIC by the acknowledgement that opens it.
 
-use std::collections::HashMap;
+use std::collections::VecDeque;
 
 use super::cc::{dctcp, hpcc, timely, Ack, CcKind, Controller, IntHop};
 use super::config::PacketConfig;
@@ -101,24 +101,243 @@ impl Ctl {
     }
 }
 
-/// What a packet carries for its sender's control: its send time and its
-/// INT stamps.
+/// One INT stamp in 16 bytes: the time, and the transmitted bytes (40
+/// bits of 128 B units: 140 TB), the queue (the header's 17 bits) and the
+/// port's rate (7 bits: an index into [`CcRun::rates`]) in one word. A
+/// stamp that does not fit is kept whole ([`Hops`] spills).
+#[derive(Clone, Copy, Debug, Default)]
+struct PackedHop {
+    time_ns: u64,
+    word: u64,
+}
+
+const PACK_BYTES_BITS: u32 = 40;
+const PACK_RATE_SHIFT: u32 = PACK_BYTES_BITS + super::cc::INT_QLEN_BITS;
+const PACK_RATES: usize = 1 << (64 - PACK_RATE_SHIFT);
+
+impl PackedHop {
+    fn pack(hop: &IntHop, rate: usize) -> Option<Self> {
+        let fits = hop.bytes_units >> PACK_BYTES_BITS == 0
+            && hop.qlen_units >> super::cc::INT_QLEN_BITS == 0
+            && rate < PACK_RATES;
+        fits.then_some(PackedHop {
+            time_ns: hop.time_ns,
+            word: hop.bytes_units
+                | hop.qlen_units << PACK_BYTES_BITS
+                | (rate as u64) << PACK_RATE_SHIFT,
+        })
+    }
+
+    fn unpack(self, rates: &[u64]) -> IntHop {
+        let rate = (self.word >> PACK_RATE_SHIFT) as usize;
+        IntHop {
+            time_ns: self.time_ns,
+            bytes_units: self.word & ((1 << PACK_BYTES_BITS) - 1),
+            qlen_units: (self.word >> PACK_BYTES_BITS) & ((1 << super::cc::INT_QLEN_BITS) - 1),
+            line_bps: rates.get(rate).copied().unwrap_or(0),
+        }
+    }
+}
+
+/// The INT stamps of one data packet (HPCC): up to [`INLINE_HOPS`]
+/// packed in place, so a record is one block of 128 bytes with no
+/// allocation of its own; a longer path, or a stamp that does not pack,
+/// moves them all, whole, into `spill`.
 #[derive(Clone, Debug, Default)]
-struct Echo {
-    sent_ps: u64,
-    hops: Vec<IntHop>,
+struct Hops {
+    len: u8,
+    inline: [PackedHop; INLINE_HOPS],
+    // A box (8 bytes), not the `Vec` itself (24): every record in flight
+    // carries this field, and almost none uses it.
+    #[allow(clippy::box_collection)]
+    spill: Option<Box<Vec<IntHop>>>,
+}
+
+/// Stamps a [`Hops`] holds in place: a testbed8 path has 6 or 7 switch
+/// egresses (leaf, spine, the DCI switches, spine, leaf).
+const INLINE_HOPS: usize = 7;
+
+impl Hops {
+    /// Adds `hop`, whose port rate is `rates[rate]`.
+    fn push(&mut self, hop: IntHop, rate: usize, rates: &[u64]) {
+        if self.spill.is_none() {
+            let n = usize::from(self.len);
+            if let (Some(slot), Some(p)) = (self.inline.get_mut(n), PackedHop::pack(&hop, rate)) {
+                *slot = p;
+                self.len += 1;
+                return;
+            }
+            let whole = self
+                .stamps(rates, &mut [IntHop::default(); INLINE_HOPS])
+                .to_vec();
+            self.spill = Some(Box::new(whole));
+        }
+        if let Some(v) = self.spill.as_deref_mut() {
+            v.push(hop);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.spill = None;
+    }
+
+    /// The stamps, unpacked into `buf` when they are in place.
+    fn stamps<'a>(&'a self, rates: &[u64], buf: &'a mut [IntHop; INLINE_HOPS]) -> &'a [IntHop] {
+        if let Some(v) = self.spill.as_deref() {
+            return v;
+        }
+        let n = usize::from(self.len).min(INLINE_HOPS);
+        for (b, p) in buf.iter_mut().zip(&self.inline[..n]) {
+            *b = p.unpack(rates);
+        }
+        &buf[..n]
+    }
+}
+
+/// Records keyed by a sequence number, with a map's semantics (`insert`
+/// replaces, `remove` takes, a key never inserted reads as absent), kept
+/// in a ring from the lowest live key to the highest: a flow's keys in
+/// flight are a window of consecutive numbers that the sender fills at
+/// one end and the receiver (or the sender, for acknowledgements)
+/// empties at the other, so a record is found by a subtraction, with no
+/// hashing, and the memory is the window's. An empty slot inside the
+/// window (a packet received out of order, a record never taken) holds
+/// the ring open until the keys below it go.
+#[derive(Clone, Debug)]
+struct SeqRing<T> {
+    /// The key of `slots[0]`.
+    base: u64,
+    slots: VecDeque<Option<T>>,
+}
+
+impl<T> Default for SeqRing<T> {
+    fn default() -> Self {
+        SeqRing {
+            base: 0,
+            slots: VecDeque::new(),
+        }
+    }
+}
+
+impl<T> SeqRing<T> {
+    fn index(&self, key: u64) -> Option<usize> {
+        usize::try_from(key.checked_sub(self.base)?).ok()
+    }
+
+    fn get_mut(&mut self, key: u64) -> Option<&mut T> {
+        let i = self.index(key)?;
+        self.slots.get_mut(i)?.as_mut()
+    }
+
+    /// The slot of `key`, the ring widened to hold it.
+    fn slot(&mut self, key: u64) -> Option<&mut Option<T>> {
+        if self.slots.is_empty() {
+            self.base = key;
+        }
+        while key < self.base {
+            self.slots.push_front(None);
+            self.base -= 1;
+        }
+        let i = self.index(key)?;
+        while self.slots.len() <= i {
+            self.slots.push_back(None);
+        }
+        self.slots.get_mut(i)
+    }
+
+    fn insert(&mut self, key: u64, value: T) {
+        if let Some(s) = self.slot(key) {
+            *s = Some(value);
+        }
+    }
+
+    /// Records held, and slots allocated (held or not).
+    #[cfg(test)]
+    fn held(&self) -> (usize, usize) {
+        let live = self.slots.iter().filter(|s| s.is_some()).count();
+        (live, self.slots.capacity())
+    }
+
+    fn remove(&mut self, key: u64) -> Option<T> {
+        let i = self.index(key)?;
+        let v = self.slots.get_mut(i)?.take();
+        if v.is_some() {
+            while let Some(None) = self.slots.front() {
+                self.slots.pop_front();
+                self.base += 1;
+            }
+            while let Some(None) = self.slots.back() {
+                self.slots.pop_back();
+            }
+        }
+        v
+    }
+}
+
+/// What rides with a flow's packets for its control, `T` one packet's
+/// record (a send time, INT stamps): the records of the data packets on
+/// their way by sequence number, those of the ACKs and of the NACKs on
+/// their way by sequence number, and the one the receiver took last.
+#[derive(Clone, Debug, Default)]
+struct Rides<T> {
+    inflight: SeqRing<T>,
+    acks: SeqRing<T>,
+    nacks: SeqRing<T>,
+    received: T,
+}
+
+impl<T: Default> Rides<T> {
+    fn received(&mut self, seq: u32) {
+        self.received = self.inflight.remove(u64::from(seq)).unwrap_or_default();
+    }
+
+    fn echoes(&mut self, nack: bool) -> &mut SeqRing<T> {
+        if nack {
+            &mut self.nacks
+        } else {
+            &mut self.acks
+        }
+    }
+
+    fn echo(&mut self, ack_seq: u32, nack: bool) {
+        let e = std::mem::take(&mut self.received);
+        self.echoes(nack).insert(u64::from(ack_seq), e);
+    }
+
+    fn take_echo(&mut self, ack_seq: u32, nack: bool) -> T {
+        self.echoes(nack)
+            .remove(u64::from(ack_seq))
+            .unwrap_or_default()
+    }
+}
+
+impl Rides<Hops> {
+    /// Data packet `seq` leaves: a fresh record, with no stamps.
+    fn sent(&mut self, seq: u32) {
+        match self.inflight.slot(u64::from(seq)) {
+            Some(Some(h)) => h.clear(),
+            Some(s) => *s = Some(Hops::default()),
+            None => {}
+        }
+    }
+}
+
+/// The records a flow's control reads, and only those: TIMELY a data
+/// packet's send time, HPCC its INT stamps, DCTCP neither (it reads the
+/// ECN echo, which the acknowledgement itself carries).
+#[derive(Clone, Debug)]
+enum Records {
+    None,
+    SendTime(Rides<u64>),
+    Int(Rides<Hops>),
 }
 
 /// One flow's control state under `--cc hpcc|timely|dctcp`.
 #[derive(Clone, Debug)]
 pub(crate) struct FlowCc {
     pub(crate) ctl: Ctl,
-    /// Data packets on their way: sequence number → record.
-    inflight: HashMap<u32, Echo>,
-    /// Acknowledgements on their way: (sequence number, NACK) → record.
-    echoes: HashMap<(u32, bool), Echo>,
-    /// The record of the data packet the receiver took last.
-    received: Echo,
+    records: Records,
     /// The RTO a window stall armed: `snd_una` then, and its generation.
     stall: Option<(u32, u32)>,
 }
@@ -163,33 +382,45 @@ impl FlowCc {
         }
     }
 
-    /// Data packet `seq` leaves the sender at `now_ps`.
+    /// Data packet `seq` leaves the sender at `now_ps`: a fresh record
+    /// (a retransmission's too, as the artifact's fresh header).
     pub(crate) fn sent(&mut self, seq: u32, now_ps: u64) {
-        let e = self.inflight.entry(seq).or_default();
-        e.sent_ps = now_ps;
-        e.hops.clear();
+        match &mut self.records {
+            Records::None => {}
+            Records::SendTime(r) => r.inflight.insert(u64::from(seq), now_ps),
+            Records::Int(r) => r.sent(seq),
+        }
     }
 
     /// Data packet `seq` reaches the receiver: its record waits for the
     /// receiver's answer ([`FlowCc::echo`]; none for a duplicate or a gap
     /// within the NACK interval, and the next packet's replaces it).
     pub(crate) fn received(&mut self, seq: u32) {
-        self.received = self.inflight.remove(&seq).unwrap_or_default();
+        match &mut self.records {
+            Records::None => {}
+            Records::SendTime(r) => r.received(seq),
+            Records::Int(r) => r.received(seq),
+        }
     }
 
     /// The receiver answers the packet it just received with an
     /// acknowledgement (`nack`: a NACK) carrying `ack_seq`: the packet's
     /// record goes with it.
     pub(crate) fn echo(&mut self, ack_seq: u32, nack: bool) {
-        let e = std::mem::take(&mut self.received);
-        self.echoes.insert((ack_seq, nack), e);
+        match &mut self.records {
+            Records::None => {}
+            Records::SendTime(r) => r.echo(ack_seq, nack),
+            Records::Int(r) => r.echo(ack_seq, nack),
+        }
     }
 
     /// The sender takes an acknowledgement (`nack`) carrying `ack_seq`
     /// at `now_ps`, with `snd_nxt` packets sent; `payload` bytes a
-    /// packet.
+    /// packet; `run` the run's settings.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn on_ack(
         &mut self,
+        run: &CcRun,
         now_ps: u64,
         ack_seq: u32,
         nack: bool,
@@ -197,21 +428,54 @@ impl FlowCc {
         snd_nxt: u32,
         payload: u64,
     ) {
-        let e = self.echoes.remove(&(ack_seq, nack)).unwrap_or_default();
-        let ack = Ack {
+        let mut ack = Ack {
             now_ps,
             seq: u64::from(ack_seq) * payload,
             snd_nxt: u64::from(snd_nxt) * payload,
             ecn,
-            sent_ps: e.sent_ps,
-            hops: &e.hops,
+            sent_ps: 0,
+            hops: &[],
         };
-        self.ctl.get_mut().on_ack(&ack);
+        match &mut self.records {
+            Records::None => self.ctl.get_mut().on_ack(&ack),
+            Records::SendTime(r) => {
+                ack.sent_ps = r.take_echo(ack_seq, nack);
+                self.ctl.get_mut().on_ack(&ack);
+            }
+            Records::Int(r) => {
+                let e = r.take_echo(ack_seq, nack);
+                let mut buf = [IntHop::default(); INLINE_HOPS];
+                ack.hops = e.stamps(&run.rates, &mut buf);
+                self.ctl.get_mut().on_ack(&ack);
+            }
+        }
+    }
+
+    /// Records held for packets and acknowledgements on their way, and
+    /// the slots allocated for them (held or not).
+    #[cfg(test)]
+    pub(crate) fn records_held(&self) -> (usize, usize) {
+        let sum = |a: (usize, usize), b: (usize, usize)| (a.0 + b.0, a.1 + b.1);
+        match &self.records {
+            Records::None => (0, 0),
+            Records::SendTime(r) => sum(sum(r.inflight.held(), r.acks.held()), r.nacks.held()),
+            Records::Int(r) => sum(sum(r.inflight.held(), r.acks.held()), r.nacks.held()),
+        }
+    }
+
+    /// The flow is done: no acknowledgement reaches its control any more
+    /// (the engine calls [`FlowCc::on_ack`] only before), so the records
+    /// still riding are dropped and their memory freed.
+    pub(crate) fn release(&mut self) {
+        match &mut self.records {
+            Records::None => {}
+            Records::SendTime(r) => *r = Rides::default(),
+            Records::Int(r) => *r = Rides::default(),
+        }
     }
 }
 
-/// A run's control settings under `--cc hpcc|timely|dctcp`, and the
-/// switches' transmitted-byte counters HPCC's stamps carry.
+/// A run's control settings under `--cc hpcc|timely|dctcp`.
 #[derive(Clone, Debug)]
 pub(crate) struct CcRun {
     pub(crate) kind: CcKind,
@@ -221,8 +485,9 @@ pub(crate) struct CcRun {
     pub(crate) base_win: u64,
     /// `T`, ps (`maxRtt`).
     pub(crate) base_rtt_ps: u64,
-    /// Bytes each switch port has transmitted: (node, port) → bytes.
-    tx_bytes: HashMap<(u32, u16), u64>,
+    /// The port rates the INT stamps have carried, bits per second; a
+    /// [`PackedHop`] holds an index into it.
+    rates: Vec<u64>,
 }
 
 impl CcRun {
@@ -237,7 +502,7 @@ impl CcRun {
             line_bps: nic_bps,
             base_win,
             base_rtt_ps,
-            tx_bytes: HashMap::new(),
+            rates: Vec::new(),
         }))
     }
 
@@ -260,42 +525,57 @@ impl CcRun {
                 Ctl::Dctcp(dctcp::Dctcp::new(dctcp::DctcpParams::ARTIFACT, line, win))
             }
         };
+        let records = match self.kind {
+            CcKind::Hpcc => Records::Int(Rides::default()),
+            CcKind::Timely => Records::SendTime(Rides::default()),
+            CcKind::Dcqcn | CcKind::Dctcp => Records::None,
+        };
         Box::new(FlowCc {
             ctl,
-            inflight: HashMap::new(),
-            echoes: HashMap::new(),
-            received: Echo::default(),
+            records,
             stall: None,
         })
     }
 
-    /// Switch port `at` (node, port) starts transmitting `pkt` at `now_ps`;
-    /// under a control that stamps INT, a data packet gets the port's
-    /// stamp (`SwitchNotifyDequeue`: the stamp with the bytes transmitted
-    /// before and the data queued behind, then `m_txBytes += size`).
+    /// A switch port starts transmitting `pkt` at `now_ps`; under a
+    /// control that stamps INT, a data packet gets the port's stamp
+    /// (`SwitchNotifyDequeue`: the stamp with the bytes transmitted before
+    /// and the data queued behind, then `m_txBytes += size`, counted in
+    /// [`Port::int_tx_bytes`](super::fabric::Port::int_tx_bytes)).
     pub(crate) fn egress(
         &mut self,
         flows: &mut [super::Flow],
-        at: (u32, u16),
-        port: &super::fabric::Port,
+        port: &mut super::fabric::Port,
         now_ps: u64,
         pkt: &super::Pkt,
     ) {
         if !self.kind.stamps_int() {
             return;
         }
-        let tx = self.tx_bytes.entry(at).or_insert(0);
-        let before = *tx;
-        *tx += u64::from(pkt.size);
+        let before = port.int_tx_bytes;
+        port.int_tx_bytes += u64::from(pkt.size);
         if pkt.kind != super::Kind::Data {
             return;
         }
-        let fc = flows
+        let Some(fc) = flows
             .get_mut(pkt.flow as usize)
-            .and_then(|x| x.cc.as_deref_mut());
-        if let Some(e) = fc.and_then(|fc| fc.inflight.get_mut(&pkt.seq)) {
-            let stamp = IntHop::stamp(now_ps, before, port.data_bytes, port.rate_bps);
-            e.hops.push(stamp);
+            .and_then(|x| x.cc.as_deref_mut())
+        else {
+            return;
+        };
+        if let Records::Int(r) = &mut fc.records {
+            if let Some(h) = r.inflight.get_mut(u64::from(pkt.seq)) {
+                let rates = &mut self.rates;
+                let rate = match rates.iter().position(|&b| b == port.rate_bps) {
+                    Some(i) => i,
+                    None => {
+                        rates.push(port.rate_bps);
+                        rates.len() - 1
+                    }
+                };
+                let stamp = IntHop::stamp(now_ps, before, port.data_bytes, port.rate_bps);
+                h.push(stamp, rate, rates);
+            }
         }
     }
 }
@@ -356,5 +636,124 @@ mod test {
         assert_eq!(u128::from(run.base_win), bdp % (1 << 32));
         assert!((160_000_000..161_000_000).contains(&run.base_win));
         assert!(CcRun::new(&net, &PacketConfig::DEFAULT, 100_000_000_000).is_none());
+    }
+
+    /// The records a flow keeps answer every call as the per-flow maps
+    /// they replaced did (`HashMap<seq, record>` for the data packets,
+    /// `HashMap<(seq, nack), record>` for the acknowledgements): for any
+    /// script of sends, stamps, receipts, answers and acknowledgements,
+    /// in any order and with any sequence numbers, each acknowledgement
+    /// reads the same send time and the same stamps.
+    #[test]
+    fn the_records_answer_as_the_maps_they_replaced() {
+        use quickcheck::TestResult;
+        use std::collections::HashMap;
+        #[derive(Default, Clone)]
+        struct Model {
+            inflight: HashMap<u32, (u64, Vec<IntHop>)>,
+            echoes: HashMap<(u32, bool), (u64, Vec<IntHop>)>,
+            received: (u64, Vec<IntHop>),
+        }
+        // (op, seq, value, NACK): op % 5 = send, stamp, receive, answer,
+        // acknowledgement.
+        fn check(script: Vec<(u8, u8, u32, bool)>) -> TestResult {
+            let rates = [25_000_000_000, 100_000_000_000, 400_000_000_000];
+            let mut run = CcRun {
+                kind: CcKind::Hpcc,
+                line_bps: 100_000_000_000,
+                base_win: 0,
+                base_rtt_ps: 1,
+                rates: Vec::new(),
+            };
+            let mut int = Rides::<Hops>::default();
+            let mut time = Rides::<u64>::default();
+            let mut m = Model::default();
+            for (op, seq, v, nack) in script {
+                // Sequence numbers near each other, as a flow's are.
+                let seq = u32::from(seq % 8);
+                match op % 5 {
+                    0 => {
+                        let now = u64::from(v);
+                        m.inflight.insert(seq, (now, Vec::new()));
+                        time.inflight.insert(u64::from(seq), now);
+                        int.sent(seq);
+                    }
+                    1 => {
+                        // Some stamps do not pack (bytes beyond 40 bits).
+                        let bytes = if v % 11 == 0 {
+                            1 << 50
+                        } else {
+                            u64::from(v) * 1_000
+                        };
+                        let rate = rates[v as usize % 3];
+                        let hop = IntHop::stamp(u64::from(v) * 7, bytes, u64::from(v) * 3, rate);
+                        if let Some(e) = m.inflight.get_mut(&seq) {
+                            e.1.push(hop);
+                        }
+                        let i = match run.rates.iter().position(|&b| b == rate) {
+                            Some(i) => i,
+                            None => {
+                                run.rates.push(rate);
+                                run.rates.len() - 1
+                            }
+                        };
+                        if let Some(h) = int.inflight.get_mut(u64::from(seq)) {
+                            h.push(hop, i, &run.rates);
+                        }
+                    }
+                    2 => {
+                        m.received = m.inflight.remove(&seq).unwrap_or_default();
+                        int.received(seq);
+                        time.received(seq);
+                    }
+                    3 => {
+                        m.echoes
+                            .insert((seq, nack), std::mem::take(&mut m.received));
+                        int.echo(seq, nack);
+                        time.echo(seq, nack);
+                    }
+                    _ => {
+                        let want = m.echoes.remove(&(seq, nack)).unwrap_or_default();
+                        let h = int.take_echo(seq, nack);
+                        let mut buf = [IntHop::default(); INLINE_HOPS];
+                        if h.stamps(&run.rates, &mut buf) != want.1.as_slice()
+                            || time.take_echo(seq, nack) != want.0
+                        {
+                            return TestResult::failed();
+                        }
+                    }
+                }
+            }
+            TestResult::passed()
+        }
+        quickcheck::QuickCheck::new()
+            .tests(1_000)
+            .quickcheck(check as fn(Vec<(u8, u8, u32, bool)>) -> TestResult);
+    }
+
+    #[test]
+    fn a_stamp_packs_into_16_bytes_and_back() {
+        assert_eq!(size_of::<PackedHop>(), 16);
+        assert_eq!(size_of::<Hops>(), 128);
+        let rates = [7, 400_000_000_000];
+        let h = IntHop::stamp(123_456_789_000, (1 << 47) - 1, 10_485_759, rates[1]);
+        assert_eq!(PackedHop::pack(&h, 1).map(|p| p.unpack(&rates)), Some(h));
+        let big = IntHop::stamp(1, 1 << 47, 0, 7);
+        assert!(PackedHop::pack(&big, 0).is_none());
+        assert!(PackedHop::pack(&h, PACK_RATES).is_none());
+        // A ninth stamp, or one that does not pack, spills them all whole.
+        let mut hops = Hops::default();
+        let mut want = Vec::new();
+        for k in 0..10u64 {
+            let hop = IntHop::stamp(k, k * 128, k * 80, rates[1]);
+            hops.push(hop, 1, &rates);
+            want.push(hop);
+            let mut buf = [IntHop::default(); INLINE_HOPS];
+            assert_eq!(hops.stamps(&rates, &mut buf), want.as_slice());
+        }
+        hops.clear();
+        hops.push(big, 0, &rates);
+        let mut buf = [IntHop::default(); INLINE_HOPS];
+        assert_eq!(hops.stamps(&rates, &mut buf), &[big]);
     }
 }

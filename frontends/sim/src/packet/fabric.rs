@@ -46,6 +46,9 @@ pub(super) struct Port {
     pub(super) ecn: EcnCurve,
     /// The [`Network::links`] index of an inter-DC port.
     pub(super) net_link: Option<u32>,
+    /// Bytes the port has transmitted, counted only at switches that
+    /// stamp INT (`--cc hpcc`, `ccrun::CcRun::egress`).
+    pub(super) int_tx_bytes: u64,
 }
 
 pub(super) struct Node {
@@ -91,6 +94,7 @@ fn port(rate_bps: u64, delay_ps: u64) -> Port {
         wire: VecDeque::new(),
         ecn: EcnCurve::for_rate(rate_bps),
         net_link: None,
+        int_tx_bytes: 0,
     }
 }
 

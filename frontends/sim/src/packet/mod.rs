@@ -722,7 +722,7 @@ impl<'a> Sim<'a> {
         port.wake_at = if wake { now + tx } else { u64::MAX };
         let arrive = now + tx + port.delay_ps;
         if let (Some(run), false) = (self.cc.as_deref_mut(), is_host) {
-            run.egress(&mut self.flows, (n, p), port, now, &pkt);
+            run.egress(&mut self.flows, port, now, &pkt);
         }
         port.wire.push_back((arrive, pkt));
         let first_on_wire = port.wire.len() == 1;
@@ -986,6 +986,9 @@ impl<'a> Sim<'a> {
                     ack_kind = Kind::Ack;
                     if fl.rcv_next == fl.n_pkts && self.cfg.ack_path == AckPath::None && !fl.done {
                         fl.done = true;
+                        if let Some(c) = fl.cc.as_deref_mut() {
+                            c.release();
+                        }
                         let fct = (now - fl.start_ps) as f64 / PS_PER_US as f64;
                         let spec = fl.spec;
                         self.outcomes[spec].fct_us = Some(fct);
@@ -1038,10 +1041,12 @@ impl<'a> Sim<'a> {
                 if pkt.seq > fl.snd_una {
                     fl.snd_una = pkt.seq;
                 }
-                if let (Some(c), false) = (fl.cc.as_deref_mut(), fl.done) {
+                if let (Some(c), Some(run), false) =
+                    (fl.cc.as_deref_mut(), self.cc.as_deref(), fl.done)
+                {
                     let nack = pkt.kind == Kind::Nack;
                     let payload = u64::from(self.pc.payload_bytes);
-                    c.on_ack(now, pkt.seq, nack, pkt.ecn, fl.snd_nxt, payload);
+                    c.on_ack(run, now, pkt.seq, nack, pkt.ecn, fl.snd_nxt, payload);
                 }
                 if pkt.ecn && self.pc.dcqcn && !fl.done {
                     let before = fl.rp.cuts;
@@ -1061,6 +1066,9 @@ impl<'a> Sim<'a> {
                 let fl = &mut self.flows[f];
                 if fl.snd_una >= fl.n_pkts && !fl.done {
                     fl.done = true;
+                    if let Some(c) = fl.cc.as_deref_mut() {
+                        c.release();
+                    }
                     let fct = (now - fl.start_ps) as f64 / PS_PER_US as f64;
                     let spec = fl.spec;
                     self.outcomes[spec].fct_us = Some(fct);

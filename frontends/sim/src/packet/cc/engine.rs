@@ -135,6 +135,41 @@ fn a_flow_alone_reaches_line_rate() {
     }
 }
 
+/// The records that ride with a flow's packets (HPCC's stamps, TIMELY's
+/// send times) are held while its packets and acknowledgements are on
+/// their way, and their memory is freed when it is done (a ring keeps
+/// its slots when its records go); DCTCP keeps none.
+#[test]
+fn a_done_flow_holds_no_records() {
+    let line = 10 * G;
+    for (kind, kept) in [
+        (CcKind::Hpcc, true),
+        (CcKind::Timely, true),
+        (CcKind::Dctcp, false),
+    ] {
+        let net = two_dcs(line, 100);
+        let cfg = config(kind, line);
+        let specs = [flow(0, 2_000_000, 0.0)];
+        let mut sim = Sim::new(&net, &cfg, &specs, 1e9).expect("sim");
+        start(&mut sim);
+        let held = |sim: &Sim| {
+            sim.flows[0]
+                .cc
+                .as_deref()
+                .expect("a --cc flow")
+                .records_held()
+        };
+        run_until(&mut sim, 300 * PS_PER_US);
+        assert!(!sim.flows[0].done, "{kind}");
+        let (live, slots) = held(&sim);
+        assert_eq!(live > 100, kept, "{kind}: {live} records");
+        assert!(slots >= live, "{kind}");
+        run_until(&mut sim, 100_000 * PS_PER_US);
+        assert!(sim.flows[0].done, "{kind}");
+        assert_eq!(held(&sim), (0, 0), "{kind}");
+    }
+}
+
 /// TIMELY as the artifact runs it cannot use an inter-DC path: every RTT
 /// above `T_high` (500 µs) cuts, so a flow alone on the 1 ms link sinks
 /// to `MIN_RATE` (100 Mb/s) — the artifact's behaviour, kept.
