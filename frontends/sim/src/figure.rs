@@ -1010,13 +1010,15 @@ fn header(out: &mut String, f: &Figure, model: &str) {
     );
 }
 
-/// Creates `dir` and writes a figure's `STEM.json`, `STEM.csv` and
-/// `STEM.txt` into it (Figure 8's and the others' alike).
+/// Creates `dir` and writes a figure's `figN.json` (the figure, its
+/// title, the model and the commit, then the fields of `body`), `figN.csv`
+/// and `figN.txt` into it (Figure 8's and the others' alike).
 #[cfg(feature = "cli")]
 pub(crate) fn write_text_outputs(
     dir: &std::path::Path,
-    stem: &str,
-    json: &serde_json::Value,
+    f: &Figure,
+    model: &str,
+    body: serde_json::Value,
     csv: String,
     text: &str,
 ) -> Result<(), crate::SimError> {
@@ -1024,10 +1026,20 @@ pub(crate) fn write_text_outputs(
     let io =
         |p: &std::path::Path, e: std::io::Error| SimError::Output(format!("{}: {e}", p.display()));
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let stem = format!("fig{}", f.number);
+    let mut json = serde_json::json!({
+        "figure": f.number,
+        "title": f.title,
+        "model": model,
+        "commit": crate::COMMIT,
+    });
+    if let (Some(head), serde_json::Value::Object(fields)) = (json.as_object_mut(), body) {
+        head.extend(fields);
+    }
     let files = [
         (
             format!("{stem}.json"),
-            serde_json::to_string_pretty(json).map_err(|e| SimError::Output(e.to_string()))?,
+            serde_json::to_string_pretty(&json).map_err(|e| SimError::Output(e.to_string()))?,
         ),
         (format!("{stem}.csv"), csv),
         (format!("{stem}.txt"), text.to_string()),
@@ -1067,11 +1079,7 @@ fn write_outputs(
     text: &str,
 ) -> Result<(), crate::SimError> {
     let stem = format!("fig{}", f.number);
-    let json = serde_json::json!({
-        "figure": f.number,
-        "title": f.title,
-        "model": model,
-        "commit": crate::COMMIT,
+    let body = serde_json::json!({
         "band": band,
         "runs": labels.iter().map(|(run, label)| serde_json::json!({
             "run": run,
@@ -1080,7 +1088,7 @@ fn write_outputs(
         })).collect::<Vec<_>>(),
         "comparisons": compared,
     });
-    write_text_outputs(dir, &stem, &json, csv(f, compared), text)?;
+    write_text_outputs(dir, f, model, body, csv(f, compared), text)?;
     for p in f.published {
         let cs: Vec<&Compared> = compared.iter().filter(|c| c.file == p.file).collect();
         let Some(first) = cs.first() else { continue };
@@ -1395,12 +1403,18 @@ mod test {
         let csv = std::fs::read_to_string(out.join("fig8.csv"));
         let txt = std::fs::read_to_string(out.join("fig8.txt"));
         let svg = std::fs::read_to_string(out.join("fig8-30.svg"));
+        let json = std::fs::read_to_string(out.join("fig8.json"));
         part(false, 0.3);
         let err = run(&args, 1, |_, _| String::new());
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(ok.is_ok(), "{ok:?}");
         assert_eq!(csv.expect("fig8.csv").lines().count(), 1 + 3 * 20);
         assert!(svg.expect("fig8-30.svg").starts_with("<svg"));
+        let json: serde_json::Value =
+            serde_json::from_str(&json.expect("fig8.json")).expect("JSON");
+        assert_eq!(json["figure"], 8);
+        assert_eq!(json["commit"], crate::COMMIT);
+        assert!(json["test"]["alpha"].is_number() && json["comparisons"].is_array());
         let txt = txt.expect("fig8.txt");
         assert!(
             txt.contains("merged from") && txt.contains("fig7-30_50_80"),

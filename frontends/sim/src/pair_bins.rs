@@ -699,16 +699,12 @@ pub fn write_outputs(
     text: &str,
 ) -> Result<(), crate::SimError> {
     let stem = format!("fig{}", f.number);
-    let json = serde_json::json!({
-        "figure": f.number,
-        "title": f.title,
-        "model": model,
-        "commit": crate::COMMIT,
+    let body = serde_json::json!({
         "test": { "alpha": ALPHA, "max_out": MAX_OUT },
         "runs": labels.iter().map(|(run, label)| serde_json::json!({ "run": run, "label": label })).collect::<Vec<_>>(),
         "comparisons": compared,
     });
-    crate::figure::write_text_outputs(dir, &stem, &json, csv(f, compared), text)?;
+    crate::figure::write_text_outputs(dir, f, model, body, csv(f, compared), text)?;
     for p in f.published {
         let cs: Vec<&Compared> = compared.iter().filter(|c| c.file == p.file).collect();
         let Some(first) = cs.first() else { continue };
