@@ -79,6 +79,41 @@ pub enum SimAction {
     /// (`lcmp_sim::figure`); `--plan` prints the runs, `--emit-jobs` prints
     /// them as shell jobs and `--merge DIR` reads their output back.
     Figure(FigureArgs),
+    /// Run the schemes of the `lcmp sim` options given before `replay` on
+    /// the flows of one of the artifact's traffic files (its
+    /// `src dst pg dport size start_time` format), one load and one seed,
+    /// and write each scheme's per-flow FCTs in the artifact's FCT format
+    /// (docs/simulator.md, "Ground truth: the artifact's simulator").
+    Replay(ReplayArgs),
+    /// Compare two FCT files flow by flow (ours from `replay --fct-out`,
+    /// the artifact's `fct_dcqcn.txt`): FCTs within 1 and 10 %, p50 and
+    /// p99 slowdowns per size range, the largest departures.
+    FctCompare(FctCompareArgs),
+}
+
+/// Arguments of `lcmp sim replay`.
+#[derive(Clone, Debug, PartialEq, Args)]
+pub struct ReplayArgs {
+    /// The artifact traffic file.
+    #[arg(long, value_name = "PATH")]
+    pub traffic_file: PathBuf,
+    /// Write `fct_<scheme>.txt` into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub fct_out: Option<PathBuf>,
+}
+
+/// Arguments of `lcmp sim fct-compare`.
+#[derive(Clone, Debug, PartialEq, Args)]
+pub struct FctCompareArgs {
+    /// Our FCT file (`lcmp sim replay --fct-out`).
+    #[arg(long, value_name = "PATH")]
+    pub ours: PathBuf,
+    /// The artifact's FCT file.
+    #[arg(long, value_name = "PATH")]
+    pub artifact: PathBuf,
+    /// How many of the largest departures to list.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
 }
 
 /// Arguments of `lcmp sim`.

@@ -122,6 +122,16 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
         Some(SimAction::Sweep(s)) => return crate::sweep::run(args, s, jobs).map(|_| ()),
         Some(SimAction::Merge(m)) => return crate::sweep::merge(m),
         Some(SimAction::Figure(f)) => return crate::figure::run(f, jobs, run_label),
+        Some(SimAction::Replay(r)) => {
+            return crate::artifact_files::replay(args, &r.traffic_file, r.fct_out.as_deref())
+        }
+        Some(SimAction::FctCompare(c)) => {
+            print!(
+                "{}",
+                crate::artifact_files::compare_files(&c.ours, &c.artifact, c.top)?
+            );
+            return Ok(());
+        }
         None => {}
     }
     let exp = experiment(args)?;

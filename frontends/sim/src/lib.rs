@@ -24,6 +24,9 @@
 //! * [`report`], [`plot`]: text tables, JSON and SVG figures.
 //! * [`cli`]: the `lcmp sim` arguments and entry point.
 //! * [`sweep`]: `lcmp sim sweep`, the grid search against baselines.
+//! * [`artifact_files`]: the artifact's traffic and FCT files, to run its
+//!   flows (`lcmp sim replay`) and compare with its simulator flow by flow
+//!   (`lcmp sim fct-compare`).
 //! * [`vs_artifact`]: per-size-bin curves against the artifact's published
 //!   Figure 5 data (`lcmp sim --vs-artifact`).
 //!
@@ -49,6 +52,7 @@
 
 #[cfg(feature = "cli")]
 pub mod args;
+pub mod artifact_files;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod dci;
