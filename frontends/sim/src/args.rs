@@ -413,6 +413,29 @@ fn load_workload(name: &str) -> Result<Workload, SimError> {
     Workload::parse(name, &text)
 }
 
+/// Parses `lcmp sim`'s arguments (those after `sim`) as the command line
+/// does: for tests, and for the jobs a figure emits.
+///
+/// # Errors
+/// Clap's error for arguments `lcmp sim` would refuse.
+pub fn parse_sim_args<I, S>(args: I) -> Result<SimArgs, clap::Error>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<std::ffi::OsString> + Clone,
+{
+    use clap::Parser as _;
+    /// `lcmp sim`'s arguments on their own.
+    #[derive(clap::Parser)]
+    struct Sim {
+        #[command(flatten)]
+        sim: SimArgs,
+    }
+    Sim::try_parse_from(
+        std::iter::once(std::ffi::OsString::from("sim")).chain(args.into_iter().map(Into::into)),
+    )
+    .map(|s| s.sim)
+}
+
 /// The command-line arguments that parse back to `a` (without its
 /// subcommand, `--plot` and `--jobs`): what `sweep --emit-jobs` writes
 /// into each job's command line.

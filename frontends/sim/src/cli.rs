@@ -9,8 +9,8 @@ use serde::Serialize;
 use lcmp_tables::Saturation;
 
 pub use crate::args::{
-    experiment, to_args, LoadRef, Preset, SimAction, SimArgs, ARTIFACT_DCI_BUFFER_BYTES,
-    ARTIFACT_WINDOW_US, MIN_BUFFER_BYTES,
+    experiment, parse_sim_args, to_args, LoadRef, Preset, SimAction, SimArgs,
+    ARTIFACT_DCI_BUFFER_BYTES, ARTIFACT_WINDOW_US, MIN_BUFFER_BYTES,
 };
 use crate::engine::{AckPath, FlowIdentity, IdealFct, Model};
 use crate::error::SimError;

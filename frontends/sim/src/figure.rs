@@ -692,12 +692,6 @@ fn overrides(args: &crate::args::FigureArgs) -> Result<Overrides, crate::SimErro
 /// repository-relative data paths when run from elsewhere.
 #[cfg(feature = "cli")]
 fn parse_run(args: &[String]) -> Result<crate::args::SimArgs, String> {
-    use clap::Parser as _;
-    #[derive(clap::Parser)]
-    struct Sim {
-        #[command(flatten)]
-        sim: crate::args::SimArgs,
-    }
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/");
     let args = args.iter().map(|a| {
         if a.starts_with("frontends/sim/") && !std::path::Path::new(a).exists() {
@@ -706,8 +700,7 @@ fn parse_run(args: &[String]) -> Result<crate::args::SimArgs, String> {
             a.clone()
         }
     });
-    Sim::try_parse_from(std::iter::once("sim".to_string()).chain(args))
-        .map(|s| s.sim)
+    crate::args::parse_sim_args(args)
         .map_err(|e| e.to_string().lines().next().unwrap_or_default().to_string())
 }
 

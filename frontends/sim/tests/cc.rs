@@ -1,20 +1,11 @@
 //! `--cc`: the packet model's congestion controls from the command line.
 
-use clap::Parser;
-use lcmp_sim::cli::{experiment, to_args, SimArgs};
+use lcmp_sim::cli::{experiment, parse_sim_args, to_args, SimArgs};
 use lcmp_sim::packet::cc::CcKind;
 use lcmp_sim::SimError;
 
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    sim: SimArgs,
-}
-
 fn args(a: &[&str]) -> SimArgs {
-    Cli::try_parse_from(core::iter::once("sim").chain(a.iter().copied()))
-        .expect("parses")
-        .sim
+    parse_sim_args(a.iter().copied()).expect("parses")
 }
 
 fn config_error(a: &[&str]) -> String {

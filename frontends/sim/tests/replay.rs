@@ -1,20 +1,11 @@
 //! `lcmp sim replay` and `fct-compare`: the packet model on the flows of an
 //! artifact traffic file, written in the artifact's FCT format.
 
-use clap::Parser;
 use lcmp_sim::artifact_files::{compare, compare_files, parse_fct, replay};
-use lcmp_sim::cli::SimArgs;
-
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    sim: SimArgs,
-}
+use lcmp_sim::cli::{parse_sim_args, SimArgs};
 
 fn args(a: &[&str]) -> SimArgs {
-    Cli::try_parse_from(core::iter::once("sim").chain(a.iter().copied()))
-        .expect("parses")
-        .sim
+    parse_sim_args(a.iter().copied()).expect("parses")
 }
 
 /// Three flows of the artifact's 30 % web-search file (its first lines),
