@@ -225,7 +225,7 @@ pub const FIGURES: &[Figure] = &[
             published!("timely", "artifact-fig10/timely.csv"),
             published!("dctcp", "artifact-fig10/dctcp.csv"),
         ],
-        pending: Some("`--cc` runs in the packet engine; only a reduced form is measured so far (50 ms of arrivals, seed 1: docs/simulator.md, \"Congestion controls\"), not these 3-seed full windows"),
+        pending: None,
     },
     Figure {
         number: 11,
