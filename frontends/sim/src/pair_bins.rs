@@ -776,6 +776,10 @@ mod test {
                 assert_eq!(p.len(), m + 1);
                 assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{m} {n} {k}");
             }
+            // No rank outside 1..=n has a law (each guard on its own).
+            assert!(rank_law(m, n, 0).is_empty(), "{m} {n} 0");
+            assert!(rank_law(m, n, n + 1).is_empty(), "{m} {n} {}", n + 1);
+            assert!(rank_law(m, 0, 1).is_empty(), "{m} 0 1");
         }
         // m = 2 (A), n = 2 (B), k = 1, by the 6 orders of two A and two
         // B: J = 0 in BBAA, BABA, BAAB; 1 in ABBA, ABAB; 2 in AABB.
