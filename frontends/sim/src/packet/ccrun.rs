@@ -741,6 +741,14 @@ mod test {
         let big = IntHop::stamp(1, 1 << 47, 0, 7);
         assert!(PackedHop::pack(&big, 0).is_none());
         assert!(PackedHop::pack(&h, PACK_RATES).is_none());
+        // The rate index has the word's 7 top bits: 128 rates pack.
+        assert_eq!(PACK_RATES, 128);
+        let many: Vec<u64> = (1..=128).map(|r| r * 1_000_000_000).collect();
+        let last = IntHop::stamp(5, 6, 7, many[127]);
+        assert_eq!(
+            PackedHop::pack(&last, 127).map(|p| p.unpack(&many)),
+            Some(last)
+        );
         // A ninth stamp, or one that does not pack, spills them all whole.
         let mut hops = Hops::default();
         let mut want = Vec::new();
