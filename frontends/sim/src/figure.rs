@@ -14,6 +14,8 @@
 //! and `--merge DIR` reads their JSON back. Figures whose runs need
 //! something the model does not have yet say so in [`Figure::pending`].
 
+pub mod pair_bins;
+
 /// One `lcmp sim` run of a figure: a label and its arguments (after
 /// `lcmp sim`; paths are relative to the repository root).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -936,7 +938,7 @@ pub fn run(
     Ok(())
 }
 
-/// Figure 8's comparison ([`crate::pair_bins`]): the pair flows of
+/// Figure 8's comparison ([`crate::figure::pair_bins`]): the pair flows of
 /// Figure 7's runs, pooled over seeds, against the artifact's few flows a
 /// bin; printed as the other figures are, and written to `out_dir`.
 #[cfg(feature = "cli")]
@@ -950,7 +952,7 @@ fn pair_figure(
     started: std::time::Instant,
 ) -> Result<(), crate::SimError> {
     use std::fmt::Write as _;
-    let (compared, not) = crate::pair_bins::compare(f, results)
+    let (compared, not) = pair_bins::compare(f, results)
         .map_err(|e| crate::SimError::Config(format!("figure {}: {e}", f.number)))?;
     skipped.extend(not.iter().map(|e| format!("not compared: {e}")));
     if compared.is_empty() {
@@ -973,13 +975,13 @@ fn pair_figure(
         let _ = writeln!(out, "run {run}: {label}");
     }
     out.push('\n');
-    out.push_str(&crate::pair_bins::text(&compared));
+    out.push_str(&pair_bins::text(&compared));
     out.push('\n');
-    out.push_str(&crate::pair_bins::verdicts(&compared));
+    out.push_str(&pair_bins::verdicts(&compared));
     let _ = writeln!(out, "{:.1} s", started.elapsed().as_secs_f64());
     crate::report::print(&out)?;
     if let Some(d) = out_dir {
-        crate::pair_bins::write_outputs(f, d, model, labels, &compared, &out)?;
+        pair_bins::write_outputs(f, d, model, labels, &compared, &out)?;
     }
     Ok(())
 }

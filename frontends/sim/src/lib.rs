@@ -65,7 +65,6 @@ pub mod experiment;
 pub mod figure;
 pub mod network;
 pub mod packet;
-pub mod pair_bins;
 #[cfg(feature = "cli")]
 pub mod plot;
 pub mod report;

@@ -58,7 +58,7 @@ pub const DRAWS: usize = 20_000;
 
 /// The artifact's flows of the pair per published table and column:
 /// `data/artifact-fig8/flows.csv` (its README gives the source).
-pub const FLOWS_CSV: &str = include_str!("../data/artifact-fig8/flows.csv");
+pub const FLOWS_CSV: &str = include_str!("../../data/artifact-fig8/flows.csv");
 
 /// The flows of `table` (its label, `30`) and `column` (`Ours`) that the
 /// artifact's script cut into bins (its logged flows of the pair less the
@@ -78,7 +78,7 @@ pub fn artifact_flows(table: &str, column: &str) -> Option<usize> {
 /// artifact's rule: bin `i` is `a[i*5*n/100 .. (i+1)*5*n/100]`.
 ///
 /// ```
-/// let c = lcmp_sim::pair_bins::bin_counts(61);
+/// let c = lcmp_sim::figure::pair_bins::bin_counts(61);
 /// assert_eq!(c.iter().sum::<usize>(), 61);
 /// assert_eq!((c[0], c[19]), (3, 4));
 /// ```
@@ -97,7 +97,7 @@ pub fn bin_counts(n: usize) -> [usize; BINS] {
 /// edges[k]` (bin 0 from 0); `None` above the last edge.
 ///
 /// ```
-/// use lcmp_sim::pair_bins::bin_of;
+/// use lcmp_sim::figure::pair_bins::bin_of;
 /// let e = [10, 20, 20, 40];
 /// assert_eq!(bin_of(10, &e), Some(0));
 /// assert_eq!(bin_of(11, &e), Some(1));
@@ -113,7 +113,7 @@ pub fn bin_of(size: u64, edges: &[u64]) -> Option<usize> {
 /// reports as `stat` (`p50` or `p99`): `a[int(n * q)]`.
 ///
 /// ```
-/// use lcmp_sim::pair_bins::script_rank;
+/// use lcmp_sim::figure::pair_bins::script_rank;
 /// assert_eq!(script_rank(3, "p50"), 2);
 /// assert_eq!(script_rank(4, "p50"), 3); // the upper middle
 /// assert_eq!(script_rank(6, "p99"), 6); // the largest
@@ -140,7 +140,7 @@ fn choose(a: usize, b: usize) -> f64 {
 ///
 /// ```
 /// // The largest of 3 beats all 9 others with probability 3 / 12.
-/// let p = lcmp_sim::pair_bins::rank_law(9, 3, 3);
+/// let p = lcmp_sim::figure::pair_bins::rank_law(9, 3, 3);
 /// assert!((p[9] - 0.25).abs() < 1e-12);
 /// assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
 /// ```
