@@ -463,6 +463,27 @@ impl FlowCc {
         }
     }
 
+    /// The line rates of the INT stamps its data packets in flight carry
+    /// (`rates`: [`CcRun::rates_seen`]); for tests.
+    #[cfg(test)]
+    pub(crate) fn stamped_line_rates(&self, rates: &[u64]) -> Vec<u64> {
+        let Records::Int(r) = &self.records else {
+            return Vec::new();
+        };
+        let mut buf = [IntHop::default(); INLINE_HOPS];
+        r.inflight
+            .slots
+            .iter()
+            .flatten()
+            .flat_map(|h| {
+                h.stamps(rates, &mut buf)
+                    .iter()
+                    .map(|s| s.line_bps)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
     /// The flow is done: no acknowledgement reaches its control any more
     /// (the engine calls [`FlowCc::on_ack`] only before), so the records
     /// still riding are dropped and their memory freed.
@@ -507,6 +528,12 @@ impl CcRun {
     }
 
     /// A new flow's control, at line rate.
+    /// The port rates the stamps index, in the order first seen; for tests.
+    #[cfg(test)]
+    pub(crate) fn rates_seen(&self) -> &[u64] {
+        &self.rates
+    }
+
     pub(crate) fn flow(&self) -> Box<FlowCc> {
         let (line, win) = (self.line_bps, (self.base_win > 0).then_some(self.base_win));
         let ctl = match self.kind {

@@ -159,7 +159,21 @@ fn a_done_flow_holds_no_records() {
                 .expect("a --cc flow")
                 .records_held()
         };
-        run_until(&mut sim, 300 * PS_PER_US);
+        // Every stamp carries the line rate of a port it crossed, the
+        // first packets' (the first stamp of each rate) included.
+        let mut stamps = 0;
+        for us in [2, 5, 10, 20, 50, 100, 300] {
+            run_until(&mut sim, us * PS_PER_US);
+            let rates = sim.cc.as_deref().expect("a run").rates_seen();
+            let flow = sim.flows[0].cc.as_deref().expect("a --cc flow");
+            let stamped = flow.stamped_line_rates(rates);
+            stamps += stamped.len();
+            assert!(
+                stamped.iter().all(|r| *r > 0 && rates.contains(r)),
+                "{kind} at {us} us: {stamped:?} against {rates:?}"
+            );
+        }
+        assert_eq!(stamps > 0, kind == CcKind::Hpcc, "{kind}");
         assert!(!sim.flows[0].done, "{kind}");
         let (live, slots) = held(&sim);
         assert_eq!(live > 100, kept, "{kind}: {live} records");
