@@ -527,13 +527,13 @@ impl CcRun {
         }))
     }
 
-    /// A new flow's control, at line rate.
     /// The port rates the stamps index, in the order first seen; for tests.
     #[cfg(test)]
     pub(crate) fn rates_seen(&self) -> &[u64] {
         &self.rates
     }
 
+    /// A new flow's control, at line rate.
     pub(crate) fn flow(&self) -> Box<FlowCc> {
         let (line, win) = (self.line_bps, (self.base_win > 0).then_some(self.base_win));
         let ctl = match self.kind {
@@ -592,17 +592,22 @@ impl CcRun {
         };
         if let Records::Int(r) = &mut fc.records {
             if let Some(h) = r.inflight.get_mut(u64::from(pkt.seq)) {
-                let rates = &mut self.rates;
-                let rate = match rates.iter().position(|&b| b == port.rate_bps) {
-                    Some(i) => i,
-                    None => {
-                        rates.push(port.rate_bps);
-                        rates.len() - 1
-                    }
-                };
+                let rate = rate_index(&mut self.rates, port.rate_bps);
                 let stamp = IntHop::stamp(now_ps, before, port.data_bytes, port.rate_bps);
-                h.push(stamp, rate, rates);
+                h.push(stamp, rate, &self.rates);
             }
+        }
+    }
+}
+
+/// The index of `bps` in `rates`, appended if new: what a [`PackedHop`]
+/// holds for its port's rate (a run has a handful of rates, so a scan).
+fn rate_index(rates: &mut Vec<u64>, bps: u64) -> usize {
+    match rates.iter().position(|&b| b == bps) {
+        Some(i) => i,
+        None => {
+            rates.push(bps);
+            rates.len() - 1
         }
     }
 }
@@ -717,13 +722,7 @@ mod test {
                         if let Some(e) = m.inflight.get_mut(&seq) {
                             e.1.push(hop);
                         }
-                        let i = match run.rates.iter().position(|&b| b == rate) {
-                            Some(i) => i,
-                            None => {
-                                run.rates.push(rate);
-                                run.rates.len() - 1
-                            }
-                        };
+                        let i = rate_index(&mut run.rates, rate);
                         if let Some(h) = int.inflight.get_mut(u64::from(seq)) {
                             h.push(hop, i, &run.rates);
                         }
