@@ -344,8 +344,7 @@ fn quantile(v: &mut [f64], q: f64) -> Option<f64> {
         return None;
     }
     v.sort_by(f64::total_cmp);
-    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    Some(v[rank - 1])
+    Some(crate::stats::percentile(v, q))
 }
 
 /// Two FCT files side by side, flow by flow: flows are matched on
