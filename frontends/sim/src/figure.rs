@@ -472,6 +472,18 @@ fn job_files(f: &Figure, run: &Run, dir: &std::path::Path) -> Vec<std::path::Pat
     files
 }
 
+/// The scheme of a published column that names one (`Ours` is LCMP),
+/// `None` for a column that names a run (Figure 11's weights).
+#[must_use]
+pub fn published_scheme(column: &str) -> Option<&'static str> {
+    match column {
+        "Ours" => Some("lcmp"),
+        "ECMP" => Some("ecmp"),
+        "UCMP" => Some("ucmp"),
+        _ => None,
+    }
+}
+
 /// The results a published column is set beside: the run's label, the
 /// scheme and, for a table of one load, the load.
 #[must_use]
@@ -480,11 +492,9 @@ pub fn column_source(
     p: &Published,
     column: &str,
 ) -> Option<(&'static str, &'static str, Option<f64>)> {
-    let scheme = match column {
-        "Ours" => "lcmp",
-        "ECMP" => "ecmp",
-        "UCMP" => "ucmp",
-        _ => {
+    let scheme = match published_scheme(column) {
+        Some(s) => s,
+        None => {
             // Figure 11: a column is a run (the artifact names its default
             // weights three ways).
             let label = match column {
@@ -1090,12 +1100,7 @@ fn write_outputs(
         let table = parse_table(p.csv).map_err(crate::SimError::Config)?;
         let mut series = Vec::new();
         for c in &cs {
-            let scheme = match c.column.as_str() {
-                "ECMP" => "ecmp".to_string(),
-                "UCMP" => "ucmp".to_string(),
-                "Ours" => "lcmp".to_string(),
-                other => other.to_string(),
-            };
+            let scheme = published_scheme(&c.column).unwrap_or(&c.column).to_string();
             let half = c.verdict.points.len() / 2;
             let (p50, p99) = c.verdict.points.split_at(half);
             series.push(crate::plot::Series {

@@ -353,16 +353,6 @@ pub struct Compared {
     pub agrees: bool,
 }
 
-/// The scheme a column is.
-fn scheme_of(column: &str) -> Option<&'static str> {
-    match column {
-        "Ours" => Some("lcmp"),
-        "ECMP" => Some("ecmp"),
-        "UCMP" => Some("ucmp"),
-        _ => None,
-    }
-}
-
 /// Sets one published column (`table`'s `ci`-th) beside our pooled pair
 /// flows `runs` (one scheme at one load, a run per seed; every run must
 /// carry `pair_flows`).
@@ -456,7 +446,7 @@ pub fn compare(
         let table = parse_table(p.csv).map_err(|e| format!("{}: {e}", p.file))?;
         let load: f64 = p.label.parse::<f64>().map_err(|e| e.to_string())? / 100.0;
         for (ci, column) in table[0].values.iter().map(|v| v.0.clone()).enumerate() {
-            let Some(scheme) = scheme_of(&column) else {
+            let Some(scheme) = super::published_scheme(&column) else {
                 continue;
             };
             let runs: Vec<&RunResult> = results
