@@ -914,6 +914,10 @@ pub struct FigureArgs {
     /// At most this arrival window, seconds (a reduced form).
     #[arg(long, value_name = "S")]
     pub window: Option<f64>,
+    /// Only these of the figure's loads (comma-separated fractions, for
+    /// example 0.3 of Figure 7's 0.3,0.5,0.8: a reduced form).
+    #[arg(long, value_name = "L[,L...]")]
+    pub load: Option<String>,
 }
 
 /// Arguments of `lcmp sim merge`.

@@ -55,6 +55,26 @@ pub struct Figure {
     /// What the model still lacks to run it as the artifact did (`None`:
     /// nothing).
     pub pending: Option<&'static str>,
+    /// The figure whose runs this one reads (`None`: its own): one set of
+    /// runs serves both, so its jobs, plan, merge and runs are that
+    /// figure's ([`runs_of`]).
+    pub runs_from: Option<u8>,
+    /// How its published tables are set beside ours.
+    pub comparison: Comparison,
+}
+
+/// How a figure's published tables are set beside our runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// All of a run's flows in 20 equal-count size bins, each bin's p50
+    /// and p99 against the artifact's within the reproduction check's
+    /// band ([`compare`]).
+    SizeBins,
+    /// The flows of one DC pair (recorded with `--pair-flows`), every
+    /// seed pooled, in the artifact's own size bins, by the exact law of
+    /// the artifact's rank among ours ([`pair_bins`]): the artifact's
+    /// curves of a pair are a handful of flows a bin.
+    PairFlows,
 }
 
 macro_rules! published {
@@ -109,6 +129,8 @@ pub const FIGURES: &[Figure] = &[
         }],
         published: &[published!("30", "artifact-fig1/fct-30.csv")],
         pending: Some("the per-link utilisation of DC1's six links is not compared yet (artifact-fig1/link-utilization.csv)"),
+        runs_from: None,
+        comparison: Comparison::SizeBins,
     },
     Figure {
         number: 5,
@@ -134,6 +156,8 @@ pub const FIGURES: &[Figure] = &[
             published!("80", "artifact-fig5/80.csv"),
         ],
         pending: None,
+        runs_from: None,
+        comparison: Comparison::SizeBins,
     },
     Figure {
         number: 7,
@@ -149,6 +173,8 @@ pub const FIGURES: &[Figure] = &[
             published!("80", "artifact-fig7/80.csv"),
         ],
         pending: None,
+        runs_from: None,
+        comparison: Comparison::SizeBins,
     },
     Figure {
         number: 8,
@@ -166,6 +192,8 @@ pub const FIGURES: &[Figure] = &[
             published!("80", "artifact-fig8/80.csv"),
         ],
         pending: None,
+        runs_from: Some(7),
+        comparison: Comparison::PairFlows,
     },
     Figure {
         number: 9,
@@ -198,6 +226,8 @@ pub const FIGURES: &[Figure] = &[
             published!("websearch", "artifact-fig9/websearch-dc1-dc8.csv"),
         ],
         pending: None,
+        runs_from: None,
+        comparison: Comparison::SizeBins,
     },
     Figure {
         number: 10,
@@ -228,6 +258,8 @@ pub const FIGURES: &[Figure] = &[
             published!("dctcp", "artifact-fig10/dctcp.csv"),
         ],
         pending: None,
+        runs_from: None,
+        comparison: Comparison::SizeBins,
     },
     Figure {
         number: 11,
@@ -278,6 +310,8 @@ pub const FIGURES: &[Figure] = &[
             published!("congestion-cost", "artifact-fig11/congestion-cost.csv"),
         ],
         pending: None,
+        runs_from: None,
+        comparison: Comparison::SizeBins,
     },
 ];
 
@@ -293,9 +327,10 @@ pub fn figure(n: u8) -> Option<&'static Figure> {
     FIGURES.iter().find(|f| f.number == n)
 }
 
-/// The figure whose runs `f` is made of: Figure 8 is the DC1-DC13 flows
-/// of Figure 7's runs, so its jobs, plan, merge and own runs are Figure
-/// 7's (one set of runs serves both); every other figure, itself.
+/// The figure whose runs `f` is made of ([`Figure::runs_from`]): Figure 8
+/// is the DC1-DC13 flows of Figure 7's runs, so its jobs, plan, merge and
+/// own runs are Figure 7's (one set of runs serves both); every other
+/// figure, itself.
 ///
 /// ```
 /// use lcmp_sim::figure::{figure, runs_of};
@@ -304,10 +339,7 @@ pub fn figure(n: u8) -> Option<&'static Figure> {
 /// ```
 #[must_use]
 pub fn runs_of(f: &'static Figure) -> &'static Figure {
-    match f.number {
-        8 => figure(7).unwrap_or(f),
-        _ => f,
-    }
+    f.runs_from.and_then(figure).unwrap_or(f)
 }
 
 /// A job's name: `figN-RUN`, every character of the run's label outside
@@ -336,6 +368,26 @@ pub struct Overrides {
     pub seeds: Option<u64>,
     /// At most this arrival window, seconds.
     pub window_s: Option<f64>,
+    /// Only these loads of the figure's (a reduced form: one of Figure
+    /// 7's three loads), as fractions.
+    pub loads: Option<Vec<f64>>,
+}
+
+/// The loads a figure's runs are at (every `--load` value of its runs).
+fn figure_loads(f: &Figure) -> Vec<f64> {
+    let mut loads: Vec<f64> = Vec::new();
+    for run in f.runs {
+        for w in run.args.windows(2) {
+            if w[0] == "--load" {
+                for l in w[1].split(',').filter_map(|l| l.parse::<f64>().ok()) {
+                    if !loads.iter().any(|&k| (k - l).abs() < 1e-9) {
+                        loads.push(l);
+                    }
+                }
+            }
+        }
+    }
+    loads
 }
 
 /// The `lcmp sim` arguments of one run with `o` applied and `--bins 20`
@@ -354,6 +406,25 @@ pub fn run_args(run: &Run, o: &Overrides) -> Vec<String> {
             ("--seeds", Some(_)) if o.seeds.is_some() => {
                 it.next();
                 v.extend(["--seeds".into(), o.seeds.unwrap_or(1).to_string()]);
+            }
+            ("--load", Some(l)) if o.loads.is_some() => {
+                it.next();
+                let keep = o.loads.as_deref().unwrap_or_default();
+                let kept: Vec<&str> = l
+                    .split(',')
+                    .filter(|x| {
+                        x.parse::<f64>()
+                            .is_ok_and(|x| keep.iter().any(|&k| (k - x).abs() < 1e-9))
+                    })
+                    .collect();
+                // A run at none of the loads asked for keeps its own (the
+                // CLI refuses such a load before it gets here).
+                let kept = if kept.is_empty() {
+                    (*l).to_string()
+                } else {
+                    kept.join(",")
+                };
+                v.extend(["--load".into(), kept]);
             }
             ("--window", Some(w)) => {
                 it.next();
@@ -675,7 +746,7 @@ fn unknown(n: u8) -> crate::SimError {
 }
 
 #[cfg(feature = "cli")]
-fn overrides(args: &crate::args::FigureArgs) -> Result<Overrides, crate::SimError> {
+fn overrides(f: &Figure, args: &crate::args::FigureArgs) -> Result<Overrides, crate::SimError> {
     if let Some(m) = &args.model {
         if m != "fluid" && m != "packet" {
             return Err(crate::SimError::Config(format!(
@@ -693,10 +764,32 @@ fn overrides(args: &crate::args::FigureArgs) -> Result<Overrides, crate::SimErro
             )));
         }
     }
+    let loads = match &args.load {
+        None => None,
+        Some(given) => {
+            let ours = figure_loads(f);
+            let mut loads = Vec::new();
+            for l in given.split(',') {
+                match l.trim().parse::<f64>() {
+                    Ok(x) if ours.iter().any(|&k| (k - x).abs() < 1e-9) => loads.push(x),
+                    _ => {
+                        let known: Vec<String> = ours.iter().map(f64::to_string).collect();
+                        return Err(crate::SimError::Config(format!(
+                            "--load {l}: figure {} runs at load {}",
+                            f.number,
+                            known.join(", ")
+                        )));
+                    }
+                }
+            }
+            Some(loads)
+        }
+    };
     Ok(Overrides {
         model: args.model.clone(),
         seeds: args.seeds,
         window_s: args.window,
+        loads,
     })
 }
 
@@ -749,7 +842,7 @@ pub fn run(
     let f = figure(args.number).ok_or_else(|| unknown(args.number))?;
     // The figure whose runs these are (Figure 8: Figure 7's).
     let src = runs_of(f);
-    let o = overrides(args)?;
+    let o = overrides(src, args)?;
     let model = o.model.as_deref().unwrap_or(f.model);
     let out_dir = args.out.clone();
     let dir = out_dir
@@ -899,7 +992,7 @@ pub fn run(
             results.push((run.label.into(), rs));
         }
     }
-    if f.number == 8 {
+    if f.comparison == Comparison::PairFlows {
         return pair_figure(
             f,
             model,
@@ -1501,6 +1594,7 @@ mod test {
             model: Some("fluid".into()),
             seeds: Some(1),
             window_s: Some(0.05),
+            loads: None,
         };
         let ali = run_args(&f.runs[0], &o).join(" ");
         assert!(
@@ -1521,6 +1615,79 @@ mod test {
             "{plain}"
         );
         assert!(!plain.contains("--window"), "{plain}");
+    }
+
+    #[test]
+    fn a_load_override_keeps_only_those_loads_of_a_run() {
+        let f = figure(7).unwrap();
+        let o = Overrides {
+            loads: Some(vec![0.5, 0.3]),
+            ..Overrides::default()
+        };
+        let args = run_args(&f.runs[0], &o).join(" ");
+        assert!(args.contains("--load 0.3,0.5 "), "{args}");
+        assert!(!args.contains("0.8"), "{args}");
+        let plain = run_args(&f.runs[0], &Overrides::default()).join(" ");
+        assert!(plain.contains("--load 0.3,0.5,0.8 "), "{plain}");
+        assert_eq!(figure_loads(f), [0.3, 0.5, 0.8]);
+        assert_eq!(figure_loads(figure(10).unwrap()), [0.3]);
+    }
+
+    #[cfg(feature = "cli")]
+    #[test]
+    fn a_load_the_figure_does_not_run_is_refused() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            figure: crate::args::FigureArgs,
+        }
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("figure").chain(args.iter().copied()))
+                .unwrap()
+                .figure
+        };
+        let seven = figure(7).unwrap();
+        let o = overrides(seven, &parse(&["7", "--load", "0.8,0.3"])).unwrap();
+        assert_eq!(o.loads, Some(vec![0.8, 0.3]));
+        let e = overrides(seven, &parse(&["7", "--load", "0.4"]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--load 0.4") && e.contains("0.3, 0.5, 0.8"),
+            "{e}"
+        );
+        let e = overrides(figure(9).unwrap(), &parse(&["9", "--load", "0.5"]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("figure 9 runs at load 0.3"), "{e}");
+        assert_eq!(overrides(seven, &parse(&["7"])).unwrap().loads, None);
+    }
+
+    #[test]
+    fn a_figure_that_reads_another_figures_runs_has_the_same_runs() {
+        for f in FIGURES {
+            let src = runs_of(f);
+            match f.runs_from {
+                Some(n) => {
+                    assert_eq!(src.number, n, "figure {}", f.number);
+                    assert_ne!(n, f.number);
+                    assert_eq!(src.runs, f.runs, "figure {}", f.number);
+                    assert_eq!(src.runs_from, None, "one step");
+                }
+                None => assert_eq!(src.number, f.number),
+            }
+            // A pair comparison needs the pair's flows recorded.
+            if f.comparison == Comparison::PairFlows {
+                assert!(
+                    f.runs.iter().all(|r| r.args.contains(&"--pair-flows")),
+                    "figure {}",
+                    f.number
+                );
+            }
+        }
+        assert_eq!(figure(8).unwrap().comparison, Comparison::PairFlows);
+        assert_eq!(figure(7).unwrap().comparison, Comparison::SizeBins);
     }
 
     #[test]
