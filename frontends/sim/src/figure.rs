@@ -97,9 +97,9 @@ macro_rules! artifact30 {
 /// The artifact's 13-DC runs (`simulation/mix/config/13DC-hetero/`):
 /// `--preset artifact --topology bso13`, its 13-DC regime (all-to-all web
 /// search whose load is relative to the 208 hosts' NICs: its
-/// `traffic_WebSearch_13DC-0.{3,5,8}util.txt` carry 5.80, 10.05 and
-/// 13.56 Tbps over 10 ms of arrivals, 2.000-2.010 s, 0.28, 0.48 and 0.65
-/// of 208 x 100 Gbps; a 10 ms window; the settings the preset gives
+/// `traffic_WebSearch_13DC-0.{3,5,8}util.txt` carry 5.82, 10.07 and
+/// 16.98 Tbps over 10, 10 and 8 ms of arrivals from 2.000 s, 0.28, 0.48
+/// and 0.82 of 208 x 100 Gbps; those windows; the settings the preset gives
 /// testbed8, as its `config_batch.txt` is the 8-DC one's but for the
 /// topology and traffic files; each DCI switch its own PFC pool), with
 /// `extra` before the loads and seeds.
