@@ -347,6 +347,77 @@ fn quantile(v: &mut [f64], q: f64) -> Option<f64> {
     Some(crate::stats::percentile(v, q))
 }
 
+/// One of the 20 size bins of the artifact's analysis script.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScriptBin {
+    /// The size of the bin's largest flow, bytes (the script's `FlowSize`).
+    pub size: u64,
+    /// Flows in the bin.
+    pub flows: usize,
+    /// The p50 slowdown by the script's rule.
+    pub p50: f64,
+    /// The p99 slowdown by the script's rule.
+    pub p99: f64,
+}
+
+/// The 20 size bins the artifact's analysis script
+/// (`analysis/fct_analysis_py3_batch.py`, its published CSVs) cuts from one
+/// FCT file, by its rules: flows to destination port 100, slowdown
+/// `max(1, fct / ideal)`, sorted by size (ties by slowdown: its `sort -n
+/// -k 2` falls back to the whole line), the largest flow dropped (it reads
+/// its sorted output with `split('\n')[:-2]`), bin `i` the flows
+/// `a[i*5*n/100 .. (i+1)*5*n/100]`, a statistic `p` of a bin its sorted
+/// slowdowns' element `int(len * p)`. Written here because the script is
+/// Python over `awk` and `sort`; with it `lcmp sim fct-compare` sets ours
+/// beside the artifact's published numbers bin by bin on the same flows.
+/// Empty when fewer than 21 flows qualify (a bin would be empty).
+///
+/// ```
+/// use lcmp_sim::artifact_files::{script_bins, FctRecord};
+/// // 41 flows of 1..=41 KB whose slowdown is their size in KB: the
+/// // 41 KB flow is dropped and each bin holds two.
+/// let recs: Vec<FctRecord> = (1..=41u64)
+///     .map(|k| FctRecord { sip: 0, dip: 1, sport: 10000, dport: 100, size: k * 1000,
+///         start_ns: 0, fct_ns: k * 1_000_000, ideal_ns: 1_000_000, via: 0 })
+///     .collect();
+/// let b = script_bins(&recs);
+/// assert_eq!(b.len(), 20);
+/// assert_eq!((b[0].size, b[0].flows, b[0].p50, b[0].p99), (2000, 2, 2.0, 2.0));
+/// assert_eq!((b[19].size, b[19].p50), (40_000, 40.0));
+/// ```
+#[must_use]
+pub fn script_bins(records: &[FctRecord]) -> Vec<ScriptBin> {
+    let mut a: Vec<(u64, f64)> = records
+        .iter()
+        .filter(|r| r.dport == 100)
+        .map(|r| (r.size, r.slowdown().max(1.0)))
+        .collect();
+    a.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+    a.pop();
+    let n = a.len();
+    if n < crate::vs_artifact::BINS {
+        return Vec::new();
+    }
+    let pick = |v: &[f64], p: f64| {
+        v.get((v.len() as f64 * p) as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+    };
+    (0..crate::vs_artifact::BINS)
+        .filter_map(|i| {
+            let d = a.get(i * 5 * n / 100..(i + 1) * 5 * n / 100)?;
+            let mut v: Vec<f64> = d.iter().map(|x| x.1).collect();
+            v.sort_by(f64::total_cmp);
+            Some(ScriptBin {
+                size: d.last()?.0,
+                flows: d.len(),
+                p50: pick(&v, 0.5),
+                p99: pick(&v, 0.99),
+            })
+        })
+        .collect()
+}
+
 /// Two FCT files side by side, flow by flow: flows are matched on
 /// `(sip, dip, sport, dport, size)`; `ours` and `theirs` keep the matched
 /// pairs in `theirs`' order.
@@ -438,6 +509,26 @@ impl Comparison {
                 cell(quantile(&mut a, 0.99)),
                 cell(quantile(&mut b, 0.99)),
             );
+        }
+        let (ours, theirs): (Vec<FctRecord>, Vec<FctRecord>) = self.pairs.iter().copied().unzip();
+        let (b_ours, b_theirs) = (script_bins(&ours), script_bins(&theirs));
+        if !b_theirs.is_empty() && b_ours.len() == b_theirs.len() {
+            let _ = writeln!(
+                s,
+                "the artifact script's 20 size bins (its published CSVs' rules) on the matched flows:"
+            );
+            let _ = writeln!(
+                s,
+                "{:>3} {:>10} {:>6} {:>9} {:>9} {:>9} {:>9}",
+                "bin", "size", "flows", "ours p50", "art p50", "ours p99", "art p99"
+            );
+            for (i, (o, t)) in b_ours.iter().zip(&b_theirs).enumerate() {
+                let _ = writeln!(
+                    s,
+                    "{i:>3} {:>10} {:>6} {:>9.2} {:>9.2} {:>9.2} {:>9.2}",
+                    t.size, t.flows, o.p50, t.p50, o.p99, t.p99
+                );
+            }
         }
         let mut by: Vec<&(FctRecord, FctRecord)> = self.pairs.iter().collect();
         let ratio = |(o, t): &(FctRecord, FctRecord)| {
@@ -649,5 +740,54 @@ mod tests {
         // The largest departure is the 2 MB flow, ours twice as fast.
         assert!(r.contains("size 2000000"), "{r}");
         assert!(r.contains("1-10MB          1      2.00      4.00"), "{r}");
+    }
+
+    #[test]
+    fn script_bins_follow_the_artifacts_rules_and_the_report_sets_them_side_by_side() {
+        let rec = |size: u64, fct_ms: u64, dport: u16| FctRecord {
+            sip: 1,
+            dip: 2,
+            sport: u16::try_from(size % 60_000).unwrap(),
+            dport,
+            size,
+            start_ns: 0,
+            fct_ns: fct_ms * 1_000_000,
+            ideal_ns: 10_000_000,
+            via: 0,
+        };
+        // 61 flows to port 100 (slowdowns 0.5 to 30.5: below 1 counts as
+        // 1) and one to another port, which the script leaves out.
+        let mut theirs: Vec<FctRecord> = (1..=61u64).map(|k| rec(k * 100, k * 5, 100)).collect();
+        theirs.push(rec(50, 1000, 200));
+        let b = script_bins(&theirs);
+        assert_eq!(b.len(), 20);
+        // 60 flows after the largest is dropped: three a bin.
+        assert!(b.iter().all(|x| x.flows == 3));
+        assert_eq!((b[0].size, b[0].p50, b[0].p99), (300, 1.0, 1.5));
+        assert_eq!((b[19].size, b[19].p50, b[19].p99), (6000, 29.5, 30.0));
+        assert!(script_bins(&theirs[..20]).is_empty());
+        // Ours twice as slow: the report's bin table shows it.
+        let ours: Vec<FctRecord> = theirs
+            .iter()
+            .map(|r| FctRecord {
+                fct_ns: r.fct_ns * 2,
+                ..*r
+            })
+            .collect();
+        let text = compare(&ours, &theirs).report(0);
+        assert!(
+            text.contains("the artifact script's 20 size bins"),
+            "{text}"
+        );
+        let row19 = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("19 "))
+            .expect("bin 19");
+        let cells: Vec<&str> = row19.split_whitespace().collect();
+        assert_eq!(
+            cells[1..],
+            ["6000", "3", "59.00", "29.50", "60.00", "30.00"],
+            "{row19}"
+        );
     }
 }
