@@ -96,8 +96,19 @@ pub enum SimAction {
 #[derive(Clone, Debug, PartialEq, Args)]
 pub struct ReplayArgs {
     /// The artifact traffic file.
+    #[arg(
+        long,
+        value_name = "PATH",
+        required_unless_present = "flows_of",
+        conflicts_with = "flows_of"
+    )]
+    pub traffic_file: Option<PathBuf>,
+    /// Instead of a traffic file, the flows (addresses, size, start) of
+    /// one of the artifact's FCT logs: its published runs whose traffic
+    /// file it did not commit (the 7 064 flows of its Figure 1, 5, 10 and
+    /// 11 logs at 30 %).
     #[arg(long, value_name = "PATH")]
-    pub traffic_file: PathBuf,
+    pub flows_of: Option<PathBuf>,
     /// Write `fct_<scheme>.txt` into this directory.
     #[arg(long, value_name = "DIR")]
     pub fct_out: Option<PathBuf>,

@@ -561,6 +561,62 @@ impl Comparison {
     }
 }
 
+/// Where `lcmp sim replay` takes its flows from.
+#[derive(Clone, Copy, Debug)]
+pub enum FlowSource<'a> {
+    /// An artifact traffic file ([`parse_traffic`]).
+    TrafficFile(&'a std::path::Path),
+    /// The flows of an artifact FCT log ([`flows_of_fct`]).
+    FctLog(&'a std::path::Path),
+}
+
+/// The flows of an artifact FCT log as traffic-file lines, in start order
+/// (ties in the log's order): a run whose traffic file the artifact did
+/// not commit can be replayed from its log. The log's source ports are
+/// what `third.cc` gives flows of one host pair in start order (10000
+/// on), so the replay gives each flow its port again. Errors: an address
+/// that is not the artifact's `node_id_to_ip` form (`0b.hi.lo.01`), or
+/// no flows.
+///
+/// ```
+/// use lcmp_sim::artifact_files::{flows_of_fct, parse_fct};
+/// let log = "0b000801 0b007801 10001 100 16361 2000887563 20661493 20018496\n\
+///            0b000101 0b007a01 10000 100 58600 2000036848 20032328 20032658\n";
+/// let f = flows_of_fct(&parse_fct(log).unwrap()).unwrap();
+/// assert_eq!((f[0].src, f[0].dst, f[0].size), (1, 122, 58_600));
+/// assert_eq!((f[1].src, f[1].dst, f[1].dport), (8, 120, 100));
+/// assert!((f[1].start_s - 2.000_887_563).abs() < 1e-12);
+/// assert!(flows_of_fct(&[]).is_err());
+/// ```
+pub fn flows_of_fct(records: &[FctRecord]) -> Result<Vec<ArtifactFlow>, String> {
+    let node = |ip: u32| -> Result<u32, String> {
+        if ip >> 24 != 0x0b || ip & 0xff != 1 {
+            return Err(format!(
+                "{ip:08x} is not an artifact host address (0b....01)"
+            ));
+        }
+        Ok(((ip >> 16) & 0xff) * 256 + ((ip >> 8) & 0xff))
+    };
+    if records.is_empty() {
+        return Err("no flows".into());
+    }
+    let mut by_start: Vec<&FctRecord> = records.iter().collect();
+    by_start.sort_by_key(|r| r.start_ns);
+    by_start
+        .into_iter()
+        .map(|r| {
+            Ok(ArtifactFlow {
+                src: node(r.sip)?,
+                dst: node(r.dip)?,
+                pg: 3,
+                dport: r.dport,
+                size: r.size,
+                start_s: r.start_ns as f64 * 1e-9,
+            })
+        })
+        .collect()
+}
+
 /// `lcmp sim replay`: runs every scheme of the `lcmp sim` options given
 /// before `replay` (one load, the first seed as hash seed) on the flows of
 /// an artifact traffic file, prints one summary line per scheme and, with
@@ -568,7 +624,7 @@ impl Comparison {
 #[cfg(feature = "cli")]
 pub fn replay(
     args: &crate::args::SimArgs,
-    traffic_file: &std::path::Path,
+    source: FlowSource<'_>,
     fct_dir: Option<&std::path::Path>,
 ) -> Result<(), SimError> {
     let exp = crate::args::experiment(args)?;
@@ -577,10 +633,19 @@ pub fn replay(
             "replay: give one --load (it sizes the flow caches; the flows are the file's)".into(),
         ));
     }
-    let text = std::fs::read_to_string(traffic_file)
-        .map_err(|e| SimError::Config(format!("--traffic-file {}: {e}", traffic_file.display())))?;
+    let (flag, path) = match source {
+        FlowSource::TrafficFile(p) => ("--traffic-file", p),
+        FlowSource::FctLog(p) => ("--flows-of", p),
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| SimError::Config(format!("{flag} {}: {e}", path.display())))?;
+    let artifact_flows = match source {
+        FlowSource::TrafficFile(_) => parse_traffic(&text)?,
+        FlowSource::FctLog(_) => flows_of_fct(&parse_fct(&text)?)
+            .map_err(|e| SimError::Config(format!("{flag} {}: {e}", path.display())))?,
+    };
     let dcs = u16::try_from(exp.topology.dcs.len()).unwrap_or(u16::MAX);
-    let flows = to_flow_specs(&parse_traffic(&text)?, exp.engine.hosts_per_dc, dcs)?;
+    let flows = to_flow_specs(&artifact_flows, exp.engine.hosts_per_dc, dcs)?;
     let window_us = flows.iter().map(|f| f.start_us).fold(1.0, f64::max);
     if let Some(d) = fct_dir {
         std::fs::create_dir_all(d)

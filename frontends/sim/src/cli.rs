@@ -123,7 +123,16 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
         Some(SimAction::Merge(m)) => return crate::sweep::merge(m),
         Some(SimAction::Figure(f)) => return crate::figure::run(f, jobs, run_label),
         Some(SimAction::Replay(r)) => {
-            return crate::artifact_files::replay(args, &r.traffic_file, r.fct_out.as_deref())
+            let source = match (&r.traffic_file, &r.flows_of) {
+                (Some(t), _) => crate::artifact_files::FlowSource::TrafficFile(t),
+                (None, Some(f)) => crate::artifact_files::FlowSource::FctLog(f),
+                (None, None) => {
+                    return Err(SimError::Config(
+                        "replay: give --traffic-file or --flows-of".into(),
+                    ))
+                }
+            };
+            return crate::artifact_files::replay(args, source, r.fct_out.as_deref());
         }
         Some(SimAction::FctCompare(c)) => {
             print!(

@@ -1,7 +1,7 @@
 //! `lcmp sim replay` and `fct-compare`: the packet model on the flows of an
 //! artifact traffic file, written in the artifact's FCT format.
 
-use lcmp_sim::artifact_files::{compare, compare_files, parse_fct, replay};
+use lcmp_sim::artifact_files::{compare, compare_files, parse_fct, replay, FlowSource};
 use lcmp_sim::cli::{parse_sim_args, SimArgs};
 
 fn args(a: &[&str]) -> SimArgs {
@@ -33,7 +33,7 @@ fn replay_writes_the_artifacts_fct_format_for_every_flow() {
         "--seeds",
         "1",
     ]);
-    replay(&a, &traffic, Some(&dir)).expect("runs");
+    replay(&a, FlowSource::TrafficFile(&traffic), Some(&dir)).expect("runs");
     let text = std::fs::read_to_string(dir.join("fct_lcmp.txt")).expect("fct file");
     let recs = parse_fct(&text).expect("our own format parses");
     assert_eq!(recs.len(), 3);
@@ -56,9 +56,25 @@ fn replay_writes_the_artifacts_fct_format_for_every_flow() {
     let report = compare_files(&own, &own, 3).expect("compares");
     assert!(report.contains("FCT within  1 %: 3 (100.0 %)"), "{report}");
     assert_eq!(compare(&recs, &recs).within(0.0), 3);
+    // The flows of an FCT log (`--flows-of`, for the artifact's runs whose
+    // traffic file it did not commit) are the flows that made it: our own
+    // log replayed gives the same log.
+    let again = dir.join("again");
+    replay(&a, FlowSource::FctLog(&own), Some(&again)).expect("runs");
+    let text2 = std::fs::read_to_string(again.join("fct_lcmp.txt")).expect("fct file");
+    assert_eq!(text2, text);
+    std::fs::write(
+        dir.join("bad.txt"),
+        "0c000501 0b007401 10000 100 3255 2000060495 1 1\n",
+    )
+    .expect("write");
+    let e = replay(&a, FlowSource::FctLog(&dir.join("bad.txt")), None)
+        .expect_err("not an artifact address")
+        .to_string();
+    assert!(e.contains("--flows-of") && e.contains("0c000501"), "{e}");
     // A traffic file with a bad line is an error, not a panic.
     std::fs::write(&traffic, "1\n5 116 3 100 x 2.0\n").expect("write");
-    let e = replay(&a, &traffic, None)
+    let e = replay(&a, FlowSource::TrafficFile(&traffic), None)
         .expect_err("bad size")
         .to_string();
     assert!(e.contains("line 2: bad size `x`"), "{e}");
