@@ -128,7 +128,7 @@ pub const FIGURES: &[Figure] = &[
             args: artifact30!(),
         }],
         published: &[published!("30", "artifact-fig1/fct-30.csv")],
-        pending: Some("the per-link utilisation of DC1's six links is not compared yet (artifact-fig1/link-utilization.csv)"),
+        pending: Some("the per-link utilisation of DC1's six links is not compared by the command (artifact-fig1/link-utilization.csv): the artifact's averages sum both directions' bytes over one direction's capacity in 2^30 bit/s, in 10 ms buckets from its trace's first sample to the last flow's completion (analysis/plot_link_utilization.py), and the trace behind them is not published; the JSON's links give ours, docs/simulator.md sets them beside it by hand"),
         runs_from: None,
         comparison: Comparison::SizeBins,
     },
