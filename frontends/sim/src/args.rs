@@ -336,7 +336,8 @@ pub const ARTIFACT13_WINDOW_US: f64 = 10_000.0;
 /// ```
 #[must_use]
 pub fn artifact13_window_us(load: f64) -> f64 {
-    if (load - 0.8).abs() < 1e-9 {
+    // The load in whole percent: the artifact's files are 30, 50 and 80 %.
+    if (load * 100.0).round() == 80.0 {
         8_000.0
     } else {
         ARTIFACT13_WINDOW_US
