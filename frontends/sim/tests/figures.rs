@@ -271,3 +271,53 @@ fn reduced_packet_figures_7_and_8_agree_at_50_percent_and_not_as_80() {
     );
     assert!(c8.iter().all(|c| c.table == "80" && !c.agrees), "{c8:?}");
 }
+
+/// The reduced form of Figure 1 in the packet model (one seed, the
+/// artifact's 200 ms): ECMP, UCMP and LCMP agree with the artifact's
+/// Figure 1 curves, the runs of its committed code (1, 1 and 0 of 40
+/// points out in this form; 0 with 3 seeds). The same results set beside
+/// Figure 5's 30 % table, whose LCMP curve is a run on the same flows by
+/// code the artifact does not carry (docs/simulator.md, "The artifact's
+/// 30 % runs: two builds on the same flows"), agree for UCMP (one run in
+/// both tables) and not for LCMP.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a minute in release mode, much longer in debug"
+)]
+fn reduced_packet_figure_1_agrees_and_figure_5s_other_lcmp_run_does_not() {
+    use lcmp_sim::figure::{compare, figure, Overrides};
+    use lcmp_sim::vs_artifact::{Band, BINS};
+    let o = Overrides {
+        seeds: Some(1),
+        ..Overrides::default()
+    };
+    let f1 = figure(1).unwrap();
+    let run = &f1.runs[0];
+    let (_, exp) = lcmp_sim::figure::experiment(f1, run, &o).expect("a valid run");
+    assert_eq!(
+        (exp.loads.as_slice(), exp.seeds.len()),
+        ([0.3].as_slice(), 1)
+    );
+    let results = vec![(run.label.to_string(), exp.run(2, &|| {}).expect("runs"))];
+    let (c1, not) = compare(f1, &results, 0..BINS, Band::FULL).expect("compares");
+    assert!(not.is_empty(), "{not:?}");
+    let names: Vec<&str> = c1.iter().map(|c| c.column.as_str()).collect();
+    assert_eq!(names, ["Ours", "ECMP", "UCMP"]);
+    assert!(c1.iter().all(|c| c.verdict.agrees), "{c1:?}");
+    // Figure 5's 30 % table, the same flows: its UCMP is Figure 1's run,
+    // its LCMP another build's.
+    let f5 = figure(5).unwrap();
+    let as5 = vec![("30,50,80".to_string(), results[0].1.clone())];
+    let (c5, _) = compare(f5, &as5, 0..BINS, Band::FULL).expect("compares");
+    let of = |column: &str| {
+        c5.iter()
+            .find(|c| c.column == column && c.table == "30")
+            .unwrap()
+    };
+    assert!(of("UCMP").verdict.agrees, "{c5:?}");
+    assert!(
+        !of("Ours").verdict.agrees && of("Ours").verdict.out >= 10,
+        "{c5:?}"
+    );
+}
