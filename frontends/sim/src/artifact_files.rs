@@ -849,6 +849,9 @@ mod tests {
         assert_eq!((b[0].size, b[0].p50, b[0].p99), (300, 1.0, 1.5));
         assert_eq!((b[19].size, b[19].p50, b[19].p99), (6000, 29.5, 30.0));
         assert!(script_bins(&theirs[..20]).is_empty());
+        // 21 flows: 20 after the largest is dropped, one a bin.
+        let one_each = script_bins(&theirs[..21]);
+        assert!(one_each.len() == 20 && one_each.iter().all(|x| x.flows == 1));
         // Ours twice as slow: the report's bin table shows it.
         let ours: Vec<FctRecord> = theirs
             .iter()
