@@ -586,6 +586,9 @@ pub enum FlowSource<'a> {
 /// assert_eq!((f[0].src, f[0].dst, f[0].size), (1, 122, 58_600));
 /// assert_eq!((f[1].src, f[1].dst, f[1].dport), (8, 120, 100));
 /// assert_eq!(f[1].start_s, "2.000887563".parse::<f64>().unwrap());
+/// // Node 258 (past 255: the address's second byte counts 256s).
+/// let far = parse_fct("0b010201 0b000101 10000 100 1 2000000000 1 1\n").unwrap();
+/// assert_eq!(flows_of_fct(&far).unwrap()[0].src, 258);
 /// assert!(flows_of_fct(&[]).is_err());
 /// ```
 pub fn flows_of_fct(records: &[FctRecord]) -> Result<Vec<ArtifactFlow>, String> {

@@ -380,7 +380,8 @@ fn figure_loads(f: &Figure) -> Vec<f64> {
         for w in run.args.windows(2) {
             if w[0] == "--load" {
                 for l in w[1].split(',').filter_map(|l| l.parse::<f64>().ok()) {
-                    if !loads.iter().any(|&k| (k - l).abs() < 1e-9) {
+                    // The same text parses to the same value: exact.
+                    if !loads.contains(&l) {
                         loads.push(l);
                     }
                 }
@@ -407,18 +408,18 @@ pub fn run_args(run: &Run, o: &Overrides) -> Vec<String> {
                 it.next();
                 v.extend(["--seeds".into(), o.seeds.unwrap_or(1).to_string()]);
             }
-            ("--load", Some(l)) if o.loads.is_some() => {
+            ("--load", Some(l)) => {
                 it.next();
-                let keep = o.loads.as_deref().unwrap_or_default();
-                let kept: Vec<&str> = l
-                    .split(',')
-                    .filter(|x| {
-                        x.parse::<f64>()
-                            .is_ok_and(|x| keep.iter().any(|&k| (k - x).abs() < 1e-9))
-                    })
-                    .collect();
-                // A run at none of the loads asked for keeps its own (the
-                // CLI refuses such a load before it gets here).
+                let kept: Vec<&str> = match &o.loads {
+                    Some(keep) => l
+                        .split(',')
+                        .filter(|x| x.parse::<f64>().is_ok_and(|x| keep.contains(&x)))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                // No override, or a run at none of the loads asked for
+                // (the CLI refuses such a load before it gets here): the
+                // run's own loads.
                 let kept = if kept.is_empty() {
                     (*l).to_string()
                 } else {
@@ -771,7 +772,7 @@ fn overrides(f: &Figure, args: &crate::args::FigureArgs) -> Result<Overrides, cr
             let mut loads = Vec::new();
             for l in given.split(',') {
                 match l.trim().parse::<f64>() {
-                    Ok(x) if ours.iter().any(|&k| (k - x).abs() < 1e-9) => loads.push(x),
+                    Ok(x) if ours.contains(&x) => loads.push(x),
                     _ => {
                         let known: Vec<String> = ours.iter().map(f64::to_string).collect();
                         return Err(crate::SimError::Config(format!(
