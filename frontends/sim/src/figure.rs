@@ -374,6 +374,7 @@ pub struct Overrides {
 }
 
 /// The loads a figure's runs are at (every `--load` value of its runs).
+#[cfg(feature = "cli")]
 fn figure_loads(f: &Figure) -> Vec<f64> {
     let mut loads: Vec<f64> = Vec::new();
     for run in f.runs {
@@ -1630,8 +1631,6 @@ mod test {
         assert!(!args.contains("0.8"), "{args}");
         let plain = run_args(&f.runs[0], &Overrides::default()).join(" ");
         assert!(plain.contains("--load 0.3,0.5,0.8 "), "{plain}");
-        assert_eq!(figure_loads(f), [0.3, 0.5, 0.8]);
-        assert_eq!(figure_loads(figure(10).unwrap()), [0.3]);
     }
 
     #[cfg(feature = "cli")]
@@ -1649,6 +1648,8 @@ mod test {
                 .figure
         };
         let seven = figure(7).unwrap();
+        assert_eq!(figure_loads(seven), [0.3, 0.5, 0.8]);
+        assert_eq!(figure_loads(figure(10).unwrap()), [0.3]);
         let o = overrides(seven, &parse(&["7", "--load", "0.8,0.3"])).unwrap();
         assert_eq!(o.loads, Some(vec![0.8, 0.3]));
         let e = overrides(seven, &parse(&["7", "--load", "0.4"]))
