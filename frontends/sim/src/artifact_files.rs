@@ -398,21 +398,27 @@ pub fn script_bins(records: &[FctRecord]) -> Vec<ScriptBin> {
     if n < crate::vs_artifact::BINS {
         return Vec::new();
     }
-    let pick = |v: &[f64], p: f64| {
-        v.get((v.len() as f64 * p) as usize)
+    // The script's bin cuts and its `a[int(len * p)]`, as Figure 8's
+    // comparison reads them (`pair_bins::bin_counts`, `script_rank`).
+    use crate::figure::pair_bins::{bin_counts, script_rank};
+    let pick = |v: &[f64], stat: &str| {
+        v.get(script_rank(v.len(), stat) - 1)
             .copied()
             .unwrap_or(f64::NAN)
     };
-    (0..crate::vs_artifact::BINS)
-        .filter_map(|i| {
-            let d = a.get(i * 5 * n / 100..(i + 1) * 5 * n / 100)?;
+    let mut start = 0;
+    bin_counts(n)
+        .iter()
+        .filter_map(|&count| {
+            let d = a.get(start..start + count)?;
+            start += count;
             let mut v: Vec<f64> = d.iter().map(|x| x.1).collect();
             v.sort_by(f64::total_cmp);
             Some(ScriptBin {
                 size: d.last()?.0,
                 flows: d.len(),
-                p50: pick(&v, 0.5),
-                p99: pick(&v, 0.99),
+                p50: pick(&v, "p50"),
+                p99: pick(&v, "p99"),
             })
         })
         .collect()
