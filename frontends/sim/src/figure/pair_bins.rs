@@ -510,6 +510,16 @@ fn num(x: f64) -> String {
     }
 }
 
+/// How a tested quantity is written: `marks[0]` when its test could not
+/// fail, `marks[1]` inside its region, `marks[2]` outside.
+fn mark(compared: bool, inside: bool, marks: [&str; 3]) -> &str {
+    match (compared, inside) {
+        (false, _) => marks[0],
+        (true, true) => marks[1],
+        (true, false) => marks[2],
+    }
+}
+
 /// The comparison as text: per column a verdict line and per bin both
 /// statistics (ours over the pooled flows, the 99 % region of the
 /// artifact's statistic, the artifact's; `*` outside, `-` not tested),
@@ -543,13 +553,7 @@ pub fn text(compared: &[Compared]) -> String {
                 o.expected,
                 o.lo,
                 o.hi,
-                if !o.compared {
-                    " - not tested"
-                } else if o.inside {
-                    ""
-                } else {
-                    " * outside"
-                }
+                mark(o.compared, o.inside, [" - not tested", "", " * outside"])
             ));
         }
         s.push_str("  bin  sizes (bytes]        n   m   p50 ours  region          artifact    p99 ours  region          artifact\n");
@@ -562,13 +566,7 @@ pub fn text(compared: &[Compared]) -> String {
                     num(p.lo),
                     num(p.hi),
                     p.published,
-                    if !p.compared {
-                        '-'
-                    } else if p.inside {
-                        ' '
-                    } else {
-                        '*'
-                    }
+                    mark(p.compared, p.inside, ["-", " ", "*"])
                 )
             };
             s.push_str(&format!(
@@ -618,13 +616,7 @@ pub fn verdicts(compared: &[Compared]) -> String {
                     o.rank,
                     o.lo,
                     o.hi,
-                    if !o.compared {
-                        " (not tested)"
-                    } else if o.inside {
-                        ""
-                    } else {
-                        " *"
-                    }
+                    mark(o.compared, o.inside, [" (not tested)", "", " *"])
                 ))
                 .collect::<Vec<_>>()
                 .join(", ")
