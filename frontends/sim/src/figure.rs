@@ -373,23 +373,21 @@ pub struct Overrides {
     pub loads: Option<Vec<f64>>,
 }
 
-/// The loads a figure's runs are at (every `--load` value of its runs).
+/// The loads a figure's runs are at, as `lcmp sim` parses its runs
+/// ([`experiment`]), each once, in order.
 #[cfg(feature = "cli")]
-fn figure_loads(f: &Figure) -> Vec<f64> {
+fn figure_loads(f: &Figure) -> Result<Vec<f64>, crate::SimError> {
     let mut loads: Vec<f64> = Vec::new();
     for run in f.runs {
-        for w in run.args.windows(2) {
-            if w[0] == "--load" {
-                for l in w[1].split(',').filter_map(|l| l.parse::<f64>().ok()) {
-                    // The same text parses to the same value: exact.
-                    if !loads.contains(&l) {
-                        loads.push(l);
-                    }
-                }
+        let (_, exp) = experiment(f, run, &Overrides::default())?;
+        for l in exp.loads {
+            // The same text parses to the same value: exact.
+            if !loads.contains(&l) {
+                loads.push(l);
             }
         }
     }
-    loads
+    Ok(loads)
 }
 
 /// The `lcmp sim` arguments of one run with `o` applied and `--bins 20`
@@ -769,7 +767,7 @@ fn overrides(f: &Figure, args: &crate::args::FigureArgs) -> Result<Overrides, cr
     let loads = match &args.load {
         None => None,
         Some(given) => {
-            let ours = figure_loads(f);
+            let ours = figure_loads(f)?;
             let mut loads = Vec::new();
             for l in given.split(',') {
                 match l.trim().parse::<f64>() {
@@ -1648,8 +1646,8 @@ mod test {
                 .figure
         };
         let seven = figure(7).unwrap();
-        assert_eq!(figure_loads(seven), [0.3, 0.5, 0.8]);
-        assert_eq!(figure_loads(figure(10).unwrap()), [0.3]);
+        assert_eq!(figure_loads(seven).unwrap(), [0.3, 0.5, 0.8]);
+        assert_eq!(figure_loads(figure(10).unwrap()).unwrap(), [0.3]);
         let o = overrides(seven, &parse(&["7", "--load", "0.8,0.3"])).unwrap();
         assert_eq!(o.loads, Some(vec![0.8, 0.3]));
         let e = overrides(seven, &parse(&["7", "--load", "0.4"]))
