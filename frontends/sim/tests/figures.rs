@@ -71,6 +71,23 @@ fn lcmp_sim_figure_prints_a_known_figure_and_refuses_an_unknown_one() {
     );
 }
 
+/// Runs the runs `labels` of figure `f` with `o` on two threads: per run
+/// label, its results.
+fn run_figure(
+    f: &lcmp_sim::figure::Figure,
+    labels: &[&str],
+    o: &lcmp_sim::figure::Overrides,
+) -> Vec<(String, Vec<lcmp_sim::stats::RunResult>)> {
+    f.runs
+        .iter()
+        .filter(|r| labels.contains(&r.label))
+        .map(|run| {
+            let (_, exp) = lcmp_sim::figure::experiment(f, run, o).expect("a valid run");
+            (run.label.to_string(), exp.run(2, &|| {}).expect("runs"))
+        })
+        .collect()
+}
+
 /// Runs the runs `labels` of figure `n` with `o` and sets them beside the
 /// artifact's columns: (column, verdict agrees, points out, published
 /// table) per compared column.
@@ -79,14 +96,10 @@ fn reduced(
     labels: &[&str],
     o: &lcmp_sim::figure::Overrides,
 ) -> Vec<(String, bool, usize, String)> {
-    use lcmp_sim::figure::{compare, experiment, figure};
+    use lcmp_sim::figure::{compare, figure};
     use lcmp_sim::vs_artifact::{Band, BINS};
     let f = figure(n).expect("a figure");
-    let mut results = Vec::new();
-    for run in f.runs.iter().filter(|r| labels.contains(&r.label)) {
-        let (_, exp) = experiment(f, run, o).expect("a valid run");
-        results.push((run.label.to_string(), exp.run(2, &|| {}).expect("runs")));
-    }
+    let results = run_figure(f, labels, o);
     let (compared, not) = compare(f, &results, 0..BINS, Band::FULL).expect("compares");
     assert!(not.is_empty(), "figure {n}: {not:?}");
     compared
@@ -132,9 +145,7 @@ fn reduced_fluid_figures_agree_where_the_full_runs_do() {
     assert!(verdict(&v, "alpha=0-beta=4").1, "{v:?}");
     assert!(verdict(&v, "w_dl=1-w_bw=3").1, "{v:?}");
     let f = lcmp_sim::figure::figure(11).unwrap();
-    let normal = f.runs.iter().find(|r| r.label == "normal").unwrap();
-    let (_, exp) = lcmp_sim::figure::experiment(f, normal, &o).unwrap();
-    let ours = exp.run(2, &|| {}).unwrap();
+    let ours = run_figure(f, &["normal"], &o).remove(0).1;
     // Our normal run set beside the artifact's α = 0 column: far outside.
     let mislabelled = vec![("alpha=0-beta=4".to_string(), ours)];
     let (c, _) = lcmp_sim::figure::compare(
@@ -217,7 +228,7 @@ fn reduced_packet_figure_10_agrees_for_ucmp_under_every_control() {
     ignore = "a minute in release mode, much longer in debug"
 )]
 fn reduced_packet_figures_7_and_8_agree_at_50_percent_and_not_as_80() {
-    use lcmp_sim::figure::{compare, experiment, figure, pair_bins, Overrides};
+    use lcmp_sim::figure::{compare, figure, pair_bins, Overrides};
     use lcmp_sim::vs_artifact::{Band, BINS};
     let o = Overrides {
         seeds: Some(1),
@@ -225,13 +236,11 @@ fn reduced_packet_figures_7_and_8_agree_at_50_percent_and_not_as_80() {
         ..Overrides::default()
     };
     let (f7, f8) = (figure(7).unwrap(), figure(8).unwrap());
-    let run = &f7.runs[0];
-    let (_, exp) = experiment(f7, run, &o).expect("a valid run");
-    assert_eq!(
-        (exp.loads.as_slice(), exp.seeds.len()),
-        ([0.5].as_slice(), 1)
-    );
-    let results = vec![(run.label.to_string(), exp.run(2, &|| {}).expect("runs"))];
+    let results = run_figure(f7, &[f7.runs[0].label], &o);
+    // One load, one seed: a run per scheme.
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].1.len(), 3);
+    assert!(results[0].1.iter().all(|r| r.load == 0.5 && r.seed == 1));
     let (c7, not) = compare(f7, &results, 0..BINS, Band::FULL).expect("compares");
     assert!(not.is_empty(), "{not:?}");
     let (c8, not) = pair_bins::compare(f8, &results).expect("compares");
@@ -293,13 +302,11 @@ fn reduced_packet_figure_1_agrees_and_figure_5s_other_lcmp_run_does_not() {
         ..Overrides::default()
     };
     let f1 = figure(1).unwrap();
-    let run = &f1.runs[0];
-    let (_, exp) = lcmp_sim::figure::experiment(f1, run, &o).expect("a valid run");
-    assert_eq!(
-        (exp.loads.as_slice(), exp.seeds.len()),
-        ([0.3].as_slice(), 1)
-    );
-    let results = vec![(run.label.to_string(), exp.run(2, &|| {}).expect("runs"))];
+    let results = run_figure(f1, &[f1.runs[0].label], &o);
+    // One load, one seed: a run per scheme.
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].1.len(), 3);
+    assert!(results[0].1.iter().all(|r| r.load == 0.3 && r.seed == 1));
     let (c1, not) = compare(f1, &results, 0..BINS, Band::FULL).expect("compares");
     assert!(not.is_empty(), "{not:?}");
     let names: Vec<&str> = c1.iter().map(|c| c.column.as_str()).collect();
