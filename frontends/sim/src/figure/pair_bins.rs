@@ -888,6 +888,11 @@ mod test {
         assert_eq!(c0.flows, 3 * (20 * 20 + 1));
         assert!(c0.points.iter().all(|p| p.m == 60 && p.compared));
         assert!(c0.agrees, "{}", text(&c));
+        // The text: every point tested and inside (no mark), the verdict.
+        let (t, v) = (text(&c), verdicts(&c));
+        assert!(t.contains("): agrees (0 of 40 tested points"), "{t}");
+        assert!(!t.contains('*') && !t.contains(" - not tested"), "{t}");
+        assert!(v.contains(" agrees ") && !v.contains('*'), "{v}");
         // Ten times slower than the artifact everywhere: every p50 out.
         let slow: Vec<RunResult> = (1..=3)
             .map(|s| run_with(&table, "ecmp", s, 20, &|k, i| 10.0 * around(k, i)))
@@ -913,6 +918,20 @@ mod test {
             .iter()
             .all(|o| o.compared && !o.inside && o.rank == 0.0));
         assert!(!c[0].agrees, "{}", text(&c));
+        // The text: every cell marked not tested, both column-wide ranks
+        // marked outside, in the per-bin text and the verdict line.
+        let (t, v) = (text(&c), verdicts(&c));
+        assert!(t.contains("DISAGREES (0 of 0 tested points"), "{t}");
+        assert_eq!(t.matches(" * outside").count(), 2, "{t}");
+        let cells = t
+            .lines()
+            .filter(|l| l.contains(") -") || l.ends_with('-'))
+            .count();
+        assert!(cells >= 20, "{t}");
+        assert!(
+            v.contains("DISAGREES") && v.matches(" *").count() == 2,
+            "{v}"
+        );
         // No flow at all: the column is named, not compared.
         let none = vec![RunResult {
             load: 0.3,
