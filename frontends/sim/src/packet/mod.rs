@@ -92,7 +92,7 @@ pub(crate) enum Kind {
     Nack,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
     /// The head of a port's wire reaches the peer.
     Deliver(u32, u16),
@@ -109,6 +109,7 @@ enum Ev {
     /// The next flow starts.
     Arrival,
     /// The deciders' queue samples.
+    #[default]
     Sample,
 }
 
