@@ -9,27 +9,32 @@
 //! order of same-picosecond events. The binary heap kept that order but
 //! cost a sift through all its levels per event (about half the run time,
 //! docs/simulator.md "Cost"); a radix heap (tried) moved each event about
-//! as often. Here, a push is a shift, a mask and a `Vec` push, a pop a
-//! bitmap scan and a read at the slot's head.
+//! as often. Here, a push is a shift, a mask and a write into the slot's
+//! cache line, a pop a bitmap scan and a read at the slot's head.
 //!
 //! The wheel holds the events of the next [`SLOTS`] slots of
 //! 2^[`SLOT_SHIFT`] ps, from the current one on (a few microseconds:
 //! intra-DC hops, serialisation, pacing); later ones wait in [`Far`]'s
 //! buckets and move into the wheel, in `(time, insertion)` order, as soon
 //! as it reaches their slot, before any event
-//! for that slot can be pushed there directly. A slot is small and
-//! reused every few microseconds, so the wheel stays in the CPU's caches.
+//! for that slot can be pushed there directly. A slot is one cache line
+//! (its first [`INLINE`] events; a slot of a busy nanosecond spills to a
+//! `Vec`), reused every few microseconds.
 //! Times pushed must not be earlier than the last popped (a discrete-event
 //! simulation never schedules into the past); an earlier time is queued as
 //! due at the last popped time.
 
 use std::collections::{BTreeMap, VecDeque};
 
-/// Slot width: 2^13 ps (8.2 ns, a few events of a busy run). Half as many
-/// slots as at 2^12 ps over the same horizon: 10-15 % less CPU time on the
-/// 30 ms benchmark run (the slots' first touches), same order.
+/// Slot width: 2^10 ps (1 ns: the 200 ms benchmark run has about 0.6
+/// events a nanosecond, so a slot mostly holds 0-2 and an event rarely
+/// goes in front of another). On that run, with 4 096 slots (the same
+/// 4.2 us horizon), 22.3 s of CPU time against 24.9 s with 512 slots of
+/// 8.2 ns each a `Vec` (the earlier design); 2^9, 2^11 and 2^12 ps, 1 or 2
+/// or 7 events inline were 0.4-1.8 s dearer (docs/simulator.md "Cost").
 const SLOT_SHIFT: u32 = 10;
-/// Slots in the wheel: 2^9, about 4.2 us ahead.
+/// Slots in the wheel: 2^12, about 4.2 us ahead (intra-DC hops of 1 us
+/// plus serialisation, pacing).
 const SLOTS: u64 = 1 << 12;
 const MASK: u64 = SLOTS - 1;
 
@@ -47,11 +52,12 @@ type Entry<T> = (u64, u64, T);
 /// event, not 32.
 type Slotted<T> = (u16, T);
 
-/// A wheel slot: its events sorted by time, equal times in push order
-/// (an event goes after every one not later than it: mostly at the end),
-/// those before `head` already popped. A pop takes the event at `head`:
-/// no scan and no shift (`Vec::remove` moved the rest of a slot of about
-/// ten events at every pop).
+/// A wheel slot, one cache line: its events sorted by time, equal times in
+/// push order (an event goes after every one not later than it: mostly at
+/// the end), those before `head` already popped. A pop takes the event at
+/// `head`: no scan and no shift. A slot and its events in one line, not a
+/// `Vec` header and a buffer elsewhere: a push or a pop touches one line
+/// the wheel last touched a rotation (about 2 400 events) earlier.
 #[derive(Clone, Copy)]
 #[repr(align(64))]
 struct Slot<T> {
