@@ -382,6 +382,39 @@ mod test {
     }
 
     #[test]
+    fn a_slot_past_its_cache_line_spills_in_order_and_empties_clean() {
+        // Seven events in one 1 ns slot (times 0-1023 ps), pushed out of
+        // order with ties: the first three fill the slot's line, the
+        // fourth spills them all to its `Vec`.
+        let mut q = EventQueue::new();
+        let times = [900u64, 100, 500, 100, 1000, 0, 500];
+        for (i, &t) in times.iter().enumerate() {
+            q.push(t, i);
+        }
+        // Time order; equal times in push order.
+        let want = [
+            (0, 5),
+            (100, 1),
+            (100, 3),
+            (500, 2),
+            (500, 6),
+            (900, 0),
+            (1000, 4),
+        ];
+        let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(got, want);
+        // The slot is reused a rotation later (the same slot index) from
+        // its line again: nothing of the spill is left.
+        let later = SLOTS << SLOT_SHIFT;
+        q.push(later + 7, 10);
+        q.push(later + 3, 11);
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.pop(), Some((later + 3, 11)));
+        assert_eq!(q.pop(), Some((later + 7, 10)));
+        assert_eq!(q.pop(), None);
+    }
+
+    #[test]
     fn equal_times_pushed_at_different_moments_pop_first_in_first_out() {
         // A at 100 pushed when `last` was 0 (a high bucket), then 60
         // popped, then B at 100 pushed with `last` 60: A still first.
