@@ -415,6 +415,23 @@ mod test {
     }
 
     #[test]
+    fn a_far_event_moves_in_as_soon_as_the_wheel_covers_it() {
+        // A is pushed for the first slot past the wheel (a far event);
+        // once the wheel has moved one slot, A's slot is inside it and B,
+        // pushed then for the same time, goes straight into the wheel:
+        // A, pushed first, must still pop first.
+        let mut q = EventQueue::new();
+        let t = SLOTS << SLOT_SHIFT;
+        q.push(t, 'A');
+        q.push(1 << SLOT_SHIFT, 'x');
+        assert_eq!(q.pop(), Some((1 << SLOT_SHIFT, 'x')));
+        q.push(t, 'B');
+        assert_eq!(q.pop(), Some((t, 'A')));
+        assert_eq!(q.pop(), Some((t, 'B')));
+        assert_eq!(q.pop(), None);
+    }
+
+    #[test]
     fn equal_times_pushed_at_different_moments_pop_first_in_first_out() {
         // A at 100 pushed when `last` was 0 (a high bucket), then 60
         // popped, then B at 100 pushed with `last` 60: A still first.
