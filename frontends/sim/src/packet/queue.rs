@@ -401,14 +401,18 @@ mod test {
             (900, 0),
             (1000, 4),
         ];
+        assert!(q.slots[0].spilled);
         let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(got, want);
+        // Emptied, the slot is back in its line.
+        assert!(!q.slots[0].spilled && q.spill[0].is_empty());
         // The slot is reused a rotation later (the same slot index) from
         // its line again: nothing of the spill is left.
         let later = SLOTS << SLOT_SHIFT;
         q.push(later + 7, 10);
         q.push(later + 3, 11);
         assert_eq!(q.len(), 2);
+        assert!(!q.slots[0].spilled);
         assert_eq!(q.pop(), Some((later + 3, 11)));
         assert_eq!(q.pop(), Some((later + 7, 10)));
         assert_eq!(q.pop(), None);
