@@ -31,7 +31,8 @@ use std::collections::{BTreeMap, VecDeque};
 /// goes in front of another). On that run, with 4 096 slots (the same
 /// 4.2 us horizon), 22.3 s of CPU time against 24.9 s with 512 slots of
 /// 8.2 ns each a `Vec` (the earlier design); 2^9, 2^11 and 2^12 ps, 1 or 2
-/// or 7 events inline were 0.4-2.2 s dearer (docs/simulator.md "Cost").
+/// or 7 events inline were 0.9-2.1 s dearer, half the slots (2.1 us
+/// ahead) 0.4 s (docs/simulator.md "Cost").
 const SLOT_SHIFT: u32 = 10;
 /// Slots in the wheel: 2^12, about 4.2 us ahead (intra-DC hops of 1 us
 /// plus serialisation, pacing).
