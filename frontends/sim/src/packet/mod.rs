@@ -92,6 +92,9 @@ pub(crate) enum Kind {
     Nack,
 }
 
+/// An event of the model. `Default` (`Sample`) only fills the unused
+/// places of the event queue's slot lines (`queue.rs`); it is never
+/// queued as such.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
     /// The head of a port's wire reaches the peer.
