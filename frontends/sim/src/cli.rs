@@ -143,6 +143,55 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
         }
         None => {}
     }
+    if !is_main_job(args)? {
+        return run_experiment(args, jobs);
+    }
+    print("== the main job, 1 of 2: the fluid (flow-level) model, the paper's parameters ==\n")?;
+    run_experiment(args, jobs)?;
+    let mut packet = parse_sim_args(MAIN_JOB_PACKET_ARGS)
+        .map_err(|e| SimError::Config(format!("the main job's packet run: {e}")))?;
+    packet.jobs = args.jobs;
+    packet.plot = args.plot.as_ref().map(|d| d.join("packet"));
+    print(&format!(
+        "\n== the main job, 2 of 2: the packet model (discrete-event RoCE) in the artifact's regime (alone: lcmp sim {}) ==\n",
+        MAIN_JOB_PACKET_ARGS.join(" ")
+    ))?;
+    run_experiment(&packet, jobs)
+}
+
+/// The packet model's run in the main job (`lcmp sim` with no
+/// arguments, issue 31 item 6): the artifact's settings (`--preset
+/// artifact`: testbed8, web search, DC1 to DC8, 200 ms of arrivals) at
+/// 30 % load, ECMP, UCMP and LCMP on one seed: about 60 CPU-seconds,
+/// 31 s of wall time on two free cores (docs/simulator.md, "Cost").
+pub const MAIN_JOB_PACKET_ARGS: [&str; 10] = [
+    "--model",
+    "packet",
+    "--preset",
+    "artifact",
+    "--load",
+    "0.3",
+    "--schemes",
+    "ecmp,ucmp,lcmp",
+    "--seeds",
+    "1",
+];
+
+/// Whether `args` is the main job: `lcmp sim` with no arguments but
+/// `--jobs` and `--plot` (the fluid model's default run, then
+/// [`MAIN_JOB_PACKET_ARGS`]).
+fn is_main_job(args: &SimArgs) -> Result<bool, SimError> {
+    let default = parse_sim_args(std::iter::empty::<&str>())
+        .map_err(|e| SimError::Config(format!("the main job's arguments: {e}")))?;
+    let mut plain = args.clone();
+    plain.jobs = None;
+    plain.plot = None;
+    Ok(plain == default)
+}
+
+/// Runs one experiment of `lcmp sim` on `jobs` threads: prints its tables
+/// (or JSON) and writes its figures.
+fn run_experiment(args: &SimArgs, jobs: usize) -> Result<(), SimError> {
     let exp = experiment(args)?;
     // Packet runs are long: spread them so that the last ones do not
     // leave a core idle.
@@ -301,6 +350,47 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
 
 #[cfg(test)]
 mod test {
+    use crate::args::parse_sim_args;
+
+    fn args(a: &[&str]) -> crate::args::SimArgs {
+        parse_sim_args(a.iter().copied()).expect("parses")
+    }
+
+    /// `lcmp sim` alone (also with `--jobs` or `--plot`) is the main job,
+    /// fluid then packet; any other argument runs what it asks for alone.
+    #[test]
+    fn only_lcmp_sim_with_no_arguments_is_the_main_job() {
+        for main in [&[][..], &["--jobs", "2"], &["--plot", "figs"]] {
+            assert!(super::is_main_job(&args(main)).expect("checks"), "{main:?}");
+        }
+        for other in [
+            &["--load", "0.3"][..],
+            &["--model", "packet"],
+            &["--json"],
+            &["--seeds", "2"],
+            &super::MAIN_JOB_PACKET_ARGS,
+        ] {
+            assert!(
+                !super::is_main_job(&args(other)).expect("checks"),
+                "{other:?}"
+            );
+        }
+    }
+
+    /// The main job's second run is the packet model in the artifact's
+    /// regime: its preset, 30 %, the three schemes, one seed, 200 ms.
+    #[test]
+    fn the_main_jobs_packet_run_is_the_artifacts_regime_at_30_percent() {
+        let a = args(&super::MAIN_JOB_PACKET_ARGS);
+        let exp = crate::args::experiment(&a).expect("experiment");
+        assert_eq!(exp.engine.model, crate::engine::Model::Packet);
+        assert_eq!(a.preset, Some(crate::args::Preset::Artifact));
+        assert_eq!(exp.loads, [0.3]);
+        assert_eq!(exp.seeds, [1]);
+        assert_eq!(exp.windows_us, [crate::args::ARTIFACT_WINDOW_US]);
+        let label = super::run_label(&a, &exp);
+        assert!(label.contains("--schemes ecmp,ucmp,lcmp"), "{label}");
+    }
     /// The label gives each window as given, however short.
     #[test]
     fn the_run_label_gives_the_window_as_given() {
