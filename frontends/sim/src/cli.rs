@@ -148,13 +148,13 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
     }
     print("== the main job, 1 of 2: the fluid (flow-level) model, the paper's parameters ==\n")?;
     run_experiment(args, jobs)?;
-    let mut packet = parse_sim_args(MAIN_JOB_PACKET_ARGS)
+    let mut packet = parse_sim_args(MAIN_JOB_PACKET_ARGS.split_whitespace())
         .map_err(|e| SimError::Config(format!("the main job's packet run: {e}")))?;
     packet.jobs = args.jobs;
     packet.plot = args.plot.as_ref().map(|d| d.join("packet"));
     print(&format!(
         "\n== the main job, 2 of 2: the packet model (discrete-event RoCE) in the artifact's regime (alone: lcmp sim {}) ==\n",
-        MAIN_JOB_PACKET_ARGS.join(" ")
+        MAIN_JOB_PACKET_ARGS
     ))?;
     run_experiment(&packet, jobs)
 }
@@ -164,18 +164,8 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
 /// artifact`: testbed8, web search, DC1 to DC8, 200 ms of arrivals) at
 /// 30 % load, ECMP, UCMP and LCMP on one seed: about 60 CPU-seconds,
 /// 31 s of wall time on two free cores (docs/simulator.md, "Cost").
-pub const MAIN_JOB_PACKET_ARGS: [&str; 10] = [
-    "--model",
-    "packet",
-    "--preset",
-    "artifact",
-    "--load",
-    "0.3",
-    "--schemes",
-    "ecmp,ucmp,lcmp",
-    "--seeds",
-    "1",
-];
+pub const MAIN_JOB_PACKET_ARGS: &str =
+    "--model packet --preset artifact --load 0.3 --schemes ecmp,ucmp,lcmp --seeds 1";
 
 /// Whether `args` is the main job: `lcmp sim` with no arguments but
 /// `--jobs` and `--plot` (the fluid model's default run, then
@@ -368,7 +358,9 @@ mod test {
             &["--model", "packet"],
             &["--json"],
             &["--seeds", "2"],
-            &super::MAIN_JOB_PACKET_ARGS,
+            &super::MAIN_JOB_PACKET_ARGS
+                .split_whitespace()
+                .collect::<Vec<_>>(),
         ] {
             assert!(
                 !super::is_main_job(&args(other)).expect("checks"),
@@ -381,7 +373,11 @@ mod test {
     /// regime: its preset, 30 %, the three schemes, one seed, 200 ms.
     #[test]
     fn the_main_jobs_packet_run_is_the_artifacts_regime_at_30_percent() {
-        let a = args(&super::MAIN_JOB_PACKET_ARGS);
+        let a = args(
+            &super::MAIN_JOB_PACKET_ARGS
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+        );
         let exp = crate::args::experiment(&a).expect("experiment");
         assert_eq!(exp.engine.model, crate::engine::Model::Packet);
         assert_eq!(a.preset, Some(crate::args::Preset::Artifact));
