@@ -143,20 +143,39 @@ pub fn run(args: &SimArgs) -> Result<(), SimError> {
         }
         None => {}
     }
-    if !is_main_job(args)? {
-        return run_experiment(args, jobs);
+    for (heading, a) in plan(args)? {
+        if let Some(h) = heading {
+            print(&h)?;
+        }
+        run_experiment(&a, jobs)?;
     }
-    print("== the main job, 1 of 2: the fluid (flow-level) model, the paper's parameters ==\n")?;
-    run_experiment(args, jobs)?;
+    Ok(())
+}
+
+/// The experiments `lcmp sim` runs for `args`, in order, each with the
+/// heading printed before it: `args` alone, or for the main job the
+/// fluid run and then [`MAIN_JOB_PACKET_ARGS`] (its figures, with
+/// `--plot DIR`, in `DIR/packet`).
+fn plan(args: &SimArgs) -> Result<Vec<(Option<String>, SimArgs)>, SimError> {
+    if !is_main_job(args)? {
+        return Ok(vec![(None, args.clone())]);
+    }
     let mut packet = parse_sim_args(MAIN_JOB_PACKET_ARGS.split_whitespace())
         .map_err(|e| SimError::Config(format!("the main job's packet run: {e}")))?;
     packet.jobs = args.jobs;
     packet.plot = args.plot.as_ref().map(|d| d.join("packet"));
-    print(&format!(
-        "\n== the main job, 2 of 2: the packet model (discrete-event RoCE) in the artifact's regime (alone: lcmp sim {}) ==\n",
-        MAIN_JOB_PACKET_ARGS
-    ))?;
-    run_experiment(&packet, jobs)
+    Ok(vec![
+        (
+            Some("== the main job, 1 of 2: the fluid (flow-level) model, the paper's parameters ==\n".into()),
+            args.clone(),
+        ),
+        (
+            Some(format!(
+                "\n== the main job, 2 of 2: the packet model (discrete-event RoCE) in the artifact's regime (alone: lcmp sim {MAIN_JOB_PACKET_ARGS}) ==\n"
+            )),
+            packet,
+        ),
+    ])
 }
 
 /// The packet model's run in the main job (`lcmp sim` with no
@@ -367,6 +386,35 @@ mod test {
                 "{other:?}"
             );
         }
+    }
+
+    /// The main job runs the fluid model's default run, then the packet
+    /// model's, each under its heading; anything else runs as given.
+    #[test]
+    fn the_main_job_is_the_fluid_run_then_the_packet_run() {
+        let plain = args(&[]);
+        let plan = super::plan(&plain).expect("plan");
+        assert_eq!(plan.len(), 2);
+        assert_eq!(plan[0].1, plain);
+        assert!(plan[0]
+            .0
+            .as_deref()
+            .is_some_and(|h| h.contains("1 of 2: the fluid")));
+        assert_eq!(plan[1].1.model.as_deref(), Some("packet"));
+        assert_eq!(plan[1].1.plot, None);
+        assert!(plan[1]
+            .0
+            .as_deref()
+            .is_some_and(|h| h.contains("2 of 2: the packet")));
+        let plotted = super::plan(&args(&["--plot", "figs", "--jobs", "3"])).expect("plan");
+        assert_eq!(plotted[0].1.plot, Some("figs".into()));
+        assert_eq!(
+            plotted[1].1.plot,
+            Some(std::path::Path::new("figs").join("packet"))
+        );
+        assert_eq!(plotted[1].1.jobs, Some(3));
+        let other = args(&["--load", "0.3"]);
+        assert_eq!(super::plan(&other).expect("plan"), [(None, other)]);
     }
 
     /// The main job's second run is the packet model in the artifact's
