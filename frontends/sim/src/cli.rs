@@ -108,7 +108,9 @@ pub fn run_label(args: &SimArgs, exp: &Experiment) -> String {
     )
 }
 
-/// Runs `lcmp sim`: prints the tables (or JSON) to stdout and writes the
+/// Runs `lcmp sim`: a subcommand, or the experiments of `plan` (the
+/// arguments given, or with none the main job: the fluid run, then the
+/// packet run); each prints its tables (or JSON) to stdout and writes its
 /// figures.
 pub fn run(args: &SimArgs) -> Result<(), SimError> {
     let jobs = args
@@ -435,6 +437,7 @@ mod test {
         let label = super::run_label(&a, &exp);
         assert!(label.contains("--schemes ecmp,ucmp,lcmp"), "{label}");
     }
+
     /// The label gives each window as given, however short.
     #[test]
     fn the_run_label_gives_the_window_as_given() {
