@@ -150,6 +150,37 @@ fn figures_and_json_are_written() {
     assert!(text.contains("lcmp vs ecmp") && text.contains("DC1->DC6 25G"));
 }
 
+/// `cli::run` runs the experiment it is given, not just plans it: with
+/// `--plot DIR` the run's figure is in DIR afterwards, with the schemes
+/// asked for.
+#[test]
+fn run_writes_the_figures_of_the_run_it_is_given() {
+    let dir = std::env::temp_dir().join(format!("lcmp-sim-run-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cli = Cli::try_parse_from(
+        [
+            "sim",
+            "--load",
+            "0.3",
+            "--window",
+            "0.01",
+            "--schemes",
+            "ecmp,lcmp",
+            "--plot",
+        ]
+        .into_iter()
+        .map(std::ffi::OsString::from)
+        .chain([dir.clone().into_os_string()]),
+    )
+    .expect("parses");
+    lcmp_sim::cli::run(&cli.sim).expect("runs");
+    let svg = std::fs::read_to_string(dir.join("slowdown-30.svg")).expect("the figure is written");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(svg.starts_with("<svg"));
+    assert!(svg.contains(">\nlcmp\n</text>") && svg.contains(">\necmp\n</text>"));
+    assert!(!svg.contains(">\nucmp\n</text>"));
+}
+
 #[test]
 fn the_artifact_preset_is_its_regime() {
     use lcmp_sim::engine::{AckPath, FlowIdentity, IdealFct};
