@@ -7,8 +7,9 @@
 //! when the run exceeds its 5-minute budget.
 //!
 //! `cargo bench -p lcmp-sim --bench packet_run` runs it (about 22 s of
-//! CPU on a quiet machine, docs/simulator.md "Cost"). Options after `--`: `--scheme NAME` (default
-//! `lcmp`), `--seed N` (1), `--load L` (0.3), `--window S` (0.2).
+//! CPU on a quiet machine, docs/simulator.md "Cost"). Options after
+//! `--`: `--scheme NAME` (default `lcmp`), `--seed N` (1), `--load L`
+//! (0.3), `--window S` (0.2).
 //! Without `--bench` (`cargo test --benches`) it runs a 2 ms window only,
 //! so the bench stays built and working.
 

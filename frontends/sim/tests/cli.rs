@@ -157,21 +157,18 @@ fn figures_and_json_are_written() {
 fn run_writes_the_figures_of_the_run_it_is_given() {
     let dir = std::env::temp_dir().join(format!("lcmp-sim-run-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let cli = Cli::try_parse_from(
-        [
-            "sim",
-            "--load",
-            "0.3",
-            "--window",
-            "0.01",
-            "--schemes",
-            "ecmp,lcmp",
-            "--plot",
-        ]
-        .into_iter()
-        .map(std::ffi::OsString::from)
-        .chain([dir.clone().into_os_string()]),
-    )
+    let plot = dir.to_str().expect("a UTF-8 temporary directory");
+    let cli = Cli::try_parse_from([
+        "sim",
+        "--load",
+        "0.3",
+        "--window",
+        "0.01",
+        "--schemes",
+        "ecmp,lcmp",
+        "--plot",
+        plot,
+    ])
     .expect("parses");
     lcmp_sim::cli::run(&cli.sim).expect("runs");
     let svg = std::fs::read_to_string(dir.join("slowdown-30.svg")).expect("the figure is written");
