@@ -10,10 +10,13 @@ struct Cli {
     sim: SimArgs,
 }
 
+/// `lcmp sim ARGS`, parsed.
+fn parse(args: &[&str]) -> Cli {
+    Cli::try_parse_from(core::iter::once("sim").chain(args.iter().copied())).expect("parses")
+}
+
 fn exp(args: &[&str]) -> Result<lcmp_sim::experiment::Experiment, SimError> {
-    let cli =
-        Cli::try_parse_from(core::iter::once("sim").chain(args.iter().copied())).expect("parses");
-    experiment(&cli.sim)
+    experiment(&parse(args).sim)
 }
 
 #[test]
@@ -158,8 +161,7 @@ fn run_writes_the_figures_of_the_run_it_is_given() {
     let dir = std::env::temp_dir().join(format!("lcmp-sim-run-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let plot = dir.to_str().expect("a UTF-8 temporary directory");
-    let cli = Cli::try_parse_from([
-        "sim",
+    let cli = parse(&[
         "--load",
         "0.3",
         "--window",
@@ -168,8 +170,7 @@ fn run_writes_the_figures_of_the_run_it_is_given() {
         "ecmp,lcmp",
         "--plot",
         plot,
-    ])
-    .expect("parses");
+    ]);
     lcmp_sim::cli::run(&cli.sim).expect("runs");
     let svg = std::fs::read_to_string(dir.join("slowdown-30.svg")).expect("the figure is written");
     let _ = std::fs::remove_dir_all(&dir);
